@@ -1,0 +1,69 @@
+import Foundation
+
+/// The identifier of a record within its entity: any non-empty string of at most 256 UTF-8 bytes.
+///
+/// Two ids are equal when their UTF-8 bytes are equal (no Unicode normalization), so ids that
+/// differ only in letter case, or in composed versus decomposed accents, are different records.
+///
+/// ```swift
+/// let id = try RecordID("42")
+/// let fresh = RecordID.generate()   // a new UUID, for records created offline
+/// ```
+public struct RecordID: Sendable, Hashable, Comparable, CustomStringConvertible {
+    /// The id as given.
+    public let rawValue: String
+
+    /// The largest id accepted, in UTF-8 bytes.
+    public static let maximumByteCount = 256
+
+    /// Validates and wraps an id.
+    /// - Throws: ``ValidationError/invalidRecordID(_:reason:)`` for an empty or oversized id.
+    public init(_ rawValue: String) throws(ValidationError) {
+        let count = rawValue.utf8.count
+        guard count > 0 else { throw .invalidRecordID(rawValue, reason: "it is empty") }
+        guard count <= Self.maximumByteCount else {
+            throw .invalidRecordID(
+                String(rawValue.prefix(40)) + "…", reason: "it is \(count) bytes; at most \(Self.maximumByteCount) are allowed")
+        }
+        self.rawValue = rawValue
+    }
+
+    /// A new random id (a lowercase UUID), as clients creating records offline need.
+    public static func generate() -> RecordID {
+        RecordID(unchecked: UUID().uuidString.lowercased())
+    }
+
+    init(unchecked rawValue: String) { self.rawValue = rawValue }
+
+    public var description: String { rawValue }
+
+    public static func == (lhs: RecordID, rhs: RecordID) -> Bool {
+        lhs.rawValue.utf8.elementsEqual(rhs.rawValue.utf8)
+    }
+
+    public func hash(into hasher: inout Hasher) {
+        for byte in rawValue.utf8 { hasher.combine(byte) }
+    }
+
+    public static func < (lhs: RecordID, rhs: RecordID) -> Bool {
+        lhs.rawValue.utf8.lexicographicallyPrecedes(rhs.rawValue.utf8)
+    }
+}
+
+/// A record's full address: its entity and its id. The same id in two entities is two records.
+public struct RecordKey: Sendable, Hashable, Comparable, CustomStringConvertible {
+    public let entity: EntityName
+    public let id: RecordID
+
+    public init(entity: EntityName, id: RecordID) {
+        self.entity = entity
+        self.id = id
+    }
+
+    /// `Entity/id`, as the CLI prints it.
+    public var description: String { "\(entity.rawValue)/\(id.rawValue)" }
+
+    public static func < (lhs: RecordKey, rhs: RecordKey) -> Bool {
+        lhs.entity == rhs.entity ? lhs.id < rhs.id : lhs.entity < rhs.entity
+    }
+}

@@ -1,0 +1,43 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// What `stat` says of a file: enough to notice that it changed.
+public struct FileStatus: Sendable, Hashable {
+    public enum Kind: Sendable { case regular, directory, symbolicLink, other }
+
+    public var size: Int64
+    /// Modification time in nanoseconds since 1970.
+    public var modificationNanoseconds: Int64
+    public var kind: Kind
+    /// Inode number, so a replaced file is noticed even with equal size and time.
+    public var inode: UInt64
+
+    public init(size: Int64, modificationNanoseconds: Int64, kind: Kind, inode: UInt64) {
+        self.size = size
+        self.modificationNanoseconds = modificationNanoseconds
+        self.kind = kind
+        self.inode = inode
+    }
+
+    init(_ info: stat) {
+        #if canImport(Darwin)
+        let time = info.st_mtimespec
+        #else
+        let time = info.st_mtim
+        #endif
+        size = Int64(info.st_size)
+        modificationNanoseconds = Int64(time.tv_sec) * 1_000_000_000 + Int64(time.tv_nsec)
+        inode = UInt64(info.st_ino)
+        switch info.st_mode & S_IFMT {
+        case S_IFREG: kind = .regular
+        case S_IFDIR: kind = .directory
+        case S_IFLNK: kind = .symbolicLink
+        default: kind = .other
+        }
+    }
+}

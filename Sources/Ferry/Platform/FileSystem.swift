@@ -1,0 +1,176 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// Path-level system calls: the one place the rest of Ferry reaches the file system through.
+public enum FileSystem {
+    /// An entry of a directory listing.
+    public struct DirectoryEntry: Sendable, Hashable {
+        public var name: String
+        public var kind: FileStatus.Kind
+    }
+
+    /// `lstat`: the status of the file at `path` (links are not followed); `nil` when absent.
+    public static func status(_ path: String) throws(SystemError) -> FileStatus? {
+        var info = stat()
+        if lstat(path, &info) == 0 { return FileStatus(info) }
+        let error = SystemError.current("stat", path: path)
+        if error.isNotFound || error.code == ENOTDIR { return nil }
+        throw error
+    }
+
+    /// Whether anything exists at `path`.
+    public static func exists(_ path: String) -> Bool {
+        var info = stat()
+        return lstat(path, &info) == 0
+    }
+
+    /// Whether `path` is a directory (following links).
+    public static func isDirectory(_ path: String) -> Bool {
+        var info = stat()
+        return stat(path, &info) == 0 && (info.st_mode & S_IFMT) == S_IFDIR
+    }
+
+    /// Lists a directory, without `.` and `..`, in no particular order.
+    public static func contents(ofDirectory path: String) throws(SystemError) -> [DirectoryEntry] {
+        guard let directory = opendir(path) else { throw .current("opendir", path: path) }
+        defer { closedir(directory) }
+        var entries: [DirectoryEntry] = []
+        while let entry = readdir(directory) {
+            let name = withUnsafeBytes(of: entry.pointee.d_name) { raw in
+                String(decoding: raw.prefix(while: { $0 != 0 }), as: UTF8.self)
+            }
+            if name == "." || name == ".." { continue }
+            let kind: FileStatus.Kind
+            switch Int32(entry.pointee.d_type) {
+            case Int32(DT_REG): kind = .regular
+            case Int32(DT_DIR): kind = .directory
+            case Int32(DT_LNK): kind = .symbolicLink
+            case Int32(DT_UNKNOWN):
+                kind = (try? status(path + "/" + name))??.kind ?? .other
+            default: kind = .other
+            }
+            entries.append(DirectoryEntry(name: name, kind: kind))
+        }
+        return entries
+    }
+
+    /// Creates a directory; succeeds when it already exists.
+    public static func createDirectory(_ path: String, permissions: UInt32 = 0o755) throws(SystemError) {
+        if mkdir(path, mode_t(permissions)) == 0 { return }
+        let error = SystemError.current("mkdir", path: path)
+        if error.isAlreadyExists && isDirectory(path) { return }
+        throw error
+    }
+
+    /// Creates a directory and any missing parents. Returns the directories it created,
+    /// outermost first, so the caller can make them durable.
+    @discardableResult
+    public static func createDirectories(_ path: String) throws(SystemError) -> [String] {
+        if isDirectory(path) { return [] }
+        var created: [String] = []
+        let parent = parentPath(of: path)
+        if parent != path, !parent.isEmpty { created += try createDirectories(parent) }
+        try createDirectory(path)
+        created.append(path)
+        return created
+    }
+
+    /// Renames atomically, replacing any file at `destination`.
+    public static func rename(_ source: String, to destination: String) throws(SystemError) {
+        guard Glibc_rename(source, destination) == 0 else { throw .current("rename", path: destination) }
+    }
+
+    /// Removes a file; succeeds when it is already gone.
+    public static func removeFile(_ path: String) throws(SystemError) {
+        if unlink(path) == 0 { return }
+        let error = SystemError.current("unlink", path: path)
+        if error.isNotFound { return }
+        throw error
+    }
+
+    /// Removes an empty directory; returns false when it is not empty or absent.
+    @discardableResult
+    public static func removeEmptyDirectory(_ path: String) -> Bool {
+        rmdir(path) == 0
+    }
+
+    /// Removes a directory tree (used for temporary folders).
+    public static func removeTree(_ path: String) throws(SystemError) {
+        guard let info = try status(path) else { return }
+        if info.kind == .directory {
+            for entry in try contents(ofDirectory: path) { try removeTree(path + "/" + entry.name) }
+            guard rmdir(path) == 0 else { throw .current("rmdir", path: path) }
+        } else {
+            try removeFile(path)
+        }
+    }
+
+    /// Makes a directory's entries (creations, renames, removals) durable.
+    public static func synchronizeDirectory(_ path: String) throws(SystemError) {
+        let directory = try FileDescriptor.open(path, .readOnly, options: .directory)
+        try directory.closeAfter { () throws(SystemError) in try directory.synchronize() }
+    }
+
+    /// Reads a whole file; `limit` bounds the size accepted.
+    public static func readFile(_ path: String, limit: Int = Int.max) throws(SystemError) -> [UInt8] {
+        let file = try FileDescriptor.open(path, .readOnly)
+        return try file.closeAfter { () throws(SystemError) in
+            let size = try file.status().size
+            if size > Int64(limit) { throw SystemError("read", path: path, code: EFBIG) }
+            return try file.readToEnd()
+        }
+    }
+
+    /// Writes a file by writing a temporary file beside it and renaming it into place, so a
+    /// reader sees the old content or the new, never half of it.
+    /// - Parameter durable: also `fsync` the file before the rename and the directory after.
+    /// - Returns: the status of the new file.
+    @discardableResult
+    public static func writeFileAtomically(_ path: String, _ bytes: [UInt8], durable: Bool) throws(SystemError) -> FileStatus {
+        let temporary = parentPath(of: path) + "/.tmp-" + lastComponent(of: path) + "-\(getpid())"
+        let file = try FileDescriptor.open(temporary, .writeOnly, options: [.create, .truncate])
+        do throws(SystemError) {
+            try file.writeAll(bytes)
+            if durable { try file.synchronize() }
+            let info = try file.status()
+            file.close()
+            try rename(temporary, to: path)
+            if durable { try synchronizeDirectory(parentPath(of: path)) }
+            return info
+        } catch {
+            file.close()
+            try? removeFile(temporary)
+            throw error
+        }
+    }
+
+    /// Everything before the last `/` (or `.` when there is none).
+    public static func parentPath(of path: String) -> String {
+        guard let slash = path.utf8.lastIndex(of: UInt8(ascii: "/")) else { return "." }
+        if slash == path.utf8.startIndex { return "/" }
+        return String(path[..<slash])
+    }
+
+    /// Everything after the last `/`.
+    public static func lastComponent(of path: String) -> String {
+        guard let slash = path.utf8.lastIndex(of: UInt8(ascii: "/")) else { return path }
+        return String(path[path.utf8.index(after: slash)...])
+    }
+
+    /// The process id, for lock files and temporary names.
+    public static var processID: Int32 { getpid() }
+
+    /// Whether a process with this id is running.
+    public static func processIsAlive(_ pid: Int32) -> Bool {
+        pid > 0 && (kill(pid, 0) == 0 || errno == EPERM)
+    }
+}
+
+@inline(__always) private func Glibc_rename(_ source: String, _ destination: String) -> Int32 {
+    rename(source, destination)
+}
