@@ -1,0 +1,107 @@
+/// A 32-byte SHA-256 digest, stored inline as four words (no heap allocation), so millions of
+/// them can be kept in memory cheaply.
+///
+/// ```swift
+/// let digest = SHA256.hash(Array("abc".utf8))
+/// print(digest)                                   // ba7816bf…f20015ad (64 hex digits)
+/// SHA256Digest(hex: digest.hex) == digest         // true
+/// ```
+public struct SHA256Digest: Sendable, Hashable, CustomStringConvertible {
+    // The digest's bytes in order, eight to a word, big-endian: `word0`'s high byte is byte 0.
+    private let word0: UInt64
+    private let word1: UInt64
+    private let word2: UInt64
+    private let word3: UInt64
+
+    /// The number of bytes in a digest.
+    public static let byteCount = 32
+
+    /// The digest of all zero bytes, used where a chain has no predecessor.
+    public static let zero = SHA256Digest(0, 0, 0, 0)
+
+    init(_ word0: UInt64, _ word1: UInt64, _ word2: UInt64, _ word3: UInt64) {
+        self.word0 = word0
+        self.word1 = word1
+        self.word2 = word2
+        self.word3 = word3
+    }
+
+    /// Wraps 32 raw digest bytes, as read back from storage.
+    ///
+    /// - Parameter bytes: Exactly 32 bytes.
+    /// - Returns: `nil` when `bytes` is not 32 bytes long.
+    public init?(bytes: [UInt8]) {
+        guard bytes.count == Self.byteCount else { return nil }
+        func word(_ index: Int) -> UInt64 {
+            var value: UInt64 = 0
+            for byte in bytes[(index * 8)..<(index * 8 + 8)] { value = value << 8 | UInt64(byte) }
+            return value
+        }
+        self.init(word(0), word(1), word(2), word(3))
+    }
+
+    /// Parses 64 hexadecimal digits, upper or lower case.
+    ///
+    /// ```swift
+    /// SHA256Digest(hex: String(repeating: "0", count: 64)) == .zero  // true
+    /// SHA256Digest(hex: "abc")                                       // nil
+    /// ```
+    /// - Parameter hex: The digits, with nothing around them.
+    /// - Returns: `nil` when `hex` is not exactly 64 hexadecimal digits.
+    public init?(hex: String) {
+        var words: (UInt64, UInt64, UInt64, UInt64) = (0, 0, 0, 0)
+        var count = 0
+        for character in hex.utf8 {
+            guard count < 64, let nibble = Self.nibble(character) else { return nil }
+            let shifted = UInt64(nibble)
+            switch count / 16 {
+            case 0: words.0 = words.0 << 4 | shifted
+            case 1: words.1 = words.1 << 4 | shifted
+            case 2: words.2 = words.2 << 4 | shifted
+            default: words.3 = words.3 << 4 | shifted
+            }
+            count += 1
+        }
+        guard count == 64 else { return nil }
+        self.init(words.0, words.1, words.2, words.3)
+    }
+
+    /// The 32 digest bytes, in order.
+    public var bytes: [UInt8] {
+        var result: [UInt8] = []
+        result.reserveCapacity(Self.byteCount)
+        for word in [word0, word1, word2, word3] {
+            for shift in stride(from: 56, through: 0, by: -8) { result.append(UInt8(truncatingIfNeeded: word >> UInt64(shift))) }
+        }
+        return result
+    }
+
+    /// The digest as 64 lowercase hexadecimal digits.
+    public var hex: String {
+        let digits: StaticString = "0123456789abcdef"
+        return String(unsafeUninitializedCapacity: 64) { buffer in
+            digits.withUTF8Buffer { table in
+                var index = 0
+                for word in [word0, word1, word2, word3] {
+                    for shift in stride(from: 60, through: 0, by: -4) {
+                        buffer[index] = table[Int((word >> UInt64(shift)) & 0xF)]
+                        index += 1
+                    }
+                }
+            }
+            return 64
+        }
+    }
+
+    /// The same as ``hex``.
+    public var description: String { hex }
+
+    private static func nibble(_ character: UInt8) -> UInt8? {
+        switch character {
+        case UInt8(ascii: "0")...UInt8(ascii: "9"): return character - UInt8(ascii: "0")
+        case UInt8(ascii: "a")...UInt8(ascii: "f"): return character - UInt8(ascii: "a") + 10
+        case UInt8(ascii: "A")...UInt8(ascii: "F"): return character - UInt8(ascii: "A") + 10
+        default: return nil
+        }
+    }
+}
