@@ -1,0 +1,152 @@
+import Foundation
+
+/// What one run of the `ferry` binary produced.
+public struct CLIResult: Sendable, Equatable, CustomStringConvertible {
+    /// The process's exit status (or, if a signal ended it, the signal number).
+    public let exitCode: Int32
+    /// Everything written to standard output, decoded as UTF-8.
+    public let stdout: String
+    /// Everything written to standard error, decoded as UTF-8.
+    public let stderr: String
+
+    public init(exitCode: Int32, stdout: String, stderr: String) {
+        self.exitCode = exitCode
+        self.stdout = stdout
+        self.stderr = stderr
+    }
+
+    /// All three, for test failure messages.
+    public var description: String {
+        "exit \(exitCode)\n--- stdout\n\(stdout)--- stderr\n\(stderr)---"
+    }
+}
+
+/// Why ``runFerry(_:stdin:environment:currentDirectory:timeout:)`` could not run the binary.
+public enum CLIRunnerError: Error, Sendable, CustomStringConvertible {
+    /// No `ferry` binary was found at any of the places looked at.
+    case binaryNotFound(searched: [String])
+    /// The process did not finish in time and was killed.
+    case timedOut(arguments: [String], seconds: Double)
+
+    public var description: String {
+        switch self {
+        case .binaryNotFound(let searched):
+            return "no 'ferry' binary found; build it with 'swift build --product ferry' or set FERRY_BIN. "
+                + "Looked at: " + searched.joined(separator: ", ")
+        case .timedOut(let arguments, let seconds):
+            return "'ferry \(arguments.joined(separator: " "))' did not finish within \(seconds) seconds"
+        }
+    }
+}
+
+/// Runs the built `ferry` binary and captures its exit status, standard output and standard error.
+///
+/// ```swift
+/// let result = try runFerry(["put", "Users", "42", "-"], stdin: #"{"name":"Ada"}"#)
+/// #expect(result.exitCode == 0)
+/// #expect(result.stderr.isEmpty)
+/// ```
+///
+/// Standard input is `stdin`'s UTF-8 (empty when `nil`, never the test's own input). Output goes
+/// to temporary files rather than pipes, so a large output cannot deadlock the run.
+///
+/// - Parameters:
+///   - arguments: The arguments after `ferry`.
+///   - stdin: Text for standard input.
+///   - environment: Variables to set. They are added to the test's environment, from which every
+///     `FERRY_*` variable is first removed so the developer's settings cannot leak in.
+///   - currentDirectory: The working directory; the test's own when `nil`.
+///   - timeout: Seconds before the process is killed and ``CLIRunnerError/timedOut(arguments:seconds:)``
+///     thrown.
+/// - Returns: The exit status and both outputs.
+/// - Throws: ``CLIRunnerError`` when the binary is missing or hangs; Foundation's errors when the
+///   process cannot be started.
+public func runFerry(
+    _ arguments: [String], stdin: String? = nil, environment: [String: String] = [:],
+    currentDirectory: String? = nil, timeout: Double = 60
+) throws -> CLIResult {
+    let binary = try ferryBinaryPath()
+    let scratch = try TemporaryDirectory(prefix: "ferry-run")
+    let stdinPath = scratch.subpath("stdin")
+    let stdoutPath = scratch.subpath("stdout")
+    let stderrPath = scratch.subpath("stderr")
+    try Data((stdin ?? "").utf8).write(to: URL(fileURLWithPath: stdinPath))
+    _ = FileManager.default.createFile(atPath: stdoutPath, contents: nil)
+    _ = FileManager.default.createFile(atPath: stderrPath, contents: nil)
+
+    let input = try FileHandle(forReadingFrom: URL(fileURLWithPath: stdinPath))
+    let output = try FileHandle(forWritingTo: URL(fileURLWithPath: stdoutPath))
+    let errors = try FileHandle(forWritingTo: URL(fileURLWithPath: stderrPath))
+    defer {
+        try? input.close()
+        try? output.close()
+        try? errors.close()
+    }
+
+    var variables = ProcessInfo.processInfo.environment.filter { !$0.key.hasPrefix("FERRY_") }
+    variables.merge(environment) { _, new in new }
+
+    let process = Process()
+    process.executableURL = URL(fileURLWithPath: binary)
+    process.arguments = arguments
+    process.environment = variables
+    if let currentDirectory { process.currentDirectoryURL = URL(fileURLWithPath: currentDirectory) }
+    process.standardInput = input
+    process.standardOutput = output
+    process.standardError = errors
+
+    let finished = DispatchSemaphore(value: 0)
+    process.terminationHandler = { _ in finished.signal() }
+    try process.run()
+    if finished.wait(timeout: .now() + timeout) == .timedOut {
+        process.terminate()
+        _ = finished.wait(timeout: .now() + 5)
+        throw CLIRunnerError.timedOut(arguments: arguments, seconds: timeout)
+    }
+    process.waitUntilExit()
+
+    func text(_ path: String) throws -> String {
+        String(decoding: try Data(contentsOf: URL(fileURLWithPath: path)), as: UTF8.self)
+    }
+    return CLIResult(exitCode: process.terminationStatus, stdout: try text(stdoutPath), stderr: try text(stderrPath))
+}
+
+/// The `ferry` binary to test: `FERRY_BIN` when set, else the `ferry` beside the test bundle in
+/// the build folder (`.build/<triple>/debug/`), else `.build/debug/ferry` under the working
+/// directory.
+///
+/// - Throws: ``CLIRunnerError/binaryNotFound(searched:)`` listing the places looked at.
+public func ferryBinaryPath() throws -> String {
+    if let explicit = ProcessInfo.processInfo.environment["FERRY_BIN"], !explicit.isEmpty {
+        guard FileManager.default.isExecutableFile(atPath: explicit) else {
+            throw CLIRunnerError.binaryNotFound(searched: ["FERRY_BIN=\(explicit)"])
+        }
+        return explicit
+    }
+    var directories: [URL] = []
+    // Linux: the test runner is `.build/<triple>/debug/FerryPackageTests.xctest`, an executable.
+    // Apple platforms: it is a bundle, `.../debug/FerryPackageTests.xctest/Contents/MacOS/…`.
+    let runner = URL(fileURLWithPath: CommandLine.arguments.first ?? "").standardizedFileURL.resolvingSymlinksInPath()
+    for url in [runner] + Bundle.allBundles.map(\.bundleURL) {
+        var candidate = url
+        while candidate.path != "/", !candidate.path.isEmpty {
+            if candidate.pathExtension == "xctest" {
+                directories.append(candidate.deletingLastPathComponent())
+                break
+            }
+            candidate.deleteLastPathComponent()
+        }
+    }
+    directories.append(runner.deletingLastPathComponent())
+    let workingDirectory = URL(fileURLWithPath: FileManager.default.currentDirectoryPath)
+    directories.append(workingDirectory.appendingPathComponent(".build/debug"))
+
+    var searched: [String] = []
+    for directory in directories {
+        let path = directory.appendingPathComponent("ferry").path
+        if searched.contains(path) { continue }
+        searched.append(path)
+        if FileManager.default.isExecutableFile(atPath: path) { return path }
+    }
+    throw CLIRunnerError.binaryNotFound(searched: searched)
+}
