@@ -5,6 +5,7 @@ public enum ValidationError: Error, Sendable, Equatable, CustomStringConvertible
     case invalidRecordID(String, reason: String)
     case notAnObject(kind: String)
     case documentTooLarge(byteCount: Int, limit: Int)
+    case tooDeep(limit: Int)
 
     public var description: String {
         switch self {
@@ -16,6 +17,8 @@ public enum ValidationError: Error, Sendable, Equatable, CustomStringConvertible
             return "a record must be a JSON object, not \(kind == "array" || kind == "object" ? "an" : "a") \(kind)"
         case .documentTooLarge(let count, let limit):
             return "document is \(count) bytes; the limit is \(limit)"
+        case .tooDeep(let limit):
+            return "document nests deeper than \(limit) levels"
         }
     }
 }

@@ -174,3 +174,48 @@ public enum FileSystem {
 @inline(__always) private func Glibc_rename(_ source: String, _ destination: String) -> Int32 {
     rename(source, destination)
 }
+
+extension FileSystem {
+    /// Drops an advisory `flock` held through `file`.
+    public static func unlock(_ file: FileDescriptor) {
+        _ = flock(file.rawValue, LOCK_UN)
+    }
+}
+
+extension FileSystem {
+    /// The real-time clock in nanoseconds since 1970, comparable with file modification times.
+    public static func currentTimeNanoseconds() -> Int64 {
+        var time = timespec()
+        clock_gettime(CLOCK_REALTIME, &time)
+        return Int64(time.tv_sec) * 1_000_000_000 + Int64(time.tv_nsec)
+    }
+}
+
+extension FileSystem {
+    /// A directory entry with its `lstat` status.
+    public struct ScannedEntry: Sendable {
+        public var name: String
+        public var status: FileStatus
+    }
+
+    /// Lists a directory and stats every entry relative to it (`fstatat`), without building
+    /// full paths: the fast path of a status scan.
+    public static func scan(directory path: String) throws(SystemError) -> [ScannedEntry] {
+        guard let directory = opendir(path) else { throw .current("opendir", path: path) }
+        defer { closedir(directory) }
+        let descriptor = dirfd(directory)
+        var entries: [ScannedEntry] = []
+        while let entry = readdir(directory) {
+            let result: ScannedEntry? = withUnsafePointer(to: &entry.pointee.d_name) { pointer in
+                pointer.withMemoryRebound(to: CChar.self, capacity: 256) { name in
+                    if name[0] == 46 && (name[1] == 0 || (name[1] == 46 && name[2] == 0)) { return nil }
+                    var info = stat()
+                    guard fstatat(descriptor, name, &info, AT_SYMLINK_NOFOLLOW) == 0 else { return nil }
+                    return ScannedEntry(name: String(cString: name), status: FileStatus(info))
+                }
+            }
+            if let result { entries.append(result) }
+        }
+        return entries
+    }
+}

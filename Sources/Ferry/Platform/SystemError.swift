@@ -31,6 +31,7 @@ public struct SystemError: Error, Sendable, Equatable, CustomStringConvertible {
 
     public var isNotFound: Bool { code == ENOENT }
     public var isAlreadyExists: Bool { code == EEXIST }
+    public var isNotADirectory: Bool { code == ENOTDIR }
     public var isWouldBlock: Bool { code == EWOULDBLOCK || code == EAGAIN }
 
     public var description: String {

@@ -1,0 +1,397 @@
+/// The append-only change journal of one store: JSON Lines segments under `journal/`, one
+/// entry per line, hash-chained.
+///
+/// The journal is the source of truth; record files and the index are derived from it.
+/// A batch of entries is written with one `write` per segment and made durable with one
+/// `fsync` before ``append(_:)`` returns. A torn last line left by a crash is cut off when
+/// the journal is opened.
+///
+/// Not thread-safe: the store that owns it serializes access and holds the store lock while
+/// appending.
+final class Journal {
+    /// Where a new segment starts: after this many entries or bytes in the current one.
+    static let segmentEntryLimit = 4096
+    static let segmentByteLimit: Int64 = 8 << 20
+
+    let directory: String
+    private(set) var segments: [JournalSegment]
+    /// The last entry's sequence (0 when empty).
+    private(set) var headSequence: UInt64
+    /// The last entry's hash (zeros when empty).
+    private(set) var headHash: SHA256Digest
+    private var lastSegmentSize: Int64 = 0
+    private var lastSegmentCount: Int = 0
+    private var writer: FileDescriptor?
+    private var cache: SegmentCache?
+
+    /// Opens the journal in `directory`, cutting off a torn last line.
+    /// - Parameter warn: receives a one-line warning when a torn tail is cut.
+    init(directory: String, warn: (String) -> Void) throws(JournalError) {
+        self.directory = directory
+        segments = []
+        headSequence = 0
+        headHash = .zero
+        try loadSegments()
+        try recoverTail(warn: warn)
+    }
+
+    deinit { writer?.close() }
+
+    /// Closes the open segment file.
+    func close() {
+        writer?.close()
+        writer = nil
+    }
+
+    private func path(of segment: JournalSegment) -> String { directory + "/" + segment.name }
+
+    private func loadSegments() throws(JournalError) {
+        let entries: [FileSystem.DirectoryEntry]
+        do { entries = try FileSystem.contents(ofDirectory: directory) } catch { throw .io(error) }
+        segments = entries.compactMap { JournalSegment(fileName: $0.name) }
+            .sorted { $0.firstSequence < $1.firstSequence }
+    }
+
+    /// Finds the head: the last complete line of the last segment, reading only the end of
+    /// the file. A partial line after the last newline (a write the crash interrupted, never
+    /// acknowledged) is cut off, and so are trailing NUL-filled lines (a file that grew but
+    /// whose data never reached the disk).
+    private func recoverTail(warn: (String) -> Void) throws(JournalError) {
+        guard let last = segments.last else {
+            headSequence = 0
+            headHash = .zero
+            lastSegmentSize = 0
+            lastSegmentCount = 0
+            return
+        }
+        let file: FileDescriptor
+        do { file = try FileDescriptor.open(path(of: last), .readWrite) } catch { throw .io(error) }
+        defer { file.close() }
+        var size: Int64
+        do { size = try file.status().size } catch { throw .io(error) }
+        let originalSize = size
+        var lastLine: [UInt8]?
+        var window = 64 * 1024
+        while size > 0 {
+            let start = max(0, size - Int64(window))
+            let bytes: [UInt8]
+            do { bytes = try file.read(at: start, count: Int(size - start)) } catch { throw .io(error) }
+            // Drop the bytes after the last newline: a torn line.
+            guard let newline = bytes.lastIndex(of: UInt8(ascii: "\n")) else {
+                if start == 0 {
+                    size = 0
+                    break
+                }
+                window *= 4
+                continue
+            }
+            size = start + Int64(newline) + 1
+            var lineStart = newline
+            while lineStart > 0 && bytes[lineStart - 1] != UInt8(ascii: "\n") { lineStart -= 1 }
+            if lineStart == 0 && start > 0 {
+                window *= 4  // the whole line is not in the window yet
+                continue
+            }
+            let line = Array(bytes[lineStart..<newline])
+            if line.allSatisfy({ $0 == 0 }) {
+                size = start + Int64(lineStart)
+                continue
+            }
+            lastLine = line
+            break
+        }
+        if size < originalSize {
+            warn("warning: \(last.name): cut off a torn last line (\(originalSize - size) bytes) left by an interrupted write")
+            do {
+                try file.truncate(to: size)
+                try file.synchronize()
+            } catch { throw .io(error) }
+        }
+        lastSegmentSize = size
+        guard let lastLine else {
+            lastSegmentCount = 0
+            headSequence = last.firstSequence - 1
+            headHash = .zero
+            if segments.count >= 2 {
+                let entry = try lastEntry(of: segments[segments.count - 2])
+                headSequence = entry.sequence
+                headHash = entry.hash
+            }
+            return
+        }
+        let loaded = SegmentCache(segmentIndex: -1, segmentCount: 0, bytes: lastLine + [UInt8(ascii: "\n")])
+        let entry = try loaded.decode(lineIndex: 0, segmentName: last.name)
+        headSequence = entry.sequence
+        headHash = entry.hash
+        lastSegmentCount = Int(entry.sequence - last.firstSequence + 1)
+    }
+
+    private func lastEntry(of segment: JournalSegment) throws(JournalError) -> JournalEntry {
+        guard let index = segments.firstIndex(of: segment) else { throw .missingSegment(segment.name) }
+        let loaded = try loadSegment(at: index)
+        guard !loaded.lineStarts.isEmpty else { throw .missingSegment(segment.name) }
+        return try loaded.decode(lineIndex: loaded.lineStarts.count - 1, segmentName: segment.name)
+    }
+
+    // MARK: Appending
+
+    /// An entry to append: the change and the sequence of its record's previous entry.
+    struct Pending {
+        var change: Change
+        var previousSequenceOfRecord: UInt64
+    }
+
+    /// Appends entries, numbering and chaining them, and makes them durable before returning.
+    /// On failure nothing is appended: a partly written batch is cut back off.
+    func append(_ pending: [Pending]) throws(JournalError) -> [JournalEntry] {
+        if pending.isEmpty { return [] }
+        var entries: [JournalEntry] = []
+        entries.reserveCapacity(pending.count)
+        var sequence = headSequence
+        var hash = headHash
+        var encoder = JournalLineEncoder()
+        // Lines grouped by the segment they go to.
+        var groups: [(segmentStart: UInt64, isNew: Bool, bytes: [UInt8])] = []
+        var size = segments.isEmpty ? Journal.segmentByteLimit : lastSegmentSize
+        var count = segments.isEmpty ? Journal.segmentEntryLimit : lastSegmentCount
+        for item in pending {
+            sequence += 1
+            let (entryHash, line) = encoder.encode(
+                sequence: sequence, change: item.change,
+                previousSequenceOfRecord: item.previousSequenceOfRecord, previousHash: hash)
+            entries.append(
+                JournalEntry(
+                    sequence: sequence, change: item.change,
+                    previousSequenceOfRecord: item.previousSequenceOfRecord, previousHash: hash, hash: entryHash))
+            hash = entryHash
+            if count >= Journal.segmentEntryLimit || size >= Journal.segmentByteLimit {
+                groups.append((sequence, true, []))
+                size = 0
+                count = 0
+            } else if groups.isEmpty {
+                groups.append((segments.last?.firstSequence ?? sequence, false, []))
+            }
+            groups[groups.count - 1].bytes.append(contentsOf: line)
+            size += Int64(line.count)
+            count += 1
+        }
+        var created: [JournalSegment] = []
+        let rollbackSize = lastSegmentSize
+        do {
+            for group in groups {
+                if group.isNew {
+                    writer?.close()
+                    writer = nil
+                    let segment = JournalSegment(firstSequence: group.segmentStart)
+                    writer = try FileDescriptor.open(
+                        path(of: segment), .writeOnly, options: [.create, .exclusive, .append])
+                    created.append(segment)
+                    segments.append(segment)
+                    lastSegmentSize = 0
+                    lastSegmentCount = 0
+                } else if writer == nil, let last = segments.last {
+                    writer = try FileDescriptor.open(path(of: last), .writeOnly, options: [.append])
+                }
+                guard let writer else { break }
+                try writer.writeAll(group.bytes)
+                try writer.synchronize()
+                lastSegmentSize += Int64(group.bytes.count)
+                lastSegmentCount += group.bytes.reduce(0) { $0 + ($1 == UInt8(ascii: "\n") ? 1 : 0) }
+            }
+            if !created.isEmpty { try FileSystem.synchronizeDirectory(directory) }
+        } catch {
+            // Undo: remove segments this call created, cut the old last segment back.
+            writer?.close()
+            writer = nil
+            for segment in created {
+                try? FileSystem.removeFile(path(of: segment))
+                segments.removeAll { $0 == segment }
+            }
+            if let last = segments.last, let file = try? FileDescriptor.open(path(of: last), .writeOnly) {
+                try? file.truncate(to: rollbackSize)
+                try? file.synchronize()
+                file.close()
+            }
+            lastSegmentSize = rollbackSize
+            try? recountLastSegment()
+            throw .io(error)
+        }
+        headSequence = sequence
+        headHash = hash
+        cache = nil
+        return entries
+    }
+
+    private func recountLastSegment() throws(JournalError) {
+        try recoverTail(warn: { _ in })
+    }
+
+    // MARK: Noticing other processes
+
+    /// Whether another process appended since this journal last looked. Cheap: one `stat` of the
+    /// last segment and one of the next segment's name.
+    func hasExternalAppends() -> Bool {
+        let next = JournalSegment(firstSequence: headSequence + 1)
+        if FileSystem.exists(directory + "/" + next.name) { return true }
+        guard let last = segments.last else { return false }
+        let size = (try? FileSystem.status(path(of: last)))??.size ?? lastSegmentSize
+        return size != lastSegmentSize
+    }
+
+    /// Re-reads the journal's files after another process appended; returns the new entries.
+    func readExternalAppends() throws(JournalError) -> [JournalEntry] {
+        let previousHead = headSequence
+        writer?.close()
+        writer = nil
+        cache = nil
+        try loadSegments()
+        try recoverTail(warn: { _ in })
+        guard headSequence > previousHead else { return [] }
+        var cursor = try entries(after: previousHead)
+        var result: [JournalEntry] = []
+        while let entry = try cursor.next() { result.append(entry) }
+        return result
+    }
+
+    // MARK: Reading
+
+    /// A cursor over the entries after `sequence` (0 for all), in order.
+    func entries(after sequence: UInt64) throws(JournalError) -> JournalCursor {
+        guard sequence <= headSequence else { throw .positionOutOfRange(sequence, head: headSequence) }
+        guard let index = segments.lastIndex(where: { $0.firstSequence <= sequence + 1 }) else {
+            return JournalCursor(journal: self, segmentIndex: 0, skipThrough: sequence)
+        }
+        return JournalCursor(journal: self, segmentIndex: index, skipThrough: sequence)
+    }
+
+    /// The entry at `sequence`.
+    func entry(at sequence: UInt64) throws(JournalError) -> JournalEntry {
+        guard sequence >= 1, sequence <= headSequence else {
+            throw .positionOutOfRange(sequence, head: headSequence)
+        }
+        guard let index = segments.lastIndex(where: { $0.firstSequence <= sequence }) else {
+            throw .missingSegment(JournalSegment(firstSequence: sequence).name)
+        }
+        let segment = segments[index]
+        let loaded = try loadSegment(at: index)
+        let lineIndex = Int(sequence - segment.firstSequence)
+        guard lineIndex < loaded.lineStarts.count else {
+            throw .malformedEntry(segment: segment.name, line: lineIndex + 1, reason: "segment ends early")
+        }
+        let entry = try loaded.decode(lineIndex: lineIndex, segmentName: segment.name)
+        guard entry.sequence == sequence else {
+            throw .sequenceGap(segment: segment.name, line: lineIndex + 1, expected: sequence, found: entry.sequence)
+        }
+        return entry
+    }
+
+    /// The bytes and line offsets of segment `index`, cached for repeated lookups.
+    func loadSegment(at index: Int) throws(JournalError) -> SegmentCache {
+        if let cache, cache.segmentIndex == index, cache.segmentCount == segments.count,
+            index < segments.count - 1 || cache.byteCount == lastSegmentSize
+        {
+            return cache
+        }
+        let segment = segments[index]
+        let bytes: [UInt8]
+        do { bytes = try FileSystem.readFile(path(of: segment)) } catch {
+            if error.isNotFound { throw .missingSegment(segment.name) }
+            throw .io(error)
+        }
+        let loaded = SegmentCache(segmentIndex: index, segmentCount: segments.count, bytes: bytes)
+        cache = loaded
+        return loaded
+    }
+
+    /// The path of segment `index`, for reports.
+    func segmentName(at index: Int) -> String { segments[index].name }
+}
+
+/// One segment's bytes with the offset of each line.
+final class SegmentCache: @unchecked Sendable {
+    let segmentIndex: Int
+    let segmentCount: Int
+    let bytes: [UInt8]
+    /// Start offset of each complete line.
+    let lineStarts: [Int]
+
+    var byteCount: Int64 { Int64(bytes.count) }
+
+    init(segmentIndex: Int, segmentCount: Int, bytes: [UInt8]) {
+        self.segmentIndex = segmentIndex
+        self.segmentCount = segmentCount
+        self.bytes = bytes
+        var starts: [Int] = []
+        starts.reserveCapacity(Journal.segmentEntryLimit)
+        var start = 0
+        bytes.withUnsafeBufferPointer { buffer in
+            for index in 0..<buffer.count where buffer[index] == UInt8(ascii: "\n") {
+                starts.append(start)
+                start = index + 1
+            }
+        }
+        lineStarts = starts
+    }
+
+    /// The bytes of line `lineIndex` (0-based), without its newline.
+    func withLine<R>(_ lineIndex: Int, _ body: (UnsafeRawBufferPointer) throws -> R) rethrows -> R {
+        let start = lineStarts[lineIndex]
+        let end = lineIndex + 1 < lineStarts.count ? lineStarts[lineIndex + 1] - 1 : bytes.count - 1
+        return try bytes.withUnsafeBytes { raw in
+            try body(UnsafeRawBufferPointer(rebasing: raw[start..<end]))
+        }
+    }
+
+    func decode(lineIndex: Int, segmentName: String) throws(JournalError) -> JournalEntry {
+        let result: Result<JournalEntry, EntryDecodingFailure> = withLine(lineIndex) { line in
+            do throws(EntryDecodingFailure) { return .success(try JournalEntry.decode(line: line)) } catch {
+                return .failure(error)
+            }
+        }
+        switch result {
+        case .success(let entry): return entry
+        case .failure(let failure):
+            throw .malformedEntry(segment: segmentName, line: lineIndex + 1, reason: failure.reason)
+        }
+    }
+}
+
+/// Reads journal entries in order, one segment in memory at a time.
+struct JournalCursor {
+    private let journal: Journal
+    private var segmentIndex: Int
+    private var lineIndex = 0
+    private var loaded: SegmentCache?
+    private let skipThrough: UInt64
+    /// The segment of the entry `next()` returned last.
+    private(set) var segmentIndexOfLastEntry = 0
+
+    init(journal: Journal, segmentIndex: Int, skipThrough: UInt64 = 0) {
+        self.journal = journal
+        self.segmentIndex = segmentIndex
+        self.skipThrough = skipThrough
+        if segmentIndex < journal.segments.count, skipThrough >= journal.segments[segmentIndex].firstSequence {
+            lineIndex = Int(skipThrough - journal.segments[segmentIndex].firstSequence + 1)
+        }
+    }
+
+    /// The next entry, or `nil` at the end of the journal.
+    mutating func next() throws(JournalError) -> JournalEntry? {
+        while segmentIndex < journal.segments.count {
+            let segment: SegmentCache
+            if let loaded { segment = loaded } else { segment = try journal.loadSegment(at: segmentIndex) }
+            loaded = segment
+            if lineIndex < segment.lineStarts.count {
+                let entry = try segment.decode(lineIndex: lineIndex, segmentName: journal.segmentName(at: segmentIndex))
+                lineIndex += 1
+                segmentIndexOfLastEntry = segmentIndex
+                if entry.sequence <= skipThrough { continue }
+                return entry
+            }
+            segmentIndex += 1
+            lineIndex = 0
+            loaded = nil
+        }
+        return nil
+    }
+}

@@ -1,0 +1,61 @@
+/// Writes a journal entry as one canonical JSON line and hashes it, without building the
+/// object twice.
+///
+/// The line is the canonical form (keys sorted by code point, no whitespace) of
+/// `{"counter","doc","entity","hash","hlc","id","op","origin","prev","pseq","seq","vv"}`;
+/// the hash is SHA-256 of the same canonical object without `"hash"`. Splicing the hash in
+/// between the parts before and after it gives exactly the canonical line, because `hash`
+/// sorts between `entity` and `hlc`.
+struct JournalLineEncoder {
+    private var head: [UInt8] = []
+    private var tail: [UInt8] = []
+
+    mutating func encode(
+        sequence: UInt64, change: Change, previousSequenceOfRecord: UInt64, previousHash: SHA256Digest
+    ) -> (hash: SHA256Digest, line: [UInt8]) {
+        head.removeAll(keepingCapacity: true)
+        tail.removeAll(keepingCapacity: true)
+        head.append(contentsOf: #"{"counter":"#.utf8)
+        head.append(contentsOf: String(change.counter).utf8)
+        if let document = change.operation.document {
+            head.append(contentsOf: #","doc":"#.utf8)
+            document.writeCanonical(to: &head)
+        }
+        head.append(contentsOf: #","entity":"#.utf8)
+        JSONValue.string(change.key.entity.rawValue).writeCanonical(to: &head)
+        head.append(UInt8(ascii: ","))
+
+        tail.append(contentsOf: #""hlc":""#.utf8)
+        tail.append(contentsOf: change.timestamp.description.utf8)
+        tail.append(contentsOf: #"","id":"#.utf8)
+        JSONValue.string(change.key.id.rawValue).writeCanonical(to: &tail)
+        tail.append(contentsOf: #","op":""#.utf8)
+        tail.append(contentsOf: change.operation.name.utf8)
+        tail.append(contentsOf: #"","origin":""#.utf8)
+        tail.append(contentsOf: change.origin.rawValue.utf8)
+        tail.append(contentsOf: #"","prev":""#.utf8)
+        tail.append(contentsOf: previousHash.hex.utf8)
+        tail.append(contentsOf: #"","pseq":"#.utf8)
+        tail.append(contentsOf: String(previousSequenceOfRecord).utf8)
+        tail.append(contentsOf: #","seq":"#.utf8)
+        tail.append(contentsOf: String(sequence).utf8)
+        tail.append(contentsOf: #","vv":"#.utf8)
+        change.version.jsonValue.writeCanonical(to: &tail)
+        tail.append(UInt8(ascii: "}"))
+
+        var hasher = SHA256()
+        hasher.update(head)
+        hasher.update(tail)
+        let hash = hasher.finalize()
+
+        var line: [UInt8] = []
+        line.reserveCapacity(head.count + tail.count + 80)
+        line.append(contentsOf: head)
+        line.append(contentsOf: #""hash":""#.utf8)
+        line.append(contentsOf: hash.hex.utf8)
+        line.append(contentsOf: #"","#.utf8)
+        line.append(contentsOf: tail)
+        line.append(UInt8(ascii: "\n"))
+        return (hash, line)
+    }
+}

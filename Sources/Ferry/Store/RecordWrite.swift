@@ -1,0 +1,32 @@
+/// One write in a batch: put a document, or delete a record.
+///
+/// ```swift
+/// try store.write([
+///     .put(RecordKey(entity: users, id: try RecordID("1")), ["name": "Ada"]),
+///     .delete(RecordKey(entity: users, id: try RecordID("2"))),
+/// ])
+/// ```
+public enum RecordWrite: Sendable, Hashable {
+    case put(RecordKey, JSONValue)
+    case delete(RecordKey)
+
+    /// The record written.
+    public var key: RecordKey {
+        switch self {
+        case .put(let key, _), .delete(let key): return key
+        }
+    }
+}
+
+/// What a batch of writes did.
+public struct WriteResult: Sendable {
+    /// The journal entries appended, in order.
+    public var entries: [JournalEntry]
+    /// Puts skipped because the record already held exactly that document.
+    public var unchanged: Int
+
+    public init(entries: [JournalEntry] = [], unchanged: Int = 0) {
+        self.entries = entries
+        self.unchanged = unchanged
+    }
+}

@@ -1,0 +1,91 @@
+extension Store {
+    /// The record's current document, or `nil` when there is no live record.
+    ///
+    /// Returns what the journal says, never an uncommitted hand edit: the record file is used
+    /// when it still holds what Ferry wrote, the journal otherwise.
+    public func get(entity: EntityName, id: RecordID) throws(StoreError) -> JSONValue? {
+        try withReadAccess { () throws(StoreError) -> JSONValue? in
+            let key = RecordKey(entity: entity, id: id)
+            guard let state = index.records[key], state.isLive else { return nil }
+            return try currentDocument(key, state: state)
+        }
+    }
+
+    /// The winner's document of a live record.
+    func currentDocument(_ key: RecordKey, state: RecordState) throws(StoreError) -> JSONValue {
+        if let stamp = state.file, let bytes = try? FileSystem.readFile(layout.recordFile(key), limit: options.maximumDocumentBytes * 4),
+            SHA256.hash(bytes) == stamp.contentHash, let document = try? JSONParser.parse(bytes)
+        {
+            return document
+        }
+        return try document(of: state.winner, documents: [:])
+    }
+
+    /// The ids of an entity's live records, sorted by their UTF-8 bytes.
+    public func ids(of entity: EntityName) throws(StoreError) -> [RecordID] {
+        try withReadAccess { () throws(StoreError) -> [RecordID] in
+            index.records.compactMap { $0.key.entity == entity && $0.value.isLive ? $0.key.id : nil }.sorted()
+        }
+    }
+
+    /// The live records of an entity with their documents, sorted by id.
+    public func records(of entity: EntityName) throws(StoreError) -> [(id: RecordID, document: JSONValue)] {
+        try withReadAccess { () throws(StoreError) -> [(id: RecordID, document: JSONValue)] in
+            var result: [(id: RecordID, document: JSONValue)] = []
+            let keys = index.records.compactMap { $0.key.entity == entity && $0.value.isLive ? $0.key : nil }.sorted()
+            for key in keys {
+                guard let state = index.records[key] else { continue }
+                result.append((key.id, try currentDocument(key, state: state)))
+            }
+            return result
+        }
+    }
+
+    /// Every entity with live records, with their counts, sorted by name.
+    public func entities() throws(StoreError) -> [(entity: EntityName, count: Int)] {
+        try withReadAccess { () throws(StoreError) -> [(entity: EntityName, count: Int)] in
+            index.liveCounts.filter { $0.value > 0 }.sorted { $0.key < $1.key }.map { ($0.key, $0.value) }
+        }
+    }
+
+    /// The index's state of one record (live, deleted or conflicted); `nil` if never written.
+    public func state(of key: RecordKey) throws(StoreError) -> RecordState? {
+        try withReadAccess { () throws(StoreError) -> RecordState? in index.records[key] }
+    }
+
+    /// Journal entries after `sequence` (0 for all), in order, at most `limit`.
+    public func journalEntries(after sequence: UInt64 = 0, limit: Int = Int.max) throws(StoreError) -> [JournalEntry] {
+        try withReadAccess { () throws(StoreError) -> [JournalEntry] in
+            var result: [JournalEntry] = []
+            do throws(JournalError) {
+                var cursor = try journal.entries(after: min(sequence, journal.headSequence))
+                while result.count < limit, let entry = try cursor.next() { result.append(entry) }
+            } catch { throw .journal(error) }
+            return result
+        }
+    }
+
+    /// Calls `body` with each journal entry after `sequence`, streaming (one segment in memory).
+    /// Return `false` from `body` to stop.
+    public func forEachJournalEntry(
+        after sequence: UInt64 = 0, _ body: (JournalEntry) throws(StoreError) -> Bool
+    ) throws(StoreError) {
+        mutex.lock()
+        defer { mutex.unlock() }
+        var cursor: JournalCursor
+        do { cursor = try journal.entries(after: min(sequence, journal.headSequence)) } catch { throw .journal(error) }
+        while true {
+            let next: JournalEntry?
+            do { next = try cursor.next() } catch { throw .journal(error) }
+            guard let entry = next else { return }
+            if try !body(entry) { return }
+        }
+    }
+
+    /// The journal entry at `sequence`.
+    public func journalEntry(at sequence: UInt64) throws(StoreError) -> JournalEntry {
+        try withReadAccess { () throws(StoreError) -> JournalEntry in
+            do throws(JournalError) { return try journal.entry(at: sequence) } catch { throw .journal(error) }
+        }
+    }
+}

@@ -1,0 +1,147 @@
+extension Store {
+    /// Brings the index and record files in line with the journal when a store is opened.
+    ///
+    /// A valid snapshot that matches the journal is loaded and only the entries after it are
+    /// replayed (so opening a clean store reads no record files). A missing, damaged or foreign
+    /// snapshot makes a full rebuild from the journal.
+    ///
+    /// A record file the replay touches is rewritten only when it holds an older version Ferry
+    /// itself wrote (a crash came between the journal append and the file rename); any other
+    /// content is a hand edit, left for `status` and `commit`.
+    func recover() throws(StoreError) {
+        if let head = StoreIndex.snapshotHead(atPath: layout.index), head.sequence == journal.headSequence,
+            head.hash == journal.headHash
+        {
+            // Clean: the index is loaded only when an operation needs it.
+            lazyHead = head
+            indexIsLoaded = false
+            clock = HybridLogicalClock(wallClock: options.clock, latest: head.latestModification)
+            return
+        }
+        try recoverFully()
+    }
+
+    /// Loads the index when an operation needs it; the caller holds the lock.
+    func ensureIndexLoaded() throws(StoreError) {
+        guard !indexIsLoaded else { return }
+        if journal.hasExternalAppends() {
+            do { _ = try journal.readExternalAppends() } catch { throw .journal(error) }
+        }
+        try recoverFully()
+    }
+
+    /// Loads the snapshot (or rebuilds from the journal) and replays the journal's tail.
+    func recoverFully() throws(StoreError) {
+        indexIsLoaded = true
+        lazyHead = nil
+        if let snapshot = loadUsableSnapshot() {
+            index = snapshot
+            snapshotSequence = snapshot.headSequence
+            try replay(after: snapshot.headSequence)
+        } else {
+            if journal.headSequence > 0 || FileSystem.exists(layout.index) {
+                options.warningHandler("warning: \(layout.root): rebuilding the index from the journal")
+            }
+            index = StoreIndex()
+            snapshotSequence = 0
+            try replay(after: 0)
+            if index.headSequence > 0 { try writeSnapshot() }
+        }
+        clock = HybridLogicalClock(wallClock: options.clock, latest: index.latestModification)
+    }
+
+    /// The snapshot, when present, readable, and a prefix of this journal.
+    private func loadUsableSnapshot() -> StoreIndex? {
+        guard let bytes = try? FileSystem.readFile(layout.index) else { return nil }
+        guard let snapshot = try? StoreIndex.fromSnapshot(bytes) else { return nil }
+        guard snapshot.headSequence <= journal.headSequence else { return nil }
+        if snapshot.headSequence == 0 { return snapshot.headHash == .zero && snapshot.records.isEmpty ? snapshot : nil }
+        if snapshot.headSequence == journal.headSequence { return snapshot.headHash == journal.headHash ? snapshot : nil }
+        guard let entry = try? journal.entry(at: snapshot.headSequence), entry.hash == snapshot.headHash else {
+            return nil
+        }
+        return snapshot
+    }
+
+    /// Replays entries after `sequence` into the index, then repairs the files they touched.
+    private func replay(after sequence: UInt64) throws(StoreError) {
+        // For each touched record: the hashes of every file form Ferry may have written for it.
+        var staleForms: [RecordKey: Set<SHA256Digest>] = [:]
+        var touchedOrder: [RecordKey] = []
+        do throws(JournalError) {
+            var cursor = try journal.entries(after: sequence)
+            var expected = sequence + 1
+            while let entry = try cursor.next() {
+                guard entry.sequence == expected else {
+                    throw JournalError.sequenceGap(
+                        segment: "journal", line: Int(expected), expected: expected, found: entry.sequence)
+                }
+                expected += 1
+                let key = entry.change.key
+                if staleForms[key] == nil {
+                    touchedOrder.append(key)
+                    var forms = Set<SHA256Digest>()
+                    if let stamp = index.records[key]?.file { forms.insert(stamp.contentHash) }
+                    staleForms[key] = forms
+                }
+                if let document = entry.change.operation.document {
+                    staleForms[key]?.insert(SHA256.hash(document.prettyBytes()))
+                }
+                _ = index.apply(entry)
+            }
+        } catch { throw .journal(error) }
+        for key in touchedOrder {
+            guard let state = index.records[key] else { continue }
+            try repairFile(key, state: state, staleForms: staleForms[key] ?? [])
+        }
+        if !touchedOrder.isEmpty { stampsChanged = true }
+    }
+
+    /// Makes one record's file agree with the journal unless it holds a hand edit.
+    private func repairFile(_ key: RecordKey, state: RecordState, staleForms: Set<SHA256Digest>) throws(StoreError) {
+        let path = layout.recordFile(key)
+        index.records[key]?.file = nil
+        do {
+            let bytes: [UInt8]? = FileSystem.exists(path) ? try FileSystem.readFile(path) : nil
+            if state.isLive {
+                let document = try self.document(of: state.winner, documents: [:])
+                let expected = document.prettyBytes()
+                let expectedHash = SHA256.hash(expected)
+                if let bytes {
+                    let actual = SHA256.hash(bytes)
+                    if actual == expectedHash {
+                        if let status = try FileSystem.status(path) {
+                            index.records[key]?.file = FileStamp(
+                                size: status.size, modificationNanoseconds: status.modificationNanoseconds,
+                                inode: status.inode, contentHash: expectedHash,
+                                takenAtNanoseconds: FileSystem.currentTimeNanoseconds())
+                        }
+                        return
+                    }
+                    guard staleForms.contains(actual) else { return }  // a hand edit: keep it
+                }
+                try writeRecordFile(key, path: path, document: document)
+            } else if let bytes, staleForms.contains(SHA256.hash(bytes)) {
+                try FileSystem.removeFile(path)
+            }
+            try repairConflictFiles(key, state: state)
+        } catch let error as SystemError {
+            throw .io(error)
+        } catch let error as StoreError {
+            throw error
+        } catch {
+            throw .coding("\(error)")
+        }
+    }
+
+    /// Writes any missing conflict file of a conflicted record.
+    private func repairConflictFiles(_ key: RecordKey, state: RecordState) throws {
+        for loser in state.losers where !loser.isDelete {
+            let path = layout.conflictFile(key, version: loser.identity)
+            if FileSystem.exists(path) { continue }
+            let document = try self.document(of: loser, documents: [:])
+            try FileSystem.createDirectories(FileSystem.parentPath(of: path))
+            try FileSystem.writeFileAtomically(path, document.prettyBytes(), durable: false)
+        }
+    }
+}

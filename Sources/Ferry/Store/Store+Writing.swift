@@ -1,0 +1,210 @@
+extension Store {
+    /// Stores a document, creating or replacing the record, and returns its id. Durable: the
+    /// journal entry is on disk (fsync) before this returns. Putting the document a record
+    /// already holds writes nothing.
+    ///
+    /// ```swift
+    /// let id = try store.put(["name": "Ada"], entity: EntityName("User"))   // new UUID id
+    /// try store.put(["name": "Ada L."], entity: EntityName("User"), id: id)
+    /// ```
+    /// - Parameter id: the record's id; a new UUID when `nil`.
+    /// - Throws: ``StoreError/invalid(_:)`` for a document that is not an object, too large or
+    ///   too deep; I/O and lock errors.
+    @discardableResult
+    public func put(_ document: JSONValue, entity: EntityName, id: RecordID? = nil) throws(StoreError) -> RecordID {
+        let id = id ?? RecordID.generate()
+        try write([.put(RecordKey(entity: entity, id: id), document)])
+        return id
+    }
+
+    /// Deletes a record, leaving a tombstone that syncs like any change.
+    /// - Throws: ``StoreError/recordNotFound(_:)`` when there is no live record with this id.
+    public func delete(entity: EntityName, id: RecordID) throws(StoreError) {
+        try write([.delete(RecordKey(entity: entity, id: id))])
+    }
+
+    /// Applies a batch of writes as one journal append with one fsync: all or nothing.
+    ///
+    /// Writes apply in order, so a batch may put and then delete the same record.
+    /// - Throws: the first invalid write's error, before anything is written.
+    @discardableResult
+    public func write(_ writes: [RecordWrite]) throws(StoreError) -> WriteResult {
+        try withWriteLock { () throws(StoreError) -> WriteResult in
+            try performLocalWrites(writes)
+        }
+    }
+
+    /// Checks a document and returns its canonical bytes.
+    func validatedCanonicalBytes(_ document: JSONValue) throws(StoreError) -> [UInt8] {
+        guard case .object = document else { throw .invalid(.notAnObject(kind: document.kindName)) }
+        guard document.nestingDepth(limit: options.maximumDepth) <= options.maximumDepth else {
+            throw .invalid(.tooDeep(limit: options.maximumDepth))
+        }
+        let bytes = document.canonicalBytes()
+        guard bytes.count <= options.maximumDocumentBytes else {
+            throw .invalid(.documentTooLarge(byteCount: bytes.count, limit: options.maximumDocumentBytes))
+        }
+        return bytes
+    }
+
+    /// Local writes under the lock: builds the changes, appends them, updates index and files.
+    func performLocalWrites(_ writes: [RecordWrite]) throws(StoreError) -> WriteResult {
+        struct Pending {
+            var lastSequence: UInt64
+            var vector: VersionVector
+            var liveHash: SHA256Digest?
+        }
+        var overlay: [RecordKey: Pending] = [:]
+        var pending: [Journal.Pending] = []
+        var hashes: [SHA256Digest] = []
+        var documents: [UInt64: JSONValue] = [:]
+        var unchanged = 0
+        var counter = index.knowledge[replicaID]
+        let head = index.headSequence
+        pending.reserveCapacity(writes.count)
+        for write in writes {
+            let key = write.key
+            let current: Pending? =
+                overlay[key]
+                ?? index.records[key].map { state in
+                    Pending(
+                        lastSequence: state.lastSequence, vector: state.mergedVersion,
+                        liveHash: state.isLive && !state.isConflicted ? state.winner.contentHash : (state.isLive ? .zero : nil))
+                }
+            let operation: Change.Operation
+            let hash: SHA256Digest
+            switch write {
+            case .put(_, let document):
+                hash = SHA256.hash(try validatedCanonicalBytes(document))
+                if let live = current?.liveHash, live == hash {
+                    unchanged += 1
+                    continue
+                }
+                operation = .put(document)
+            case .delete:
+                guard current?.liveHash != nil else { throw .recordNotFound(key) }
+                hash = .zero
+                operation = .delete
+            }
+            counter += 1
+            var vector = current?.vector ?? VersionVector()
+            vector[replicaID] = counter
+            let change = Change(
+                origin: replicaID, counter: counter, timestamp: clock.tick(), key: key, operation: operation,
+                version: vector)
+            pending.append(Journal.Pending(change: change, previousSequenceOfRecord: current?.lastSequence ?? 0))
+            hashes.append(hash)
+            let sequence = head + UInt64(pending.count)
+            if let document = operation.document { documents[sequence] = document }
+            overlay[key] = Pending(lastSequence: sequence, vector: vector, liveHash: operation.document == nil ? nil : hash)
+        }
+        let entries = try appendAndApply(pending, contentHashes: hashes, documents: documents)
+        return WriteResult(entries: entries, unchanged: unchanged)
+    }
+
+    /// Appends entries durably, applies them to the index and brings the touched record files
+    /// in line. Used by local writes and by sync.
+    /// - Parameters:
+    ///   - contentHashes: each entry's content hash when known (saves hashing twice).
+    ///   - documents: documents by sequence, so files need not be read back from the journal.
+    func appendAndApply(
+        _ pending: [Journal.Pending], contentHashes: [SHA256Digest]? = nil, documents: [UInt64: JSONValue]
+    ) throws(StoreError) -> [JournalEntry] {
+        if pending.isEmpty { return [] }
+        let entries: [JournalEntry]
+        do { entries = try journal.append(pending) } catch { throw .journal(error) }
+        var touched: [RecordKey: RecordState?] = [:]
+        var order: [RecordKey] = []
+        for (offset, entry) in entries.enumerated() {
+            let application = index.apply(entry, contentHash: contentHashes?[offset])
+            if touched[application.key] == nil {
+                touched[application.key] = .some(application.before)
+                order.append(application.key)
+            }
+            clock.observe(entry.change.timestamp)
+        }
+        for key in order {
+            guard let after = index.records[key], let before = touched[key] else { continue }
+            try materialize(key, before: before, after: after, documents: documents)
+        }
+        if index.headSequence >= snapshotSequence + 16_384 { try writeSnapshot() }
+        return entries
+    }
+
+    /// Makes the record file (and conflict files) of `key` show `after`.
+    func materialize(_ key: RecordKey, before: RecordState?, after: RecordState, documents: [UInt64: JSONValue]) throws(StoreError) {
+        let path = layout.recordFile(key)
+        do {
+            if after.isLive {
+                if let before, before.isLive, before.winner.identity == after.winner.identity, before.file != nil {
+                    // The winner did not change; the file is already right.
+                } else {
+                    let document = try self.document(of: after.winner, documents: documents)
+                    try writeRecordFile(key, path: path, document: document)
+                }
+            } else if before?.isLive ?? false || FileSystem.exists(path) {
+                try FileSystem.removeFile(path)
+                index.records[key]?.file = nil
+            }
+            let oldLosers = before?.losers ?? []
+            let newLosers = after.losers
+            for loser in oldLosers where !newLosers.contains(where: { $0.identity == loser.identity }) {
+                try FileSystem.removeFile(layout.conflictFile(key, version: loser.identity))
+            }
+            for loser in newLosers where !loser.isDelete && !oldLosers.contains(where: { $0.identity == loser.identity }) {
+                let document = try self.document(of: loser, documents: documents)
+                let conflictPath = layout.conflictFile(key, version: loser.identity)
+                try FileSystem.createDirectories(FileSystem.parentPath(of: conflictPath))
+                try FileSystem.writeFileAtomically(conflictPath, document.prettyBytes(), durable: false)
+            }
+        } catch let error as SystemError {
+            throw .io(error)
+        } catch let error as StoreError {
+            throw error
+        } catch {
+            throw .coding("\(error)")
+        }
+    }
+
+    /// Writes a live record's file atomically and remembers its stamp.
+    func writeRecordFile(_ key: RecordKey, path: String, document: JSONValue) throws(SystemError) {
+        let bytes = document.prettyBytes()
+        let status: FileStatus
+        do {
+            status = try FileSystem.writeFileAtomically(path, bytes, durable: false)
+        } catch where error.isNotFound {
+            try FileSystem.createDirectories(FileSystem.parentPath(of: path))
+            status = try FileSystem.writeFileAtomically(path, bytes, durable: false)
+        }
+        let stamp = FileStamp(
+            size: status.size, modificationNanoseconds: status.modificationNanoseconds, inode: status.inode,
+            contentHash: SHA256.hash(bytes), takenAtNanoseconds: FileSystem.currentTimeNanoseconds())
+        index.records[key]?.file = stamp
+    }
+
+    /// The document of a version: from `documents` when at hand, else from the journal.
+    func document(of version: RecordVersion, documents: [UInt64: JSONValue]) throws(StoreError) -> JSONValue {
+        if let document = documents[version.sequence] { return document }
+        let entry: JournalEntry
+        do { entry = try journal.entry(at: version.sequence) } catch { throw .journal(error) }
+        guard let document = entry.change.operation.document else {
+            throw .journal(.malformedEntry(segment: "journal", line: Int(version.sequence), reason: "expected a put"))
+        }
+        return document
+    }
+}
+
+extension JSONValue {
+    /// The nesting depth (a scalar is 0), counting no further than `limit + 1`.
+    func nestingDepth(limit: Int) -> Int {
+        if limit < 0 { return 1 }
+        switch self {
+        case .array(let elements):
+            return 1 + (elements.lazy.map { $0.nestingDepth(limit: limit - 1) }.max() ?? 0)
+        case .object(let members):
+            return 1 + (members.values.lazy.map { $0.nestingDepth(limit: limit - 1) }.max() ?? 0)
+        default:
+            return 0
+        }
+    }
+}

@@ -1,0 +1,254 @@
+import Foundation
+
+/// A Ferry store: records as JSON files in a plain directory, every change first written to
+/// a durable, hash-chained journal.
+///
+/// ```swift
+/// let store = try Store.create(at: "./data")
+/// let id = try store.put(["name": "Lamp", "price": 12.5], entity: EntityName("Product"))
+/// let lamp = try store.get(entity: EntityName("Product"), id: id)
+/// try store.delete(entity: EntityName("Product"), id: id)
+/// store.close()
+/// ```
+///
+/// A `Store` may be shared between threads; its methods are serialized. Several processes may
+/// open one store: each write takes the store's lock and first catches up with what the others
+/// appended.
+public final class Store: @unchecked Sendable {
+    /// The store's directories and files.
+    public let layout: StoreLayout
+    /// The store's manifest (format, replica id, name).
+    public let manifest: StoreManifest
+    let options: StoreOptions
+    let mutex = NSRecursiveLock()
+    let lock: StoreLock
+    var journal: Journal
+    var index: StoreIndex
+    var clock: HybridLogicalClock
+    /// The journal sequence the on-disk index snapshot covers.
+    var snapshotSequence: UInt64 = 0
+    /// Whether file stamps changed since the snapshot (a status scan confirmed files).
+    var stampsChanged = false
+    var isClosed = false
+    /// Whether `index` holds the full index; when false, `lazyHead` says where the journal ends.
+    var indexIsLoaded = true
+    var lazyHead: StoreHead?
+
+    /// This replica's identity.
+    public var replicaID: ReplicaID { manifest.replica }
+
+    /// The store directory.
+    public var path: String { layout.root }
+
+    init(layout: StoreLayout, manifest: StoreManifest, options: StoreOptions, lock: StoreLock, journal: Journal, index: StoreIndex) {
+        self.layout = layout
+        self.manifest = manifest
+        self.options = options
+        self.lock = lock
+        self.journal = journal
+        self.index = index
+        clock = HybridLogicalClock(wallClock: options.clock, latest: index.latestModification)
+    }
+
+    deinit { close() }
+
+    // MARK: Creating and opening
+
+    /// Makes a new, empty store at `path` with a fresh replica id.
+    /// - Parameters:
+    ///   - path: a directory that does not exist yet or is empty.
+    ///   - name: a short name for this replica (`laptop`), shown by `ferry log`.
+    /// - Throws: ``StoreError/alreadyExists(path:)`` when `path` holds anything.
+    public static func create(at path: String, name: String? = nil, options: StoreOptions = StoreOptions()) throws(StoreError) -> Store {
+        let layout = StoreLayout(root: path)
+        do {
+            if let status = try FileSystem.status(layout.root) {
+                guard status.kind == .directory, try FileSystem.contents(ofDirectory: layout.root).isEmpty else {
+                    throw StoreError.alreadyExists(path: layout.root)
+                }
+            } else {
+                try FileSystem.createDirectories(layout.root)
+            }
+            for directory in [layout.records, layout.conflicts, layout.journal, layout.engine, layout.peers] {
+                try FileSystem.createDirectory(directory)
+            }
+            let manifest = StoreManifest(
+                replica: .generate(), name: name, created: ISO8601Milliseconds.format(milliseconds: options.clock.milliseconds()))
+            // The manifest is written last and durably: a half-made directory is not a store.
+            try FileSystem.synchronizeDirectory(layout.root)
+            try FileSystem.writeFileAtomically(layout.manifest, manifest.jsonValue.prettyBytes(), durable: true)
+        } catch let error as StoreError {
+            throw error
+        } catch let error as SystemError {
+            throw .io(error)
+        } catch {
+            throw .io(SystemError("create", path: path, code: 5))
+        }
+        return try open(at: path, options: options)
+    }
+
+    /// Opens an existing store, recovering from a crash if needed: a torn journal tail is cut
+    /// off, and record files and the index are brought in line with the journal.
+    /// - Throws: ``StoreError/notAStore(path:)``, ``StoreError/unsupportedFormat(_:path:)``,
+    ///   ``StoreError/locked(path:holder:waitedSeconds:)`` and I/O errors.
+    public static func open(at path: String, options: StoreOptions = StoreOptions()) throws(StoreError) -> Store {
+        let layout = StoreLayout(root: path)
+        let manifest = try readManifest(layout)
+        do {
+            try FileSystem.createDirectory(layout.engine)
+            try FileSystem.createDirectory(layout.peers)
+        } catch { throw .io(error) }
+        let lock = try StoreLock(path: layout.lock, storePath: layout.root)
+        try lock.acquire(timeout: options.lockTimeout)
+        defer { lock.release() }
+        let journal: Journal
+        do {
+            journal = try Journal(directory: layout.journal, warn: options.warningHandler)
+        } catch { throw .journal(error) }
+        let store = Store(layout: layout, manifest: manifest, options: options, lock: lock, journal: journal, index: StoreIndex())
+        try store.recover()
+        if !FileSystem.exists(layout.index) { try store.writeSnapshot() }
+        return store
+    }
+
+    /// Reads and checks `ferry.json`.
+    static func readManifest(_ layout: StoreLayout) throws(StoreError) -> StoreManifest {
+        let bytes: [UInt8]
+        do { bytes = try FileSystem.readFile(layout.manifest, limit: 1 << 20) } catch {
+            if error.isNotFound || error.isNotADirectory { throw .notAStore(path: layout.root) }
+            throw .io(error)
+        }
+        let manifest: StoreManifest
+        do {
+            manifest = try StoreManifest(json: try JSONParser.parse(bytes))
+        } catch let problem as StoreManifestProblem {
+            throw .damagedManifest(path: layout.root, reason: problem.reason)
+        } catch {
+            throw .damagedManifest(path: layout.root, reason: "\(error)")
+        }
+        guard manifest.format == StoreManifest.currentFormat else {
+            throw .unsupportedFormat(manifest.format, path: layout.root)
+        }
+        return manifest
+    }
+
+    /// Saves the index snapshot when worthwhile and releases files. Called by `deinit` too.
+    public func close() {
+        mutex.lock()
+        defer { mutex.unlock() }
+        guard !isClosed else { return }
+        isClosed = true
+        if indexIsLoaded && (index.headSequence >= snapshotSequence + options.snapshotInterval || stampsChanged) {
+            try? lock.acquire(timeout: options.lockTimeout)
+            if !journal.hasExternalAppends() { try? writeSnapshot() }
+            lock.release()
+        }
+        journal.close()
+    }
+
+    /// Writes `.ferry/index` now.
+    func writeSnapshot() throws(StoreError) {
+        guard indexIsLoaded else { return }
+        do {
+            try FileSystem.writeFileAtomically(layout.index, index.snapshotBytes(), durable: false)
+        } catch { throw .io(error) }
+        snapshotSequence = index.headSequence
+        stampsChanged = false
+    }
+
+    // MARK: Serialization
+
+    /// Runs `body` holding the in-process mutex and the store's file lock, after catching up
+    /// with entries other processes appended.
+    func withWriteLock<T>(_ body: () throws(StoreError) -> T) throws(StoreError) -> T {
+        mutex.lock()
+        defer { mutex.unlock() }
+        try lock.acquire(timeout: options.lockTimeout)
+        defer { lock.release() }
+        try ensureIndexLoaded()
+        try catchUpWithOtherProcesses()
+        return try body()
+    }
+
+    /// Runs `body` holding the in-process mutex, with the index loaded and caught up with
+    /// other processes.
+    func withReadAccess<T>(_ body: () throws(StoreError) -> T) throws(StoreError) -> T {
+        mutex.lock()
+        defer { mutex.unlock() }
+        if !indexIsLoaded || journal.hasExternalAppends() {
+            try lock.acquire(timeout: options.lockTimeout)
+            defer { lock.release() }
+            try ensureIndexLoaded()
+            try catchUpWithOtherProcesses()
+        }
+        return try body()
+    }
+
+    /// Where the journal ends, without loading the index when the store is clean.
+    public var head: StoreHead {
+        mutex.lock()
+        defer { mutex.unlock() }
+        if !indexIsLoaded, let lazyHead, !journal.hasExternalAppends() { return lazyHead }
+        if !indexIsLoaded || journal.hasExternalAppends() {
+            _ = try? withReadAccess { () throws(StoreError) in () }
+        }
+        return StoreHead(sequence: index.headSequence, hash: index.headHash, latestModification: index.latestModification)
+    }
+
+    /// Applies entries another process appended since this store last looked.
+    func catchUpWithOtherProcesses() throws(StoreError) {
+        guard journal.hasExternalAppends() else { return }
+        let entries: [JournalEntry]
+        do { entries = try journal.readExternalAppends() } catch { throw .journal(error) }
+        for entry in entries {
+            var application = index.apply(entry)
+            // The other process wrote the file; its exact state is unknown here.
+            application.after.file = nil
+            index.records[application.key]?.file = nil
+            clock.observe(entry.change.timestamp)
+        }
+    }
+
+    // MARK: Facts
+
+    /// The highest clock stamp in the journal: the store's latest modification.
+    public var latestModification: HybridTimestamp { head.latestModification }
+
+    /// The last journal sequence (0 for an empty store).
+    public var headSequence: UInt64 { head.sequence }
+
+    /// The hash of the last journal entry.
+    public var headHash: SHA256Digest { head.hash }
+
+    /// For each replica, the counter of its latest change this store has.
+    public var knowledge: VersionVector {
+        (try? withReadAccess { () throws(StoreError) -> VersionVector in index.knowledge }) ?? VersionVector()
+    }
+
+    /// The number of live records.
+    public var recordCount: Int {
+        (try? withReadAccess { () throws(StoreError) -> Int in index.liveRecordCount }) ?? 0
+    }
+}
+
+
+extension Store {
+    /// Holds the store's lock until ``endExchange()``: a sync keeps both stores locked.
+    public func beginExchange() throws(StoreError) {
+        mutex.lock()
+        defer { mutex.unlock() }
+        try lock.acquire(timeout: options.lockTimeout)
+    }
+
+    /// Releases the lock taken by ``beginExchange()``.
+    public func endExchange() {
+        mutex.lock()
+        defer { mutex.unlock() }
+        lock.release()
+    }
+
+    /// For each replica, the counter of its latest change this store has.
+    public func currentKnowledge() throws(StoreError) -> VersionVector {
+        try withReadAccess { () throws(StoreError) -> VersionVector in index.knowledge }
+    }
+}

@@ -1,0 +1,92 @@
+/// The engine's in-memory view of a store, derived from the journal: every record's current
+/// versions, which changes of each replica it has, and where the journal ends.
+///
+/// The index can always be rebuilt by replaying the journal; a snapshot of it in
+/// `.ferry/index` only saves that work when a store is opened.
+struct StoreIndex: Sendable {
+    /// Every record ever written (live, deleted or conflicted).
+    var records: [RecordKey: RecordState] = [:]
+    /// For each replica, the counter of its latest change this store has.
+    var knowledge = VersionVector()
+    /// The journal's last sequence and hash that this index covers.
+    var headSequence: UInt64 = 0
+    var headHash: SHA256Digest = .zero
+    /// The highest clock stamp in the journal.
+    var latestModification: HybridTimestamp = .zero
+    /// Live records per entity, kept current for quick counts.
+    var liveCounts: [EntityName: Int] = [:]
+
+    /// Whether the store already has the change `identity`.
+    func contains(_ identity: ChangeIdentity) -> Bool {
+        knowledge[identity.origin] >= identity.counter
+    }
+
+    /// What applying one entry did.
+    struct Application {
+        var key: RecordKey
+        var before: RecordState?
+        var after: RecordState
+        var incorporation: RecordState.Incorporation
+    }
+
+    /// Applies a journal entry (already numbered) to the index.
+    mutating func apply(_ entry: JournalEntry, contentHash: SHA256Digest? = nil) -> Application {
+        let change = entry.change
+        let hash: SHA256Digest
+        if let contentHash {
+            hash = contentHash
+        } else if let document = change.operation.document {
+            hash = SHA256.hash(document.canonicalBytes())
+        } else {
+            hash = .zero
+        }
+        let version = RecordVersion(
+            identity: change.identity, timestamp: change.timestamp, version: change.version,
+            isDelete: change.isDelete, contentHash: hash, sequence: entry.sequence)
+        let before = records[change.key]
+        var state: RecordState
+        let incorporation: RecordState.Incorporation
+        if var existing = before {
+            incorporation = existing.incorporate(version)
+            existing.lastSequence = entry.sequence
+            state = existing
+        } else {
+            state = RecordState(versions: [version], lastSequence: entry.sequence, file: nil)
+            incorporation = .added
+        }
+        if before?.isLive == true { liveCounts[change.key.entity, default: 0] -= 1 }
+        if state.isLive { liveCounts[change.key.entity, default: 0] += 1 }
+        records[change.key] = state
+        if knowledge[change.origin] < change.counter { knowledge[change.origin] = change.counter }
+        if change.timestamp > latestModification { latestModification = change.timestamp }
+        headSequence = entry.sequence
+        headHash = entry.hash
+        return Application(key: change.key, before: before, after: state, incorporation: incorporation)
+    }
+
+    /// Recomputes the live counts after loading.
+    mutating func recountLive() {
+        liveCounts = [:]
+        for (key, state) in records where state.isLive { liveCounts[key.entity, default: 0] += 1 }
+    }
+
+    /// Live record count of all entities.
+    var liveRecordCount: Int { liveCounts.values.reduce(0, +) }
+}
+
+/// Where a store's journal ends: enough to decide that two stores are up to date without
+/// loading the index.
+public struct StoreHead: Sendable, Hashable {
+    /// The last journal sequence (0 when empty).
+    public var sequence: UInt64
+    /// The last entry's hash (zeros when empty).
+    public var hash: SHA256Digest
+    /// The highest clock stamp in the journal.
+    public var latestModification: HybridTimestamp
+
+    public init(sequence: UInt64, hash: SHA256Digest, latestModification: HybridTimestamp) {
+        self.sequence = sequence
+        self.hash = hash
+        self.latestModification = latestModification
+    }
+}

@@ -1,0 +1,49 @@
+/// The paths inside a store directory.
+///
+/// ```
+/// mystore/
+///   ferry.json                 manifest
+///   records/<Entity>/<file>    one live record per file
+///   conflicts/<Entity>/<file>  losing versions awaiting resolution
+///   journal/                   append-only change journal
+///   .ferry/                    engine state: index, peers' checkpoints, lock
+/// ```
+public struct StoreLayout: Sendable, Hashable {
+    /// The store directory.
+    public let root: String
+
+    public init(root: String) {
+        var root = root
+        while root.count > 1 && root.hasSuffix("/") { root.removeLast() }
+        self.root = root
+    }
+
+    public var manifest: String { root + "/ferry.json" }
+    public var records: String { root + "/records" }
+    public var conflicts: String { root + "/conflicts" }
+    public var journal: String { root + "/journal" }
+    public var engine: String { root + "/.ferry" }
+    public var index: String { engine + "/index" }
+    public var lock: String { engine + "/lock" }
+    public var peers: String { engine + "/peers" }
+
+    /// `records/<Entity>`.
+    public func entityDirectory(_ entity: EntityName) -> String { records + "/" + entity.rawValue }
+
+    /// The live record file of `key`.
+    public func recordFile(_ key: RecordKey) -> String {
+        entityDirectory(key.entity) + "/" + RecordFileName.relativePath(for: key.id)
+    }
+
+    /// The path of `key`'s file relative to the store, as reports show it.
+    public func relativeRecordPath(_ key: RecordKey) -> String {
+        "records/" + key.entity.rawValue + "/" + RecordFileName.relativePath(for: key.id)
+    }
+
+    /// A losing version's file under `conflicts/<Entity>/`.
+    public func conflictFile(_ key: RecordKey, version: ChangeIdentity) -> String {
+        conflicts + "/" + key.entity.rawValue + "/"
+            + RecordFileName.relativePath(
+                for: key.id, suffix: "@\(version.origin.rawValue)-\(version.counter).json")
+    }
+}

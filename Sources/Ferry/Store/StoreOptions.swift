@@ -1,0 +1,34 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// How a store behaves: its clock, limits and where warnings go. All have sensible defaults.
+///
+/// ```swift
+/// var options = StoreOptions()
+/// options.clock = ManualClock(milliseconds: 1_700_000_000_000)
+/// let store = try Store.open(at: "./data", options: options)
+/// ```
+public struct StoreOptions: Sendable {
+    /// The wall clock behind the store's hybrid logical clock.
+    public var clock: any WallClock = SystemClock()
+    /// How long to wait for another process's lock before giving up, in seconds.
+    public var lockTimeout: Double = 10
+    /// The largest document accepted, in canonical bytes.
+    public var maximumDocumentBytes: Int = 16 << 20
+    /// The deepest nesting accepted in a document.
+    public var maximumDepth: Int = 512
+    /// After this many journal entries beyond the index snapshot, closing writes a new one.
+    public var snapshotInterval: UInt64 = 256
+    /// Receives one-line warnings (a torn journal tail cut off, an index rebuilt).
+    public var warningHandler: @Sendable (String) -> Void = { message in
+        let line = Array((message + "\n").utf8)
+        line.withUnsafeBytes { _ = write(2, $0.baseAddress, $0.count) }
+    }
+
+    public init() {}
+}

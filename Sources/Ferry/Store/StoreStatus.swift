@@ -1,0 +1,40 @@
+/// Record files created, changed or deleted behind Ferry's back, as `ferry status` lists them.
+public struct StoreStatus: Sendable {
+    /// One hand edit of a record file.
+    public struct Edit: Sendable {
+        public enum Kind: String, Sendable {
+            case created, modified, deleted
+        }
+        public var kind: Kind
+        public var key: RecordKey
+        /// The file's path relative to the store.
+        public var path: String
+        /// The file's document (for created and modified).
+        public var document: JSONValue?
+    }
+
+    /// A file that cannot be committed: invalid JSON, not an object, or a name Ferry did not make.
+    public struct Problem: Sendable, CustomStringConvertible {
+        /// The file's path relative to the store.
+        public var path: String
+        /// What is wrong, e.g. `line 3, column 7: expected ',' or '}'`.
+        public var reason: String
+        public var description: String { "\(path): \(reason)" }
+    }
+
+    /// The hand edits found, sorted by path.
+    public var edits: [Edit] = []
+    /// Files left untouched because they cannot be read as records.
+    public var problems: [Problem] = []
+
+    /// Whether the record files match the journal exactly.
+    public var isClean: Bool { edits.isEmpty && problems.isEmpty }
+}
+
+/// What `commit` journaled.
+public struct CommitReport: Sendable {
+    /// The edits journaled as changes from this replica.
+    public var committed: [StoreStatus.Edit]
+    /// Files left untouched.
+    public var problems: [StoreStatus.Problem]
+}

@@ -1,0 +1,314 @@
+import Foundation
+
+/// Runs one sync between a store and a peer reached through a ``SyncTransport``: plans,
+/// pulls, resolves by policy, pushes, and writes the checkpoint last.
+///
+/// ```swift
+/// let engine = SyncEngine(store: laptop, transport: FolderTransport(path: "/media/usb/data"))
+/// let report = try await engine.run()
+/// ```
+public struct SyncEngine: Sendable {
+    public let store: Store
+    public let transport: any SyncTransport
+    public let options: SyncOptions
+
+    public init(store: Store, transport: any SyncTransport, options: SyncOptions = SyncOptions()) {
+        self.store = store
+        self.transport = transport
+        self.options = options
+    }
+
+    /// Runs the sync.
+    public func run() async throws(SyncError) -> SyncReport {
+        let started = Date()
+        let peerInfo = try await transport.open()
+        do {
+            let report = try await exchange(peerInfo: peerInfo, started: started)
+            await transport.close()
+            return report
+        } catch {
+            await transport.close()
+            throw error
+        }
+    }
+
+    private func report(_ progress: SyncProgress) {
+        options.progress?(progress)
+    }
+
+    private func exchange(peerInfo: PeerInfo, started: Date) async throws(SyncError) -> SyncReport {
+        guard peerInfo.replica != store.replicaID else { throw .samePeer(path: transport.peerDescription) }
+        guard peerInfo.format == StoreManifest.currentFormat else {
+            throw .store(.unsupportedFormat(peerInfo.format, path: transport.peerDescription))
+        }
+        do { try store.beginExchange() } catch { throw .store(error) }
+        defer { store.endExchange() }
+        report(SyncProgress(phase: .planning, completed: 0, total: nil))
+
+        let localHead = store.head
+        let checkpoint = try await validCheckpoint(peerInfo: peerInfo, localHead: localHead)
+        let plan = SyncPlanner.plan(local: localHead, peer: peerInfo.head, checkpoint: checkpoint)
+        var result = SyncReport(plan: plan)
+        result.peer = peerInfo.replica
+        result.dryRun = options.dryRun
+        result.localLatestModification = localHead.latestModification
+        result.peerLatestModification = peerInfo.head.latestModification
+        defer { result.duration = Date().timeIntervalSince(started) }
+        if plan == .upToDate {
+            result.conflicts = try conflictedKeys()
+            result.duration = Date().timeIntervalSince(started)
+            report(SyncProgress(phase: .done, completed: 0, total: 0))
+            return result
+        }
+        let start = SyncPlanner.startPositions(for: plan, checkpoint: checkpoint)
+
+        // Pull.
+        let localKnowledge: VersionVector
+        do { localKnowledge = try store.currentKnowledge() } catch { throw .store(error) }
+        var pulledThrough = start.peer
+        var touched = Set<RecordKey>()
+        if plan == .fullPull && !options.dryRun {
+            // Bulk copy into an empty store: one page in memory at a time.
+            while true {
+                let batch = try await transport.changes(after: pulledThrough, excluding: localKnowledge, limit: options.pageSize)
+                let received = try store.receive(batch.changes, from: transport.peerDescription, maximumSkew: options.maximumClockSkewMilliseconds)
+                result.pulled += received.applied
+                pulledThrough = batch.through
+                report(SyncProgress(phase: .pulling, completed: result.pulled, total: Int(peerInfo.head.sequence)))
+                if batch.through >= batch.head { break }
+            }
+        } else {
+            var incoming: [Change] = []
+            while true {
+                let batch = try await transport.changes(after: pulledThrough, excluding: localKnowledge, limit: options.pageSize)
+                incoming += batch.changes
+                pulledThrough = batch.through
+                report(SyncProgress(phase: .pulling, completed: incoming.count, total: nil))
+                if batch.through >= batch.head { break }
+            }
+            try checkSkew(incoming)
+            try checkLocalDeletions(incoming)
+            if options.dryRun {
+                result.pulled = incoming.count
+                result.conflicts = try predictedConflicts(incoming)
+            } else {
+                var offset = 0
+                while offset < incoming.count {
+                    let page = Array(incoming[offset..<min(offset + options.pageSize, incoming.count)])
+                    let received = try store.receive(page, from: transport.peerDescription, maximumSkew: options.maximumClockSkewMilliseconds)
+                    result.pulled += received.applied
+                    offset += page.count
+                    report(SyncProgress(phase: .pulling, completed: offset, total: incoming.count))
+                }
+                for change in incoming { touched.insert(change.key) }
+            }
+        }
+
+        // Resolve by policy.
+        if !options.dryRun && options.policy != .keepBoth && !touched.isEmpty {
+            report(SyncProgress(phase: .resolving, completed: 0, total: nil))
+            result.resolved = try resolveConflicts(among: touched)
+        }
+
+        // Push.
+        let peerKnowledge = try await transport.knowledge()
+        var outgoing: [Change] = []
+        var readThrough = start.local
+        while true {
+            let batch: ChangeBatch
+            do { batch = try store.changes(after: readThrough, excluding: peerKnowledge, limit: options.pageSize) } catch {
+                throw .store(error)
+            }
+            outgoing += batch.changes
+            readThrough = batch.through
+            if batch.through >= batch.head { break }
+        }
+        try await checkPeerDeletions(outgoing)
+        var peerPosition = pulledThrough
+        var peerHash: SHA256Digest? = nil
+        if options.dryRun {
+            result.pushed = outgoing.count
+        } else {
+            var offset = 0
+            var contiguous = true
+            while offset < outgoing.count {
+                let page = Array(outgoing[offset..<min(offset + options.pageSize, outgoing.count)])
+                let pushed = try await transport.push(page, maximumSkew: options.maximumClockSkewMilliseconds)
+                result.pushed += pushed.applied
+                // The peer's position may advance past our own pushes only when nothing else
+                // was appended there in between (another client of the same server).
+                if contiguous && pushed.headBefore == peerPosition {
+                    peerPosition = pushed.headAfter
+                    peerHash = pushed.hashAfter
+                } else {
+                    contiguous = false
+                }
+                offset += page.count
+                report(SyncProgress(phase: .pushing, completed: offset, total: outgoing.count))
+            }
+        }
+        if options.dryRun {
+            result.duration = Date().timeIntervalSince(started)
+            return result
+        }
+
+        // Checkpoint, last: everything it covers is durable on both sides.
+        let finalLocal = store.head
+        if peerHash == nil {
+            peerHash = peerPosition == peerInfo.head.sequence ? peerInfo.head.hash : try await transport.entryHash(at: peerPosition)
+        }
+        let checkpointNow = SyncCheckpoint(
+            peer: peerInfo.replica, peerPosition: peerPosition, peerHash: peerHash ?? .zero,
+            localPosition: finalLocal.sequence, localHash: finalLocal.hash, time: SystemClock().milliseconds())
+        do { try store.saveCheckpoint(checkpointNow) } catch { throw .store(error) }
+        try await transport.saveCheckpoint(checkpointNow.reversed(localReplica: store.replicaID))
+        result.conflicts = try conflictedKeys()
+        result.duration = Date().timeIntervalSince(started)
+        report(SyncProgress(phase: .done, completed: result.pulled + result.pushed, total: nil))
+        return result
+    }
+
+    /// The checkpoint for this peer when it still matches both journals.
+    private func validCheckpoint(peerInfo: PeerInfo, localHead: StoreHead) async throws(SyncError) -> SyncCheckpoint? {
+        guard let checkpoint = store.checkpoint(for: peerInfo.replica) else { return nil }
+        let peerMatches: Bool
+        if checkpoint.peerPosition > peerInfo.head.sequence {
+            peerMatches = false  // restored from an older backup, or truncated
+        } else if checkpoint.peerPosition == peerInfo.head.sequence {
+            peerMatches = checkpoint.peerHash == peerInfo.head.hash
+        } else {
+            peerMatches = try await transport.entryHash(at: checkpoint.peerPosition) == checkpoint.peerHash
+        }
+        let localMatches: Bool
+        if checkpoint.localPosition > localHead.sequence {
+            localMatches = false
+        } else if checkpoint.localPosition == localHead.sequence {
+            localMatches = checkpoint.localHash == localHead.hash
+        } else {
+            do { localMatches = try store.entryHash(at: checkpoint.localPosition) == checkpoint.localHash } catch {
+                throw .store(error)
+            }
+        }
+        return peerMatches && localMatches ? checkpoint : nil
+    }
+
+    private func checkSkew(_ changes: [Change]) throws(SyncError) {
+        let now = store.options.clock.milliseconds()
+        for change in changes where change.timestamp.physical > now + options.maximumClockSkewMilliseconds {
+            throw .clockSkew(
+                peer: transport.peerDescription, record: change.key, aheadByMilliseconds: change.timestamp.physical - now,
+                limit: options.maximumClockSkewMilliseconds)
+        }
+    }
+
+    /// Refuses to delete more than the allowed share of this store's records.
+    private func checkLocalDeletions(_ incoming: [Change]) throws(SyncError) {
+        guard !options.force else { return }
+        var deleted = Set<RecordKey>()
+        for change in incoming where change.isDelete {
+            if let state = try? store.state(of: change.key), state.isLive { deleted.insert(change.key) }
+        }
+        let total = store.recordCount
+        if !deleted.isEmpty, Double(deleted.count) > Double(total) * options.maximumDeletionShare {
+            throw .massDeletion(
+                store: store.path, deleting: deleted.count, of: total, limitPercent: Int(options.maximumDeletionShare * 100))
+        }
+    }
+
+    /// Refuses to delete more than the allowed share of the peer's records.
+    private func checkPeerDeletions(_ outgoing: [Change]) async throws(SyncError) {
+        guard !options.force else { return }
+        let deleted = Set(outgoing.filter(\.isDelete).map(\.key))
+        guard !deleted.isEmpty else { return }
+        let total = try await transport.liveRecordCount()
+        if Double(deleted.count) > Double(total) * options.maximumDeletionShare {
+            throw .massDeletion(
+                store: transport.peerDescription, deleting: deleted.count, of: total,
+                limitPercent: Int(options.maximumDeletionShare * 100))
+        }
+    }
+
+    /// Records that would become conflicted by applying `incoming` (for a dry run).
+    private func predictedConflicts(_ incoming: [Change]) throws(SyncError) -> [RecordKey] {
+        var keys = Set<RecordKey>()
+        for change in incoming {
+            guard let state = try? store.state(of: change.key) else { continue }
+            let hash = change.operation.document.map { SHA256.hash($0.canonicalBytes()) } ?? .zero
+            for version in state.versions where version.version.compare(to: change.version) == .concurrent {
+                if version.isDelete != change.isDelete || version.contentHash != hash { keys.insert(change.key) }
+            }
+        }
+        return Set(try conflictedKeys()).union(keys).sorted()
+    }
+
+    private func conflictedKeys() throws(SyncError) -> [RecordKey] {
+        do { return try store.conflicts().map(\.key) } catch { throw .store(error) }
+    }
+
+    /// Applies the lww or merge policy to the conflicted records among `keys`.
+    private func resolveConflicts(among keys: Set<RecordKey>) throws(SyncError) -> Int {
+        var resolved = 0
+        for key in keys.sorted() {
+            do {
+                guard let state = try store.state(of: key), state.isConflicted else { continue }
+                let versions = try store.versions(of: key)
+                switch options.policy {
+                case .keepBoth:
+                    continue
+                case .lastWriterWins:
+                    try store.resolve(key, with: versions[0].document)
+                    resolved += 1
+                case .merge:
+                    let puts = versions.filter { !$0.version.isDelete }
+                    guard versions.count == 2, puts.count == 2, let ours = puts[0].document, let theirs = puts[1].document else {
+                        continue  // a delete against an update, or more than two: keep both
+                    }
+                    let ancestor = try store.commonAncestor(of: key, puts[0].version.version, puts[1].version.version)
+                    if let merged = ThreeWayMerge.merge(ancestor: ancestor, ours: ours, theirs: theirs) {
+                        try store.resolve(key, with: merged)
+                        resolved += 1
+                    }
+                }
+            } catch {
+                throw .store(error)
+            }
+        }
+        return resolved
+    }
+}
+
+extension Store {
+    /// Syncs this store with a peer through `transport`.
+    ///
+    /// ```swift
+    /// let report = try await store.sync(with: FolderTransport(path: "/media/usb/data"), policy: .keepBoth)
+    /// print(report.plan, report.pulled, report.pushed, report.conflicts.count)
+    /// ```
+    public func sync(with transport: any SyncTransport, policy: ConflictPolicy = .keepBoth) async throws(SyncError) -> SyncReport {
+        var options = SyncOptions(policy: policy)
+        options.policy = policy
+        return try await SyncEngine(store: self, transport: transport, options: options).run()
+    }
+
+    /// Syncs with options (dry run, force, progress).
+    public func sync(with transport: any SyncTransport, options: SyncOptions) async throws(SyncError) -> SyncReport {
+        try await SyncEngine(store: self, transport: transport, options: options).run()
+    }
+
+    /// The document of the latest version in this record's history that both `a` and `b`
+    /// descend from: the common ancestor for a three-way merge. `nil` when there is none.
+    public func commonAncestor(of key: RecordKey, _ a: VersionVector, _ b: VersionVector) throws(StoreError) -> JSONValue? {
+        guard var sequence = try state(of: key)?.lastSequence else { return nil }
+        var steps = 0
+        while sequence > 0 && steps < 100_000 {
+            let entry = try journalEntry(at: sequence)
+            let version = entry.change.version
+            if a.dominates(version) && b.dominates(version) {
+                return entry.change.operation.document
+            }
+            sequence = entry.previousSequenceOfRecord
+            steps += 1
+        }
+        return nil
+    }
+}

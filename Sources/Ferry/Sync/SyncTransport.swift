@@ -1,0 +1,37 @@
+/// What the sync engine needs from a peer, however it is reached (a folder, HTTP, memory).
+/// The engine holds all planning and conflict logic; a transport only moves changes.
+public protocol SyncTransport: AnyObject, Sendable {
+    /// The peer as people know it: a path or a URL, for messages.
+    var peerDescription: String { get }
+    /// Opens the exchange (a folder peer is locked until ``close()``) and describes the peer.
+    func open() async throws(SyncError) -> PeerInfo
+    /// Ends the exchange and releases the peer.
+    func close() async
+    /// For each replica, the counter of the latest change the peer has.
+    func knowledge() async throws(SyncError) -> VersionVector
+    /// The peer's number of live records.
+    func liveRecordCount() async throws(SyncError) -> Int
+    /// The hash of the peer's journal entry at `sequence`; `nil` past its head.
+    func entryHash(at sequence: UInt64) async throws(SyncError) -> SHA256Digest?
+    /// A page of the peer's changes after `position`, without those in `knowledge`.
+    func changes(after position: UInt64, excluding knowledge: VersionVector, limit: Int) async throws(SyncError) -> ChangeBatch
+    /// Applies changes at the peer, atomically and durably.
+    func push(_ changes: [Change], maximumSkew: UInt64) async throws(SyncError) -> ReceiveResult
+    /// Records, at the peer, what it exchanged with this store.
+    func saveCheckpoint(_ checkpoint: SyncCheckpoint) async throws(SyncError)
+}
+
+/// A peer's identity and journal head.
+public struct PeerInfo: Sendable, Hashable {
+    public var replica: ReplicaID
+    public var name: String?
+    public var format: Int64
+    public var head: StoreHead
+
+    public init(replica: ReplicaID, name: String?, format: Int64, head: StoreHead) {
+        self.replica = replica
+        self.name = name
+        self.format = format
+        self.head = head
+    }
+}

@@ -1,0 +1,80 @@
+/// Reaches a peer store in another directory (a USB stick, a network share, a cloud-drive
+/// folder) by direct file access. The peer store is locked for the whole exchange.
+///
+/// ```swift
+/// let report = try await store.sync(with: FolderTransport(path: "/media/usb/data"))
+/// ```
+public final class FolderTransport: SyncTransport, @unchecked Sendable {
+    /// The peer store's directory.
+    public let path: String
+    private let options: StoreOptions
+    private var store: Store?
+
+    /// - Parameter options: how to open the peer store (its clock, lock timeout).
+    public init(path: String, options: StoreOptions = StoreOptions()) {
+        self.path = path
+        self.options = options
+    }
+
+    public var peerDescription: String { path }
+
+    private func peer() throws(SyncError) -> Store {
+        guard let store else { throw .transport("the folder transport to \(path) is not open") }
+        return store
+    }
+
+    public func open() async throws(SyncError) -> PeerInfo {
+        let layout = StoreLayout(root: path)
+        guard FileSystem.isDirectory(layout.root) else {
+            throw .transport("peer \(path) does not exist or is not a folder (is the drive mounted?)")
+        }
+        let store: Store
+        do { store = try Store.open(at: path, options: options) } catch { throw .store(error) }
+        // A store that has a journal but lost its records folder is a wiped or half-copied
+        // folder: never read that as "everything was deleted".
+        if store.headSequence > 0 && !FileSystem.isDirectory(layout.records) {
+            store.close()
+            throw .transport("peer \(path) has lost its records folder; refusing to sync with it")
+        }
+        do { try store.beginExchange() } catch {
+            store.close()
+            throw .store(error)
+        }
+        self.store = store
+        return PeerInfo(replica: store.replicaID, name: store.manifest.name, format: store.manifest.format, head: store.head)
+    }
+
+    public func close() async {
+        store?.endExchange()
+        store?.close()
+        store = nil
+    }
+
+    public func knowledge() async throws(SyncError) -> VersionVector {
+        let store = try peer()
+        do { return try store.currentKnowledge() } catch { throw .store(error) }
+    }
+
+    public func liveRecordCount() async throws(SyncError) -> Int {
+        try peer().recordCount
+    }
+
+    public func entryHash(at sequence: UInt64) async throws(SyncError) -> SHA256Digest? {
+        let store = try peer()
+        do { return try store.entryHash(at: sequence) } catch { throw .store(error) }
+    }
+
+    public func changes(after position: UInt64, excluding knowledge: VersionVector, limit: Int) async throws(SyncError) -> ChangeBatch {
+        let store = try peer()
+        do { return try store.changes(after: position, excluding: knowledge, limit: limit) } catch { throw .store(error) }
+    }
+
+    public func push(_ changes: [Change], maximumSkew: UInt64) async throws(SyncError) -> ReceiveResult {
+        try peer().receive(changes, from: "this store", maximumSkew: maximumSkew)
+    }
+
+    public func saveCheckpoint(_ checkpoint: SyncCheckpoint) async throws(SyncError) {
+        let store = try peer()
+        do { try store.saveCheckpoint(checkpoint) } catch { throw .store(error) }
+    }
+}

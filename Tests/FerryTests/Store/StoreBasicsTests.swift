@@ -1,0 +1,59 @@
+import Testing
+import FerryTestSupport
+@testable import Ferry
+
+@Suite struct StoreBasicsTests {
+    let users = try! EntityName("User")
+
+    @Test func putGetDeleteAndReopen() throws {
+        let directory = try TemporaryDirectory()
+        let path = directory.subpath("store")
+        let store = try Store.create(at: path)
+        let id = try store.put(["name": "Ada", "age": 36], entity: users)
+        #expect(try store.get(entity: users, id: id) == ["name": "Ada", "age": 36])
+        try store.put(["name": "Ada L."], entity: users, id: id)
+        let other = try store.put(["name": "Bob"], entity: users, id: RecordID("Bob/../x"))
+        try store.delete(entity: users, id: other)
+        #expect(store.headSequence == 4)
+        store.close()
+
+        let reopened = try Store.open(at: path)
+        #expect(try reopened.get(entity: users, id: id) == ["name": "Ada L."])
+        #expect(try reopened.get(entity: users, id: other) == nil)
+        #expect(try reopened.ids(of: users) == [id])
+        #expect(reopened.headSequence == 4)
+        #expect(try reopened.status().isClean)
+    }
+
+    @Test func identicalPutWritesNothing() throws {
+        let directory = try TemporaryDirectory()
+        let store = try Store.create(at: directory.subpath("s"))
+        let id = try store.put(["a": 1], entity: users)
+        try store.put(["a": 1], entity: users, id: id)
+        #expect(store.headSequence == 1)
+    }
+
+    @Test func handEditsAreNoticedAndCommitted() throws {
+        let directory = try TemporaryDirectory()
+        let path = directory.subpath("s")
+        let store = try Store.create(at: path)
+        let id = try store.put(["a": 1], entity: users, id: RecordID("r1"))
+        try store.put(["b": 2], entity: users, id: RecordID("r2"))
+        _ = id
+        try FileSystem.writeFileAtomically(path + "/records/User/r1.json", Array("{\"a\": 2}\n".utf8), durable: false)
+        try FileSystem.removeFile(path + "/records/User/r2.json")
+        try FileSystem.writeFileAtomically(path + "/records/User/r3.json", Array("{\"c\": 3}".utf8), durable: false)
+        try FileSystem.writeFileAtomically(path + "/records/User/r4.json", Array("{\"c\": ".utf8), durable: false)
+        let status = try store.status()
+        #expect(status.edits.map(\.kind) == [.modified, .deleted, .created])
+        #expect(status.problems.count == 1)
+        let report = try store.commit()
+        #expect(report.committed.count == 3)
+        #expect(try store.get(entity: users, id: RecordID("r1")) == ["a": 2])
+        #expect(try store.get(entity: users, id: RecordID("r2")) == nil)
+        #expect(try store.get(entity: users, id: RecordID("r3")) == ["c": 3])
+        let after = try store.status()
+        #expect(after.edits.isEmpty)
+        #expect(after.problems.count == 1)
+    }
+}
