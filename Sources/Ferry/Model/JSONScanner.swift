@@ -1,0 +1,259 @@
+/// The engine behind ``JSONParser``: a single forward pass over UTF-8 bytes.
+///
+/// Containers are tracked on an explicit stack of ``Frame``s instead of by recursion, so the
+/// depth of the input never touches the call stack. Strings and numbers live in
+/// `JSONScanner+Strings.swift` and `JSONScanner+Numbers.swift`.
+struct JSONScanner {
+    /// An array or object that is open while its contents are parsed.
+    private struct Frame {
+        let isObject: Bool
+        var elements: [JSONValue] = []
+        var members: [String: JSONValue] = [:]
+        /// The key whose value is being parsed (objects only).
+        var key: String = ""
+    }
+
+    let input: UnsafeBufferPointer<UInt8>
+    let maximumDepth: Int
+    /// The next byte to read.
+    var offset = 0
+    /// Reused buffer for strings that contain escapes.
+    var scratch: [UInt8] = []
+
+    init(input: UnsafeBufferPointer<UInt8>, maximumDepth: Int) {
+        self.input = input
+        self.maximumDepth = maximumDepth
+    }
+
+    /// Parses the whole input as one JSON text.
+    mutating func parseDocument() throws(JSONParseError) -> JSONValue {
+        if input.count >= 3, input[0] == 0xEF, input[1] == 0xBB, input[2] == 0xBF {
+            throw failure("a byte order mark (BOM) is not allowed; JSON text must start with a value", at: 0)
+        }
+        skipWhitespace()
+        if offset == input.count {
+            throw failure(input.isEmpty ? "the document is empty" : "the document contains only whitespace", at: offset)
+        }
+        let value = try parseValueTree()
+        skipWhitespace()
+        if offset < input.count {
+            if startsComment(at: offset) { throw failure("comments are not allowed", at: offset) }
+            throw failure("unexpected data after the JSON value", at: offset)
+        }
+        return value
+    }
+
+    /// Parses one value, with everything nested in it, starting at `offset`.
+    private mutating func parseValueTree() throws(JSONParseError) -> JSONValue {
+        var frames: [Frame] = []
+        nextValue: while true {
+            guard offset < input.count else { throw unexpectedEnd(expecting: "a value") }
+            var value: JSONValue
+            switch input[offset] {
+            case UInt8(ascii: "{"):
+                guard frames.count < maximumDepth else { throw tooDeep() }
+                offset += 1
+                skipWhitespace()
+                if offset < input.count, input[offset] == UInt8(ascii: "}") {
+                    offset += 1
+                    value = .object([:])
+                } else {
+                    var frame = Frame(isObject: true)
+                    frame.key = try parseKey(notIn: frame.members)
+                    frames.append(frame)
+                    continue nextValue
+                }
+            case UInt8(ascii: "["):
+                guard frames.count < maximumDepth else { throw tooDeep() }
+                offset += 1
+                skipWhitespace()
+                if offset < input.count, input[offset] == UInt8(ascii: "]") {
+                    offset += 1
+                    value = .array([])
+                } else {
+                    frames.append(Frame(isObject: false))
+                    continue nextValue
+                }
+            case UInt8(ascii: "\""):
+                value = .string(try parseString())
+            case UInt8(ascii: "-"), UInt8(ascii: "0")...UInt8(ascii: "9"):
+                value = try parseNumber()
+            case UInt8(ascii: "t"):
+                try expectLiteral("true")
+                value = .bool(true)
+            case UInt8(ascii: "f"):
+                try expectLiteral("false")
+                value = .bool(false)
+            case UInt8(ascii: "n"):
+                try expectLiteral("null")
+                value = .null
+            default:
+                throw unexpectedValueStart()
+            }
+
+            // A value is complete: hand it to its container, closing as many as end here.
+            while let top = frames.indices.last {
+                skipWhitespace()
+                if frames[top].isObject {
+                    let key = frames[top].key
+                    frames[top].members[key] = value
+                    guard offset < input.count else { throw unexpectedEnd(expecting: "',' or '}' after object member") }
+                    switch input[offset] {
+                    case UInt8(ascii: ","):
+                        let comma = offset
+                        offset += 1
+                        skipWhitespace()
+                        if offset < input.count, input[offset] == UInt8(ascii: "}") {
+                            throw failure("trailing comma is not allowed", at: comma)
+                        }
+                        frames[top].key = try parseKey(notIn: frames[top].members)
+                        continue nextValue
+                    case UInt8(ascii: "}"):
+                        offset += 1
+                        value = .object(frames.removeLast().members)
+                    default:
+                        throw unexpected(expecting: "',' or '}' after object member")
+                    }
+                } else {
+                    frames[top].elements.append(value)
+                    guard offset < input.count else { throw unexpectedEnd(expecting: "',' or ']' after array element") }
+                    switch input[offset] {
+                    case UInt8(ascii: ","):
+                        let comma = offset
+                        offset += 1
+                        skipWhitespace()
+                        if offset < input.count, input[offset] == UInt8(ascii: "]") {
+                            throw failure("trailing comma is not allowed", at: comma)
+                        }
+                        continue nextValue
+                    case UInt8(ascii: "]"):
+                        offset += 1
+                        value = .array(frames.removeLast().elements)
+                    default:
+                        throw unexpected(expecting: "',' or ']' after array element")
+                    }
+                }
+            }
+            return value
+        }
+    }
+
+    /// Parses `"key"` and the `:` after it, leaving `offset` at the member's value.
+    private mutating func parseKey(notIn members: [String: JSONValue]) throws(JSONParseError) -> String {
+        guard offset < input.count else { throw unexpectedEnd(expecting: "a string key") }
+        let start = offset
+        switch input[offset] {
+        case UInt8(ascii: "\""):
+            break
+        case UInt8(ascii: "'"):
+            throw failure("strings must be in double quotes, not single quotes", at: start)
+        case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "_"), UInt8(ascii: "$"):
+            throw failure("object keys must be strings in double quotes", at: start)
+        default:
+            throw unexpected(expecting: "a string key")
+        }
+        let key = try parseString()
+        if let index = members.index(forKey: key) {
+            var reason = "duplicate key \(quoted(key))"
+            if !members[index].key.utf8.elementsEqual(key.utf8) {
+                reason += " (Unicode-equivalent to the earlier key \(quoted(members[index].key)))"
+            }
+            throw failure(reason, at: start)
+        }
+        skipWhitespace()
+        guard offset < input.count else { throw unexpectedEnd(expecting: "':' after object key") }
+        guard input[offset] == UInt8(ascii: ":") else { throw unexpected(expecting: "':' after object key") }
+        offset += 1
+        skipWhitespace()
+        return key
+    }
+
+    private mutating func expectLiteral(_ literal: StaticString) throws(JSONParseError) {
+        let count = literal.utf8CodeUnitCount
+        let matches = literal.withUTF8Buffer { expected in
+            offset + count <= input.count && (0..<count).allSatisfy { input[offset + $0] == expected[$0] }
+        }
+        guard matches else { throw failure("invalid literal; expected '\(literal)'", at: offset) }
+        offset += count
+    }
+
+    /// Skips JSON whitespace: space, tab, line feed and carriage return.
+    mutating func skipWhitespace() {
+        while offset < input.count {
+            switch input[offset] {
+            case UInt8(ascii: " "), UInt8(ascii: "\n"), UInt8(ascii: "\r"), UInt8(ascii: "\t"):
+                offset += 1
+            default:
+                return
+            }
+        }
+    }
+}
+
+// MARK: - Errors
+
+extension JSONScanner {
+    /// An error at `offset`, with its line and column.
+    func failure(_ reason: String, at offset: Int) -> JSONParseError {
+        JSONParseError(reason, at: offset, in: input)
+    }
+
+    func unexpectedEnd(expecting expected: String) -> JSONParseError {
+        failure("unexpected end of input; expected \(expected)", at: offset)
+    }
+
+    /// An error for the byte at `offset`, which is not the `expected` thing.
+    func unexpected(expecting expected: String) -> JSONParseError {
+        if startsComment(at: offset) { return failure("comments are not allowed", at: offset) }
+        return failure("expected \(expected), found \(describeByte(at: offset))", at: offset)
+    }
+
+    /// An error for a byte that cannot start a value, naming the common mistakes.
+    func unexpectedValueStart() -> JSONParseError {
+        let byte = input[offset]
+        if startsComment(at: offset) { return failure("comments are not allowed", at: offset) }
+        if has(prefix: "NaN", at: offset) { return failure("NaN is not valid JSON", at: offset) }
+        if has(prefix: "Infinity", at: offset) { return failure("Infinity is not valid JSON", at: offset) }
+        switch byte {
+        case UInt8(ascii: "+"):
+            return failure("a leading '+' is not allowed in numbers", at: offset)
+        case UInt8(ascii: "."):
+            return failure("a number must start with a digit, not '.'", at: offset)
+        case UInt8(ascii: "'"):
+            return failure("strings must be in double quotes, not single quotes", at: offset)
+        case UInt8(ascii: ","), UInt8(ascii: "]"), UInt8(ascii: "}"), UInt8(ascii: ":"):
+            return failure("unexpected '\(Character(Unicode.Scalar(byte)))'; expected a value", at: offset)
+        default:
+            return failure("expected a value, found \(describeByte(at: offset))", at: offset)
+        }
+    }
+
+    func tooDeep() -> JSONParseError {
+        failure("nesting deeper than \(maximumDepth) levels", at: offset)
+    }
+
+    /// `'x'` for printable ASCII, `byte 0xff` for anything else.
+    func describeByte(at offset: Int) -> String {
+        let byte = input[offset]
+        if byte >= 0x21 && byte < 0x7F { return "'\(Character(Unicode.Scalar(byte)))'" }
+        return "byte 0x\(hex(byte))"
+    }
+
+    func startsComment(at offset: Int) -> Bool {
+        offset + 1 < input.count && input[offset] == UInt8(ascii: "/")
+            && (input[offset + 1] == UInt8(ascii: "/") || input[offset + 1] == UInt8(ascii: "*"))
+    }
+
+    func has(prefix: StaticString, at offset: Int) -> Bool {
+        prefix.withUTF8Buffer { expected in
+            offset + expected.count <= input.count
+                && expected.indices.allSatisfy { input[offset + $0] == expected[$0] }
+        }
+    }
+}
+
+/// Two lowercase hex digits: `0f`.
+func hex(_ byte: UInt8) -> String {
+    let digits = String(byte, radix: 16)
+    return digits.count == 1 ? "0" + digits : digits
+}

@@ -1,0 +1,144 @@
+/// Writes ``JSONValue``s as UTF-8 bytes, in the canonical form or pretty-printed.
+///
+/// The public entry points are ``JSONValue/canonicalBytes()`` and friends; see
+/// ``JSONValue/writeCanonical(to:)`` for the exact canonical rules. Numbers are formatted in
+/// `JSONWriter+Numbers.swift`.
+enum JSONWriter {
+    /// Appends the compact canonical form of `value`.
+    static func writeCanonical(_ value: JSONValue, to output: inout [UInt8]) {
+        switch value {
+        case .null:
+            append("null", to: &output)
+        case .bool(let bool):
+            append(bool ? "true" : "false", to: &output)
+        case .integer(let integer):
+            writeInteger(integer, to: &output)
+        case .double(let double):
+            writeDouble(double, to: &output)
+        case .string(let string):
+            writeString(string, to: &output)
+        case .array(let elements):
+            output.append(UInt8(ascii: "["))
+            for (index, element) in elements.enumerated() {
+                if index > 0 { output.append(UInt8(ascii: ",")) }
+                writeCanonical(element, to: &output)
+            }
+            output.append(UInt8(ascii: "]"))
+        case .object(let members):
+            output.append(UInt8(ascii: "{"))
+            for (index, member) in sortedMembers(members).enumerated() {
+                if index > 0 { output.append(UInt8(ascii: ",")) }
+                writeString(member.key, to: &output)
+                output.append(UInt8(ascii: ":"))
+                writeCanonical(member.value, to: &output)
+            }
+            output.append(UInt8(ascii: "}"))
+        }
+    }
+
+    /// Appends `value` indented by two spaces per level, as `JSON.stringify(value, null, 2)`
+    /// would with sorted keys; `depth` is the level of `value` itself.
+    static func writePretty(_ value: JSONValue, depth: Int, to output: inout [UInt8]) {
+        switch value {
+        case .array(let elements) where !elements.isEmpty:
+            output.append(UInt8(ascii: "["))
+            for (index, element) in elements.enumerated() {
+                if index > 0 { output.append(UInt8(ascii: ",")) }
+                newline(depth: depth + 1, to: &output)
+                writePretty(element, depth: depth + 1, to: &output)
+            }
+            newline(depth: depth, to: &output)
+            output.append(UInt8(ascii: "]"))
+        case .object(let members) where !members.isEmpty:
+            output.append(UInt8(ascii: "{"))
+            for (index, member) in sortedMembers(members).enumerated() {
+                if index > 0 { output.append(UInt8(ascii: ",")) }
+                newline(depth: depth + 1, to: &output)
+                writeString(member.key, to: &output)
+                output.append(UInt8(ascii: ":"))
+                output.append(UInt8(ascii: " "))
+                writePretty(member.value, depth: depth + 1, to: &output)
+            }
+            newline(depth: depth, to: &output)
+            output.append(UInt8(ascii: "}"))
+        default:
+            writeCanonical(value, to: &output)
+        }
+    }
+
+    private static func newline(depth: Int, to output: inout [UInt8]) {
+        output.append(UInt8(ascii: "\n"))
+        output.append(contentsOf: repeatElement(UInt8(ascii: " "), count: 2 * depth))
+    }
+
+    /// The members of an object ordered by the Unicode code points of their keys.
+    static func sortedMembers(_ members: [String: JSONValue]) -> [(key: String, value: JSONValue)] {
+        members.sorted { precedesInCodePointOrder($0.key, $1.key) }
+    }
+
+    /// Whether `lhs` sorts before `rhs` by Unicode code points, which is the order of their
+    /// UTF-8 bytes. (Swift's `<` on strings orders by canonical equivalence instead.)
+    static func precedesInCodePointOrder(_ lhs: String, _ rhs: String) -> Bool {
+        let fast = lhs.utf8.withContiguousStorageIfAvailable { left in
+            rhs.utf8.withContiguousStorageIfAvailable { right in
+                let common = min(left.count, right.count)
+                for index in 0..<common where left[index] != right[index] {
+                    return left[index] < right[index]
+                }
+                return left.count < right.count
+            }
+        }
+        if let fast, let result = fast { return result }
+        return lhs.utf8.lexicographicallyPrecedes(rhs.utf8)
+    }
+
+    /// Appends a string in quotes, escaping only `"`, `\` and U+0000–U+001F.
+    static func writeString(_ string: String, to output: inout [UInt8]) {
+        output.append(UInt8(ascii: "\""))
+        let handled: Void? = string.utf8.withContiguousStorageIfAvailable { bytes in
+            var runStart = 0
+            for index in bytes.indices {
+                let byte = bytes[index]
+                guard byte < 0x20 || byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "\\") else { continue }
+                output.append(contentsOf: UnsafeBufferPointer(rebasing: bytes[runStart..<index]))
+                writeEscape(byte, to: &output)
+                runStart = index + 1
+            }
+            output.append(contentsOf: UnsafeBufferPointer(rebasing: bytes[runStart...]))
+        }
+        if handled == nil {
+            for byte in string.utf8 {
+                if byte < 0x20 || byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "\\") {
+                    writeEscape(byte, to: &output)
+                } else {
+                    output.append(byte)
+                }
+            }
+        }
+        output.append(UInt8(ascii: "\""))
+    }
+
+    private static func writeEscape(_ byte: UInt8, to output: inout [UInt8]) {
+        output.append(UInt8(ascii: "\\"))
+        switch byte {
+        case UInt8(ascii: "\""), UInt8(ascii: "\\"): output.append(byte)
+        case 0x08: output.append(UInt8(ascii: "b"))
+        case 0x09: output.append(UInt8(ascii: "t"))
+        case 0x0A: output.append(UInt8(ascii: "n"))
+        case 0x0C: output.append(UInt8(ascii: "f"))
+        case 0x0D: output.append(UInt8(ascii: "r"))
+        default:
+            // Only U+0000–U+001F get here, so the high digit is 0 or 1.
+            let low = byte & 0xF
+            output.append(UInt8(ascii: "u"))
+            output.append(UInt8(ascii: "0"))
+            output.append(UInt8(ascii: "0"))
+            output.append(UInt8(ascii: "0") + (byte >> 4))
+            output.append(low < 10 ? UInt8(ascii: "0") + low : UInt8(ascii: "a") + low - 10)
+        }
+    }
+
+    static func append(_ text: StaticString, to output: inout [UInt8]) {
+        text.withUTF8Buffer { output.append(contentsOf: $0) }
+    }
+}
