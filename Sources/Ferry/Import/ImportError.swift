@@ -24,8 +24,10 @@ public enum ImportError: Error, Sendable, Equatable, CustomStringConvertible {
     case invalidItemID(index: Int, reason: String)
     /// Two items of one input share an id (`123` and `"123"` are the same id).
     case duplicateItemID(String, firstIndex: Int, secondIndex: Int)
-    /// A stored record handed to the planner has an unusable or repeated id.
+    /// A stored record handed to the planner has an unusable or repeated id, or is not an object.
     case invalidStoredID(String, reason: String)
+    /// `--only` names something other than `insert`, `update` and `delete`.
+    case unknownOperation(String)
 
     public var description: String {
         switch self {
@@ -46,6 +48,8 @@ public enum ImportError: Error, Sendable, Equatable, CustomStringConvertible {
             return "items [\(first)] and [\(second)] have the same id \(quoted(preview(id)))"
         case .invalidStoredID(let id, let reason):
             return "stored record \(quoted(preview(id))): \(reason)"
+        case .unknownOperation(let name):
+            return "unknown operation \(quoted(preview(name))); use insert, update or delete, separated by commas"
         }
     }
 }
