@@ -26,7 +26,7 @@ extension ImportDate {
     /// unix timestamp written as a numeric string.
     ///
     /// A numeric string (`"1709626530"`, `"-86400"`, `"1709626530.25"`) counts seconds since 1970.
-    /// When its whole part has more than 10 digits it is taken as milliseconds or microseconds:
+    /// When its whole part has 11 to 19 digits it is taken as milliseconds, microseconds or nanoseconds:
     /// the first 10 digits are the seconds and the rest a fraction, truncated to milliseconds
     /// (`"1709626530123456"` is `2024-03-05T08:15:30.123Z`).
     ///
@@ -104,6 +104,9 @@ struct UnixTimestamp {
     func date(for text: String) throws(ImportError) -> ImportDate {
         // More than 10 whole digits: milliseconds or microseconds; the digits past the tenth
         // are a fraction of a second.
+        guard wholeDigits.count <= 19 else {
+            throw .invalidDate(text, reason: "a timestamp has at most 19 digits (nanoseconds)")
+        }
         var seconds = wholeDigits
         var fraction = fractionDigits
         if seconds.count > 10 {

@@ -133,22 +133,37 @@ public enum KeyConvention: String, Sendable, Hashable, CaseIterable {
             let run = String(characters[index..<end]).lowercased()
             let followedByPluralS = end < characters.count && characters[end] == "s"
                 && (end + 1 == characters.count || !characters[end + 1].isLowercase)
-            if end - index > 1, followedByPluralS, acronyms.contains(run) {
-                words.append(run + "s")  // "IDs"
+            if end - index > 1, followedByPluralS, let parts = acronymWords(run) {
+                words += parts.dropLast() + [parts[parts.count - 1] + "s"]  // "IDs", "URLIDs"
                 index = end + 1
             } else if end - index == 1 {
                 current = run  // one capital starts a word that lowercase letters continue
                 index = end
             } else if end < characters.count, characters[end].isLowercase {
-                words.append(String(run.dropLast()))  // "URLString": the S starts "String"
+                // "URLString": the S starts "String".
+                let head = String(run.dropLast())
+                words += acronymWords(head) ?? [head]
                 index = end - 1
             } else {
-                words.append(run)
+                words += acronymWords(run) ?? [run]
                 index = end
             }
         }
         endWord()
         return String(leading) + words.joined(separator: "_") + trailing
+    }
+
+    /// Splits a lowercased run of capitals into known acronyms (`urlid` → `url`, `id`), or `nil`
+    /// when it is not made of them only.
+    static func acronymWords(_ run: String) -> [String]? {
+        if run.isEmpty { return [] }
+        for length in stride(from: min(run.count, 4), through: 2, by: -1) {
+            let head = String(run.prefix(length))
+            if acronyms.contains(head), let rest = acronymWords(String(run.dropFirst(length))) {
+                return [head] + rest
+            }
+        }
+        return nil
     }
 
     /// `User` → `user`, `URLRecord` → `urlRecord`, `UUID` → `uuid`.
