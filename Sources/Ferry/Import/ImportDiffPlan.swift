@@ -4,7 +4,9 @@
 /// - an item whose id is not stored is an **insert** (its `null` members left out);
 /// - an item whose id is stored is merged into the record: a key the item lacks keeps the
 ///   stored value, a key set to `null` is **removed**, any other key takes the item's value. When
-///   the merge changes the record it is an **update**, otherwise the record is **unchanged**;
+///   the merge changes the record it is an **update**, otherwise the record is **unchanged**
+///   (`null` and an absent key are the same, so a stored `null` that the item also sends as `null`
+///   is no change);
 /// - a stored record that no item names is a **delete** (the stored records given are the ones in
 ///   scope, so records outside the scope are never deleted);
 /// - an item without an id, or with a `null` id, is **skipped** with its index: never inserted,
@@ -176,7 +178,7 @@ public struct ImportDiffPlan: Sendable, Equatable {
     }
 
     /// The stored members with the item's members merged in (`null` removes), and the keys whose
-    /// values changed, sorted.
+    /// values changed, sorted. A stored `null` is treated as absent.
     static func merge(
         _ item: [String: JSONValue], into stored: [String: JSONValue]
     ) -> (merged: [String: JSONValue], changedKeys: [String]) {
@@ -184,7 +186,8 @@ public struct ImportDiffPlan: Sendable, Equatable {
         var changed: [String] = []
         for (key, value) in item {
             if value.isNull {
-                if merged.removeValue(forKey: key) != nil { changed.append(key) }
+                // `null` and an absent key mean the same: removing a stored `null` is no change.
+                if let old = merged.removeValue(forKey: key), !old.isNull { changed.append(key) }
             } else if merged[key] != value {
                 merged[key] = value
                 changed.append(key)

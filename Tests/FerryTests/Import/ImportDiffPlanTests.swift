@@ -61,6 +61,15 @@ import Testing
         #expect(plan.unchanged.map(\.rawValue) == ["1"])
     }
 
+    @Test func storedNullCountsAsAbsent() throws {
+        let stored: JSONValue = ["id": 1, "nickname": nil, "age": 3]
+        let same = try ImportDiffPlan(stored: [(id: "1", document: stored)], incoming: [["id": 1, "nickname": nil]], operations: .all)
+        #expect(same.unchanged.map(\.rawValue) == ["1"])
+        let older = try ImportDiffPlan(stored: [(id: "1", document: stored)], incoming: [["id": 1, "nickname": nil, "age": 4]], operations: .all)
+        #expect(older.updates.first?.changedKeys == ["age"])
+        #expect(older.updates.first?.document == ["id": 1, "age": 4])
+    }
+
     @Test func insertsLeaveNullsOut() throws {
         let plan = try ImportDiffPlan(stored: [], incoming: [["id": "a", "company": nil, "name": "x"]], operations: .all)
         #expect(plan.inserts.first?.document == ["id": "a", "name": "x"])
