@@ -30,6 +30,7 @@ public struct ImportDiffPlan: Sendable, Equatable {
     public struct Insert: Sendable, Equatable {
         /// The item's position in the input array.
         public var index: Int
+        /// The record's id, from the item's primary key.
         public var id: RecordID
         /// The item without its `null` members.
         public var document: JSONValue
@@ -39,6 +40,7 @@ public struct ImportDiffPlan: Sendable, Equatable {
     public struct Update: Sendable, Equatable {
         /// The item's position in the input array.
         public var index: Int
+        /// The record's id, from the item's primary key.
         public var id: RecordID
         /// The stored document with the item merged in.
         public var document: JSONValue
@@ -48,6 +50,7 @@ public struct ImportDiffPlan: Sendable, Equatable {
 
     /// An item that was left out, and why.
     public struct Skip: Sendable, Equatable {
+        /// Why an item was skipped.
         public enum Reason: Sendable, Equatable {
             /// The item has no primary key member.
             case missingID
@@ -57,13 +60,17 @@ public struct ImportDiffPlan: Sendable, Equatable {
 
         /// The item's position in the input array.
         public var index: Int
+        /// Why it was skipped.
         public var reason: Reason
     }
 
     /// Changes found but not made because `--only` excluded their kind.
     public struct Withheld: Sendable, Equatable {
+        /// Items that would have been inserted without `insert`.
         public var inserts: [RecordID] = []
+        /// Records that would have been updated without `update`.
         public var updates: [RecordID] = []
+        /// Records that would have been deleted without `delete`, sorted.
         public var deletes: [RecordID] = []
 
         /// Whether nothing was withheld.

@@ -72,9 +72,12 @@ extension ImportFilter {
     public struct Comparison: Sendable, Equatable, CustomStringConvertible {
         /// The path of the field: `["company", "name"]` for `company.name`.
         public var field: [String]
+        /// How the field compares with the operand.
         public var op: Operator
+        /// The value compared with.
         public var operand: Operand
 
+        /// Makes a comparison.
         public init(field: [String], op: Operator, operand: Operand) {
             self.field = field
             self.op = op

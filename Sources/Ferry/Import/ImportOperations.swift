@@ -6,8 +6,10 @@ import Foundation
 /// let operations = try ImportOperations(parsing: "insert,update") // never deletes
 /// ```
 public struct ImportOperations: OptionSet, Sendable, Hashable, CustomStringConvertible {
+    /// The bits: insert 1, update 2, delete 4.
     public let rawValue: UInt8
 
+    /// Makes a set from its bits.
     public init(rawValue: UInt8) { self.rawValue = rawValue }
 
     /// Items whose id is not stored become new records.

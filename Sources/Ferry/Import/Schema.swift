@@ -44,6 +44,7 @@ extension Schema {
         /// The declared relationships, sorted by name.
         public var relationships: [Relationship]
 
+        /// Makes an entity; attributes and relationships are sorted by name.
         public init(
             name: EntityName, primaryKey: String = "id", keys: KeyConvention = .camel,
             attributes: [Attribute] = [], relationships: [Relationship] = []
@@ -91,6 +92,7 @@ extension Schema {
         /// Whether export writes the attribute; `true` by default.
         public var exportable: Bool
 
+        /// Makes an attribute; by default its remote key is derived and it is exported.
         public init(name: String, type: AttributeType, remoteKey: String? = nil, exportable: Bool = true) {
             self.name = name
             self.type = type
@@ -123,6 +125,7 @@ extension Schema {
         /// Whether export writes the relationship; `true` by default.
         public var exportable: Bool
 
+        /// Makes a relationship; `nullify`, unordered, derived remote key and exported by default.
         public init(
             name: String, kind: RelationshipKind, target: EntityName, inverse: String? = nil,
             deleteRule: DeleteRule = .nullify, ordered: Bool = false, remoteKey: String? = nil, exportable: Bool = true
