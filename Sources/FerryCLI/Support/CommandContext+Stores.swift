@@ -1,0 +1,60 @@
+import Ferry
+
+/// What every command needs to reach stores and print data, in one place.
+extension CommandContext {
+    /// Resolves a path given on the command line against the working directory.
+    func absolutePath(_ path: String) -> String {
+        if path.hasPrefix("/") { return path }
+        if path == "." { return currentDirectory }
+        return currentDirectory + "/" + path
+    }
+
+    /// Store options for this process: warnings go to stderr as one line each; the lock
+    /// timeout may be set with `FERRY_LOCK_TIMEOUT` (seconds).
+    func storeOptions() -> StoreOptions {
+        var options = StoreOptions()
+        let stderr = self.stderr
+        options.warningHandler = { message in stderr.line(message) }
+        if let text = environment["FERRY_LOCK_TIMEOUT"], let seconds = Double(text), seconds >= 0 {
+            options.lockTimeout = seconds
+        }
+        return options
+    }
+
+    /// Opens the store at `path` (as given on the command line).
+    func openStore(_ path: String) throws -> Store {
+        try Store.open(at: absolutePath(path), options: storeOptions())
+    }
+
+    /// Prints a JSON value on one line (canonical form) to stdout.
+    func printJSONLine(_ value: JSONValue) {
+        var bytes = value.canonicalBytes()
+        bytes.append(UInt8(ascii: "\n"))
+        stdout.write(bytes: bytes)
+    }
+
+    /// Prints a JSON value in the pretty form (2-space indent, newline at end) to stdout.
+    func printJSON(_ value: JSONValue) {
+        stdout.write(bytes: value.prettyBytes())
+    }
+}
+
+extension ParsedArguments {
+    /// The positional `name` as an entity name; a bad one is a usage error naming the rule.
+    func entity(_ name: String = "entity") throws -> EntityName {
+        let text = try requiredPositional(name)
+        do { return try EntityName(text) } catch { throw UsageError(error.description) }
+    }
+
+    /// The positional `name` as a record id.
+    func recordID(_ name: String = "id") throws -> RecordID {
+        let text = try requiredPositional(name)
+        do { return try RecordID(text) } catch { throw UsageError(error.description) }
+    }
+
+    /// The option `name` as an entity name, when given.
+    func entityOption(_ name: String) throws -> EntityName? {
+        guard let text = option(name) else { return nil }
+        do { return try EntityName(text) } catch { throw UsageError("--\(name): \(error.description)") }
+    }
+}
