@@ -25,7 +25,12 @@ public struct Socket: Sendable, Hashable {
 
     /// Which directions ``shutdown(_:)`` ends.
     public enum ShutdownMode: Sendable {
-        case read, write, readWrite
+        /// No more reads; a blocked reader wakes with end of stream.
+        case read
+        /// No more writes; the peer sees end of stream.
+        case write
+        /// Both.
+        case readWrite
     }
 
     /// Wraps a descriptor this process owns.

@@ -55,7 +55,7 @@ final class HTTPConnection {
             do throws(HTTPRequestError) {
                 action = try parser.next()
             } catch {
-                reject(error, method: nil)
+                reject(error)
                 return
             }
             switch action {
@@ -91,7 +91,7 @@ final class HTTPConnection {
             }
             if !ready[0] {
                 if ready.count > 1 && ready[1] { continue }
-                if case .request = wait { reject(.timeout, method: nil) }
+                if case .request = wait { reject(.timeout) }
                 return
             }
             let count = receiveBuffer.withUnsafeMutableBytes { buffer in
@@ -193,7 +193,7 @@ final class HTTPConnection {
     }
 
     /// Answers a malformed or timed-out request with its status and a JSON error, then closes.
-    private func reject(_ error: HTTPRequestError, method: HTTPMethod?) {
+    private func reject(_ error: HTTPRequestError) {
         let started = clock.now
         let response = HTTPResponse.error(error.status, error.message)
         if case .bytes(let body) = response.body {
@@ -202,7 +202,7 @@ final class HTTPConnection {
                 version: .http11) + body
             _ = try? socket.sendAll(message)
         }
-        logRequest(method, target: nil, status: error.status, bytes: 0, since: started, note: error.message)
+        logRequest(nil, target: nil, status: error.status, bytes: 0, since: started, note: error.message)
         closeGracefully()
     }
 

@@ -75,12 +75,7 @@ final class HTTPConnectionRegistry: @unchecked Sendable {
     /// Waits until no connection is left, or `timeout` passes.
     /// - Returns: whether every connection closed in time.
     func waitUntilEmpty(timeout: Duration) async -> Bool {
-        let token: UInt64? = lock.withLock {
-            if sockets.isEmpty { return nil }
-            nextWaiter += 1
-            return nextWaiter
-        }
-        guard let token else { return true }
+        guard let token = makeWaiterToken() else { return true }
         let timer = Task {
             do { try await Task.sleep(for: timeout) } catch { return }
             self.resumeWaiter(token, with: false)
@@ -98,6 +93,15 @@ final class HTTPConnectionRegistry: @unchecked Sendable {
             emptyWaiters[token] = continuation
             lock.unlock()
         }
+    }
+
+    /// A token for a new waiter, or `nil` when there is nothing to wait for.
+    private func makeWaiterToken() -> UInt64? {
+        lock.lock()
+        defer { lock.unlock() }
+        if sockets.isEmpty { return nil }
+        nextWaiter += 1
+        return nextWaiter
     }
 
     private func resumeWaiter(_ token: UInt64, with value: Bool) {

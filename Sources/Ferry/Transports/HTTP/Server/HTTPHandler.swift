@@ -37,6 +37,7 @@ public struct HTTPClosureHandler: HTTPHandler {
         self.body = body
     }
 
+    /// Calls the closure.
     public func handle(_ request: HTTPRequest) async -> HTTPResponse {
         await body(request)
     }

@@ -8,8 +8,11 @@
 public struct HTTPHeaders: Sendable, Hashable, Sequence, ExpressibleByDictionaryLiteral {
     /// One field: a name as sent and its value, with surrounding whitespace removed.
     public struct Field: Sendable, Hashable {
+        /// The name, in the case it was sent or set.
         public var name: String
+        /// The value.
         public var value: String
+        /// Makes a field.
         public init(name: String, value: String) {
             self.name = name
             self.value = value
@@ -26,6 +29,7 @@ public struct HTTPHeaders: Sendable, Hashable, Sequence, ExpressibleByDictionary
         fields = pairs.map { Field(name: $0.0, value: $0.1) }
     }
 
+    /// Makes fields from a literal, in order: `["Content-Type": "application/json"]`.
     public init(dictionaryLiteral elements: (String, String)...) {
         self.init(elements)
     }
@@ -75,6 +79,7 @@ public struct HTTPHeaders: Sendable, Hashable, Sequence, ExpressibleByDictionary
         fields.removeAll { $0.name.equalsIgnoringASCIICase(name) }
     }
 
+    /// Iterates over the fields in order.
     public func makeIterator() -> IndexingIterator<[Field]> { fields.makeIterator() }
 }
 

@@ -93,5 +93,6 @@ public enum HTTPRequestError: Error, Sendable, Hashable, CustomStringConvertible
         }
     }
 
+    /// The code and the message, such as `400 header line without a colon`.
     public var description: String { "\(status.code) \(message)" }
 }

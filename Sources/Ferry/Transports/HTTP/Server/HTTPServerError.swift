@@ -11,6 +11,7 @@ public enum HTTPServerError: Error, Sendable, Equatable, CustomStringConvertible
     /// The client went away, or stopped reading, while a streamed body was being written.
     case connectionClosed
 
+    /// A one-line message, such as `cannot listen on 127.0.0.1:8080: Address already in use`.
     public var description: String {
         switch self {
         case .cannotListen(let host, let port, let error):

@@ -9,6 +9,7 @@ public struct HTTPVersion: Sendable, Hashable, CustomStringConvertible {
     /// The minor version, `0` or `1`.
     public let minor: Int
 
+    /// Makes a version from its numbers.
     public init(major: Int, minor: Int) {
         self.major = major
         self.minor = minor
