@@ -4,7 +4,7 @@
 /// request for the next one, so pipelined requests come out in order.
 ///
 /// ```swift
-/// var parser = HTTPRequestParser(limits: .init(configuration))
+/// var parser = HTTPRequestParser(limits: configuration.parserLimits)
 /// parser.append(bytesFromSocket)
 /// loop: while true {
 ///     switch try parser.next() {
