@@ -1,0 +1,239 @@
+/// One client connection, served on its own thread with blocking I/O: it reads bytes into the
+/// ``HTTPRequestParser``, performs the actions the parser returns, hands each request to the
+/// handler through an ``HTTPExchange`` and writes the response, one request at a time, in order.
+///
+/// It owns its socket and closes it on every path. Deadlines bound every wait: the first
+/// request, each request once started, the idle time between requests, and every write.
+final class HTTPConnection {
+    private let socket: Socket
+    private let peer: SocketAddress
+    private let id: HTTPConnectionRegistry.ID
+    private let configuration: HTTPServerConfiguration
+    private let handler: any HTTPHandler
+    private let log: @Sendable (String) -> Void
+    private let registry: HTTPConnectionRegistry
+    private let stopSignal: WakeupPipe
+    private var parser: HTTPRequestParser
+    private var receiveBuffer = [UInt8](repeating: 0, count: 64 * 1024)
+    private let clock = ContinuousClock()
+
+    /// What the connection waits for, and until when.
+    private enum Wait {
+        /// Nothing of a request has arrived; on timeout, close silently.
+        case idle(until: ContinuousClock.Instant)
+        /// A request is under way; on timeout, answer `408`.
+        case request(until: ContinuousClock.Instant)
+    }
+
+    init(
+        socket: Socket, peer: SocketAddress, id: HTTPConnectionRegistry.ID, configuration: HTTPServerConfiguration,
+        handler: any HTTPHandler, log: @escaping @Sendable (String) -> Void,
+        registry: HTTPConnectionRegistry, stopSignal: WakeupPipe
+    ) {
+        self.socket = socket
+        self.peer = peer
+        self.id = id
+        self.configuration = configuration
+        self.handler = handler
+        self.log = log
+        self.registry = registry
+        self.stopSignal = stopSignal
+        self.parser = HTTPRequestParser(limits: configuration.parserLimits)
+    }
+
+    /// Serves requests until the connection ends, then closes the socket.
+    func run() {
+        defer {
+            registry.remove(id)
+            socket.close()
+        }
+        try? socket.setSendTimeout(configuration.writeTimeout)
+        var wait = Wait.idle(until: clock.now.advanced(by: configuration.firstRequestTimeout))
+        var watchingStop = true
+        while true {
+            let action: HTTPRequestParser.Action
+            do throws(HTTPRequestError) {
+                action = try parser.next()
+            } catch {
+                reject(error)
+                return
+            }
+            switch action {
+            case .sendContinue:
+                guard (try? socket.sendAll(HTTPResponseEncoder.continueHead)) != nil else { return }
+                continue
+            case .request(let head, let body):
+                guard respond(to: head, body: body) else { return }
+                if registry.isStopping && parser.isIdle { return }
+                wait = parser.isIdle
+                    ? .idle(until: clock.now.advanced(by: configuration.idleTimeout))
+                    : .request(until: clock.now.advanced(by: configuration.readTimeout))
+                continue
+            case .needMoreData:
+                break
+            }
+            if case .idle = wait, !parser.isIdle {
+                wait = .request(until: clock.now.advanced(by: configuration.readTimeout))
+            }
+            let deadline: ContinuousClock.Instant
+            switch wait {
+            case .idle(let until), .request(let until): deadline = until
+            }
+            let descriptors = watchingStop ? [socket.rawValue, stopSignal.readDescriptor] : [socket.rawValue]
+            guard let ready = try? Poll.waitForReadable(descriptors, timeout: clock.now.duration(to: deadline)) else {
+                return
+            }
+            if watchingStop && ready[1] {
+                // The server is stopping: an idle connection closes now; one mid-request
+                // finishes it and closes after the response.
+                if parser.isIdle { return }
+                watchingStop = false
+            }
+            if !ready[0] {
+                if ready.count > 1 && ready[1] { continue }
+                if case .request = wait { reject(.timeout) }
+                return
+            }
+            let count = receiveBuffer.withUnsafeMutableBytes { buffer in
+                (try? socket.receive(into: buffer)) ?? 0
+            }
+            // End of stream or an error: a request cut short is dropped, its handler never called.
+            guard count > 0 else { return }
+            receiveBuffer.withUnsafeBytes { buffer in
+                parser.append(UnsafeRawBufferPointer(rebasing: buffer[..<count]))
+            }
+        }
+    }
+
+    // MARK: - Responding
+
+    /// Runs the handler and writes its response.
+    /// - Returns: whether the connection stays open.
+    private func respond(to head: HTTPRequestHead, body: [UInt8]) -> Bool {
+        let started = clock.now
+        let request = HTTPRequest(head: head, body: body, remoteAddress: peer)
+        let exchange = HTTPExchange()
+        let sendsBody = head.method != .head
+        exchange.start(handler, request, streamBody: sendsBody)
+        let response = exchange.waitForResponse()
+        var closing = !head.keepAlive || registry.isStopping
+            || response.headers.values(for: "Connection").contains { $0.lowercased() == "close" }
+        let bodyAllowed = !response.status.forbidsBody
+
+        var sent = 0
+        var completed = true
+        switch response.body {
+        case .bytes(let bytes):
+            let framing: HTTPResponseEncoder.Framing = bodyAllowed ? .length(bytes.count) : .none
+            var message = HTTPResponseEncoder.head(
+                status: response.status, headers: response.headers, framing: framing, closing: closing,
+                version: head.version)
+            let payload = sendsBody && bodyAllowed ? bytes : []
+            if payload.count <= 64 * 1024 {
+                message += payload
+                completed = (try? socket.sendAll(message)) != nil
+            } else {
+                completed = (try? socket.sendAll(message)) != nil && (try? socket.sendAll(payload)) != nil
+            }
+            sent = completed ? payload.count : 0
+        case .stream:
+            let framing: HTTPResponseEncoder.Framing
+            if !bodyAllowed {
+                framing = .none
+            } else if head.version == .http10 {
+                framing = .untilClose
+                closing = true
+            } else {
+                framing = .chunked
+            }
+            let message = HTTPResponseEncoder.head(
+                status: response.status, headers: response.headers, framing: framing, closing: closing,
+                version: head.version)
+            completed = (try? socket.sendAll(message)) != nil
+            if completed && sendsBody {
+                (completed, sent) = stream(from: exchange, framing: framing)
+            } else if !completed {
+                exchange.close()
+            }
+        }
+        logRequest(head.method, target: head.target, status: response.status, bytes: sent, since: started,
+                   note: completed ? nil : "incomplete")
+        if !completed { return false }
+        if closing { closeGracefully() }
+        return !closing
+    }
+
+    /// Sends the chunks a streamed body produces until it ends.
+    /// - Returns: whether the body was sent completely, and how many body bytes were sent.
+    private func stream(from exchange: HTTPExchange, framing: HTTPResponseEncoder.Framing) -> (Bool, Int) {
+        var sent = 0
+        while true {
+            switch exchange.waitForBodyEvent() {
+            case .chunk(let bytes):
+                let ok: Bool
+                if framing == .chunked {
+                    ok = (try? socket.sendAll(HTTPResponseEncoder.chunkHead(bytes.count) + bytes
+                        + HTTPResponseEncoder.chunkEnd)) != nil
+                } else {
+                    ok = (try? socket.sendAll(bytes)) != nil
+                }
+                exchange.chunkSent(ok)
+                guard ok else { return (false, sent) }
+                sent += bytes.count
+            case .end:
+                if framing == .chunked {
+                    guard (try? socket.sendAll(HTTPResponseEncoder.lastChunk)) != nil else { return (false, sent) }
+                }
+                return (true, sent)
+            case .failed(let error):
+                log("stream failed after \(sent) bytes: \(type(of: error))")
+                return (false, sent)
+            }
+        }
+    }
+
+    /// Answers a malformed or timed-out request with its status and a JSON error, then closes.
+    private func reject(_ error: HTTPRequestError) {
+        let started = clock.now
+        let response = HTTPResponse.error(error.status, error.message)
+        if case .bytes(let body) = response.body {
+            let message = HTTPResponseEncoder.head(
+                status: response.status, headers: response.headers, framing: .length(body.count), closing: true,
+                version: .http11) + body
+            _ = try? socket.sendAll(message)
+        }
+        logRequest(nil, target: nil, status: error.status, bytes: 0, since: started, note: error.message)
+        closeGracefully()
+    }
+
+    /// Ends the write side and discards what the client still sends for a moment, so the
+    /// kernel does not reset the connection before the client has read the response (which
+    /// a close with unread input does). Bounded in time and bytes.
+    private func closeGracefully() {
+        socket.shutdown(.write)
+        let deadline = clock.now.advanced(by: .milliseconds(500))
+        var discarded = 0
+        while discarded < 1 << 20 {
+            let remaining = clock.now.duration(to: deadline)
+            guard remaining > .zero,
+                  let ready = try? Poll.waitForReadable([socket.rawValue], timeout: remaining), ready[0]
+            else { return }
+            let count = receiveBuffer.withUnsafeMutableBytes { (try? socket.receive(into: $0)) ?? 0 }
+            if count <= 0 { return }
+            discarded += count
+        }
+    }
+
+    private func logRequest(
+        _ method: HTTPMethod?, target: String?, status: HTTPStatus, bytes: Int, since started: ContinuousClock.Instant,
+        note: String?
+    ) {
+        let elapsed = started.duration(to: clock.now)
+        let microseconds = elapsed.components.seconds * 1_000_000 + elapsed.components.attoseconds / 1_000_000_000_000
+        let milliseconds = "\(microseconds / 1000).\(microseconds % 1000 / 100)"
+        let path = target.map { String($0.prefix { $0 != "?" }) } ?? "-"
+        var line = "\(method?.rawValue ?? "-") \(path) \(status.code) \(bytes)B \(milliseconds)ms \(peer)"
+        if let note { line += " (\(note))" }
+        log(line)
+    }
+}

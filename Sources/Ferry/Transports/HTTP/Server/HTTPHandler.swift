@@ -1,0 +1,44 @@
+/// Answers requests: the one thing the server asks of the code built on it.
+///
+/// The server calls ``handle(_:)`` once per request, from a task, possibly for many
+/// connections at once; requests on one connection are handled one after another, in order.
+///
+/// ```swift
+/// struct Hello: HTTPHandler {
+///     func handle(_ request: HTTPRequest) async -> HTTPResponse {
+///         guard request.path == "/hello" else { return .error(.notFound, "no such route") }
+///         guard request.method == .get else { return .error(.methodNotAllowed, "use GET") }
+///         return HTTPResponse(status: .ok, headers: ["Content-Type": "text/plain"], body: Array("hello\n".utf8))
+///     }
+/// }
+/// ```
+///
+/// The server answers malformed requests itself (see ``HTTPRequestError``); a handler sees
+/// only well-formed requests with one of the ``HTTPMethod/supported`` methods, whose body has
+/// fully arrived and is within the configured limit. Routing, `405` and authentication are the
+/// handler's business.
+public protocol HTTPHandler: Sendable {
+    /// Answers one request.
+    /// - Parameter request: the request, body included.
+    /// - Returns: the response; a streamed body is produced after the head is sent.
+    func handle(_ request: HTTPRequest) async -> HTTPResponse
+}
+
+/// A handler made from a closure, for small servers and tests.
+///
+/// ```swift
+/// let server = HTTPServer(handler: HTTPClosureHandler { request in HTTPResponse(body: request.body) })
+/// ```
+public struct HTTPClosureHandler: HTTPHandler {
+    private let body: @Sendable (HTTPRequest) async -> HTTPResponse
+
+    /// Wraps `body`, which answers each request.
+    public init(_ body: @escaping @Sendable (HTTPRequest) async -> HTTPResponse) {
+        self.body = body
+    }
+
+    /// Calls the closure.
+    public func handle(_ request: HTTPRequest) async -> HTTPResponse {
+        await body(request)
+    }
+}

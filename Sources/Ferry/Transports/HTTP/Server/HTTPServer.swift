@@ -1,0 +1,228 @@
+import Foundation
+
+/// A small, hardened HTTP/1.1 server for `ferry serve`, generic over an ``HTTPHandler``.
+///
+/// ```swift
+/// let server = HTTPServer(configuration: .init(host: "127.0.0.1", port: 0), handler: handler) { line in
+///     print(line)   // "GET /v1/status 200 17B 0.3ms 127.0.0.1:52814"
+/// }
+/// let port = try server.start()
+/// // ... later, e.g. from a SIGTERM source:
+/// await server.stop()
+/// ```
+///
+/// Concurrency: one thread accepts connections and each connection is served on a thread of
+/// its own with blocking I/O, at most ``HTTPServerConfiguration/maximumConnections`` of them
+/// (a connection beyond that is answered `503` and closed). Handlers run as tasks on the
+/// cooperative pool and never touch a socket. Keep-alive, pipelining (answered in order),
+/// `Content-Length` and chunked request bodies, `Expect: 100-continue` and chunked streamed
+/// responses are supported; malformed requests are answered with a status and a JSON
+/// `{"error": "…"}` body (see ``HTTPRequestError``) and the connection is closed.
+///
+/// Each request is logged as one line through `log`: method, path (without the query),
+/// status, body bytes sent, duration and the client's address — never a body or a header.
+public final class HTTPServer: Sendable {
+    private enum State {
+        case ready
+        case running(Listener)
+        case stopping
+        case stopped
+    }
+
+    /// What a running server holds: the listening socket's wake-up pipe and the accept thread's end.
+    private struct Listener: Sendable {
+        let port: Int
+        let stopSignal: WakeupPipe
+        let acceptorFinished: DispatchSemaphore
+    }
+
+    private let configuration: HTTPServerConfiguration
+    private let handler: any HTTPHandler
+    private let log: @Sendable (String) -> Void
+    private let registry: HTTPConnectionRegistry
+    private let state: HTTPServerLock<State>
+    private let stopWaiters = HTTPServerLock<[CheckedContinuation<Void, Never>]>([])
+
+    /// Makes a server; nothing listens until ``start()``.
+    /// - Parameters:
+    ///   - configuration: address, port, limits and timeouts.
+    ///   - handler: answers every well-formed request.
+    ///   - log: receives one line per request and the odd operational message; must be thread-safe.
+    public init(
+        configuration: HTTPServerConfiguration = HTTPServerConfiguration(), handler: some HTTPHandler,
+        log: @escaping @Sendable (String) -> Void = { _ in }
+    ) {
+        self.configuration = configuration
+        self.handler = handler
+        self.log = log
+        self.registry = HTTPConnectionRegistry(capacity: configuration.maximumConnections)
+        self.state = HTTPServerLock(.ready)
+    }
+
+    /// The port the server listens on, once started; `nil` before ``start()`` and after ``stop()``.
+    public var port: Int? {
+        state.withLock { state in
+            if case .running(let listener) = state { return listener.port }
+            return nil
+        }
+    }
+
+    /// The number of connections being served.
+    public var connectionCount: Int { registry.count }
+
+    /// Binds the configured address and starts accepting connections on a thread of its own.
+    /// - Returns: the bound port (the one the system chose when the configuration says `0`).
+    /// - Throws: ``HTTPServerError/cannotListen(host:port:_:)`` when the address cannot be bound,
+    ///   ``HTTPServerError/alreadyStarted`` when called twice.
+    @discardableResult
+    public func start() throws(HTTPServerError) -> Int {
+        let result: Result<Int, HTTPServerError> = state.withLock { state in
+            guard case .ready = state else { return .failure(.alreadyStarted) }
+            let host = configuration.host, requested = configuration.port
+            let socket: Socket
+            let stopSignal: WakeupPipe
+            let port: Int
+            do throws(SystemError) {
+                socket = try Socket.listen(host: host, port: requested)
+                do throws(SystemError) {
+                    port = try socket.localAddress().port
+                    stopSignal = try WakeupPipe()
+                } catch {
+                    socket.close()
+                    throw error
+                }
+            } catch {
+                return .failure(.cannotListen(host: host, port: requested, error))
+            }
+            let listener = Listener(port: port, stopSignal: stopSignal, acceptorFinished: DispatchSemaphore(value: 0))
+            state = .running(listener)
+            let acceptor = Thread { [self] in
+                acceptConnections(on: socket, stopSignal: stopSignal)
+                socket.close()
+                listener.acceptorFinished.signal()
+            }
+            acceptor.name = "ferry-http-accept"
+            acceptor.start()
+            return .success(port)
+        }
+        return try result.get()
+    }
+
+    /// Stops gracefully: stops accepting, lets requests under way finish and closes idle
+    /// connections at once. Connections still busy after
+    /// ``HTTPServerConfiguration/shutdownGracePeriod`` are cut. Returns once the listening
+    /// socket is closed and every connection has ended (or been cut); calling it again, or
+    /// concurrently, waits for the same stop.
+    ///
+    /// A handler that never returns keeps its connection's thread, even after the cut.
+    public func stop() async {
+        let listener: Listener? = state.withLock { state in
+            switch state {
+            case .ready:
+                state = .stopped
+                return nil
+            case .running(let listener):
+                state = .stopping
+                return listener
+            case .stopping, .stopped:
+                return nil
+            }
+        }
+        guard let listener else {
+            await waitUntilStopped()
+            return
+        }
+        registry.beginStopping()
+        listener.stopSignal.signal()
+        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+            DispatchQueue.global().async {
+                listener.acceptorFinished.wait()
+                continuation.resume()
+            }
+        }
+        if await !registry.waitUntilEmpty(timeout: configuration.shutdownGracePeriod) {
+            log("stop: cutting \(registry.count) connection(s) still busy after the grace period")
+            registry.shutDownAll()
+            _ = await registry.waitUntilEmpty(timeout: .seconds(1))
+        }
+        state.withLock { $0 = .stopped }
+        for waiter in stopWaiters.withLock({ waiters in defer { waiters = [] }; return waiters }) {
+            waiter.resume()
+        }
+    }
+
+    /// Waits until the server has stopped, for a CLI whose signal handler calls ``stop()``:
+    ///
+    /// ```swift
+    /// let source = DispatchSource.makeSignalSource(signal: SIGTERM)
+    /// source.setEventHandler { Task { await server.stop() } }
+    /// source.resume()
+    /// await server.waitUntilStopped()
+    /// ```
+    public func waitUntilStopped() async {
+        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+            let stopped = state.withLock { state in
+                if case .stopped = state { return true }
+                stopWaiters.withLock { $0.append(continuation) }
+                return false
+            }
+            if stopped { continuation.resume() }
+        }
+    }
+
+    // MARK: - Accepting
+
+    /// Accepts until the stop signal; runs on the accept thread.
+    private func acceptConnections(on listener: Socket, stopSignal: WakeupPipe) {
+        while true {
+            guard let ready = try? Poll.waitForReadable([listener.rawValue, stopSignal.readDescriptor], timeout: nil)
+            else {
+                log("accept: poll failed; no longer accepting")
+                return
+            }
+            if ready[1] { return }
+            for _ in 0..<64 {
+                let accepted: (Socket, SocketAddress)?
+                do throws(SystemError) {
+                    accepted = try listener.accept()
+                } catch {
+                    // Out of descriptors (EMFILE) or similar: back off instead of spinning.
+                    log("accept: \(error)")
+                    _ = try? Poll.waitForReadable([stopSignal.readDescriptor], timeout: .milliseconds(100))
+                    break
+                }
+                guard let (socket, peer) = accepted else { break }
+                serve(socket, from: peer, stopSignal: stopSignal)
+            }
+        }
+    }
+
+    /// Starts a connection's thread, or answers `503` when the server is full or stopping.
+    private func serve(_ socket: Socket, from peer: SocketAddress, stopSignal: WakeupPipe) {
+        guard let id = registry.add(socket) else {
+            let response = HTTPResponse.error(.serviceUnavailable, "too many connections; try again later")
+            if case .bytes(let body) = response.body {
+                let head = HTTPResponseEncoder.head(
+                    status: response.status, headers: response.headers, framing: .length(body.count), closing: true,
+                    version: .http11)
+                try? socket.setSendTimeout(.milliseconds(100))
+                _ = try? socket.sendAll(head + body)
+            }
+            socket.shutdown(.write)
+            socket.close()
+            log("- - 503 0B 0.0ms \(peer) (too many connections)")
+            return
+        }
+        let (configuration, handler, log, registry) = (configuration, handler, log, registry)
+        let thread = Thread {
+            // Built on its thread, which owns it (and its socket) from here on.
+            HTTPConnection(
+                socket: socket, peer: peer, id: id, configuration: configuration, handler: handler, log: log,
+                registry: registry, stopSignal: stopSignal
+            ).run()
+        }
+        thread.stackSize = 512 * 1024
+        thread.name = "ferry-http-connection"
+        thread.start()
+    }
+}

@@ -1,0 +1,66 @@
+/// Where the server listens and the limits that keep one client from pinning it.
+///
+/// ```swift
+/// var configuration = HTTPServerConfiguration(port: 0)   // an ephemeral port, for tests
+/// configuration.idleTimeout = .milliseconds(300)
+/// let server = HTTPServer(configuration: configuration, handler: handler)
+/// ```
+public struct HTTPServerConfiguration: Sendable {
+    /// The address to bind: `127.0.0.1` (loopback only) by default; `0.0.0.0` or `::` for all.
+    public var host: String
+    /// The TCP port; `0` lets the system pick a free one, which ``HTTPServer/start()`` returns.
+    public var port: Int
+    /// The most bytes the request line and header fields may take together (`431` beyond).
+    public var maximumHeaderBytes: Int
+    /// The most header fields a request may have (`431` beyond).
+    public var maximumHeaderCount: Int
+    /// The largest request body accepted (`413` beyond, answered before the body is read).
+    public var maximumBodyBytes: Int
+    /// The most connections served at once, each on its own thread. A connection beyond this
+    /// is accepted, answered `503` and closed.
+    public var maximumConnections: Int
+    /// How long a new connection may stay silent before it is closed without an answer.
+    public var firstRequestTimeout: Duration
+    /// How long a request may take to arrive completely once its first byte has come (`408`).
+    public var readTimeout: Duration
+    /// How long a kept-alive connection may wait for its next request before it is closed.
+    public var idleTimeout: Duration
+    /// How long writing to a client that does not read may block before the connection is dropped.
+    public var writeTimeout: Duration
+    /// How long ``HTTPServer/stop()`` waits for requests under way before it cuts connections.
+    public var shutdownGracePeriod: Duration
+
+    /// Makes a configuration; every limit has a default fit for `ferry serve`.
+    public init(
+        host: String = "127.0.0.1",
+        port: Int = 8080,
+        maximumHeaderBytes: Int = 16 * 1024,
+        maximumHeaderCount: Int = 100,
+        maximumBodyBytes: Int = 64 * 1024 * 1024,
+        maximumConnections: Int = 256,
+        firstRequestTimeout: Duration = .seconds(10),
+        readTimeout: Duration = .seconds(30),
+        idleTimeout: Duration = .seconds(60),
+        writeTimeout: Duration = .seconds(30),
+        shutdownGracePeriod: Duration = .seconds(10)
+    ) {
+        self.host = host
+        self.port = port
+        self.maximumHeaderBytes = maximumHeaderBytes
+        self.maximumHeaderCount = maximumHeaderCount
+        self.maximumBodyBytes = maximumBodyBytes
+        self.maximumConnections = maximumConnections
+        self.firstRequestTimeout = firstRequestTimeout
+        self.readTimeout = readTimeout
+        self.idleTimeout = idleTimeout
+        self.writeTimeout = writeTimeout
+        self.shutdownGracePeriod = shutdownGracePeriod
+    }
+
+    /// The parser's share of the limits.
+    var parserLimits: HTTPRequestParser.Limits {
+        HTTPRequestParser.Limits(
+            maximumHeaderBytes: maximumHeaderBytes, maximumHeaderCount: maximumHeaderCount,
+            maximumBodyBytes: maximumBodyBytes)
+    }
+}

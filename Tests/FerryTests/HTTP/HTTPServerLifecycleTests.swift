@@ -1,0 +1,147 @@
+import Foundation
+import Testing
+@testable import Ferry
+
+/// Timeouts, the connection limit, many concurrent clients and graceful stop.
+@Suite struct HTTPServerLifecycleTests {
+    @Test func silentClientIsClosedAfterTheFirstRequestTimeout() async throws {
+        let server = try TestServer { $0.firstRequestTimeout = .milliseconds(300) }
+        let client = try RawClient(port: server.port)
+        #expect(try await client.readResponse() == nil)  // closed, no answer
+        #expect(server.server.connectionCount == 0)
+        await server.stop()
+    }
+
+    @Test func stalledRequestGets408() async throws {
+        let server = try TestServer { $0.readTimeout = .milliseconds(300) }
+        let client = try RawClient(port: server.port)
+        try await client.send("POST /echo HTTP/1.1\r\nHost: x\r\nContent-Length: 10\r\n\r\nabc")
+        let response = try #require(try await client.readResponse())
+        #expect(response.code == 408)
+        #expect(response.text.contains("request not received in time"))
+        #expect(await client.isClosedByServer())
+        #expect(server.requestsHandled == 0)
+
+        let headOnly = try RawClient(port: server.port)
+        try await headOnly.send("GET /hello HTTP/1.1\r\nHost:")
+        #expect(try await headOnly.readResponse()?.code == 408)
+        await server.stop()
+    }
+
+    @Test func idleKeepAliveConnectionIsClosed() async throws {
+        let server = try TestServer { $0.idleTimeout = .milliseconds(300) }
+        let client = try RawClient(port: server.port)
+        try await client.send("GET /hello HTTP/1.1\r\nHost: x\r\n\r\n")
+        #expect(try await client.readResponse()?.code == 200)
+        #expect(try await client.readResponse() == nil)  // closed after the idle timeout, silently
+        await server.stop()
+    }
+
+    @Test func connectionsBeyondTheLimitGet503() async throws {
+        let server = try TestServer { $0.maximumConnections = 2 }
+        let first = try RawClient(port: server.port)
+        let second = try RawClient(port: server.port)
+        for client in [first, second] {
+            try await client.send("GET /hello HTTP/1.1\r\nHost: x\r\n\r\n")
+            #expect(try await client.readResponse()?.code == 200)
+        }
+        let third = try RawClient(port: server.port)
+        let refused = try #require(try await third.readResponse())
+        #expect(refused.code == 503)
+        #expect(refused.text.contains("too many connections"))
+        // Once one leaves, a new client is served.
+        first.socket.shutdown(.readWrite)
+        var served = false
+        for _ in 0..<50 where !served {
+            try await Task.sleep(for: .milliseconds(20))
+            let next = try RawClient(port: server.port)
+            try? await next.send("GET /hello HTTP/1.1\r\nHost: x\r\n\r\n")
+            served = try await next.readResponse()?.code == 200
+        }
+        #expect(served)
+        await server.stop()
+    }
+
+    @Test func oneHundredFiftyConcurrentKeepAliveClients() async throws {
+        let server = try TestServer()
+        let clients = try (0..<150).map { _ in try RawClient(port: server.port) }
+        for round in 0..<2 {
+            let codes = try await withThrowingTaskGroup(of: Int.self) { group in
+                for (index, client) in clients.enumerated() {
+                    group.addTask {
+                        try await client.send("POST /echo HTTP/1.1\r\nHost: x\r\nContent-Length: 4\r\n\r\n\(1000 + index)")
+                        let response = try await client.readResponse()
+                        return response?.text == "\(1000 + index)" ? response?.code ?? 0 : -1
+                    }
+                }
+                return try await group.reduce(into: [Int]()) { $0.append($1) }
+            }
+            #expect(codes.count == 150 && codes.allSatisfy { $0 == 200 }, "round \(round)")
+            #expect(server.server.connectionCount == 150)
+        }
+        await server.stop()
+        #expect(server.server.connectionCount == 0)
+    }
+
+    @Test func gracefulStopFinishesTheRequestInFlight() async throws {
+        let server = try TestServer()
+        let busy = try RawClient(port: server.port)
+        let idle = try RawClient(port: server.port)
+        try await idle.send("GET /hello HTTP/1.1\r\nHost: x\r\n\r\n")
+        #expect(try await idle.readResponse()?.code == 200)
+
+        try await busy.send("GET /slow HTTP/1.1\r\nHost: x\r\n\r\n")
+        let answer = Task { try await busy.readResponse() }
+        while server.requestsHandled < 2 { try await Task.sleep(for: .milliseconds(5)) }
+        let began = ContinuousClock.now
+        await server.stop()
+        let response = try #require(try await answer.value)
+        #expect(response.code == 200 && response.text == "slow\n")
+        #expect(response.headers["Connection"] == "close")
+        #expect(ContinuousClock.now - began < .seconds(4))  // not the 5 s grace period
+        #expect(await idle.isClosedByServer())
+        #expect(throws: SystemError.self) { try Socket.connect(host: "127.0.0.1", port: server.port) }
+        await server.server.waitUntilStopped()  // returns at once when stopped
+    }
+
+    @Test func waitUntilStoppedReturnsAfterStop() async throws {
+        let server = try TestServer()
+        let waiter = Task { await server.server.waitUntilStopped(); return true }
+        try await Task.sleep(for: .milliseconds(50))
+        await server.stop()
+        #expect(await waiter.value)
+    }
+
+    @Test func stopCutsAHandlerThatOverrunsTheGracePeriod() async throws {
+        let server = try TestServer { $0.shutdownGracePeriod = .milliseconds(100) }
+        let client = try RawClient(port: server.port)
+        try await client.send("GET /slow HTTP/1.1\r\nHost: x\r\n\r\n")
+        while server.requestsHandled < 1 { try await Task.sleep(for: .milliseconds(5)) }
+        await server.stop()
+        #expect(server.logged.contains { $0.contains("cutting 1 connection") })
+    }
+
+    @Test func streamingStopsWhenTheClientGoesAway() async throws {
+        let outcome = HTTPServerLock<String>("")
+        let server = HTTPServer(
+            configuration: .init(port: 0),
+            handler: HTTPClosureHandler { _ in
+                HTTPResponse { writer in
+                    do {
+                        while true { try await writer.write([UInt8](repeating: 1, count: 65536)) }
+                    } catch {
+                        outcome.withLock { $0 = "\(error)" }
+                        throw error
+                    }
+                }
+            })
+        let port = try server.start()
+        let client = try RawClient(port: port)
+        try await client.send("GET /forever HTTP/1.1\r\nHost: x\r\n\r\n")
+        _ = try await onThread { [socket = client.socket] in try socket.receive(upTo: 1000) }
+        client.socket.shutdown(.readWrite)
+        for _ in 0..<200 where outcome.withLock({ $0.isEmpty }) { try await Task.sleep(for: .milliseconds(10)) }
+        #expect(outcome.withLock { $0 } == "the client connection closed")
+        await server.stop()
+    }
+}

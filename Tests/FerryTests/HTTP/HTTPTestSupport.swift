@@ -1,0 +1,210 @@
+import Foundation
+import Testing
+@testable import Ferry
+
+/// A server on an ephemeral loopback port with short timeouts, the routes the tests use, and
+/// a record of what it logged and handled.
+final class TestServer: Sendable {
+    let server: HTTPServer
+    let port: Int
+
+    init(_ adjust: (inout HTTPServerConfiguration) -> Void = { _ in }) throws {
+        var configuration = HTTPServerConfiguration(
+            host: "127.0.0.1", port: 0, firstRequestTimeout: .seconds(5), readTimeout: .seconds(5),
+            idleTimeout: .seconds(5), writeTimeout: .seconds(5), shutdownGracePeriod: .seconds(5))
+        adjust(&configuration)
+        let lines = HTTPServerLock<[String]>([])
+        let handled = HTTPServerLock<Int>(0)
+        server = HTTPServer(
+            configuration: configuration,
+            handler: HTTPClosureHandler { request in
+                handled.withLock { $0 += 1 }
+                return await TestServer.route(request)
+            },
+            log: { line in lines.withLock { $0.append(line) } })
+        port = try server.start()
+        self.lines = lines
+        self.handledCount = handled
+    }
+
+    private let lines: HTTPServerLock<[String]>
+    private let handledCount: HTTPServerLock<Int>
+
+    /// How many requests reached the handler.
+    var requestsHandled: Int { handledCount.withLock { $0 } }
+    /// The lines logged so far.
+    var logged: [String] { lines.withLock { $0 } }
+
+    func stop() async { await server.stop() }
+
+    var baseURL: URL { URL(string: "http://127.0.0.1:\(port)")! }
+
+    static func route(_ request: HTTPRequest) async -> HTTPResponse {
+        switch (request.method, request.path) {
+        case (.get, "/hello"), (.head, "/hello"):
+            return HTTPResponse(headers: ["Content-Type": "text/plain"], body: Array("hello\n".utf8))
+        case (.post, "/echo"), (.put, "/echo"):
+            return HTTPResponse(
+                headers: ["Content-Type": "application/octet-stream", "X-Body-Length": "\(request.body.count)"],
+                body: request.body)
+        case (.get, "/query"):
+            let text = request.query.sorted { $0.key < $1.key }.map { "\($0.key)=\($0.value)" }.joined(separator: "\n")
+            return HTTPResponse(headers: ["Content-Type": "text/plain"], body: Array(text.utf8))
+        case (.get, "/stream"):
+            let chunks = Int(request.query["chunks"] ?? "") ?? 3
+            let size = Int(request.query["size"] ?? "") ?? 10
+            return HTTPResponse(headers: ["Content-Type": "application/octet-stream"]) { writer in
+                for index in 0..<chunks {
+                    try await writer.write([UInt8](repeating: UInt8(ascii: "a") + UInt8(index % 26), count: size))
+                }
+            }
+        case (.get, "/slow"):
+            try? await Task.sleep(for: .milliseconds(300))
+            return HTTPResponse(body: Array("slow\n".utf8))
+        case (.get, "/no-content"):
+            return HTTPResponse(status: .noContent)
+        default:
+            return .error(.notFound, "no such route")
+        }
+    }
+}
+
+/// Runs blocking work on a thread of its own, so tests never block the cooperative pool that
+/// the server's handlers run on (two threads on a two-core machine).
+func onThread<T: Sendable>(_ body: @escaping @Sendable () throws -> T) async throws -> T {
+    try await withCheckedThrowingContinuation { continuation in
+        Thread { continuation.resume(with: Result { try body() }) }.start()
+    }
+}
+
+/// A client on a raw socket, for sending exactly the bytes a test wants. Its blocking calls
+/// run on threads of their own; one test uses it at a time.
+final class RawClient: @unchecked Sendable {
+    let socket: Socket
+    private var pending: [UInt8] = []
+
+    init(port: Int, timeout: Duration = .seconds(5)) throws {
+        socket = try Socket.connect(host: "127.0.0.1", port: port)
+        try socket.setReceiveTimeout(timeout)
+    }
+
+    deinit { socket.close() }
+
+    func send(_ text: String) async throws { try await send(Array(text.utf8)) }
+    func send(_ bytes: [UInt8]) async throws {
+        let socket = socket
+        try await onThread { try socket.sendAll(bytes) }
+    }
+
+    /// Reads one response; `nil` when the connection closed first. Skips `100 Continue`.
+    func readResponse(forHead: Bool = false) async throws -> RawResponse? {
+        try await onThread { try self.readResponseNow(forHead: forHead) }
+    }
+
+    /// Whether the server closed the connection: reads until end of stream or the timeout.
+    func isClosedByServer() async -> Bool {
+        (try? await onThread { self.isClosedNow() }) ?? false
+    }
+
+    /// Reads more bytes; false at end of stream (or a reset).
+    private func fill() throws -> Bool {
+        do {
+            let bytes = try socket.receive(upTo: 65536)
+            if bytes.isEmpty { return false }
+            pending += bytes
+            return true
+        } catch where error.code == ECONNRESET {
+            return false
+        }
+    }
+
+    private func readLine() throws -> String? {
+        while true {
+            if let newline = pending.firstIndex(of: UInt8(ascii: "\n")) {
+                var line = Array(pending[..<newline])
+                pending.removeFirst(newline + 1)
+                if line.last == UInt8(ascii: "\r") { line.removeLast() }
+                return String(decoding: line, as: UTF8.self)
+            }
+            guard try fill() else { return nil }
+        }
+    }
+
+    private func read(count: Int) throws -> [UInt8]? {
+        while pending.count < count {
+            guard try fill() else { return nil }
+        }
+        let bytes = Array(pending[..<count])
+        pending.removeFirst(count)
+        return bytes
+    }
+
+    private func readResponseNow(forHead: Bool) throws -> RawResponse? {
+        while true {
+            guard let statusLine = try readLine() else { return nil }
+            let parts = statusLine.split(separator: " ", maxSplits: 2)
+            guard parts.count >= 2, let code = Int(parts[1]) else { return nil }
+            var headers = HTTPHeaders()
+            while let line = try readLine(), !line.isEmpty {
+                guard let colon = line.firstIndex(of: ":") else { return nil }
+                headers.add(String(line[..<colon]), line[line.index(after: colon)...].trimmingSpaces())
+            }
+            if code == 100 { continue }
+            var body: [UInt8] = []
+            var chunkSizes: [Int] = []
+            if forHead || code == 204 || code == 304 {
+            } else if let length = headers["Content-Length"].flatMap(Int.init) {
+                guard let bytes = try read(count: length) else { return nil }
+                body = bytes
+            } else if headers["Transfer-Encoding"]?.lowercased() == "chunked" {
+                while true {
+                    guard let sizeLine = try readLine(), let size = Int(sizeLine, radix: 16) else { return nil }
+                    if size == 0 {
+                        while let trailer = try readLine(), !trailer.isEmpty {}
+                        break
+                    }
+                    chunkSizes.append(size)
+                    guard let bytes = try read(count: size), try readLine() == "" else { return nil }
+                    body += bytes
+                }
+            } else {
+                while try fill() {}
+                body = pending
+                pending = []
+            }
+            return RawResponse(code: code, headers: headers, body: body, chunkSizes: chunkSizes)
+        }
+    }
+
+    private func isClosedNow() -> Bool {
+        do {
+            while try fill() {}
+            return true
+        } catch {
+            return false  // timed out with the connection still open
+        }
+    }
+}
+
+struct RawResponse: Sendable {
+    var code: Int
+    var headers: HTTPHeaders
+    var body: [UInt8]
+    var chunkSizes: [Int]
+    var text: String { String(decoding: body, as: UTF8.self) }
+}
+
+/// Runs a program, returning its exit status, standard output and standard error.
+func runProgram(_ path: String, _ arguments: [String]) throws -> (status: Int32, output: Data, error: String) {
+    let process = Process()
+    process.executableURL = URL(fileURLWithPath: path)
+    process.arguments = arguments
+    let output = Pipe(), error = Pipe()
+    process.standardOutput = output
+    process.standardError = error
+    try process.run()
+    let outputData = output.fileHandleForReading.readDataToEndOfFile()
+    let errorData = error.fileHandleForReading.readDataToEndOfFile()
+    process.waitUntilExit()
+    return (process.terminationStatus, outputData, String(decoding: errorData, as: UTF8.self))
+}
