@@ -9,13 +9,16 @@ let package = Package(
         .library(name: "Ferry", targets: ["Ferry"]),
         .executable(name: "ferry", targets: ["FerryCLI"]),
         .executable(name: "ferry-bench", targets: ["FerryBench"]),
+        .executable(name: "ferry-torture", targets: ["FerryTorture"]),
     ],
     targets: [
         .target(name: "Ferry"),
         .executableTarget(name: "FerryCLI", dependencies: ["Ferry"]),
         .executableTarget(name: "FerryBench", dependencies: ["Ferry"]),
+        // Writer and syncer processes that crash tests SIGKILL at random moments.
+        .executableTarget(name: "FerryTorture", dependencies: ["Ferry"]),
         .target(name: "FerryTestSupport", dependencies: ["Ferry"], path: "Tests/FerryTestSupport"),
-        .testTarget(name: "FerryTests", dependencies: ["Ferry", "FerryTestSupport"]),
+        .testTarget(name: "FerryTests", dependencies: ["Ferry", "FerryTestSupport", "FerryTorture"]),
         .testTarget(name: "FerryCLITests", dependencies: ["Ferry", "FerryCLI", "FerryTestSupport"]),
     ]
 )
