@@ -14,9 +14,16 @@ enum FerryCommand {
     /// ``Command`` and list its type here.
     static var all: [any Command.Type] {
         [
-            // InitCommand.self,
-            // PutCommand.self,
-            // GetCommand.self,
+            InitCommand.self,
+            PutCommand.self,
+            GetCommand.self,
+            DeleteCommand.self,
+            ListCommand.self,
+            StatusCommand.self,
+            CommitCommand.self,
+            SyncCommand.self,
+            ConflictsCommand.self,
+            ResolveCommand.self,
         ]
     }
 
