@@ -24,6 +24,7 @@ enum FerryCommand {
             SyncCommand.self,
             ConflictsCommand.self,
             ResolveCommand.self,
+            DemoCommand.self,
         ]
     }
 
