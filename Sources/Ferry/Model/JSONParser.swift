@@ -14,6 +14,8 @@
 ///
 /// Object keys are compared as Swift strings, so two keys that are canonically equivalent
 /// Unicode (`"é"` and `"e\u0301"`) are reported as duplicates: ``JSONValue`` could not hold both.
+/// Duplicates are found when their object closes (each key is hashed once, into the finished
+/// dictionary), so a syntax error later inside the same object is reported first.
 ///
 /// Nesting is handled with an explicit stack rather than recursion, so hostile input such as
 /// 100,000 `[` is rejected with an error at the first level past the limit and never exhausts

@@ -6,15 +6,10 @@ extension JSONScanner {
     /// here, so the final `String(decoding:as:)` never has anything to repair.
     mutating func parseString() throws(JSONParseError) -> String {
         let start = offset + 1
-        var index = start
-        while index < input.count {
-            let byte = input[index]
-            if byte == UInt8(ascii: "\"") {
-                offset = index + 1
-                return makeString(start..<index)
-            }
-            if byte == UInt8(ascii: "\\") || byte < 0x20 || byte >= 0x80 { break }
-            index += 1
+        let index = JSONByteScan.firstSpecialParserByte(in: input, from: start)
+        if index < input.count, input[index] == UInt8(ascii: "\"") {
+            offset = index + 1
+            return makeString(start..<index)
         }
         offset = index
         return try parseStringSlowly(from: start)
@@ -42,7 +37,7 @@ extension JSONScanner {
                 throw failure(
                     "control character U+00\(hex(byte).uppercased()) must be escaped in a string", at: offset)
             } else if byte < 0x80 {
-                offset += 1
+                offset = JSONByteScan.firstSpecialParserByte(in: input, from: offset + 1)
             } else {
                 try skipUTF8Sequence()
             }

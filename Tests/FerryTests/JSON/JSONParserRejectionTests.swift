@@ -143,6 +143,15 @@ struct Rejection: Sendable, CustomTestStringConvertible {
         #expect(error.reason.contains("Unicode-equivalent to the earlier key"))
     }
 
+    @Test func duplicateKeyIsReportedWhenItsObjectCloses() {
+        #expect(throws: JSONParseError(line: 1, column: 13, reason: "trailing comma is not allowed")) {
+            try JSONParser.parse(#"{"a":1,"a":2,}"#)
+        }
+        #expect(throws: JSONParseError(line: 1, column: 8, reason: #"duplicate key "a""#)) {
+            try JSONParser.parse(#"{"a":1,"a":{"b":[1]}}"#)
+        }
+    }
+
     @Test func escapedDuplicateKeyIsRejected() {
         #expect(throws: JSONParseError(line: 1, column: 8, reason: #"duplicate key "a""#)) {
             try JSONParser.parse(#"{"a":1,"\u0061":2}"#)

@@ -52,6 +52,19 @@ import Testing
         }
     }
 
+    @Test func fastAndGeneralDoubleLayoutsAgree() {
+        var generator = SplitMix64(seed: 0xD0_0B1E)
+        for _ in 0..<20_000 {
+            let value = Double(bitPattern: generator.next())
+            let scaled = value * Double(sign: .plus, exponent: -Int(generator.next() % 80), significand: 1)
+            for candidate in [value, scaled, (scaled * 1e6).rounded() / 1e6] where candidate.isFinite && candidate != 0 {
+                var general: [UInt8] = []
+                JSONWriter.writeDoubleLayingOutDigits(candidate, to: &general)
+                #expect(JSONValue.double(candidate).canonicalBytes() == general, "bit pattern \(candidate.bitPattern)")
+            }
+        }
+    }
+
     // MARK: - Canonical strings and keys
 
     @Test func stringsEscapeOnlyQuoteBackslashAndControls() {
