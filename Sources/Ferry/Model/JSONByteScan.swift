@@ -18,9 +18,8 @@ enum JSONByteScan {
             let raw = UnsafeRawPointer(base)
             while index + 8 <= bytes.count {
                 let word = raw.loadUnaligned(fromByteOffset: index, as: UInt64.self)
-                if hasByte(0x22, in: word) || hasByte(0x5C, in: word) || hasByteBelow0x20(word) || word & highBits != 0 {
-                    break
-                }
+                let special = hasByte(0x22, in: word) || hasByte(0x5C, in: word) || hasByteBelow0x20(word)
+                if special || word & highBits != 0 { break }
                 index += 8
             }
         }

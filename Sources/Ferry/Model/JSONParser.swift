@@ -8,9 +8,11 @@
 /// ``Options/maximumDepth`` and documents larger than ``Options/maximumByteCount``.
 ///
 /// Numbers written without a fraction or exponent that fit in `Int64` become
-/// ``JSONValue/integer(_:)`` exactly; every other number is read as the nearest `Double` and
-/// normalized with ``JSONValue/number(_:)``. A number too large for a `Double` is an error;
-/// one too small becomes zero.
+/// ``JSONValue/integer(_:)`` exactly; every other number is read as the nearest `Double`, and
+/// becomes an integer if that double is integral and fits in `Int64` (`2.0`, `1e18`; this goes
+/// beyond ``JSONValue/number(_:)``'s ±2^53 so that parse → canonical → parse is the identity),
+/// else ``JSONValue/double(_:)``. A number too large for a `Double` is an error; one too small
+/// becomes zero.
 ///
 /// Object keys are compared as Swift strings, so two keys that are canonically equivalent
 /// Unicode (`"é"` and `"e\u0301"`) are reported as duplicates: ``JSONValue`` could not hold both.
@@ -77,7 +79,9 @@ public struct JSONParser {
     ///   - options: Limits on depth and size.
     /// - Returns: The document's value.
     /// - Throws: ``JSONParseError`` naming the first problem and its line and column.
-    public static func parse(_ bytes: UnsafeRawBufferPointer, options: Options = Options()) throws(JSONParseError) -> JSONValue {
+    public static func parse(
+        _ bytes: UnsafeRawBufferPointer, options: Options = Options()
+    ) throws(JSONParseError) -> JSONValue {
         let result = bytes.withMemoryRebound(to: UInt8.self) { buffer in
             Result { () throws(JSONParseError) in try parse(typed: buffer, options: options) }
         }

@@ -106,9 +106,8 @@ struct JSONScanner {
                 values.append(consume value)
                 skipWhitespace()
                 let closer = frame.isObject ? UInt8(ascii: "}") : UInt8(ascii: "]")
-                guard offset < input.count else {
-                    throw unexpectedEnd(expecting: frame.isObject ? "',' or '}' after object member" : "',' or ']' after array element")
-                }
+                let expected = frame.isObject ? "',' or '}' after object member" : "',' or ']' after array element"
+                guard offset < input.count else { throw unexpectedEnd(expecting: expected) }
                 switch input[offset] {
                 case UInt8(ascii: ","):
                     let comma = offset
@@ -124,7 +123,7 @@ struct JSONScanner {
                     frames.removeLast()
                     value = frame.isObject ? .object(try popMembers(of: frame)) : .array(popElements(of: frame))
                 default:
-                    throw unexpected(expecting: frame.isObject ? "',' or '}' after object member" : "',' or ']' after array element")
+                    throw unexpected(expecting: expected)
                 }
             }
             return value
@@ -189,7 +188,8 @@ struct JSONScanner {
             break
         case UInt8(ascii: "'"):
             throw failure("strings must be in double quotes, not single quotes", at: start)
-        case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "_"), UInt8(ascii: "$"):
+        case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"),
+            UInt8(ascii: "_"), UInt8(ascii: "$"):
             throw failure("object keys must be strings in double quotes", at: start)
         default:
             throw unexpected(expecting: "a string key")
@@ -271,7 +271,7 @@ extension JSONScanner {
     func describeByte(at offset: Int) -> String {
         let byte = input[offset]
         if byte >= 0x21 && byte < 0x7F { return "'\(Character(Unicode.Scalar(byte)))'" }
-        return "byte 0x\(hex(byte))"
+        return "byte 0x\(Self.hex(byte))"
     }
 
     func startsComment(at offset: Int) -> Bool {
@@ -287,8 +287,10 @@ extension JSONScanner {
     }
 }
 
-/// Two lowercase hex digits: `0f`.
-func hex(_ byte: UInt8) -> String {
-    let digits = String(byte, radix: 16)
-    return digits.count == 1 ? "0" + digits : digits
+extension JSONScanner {
+    /// Two lowercase hex digits: `0f`.
+    static func hex(_ byte: UInt8) -> String {
+        let digits = String(byte, radix: 16)
+        return digits.count == 1 ? "0" + digits : digits
+    }
 }

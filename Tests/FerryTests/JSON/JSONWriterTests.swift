@@ -1,3 +1,4 @@
+import FerryTestSupport
 import Testing
 
 @testable import Ferry
@@ -41,7 +42,7 @@ import Testing
     }
 
     @Test func shortestDigitsReadBackAsTheSameDouble() throws {
-        var generator = SplitMix64(seed: 0x5EED_F00D)
+        var generator = RandomJSONValues.SplitMix64(seed: 0x5EED_F00D)
         for _ in 0..<20_000 {
             let value = Double(bitPattern: generator.next())
             guard value.isFinite else { continue }
@@ -53,7 +54,7 @@ import Testing
     }
 
     @Test func fastAndGeneralDoubleLayoutsAgree() {
-        var generator = SplitMix64(seed: 0xD0_0B1E)
+        var generator = RandomJSONValues.SplitMix64(seed: 0xD0_0B1E)
         for _ in 0..<20_000 {
             let value = Double(bitPattern: generator.next())
             let scaled = value * Double(sign: .plus, exponent: -Int(generator.next() % 80), significand: 1)
