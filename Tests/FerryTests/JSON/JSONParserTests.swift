@@ -31,6 +31,12 @@ import Testing
         #expect(fromArray == fromRaw)
     }
 
+    @Test func emptyRawBufferIsAnEmptyDocument() {
+        #expect(throws: JSONParseError(line: 1, column: 1, reason: "the document is empty")) {
+            try JSONParser.parse(UnsafeRawBufferPointer(start: nil, count: 0))
+        }
+    }
+
     @Test func parsesASliceOfALargerBuffer() throws {
         let journal = Array("{\"n\":1}\n{\"n\":2}\n".utf8)
         let second = try journal.withUnsafeBytes { raw throws(JSONParseError) in
