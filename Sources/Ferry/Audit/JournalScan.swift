@@ -1,0 +1,204 @@
+/// One pass over a store's journal files for ``StoreVerifier``: every line parsed once and its
+/// hash checked on its bytes, the entries replayed into an index as the store would, and the
+/// index snapshot compared with the replay at the snapshot's position.
+///
+/// Reads one segment file at a time; keeps per line only its place, sequence and hashes, and
+/// the documents of the records' current versions.
+struct JournalScan {
+    let layout: StoreLayout
+    let snapshot: StoreIndex?
+
+    var segments: [JournalChainAnalysis.Segment] = []
+    var lines: [JournalChainAnalysis.Line] = []
+    /// Byte offset of each line in its segment, to read an entry again in rare cases.
+    var lineOffsets: [Int] = []
+    var computedHashes: [Int: SHA256Digest] = [:]
+    var malformedReasons: [Int: String] = [:]
+    /// Problems found while reading: unreadable files, odd segment names, a torn tail.
+    var journalFindings: [VerificationFinding] = []
+    /// Differences between the index snapshot and the replay.
+    var indexFindings: [VerificationFinding] = []
+    var comparedIndex = false
+    /// The index the journal replays to (in file order).
+    var replay = StoreIndex()
+    /// The documents of every current version, by sequence.
+    var documents: [UInt64: JSONValue] = [:]
+
+    /// Whether every line so far continued the chain (then file order is journal order).
+    private var orderly = true
+    private var lastSequence: UInt64 = 0
+    private var lastHash = SHA256Digest.zero
+
+    init(layout: StoreLayout, snapshot: StoreIndex?) {
+        self.layout = layout
+        self.snapshot = snapshot
+    }
+
+    mutating func run() {
+        let files: [FileSystem.DirectoryEntry]
+        do { files = try FileSystem.contents(ofDirectory: layout.journal) } catch {
+            journalFindings.append(
+                VerificationFinding(kind: .missingSegment, path: "journal", message: "missing: the journal folder cannot be read (\(error))"))
+            return
+        }
+        var found: [JournalSegment] = []
+        for file in files where file.name.hasSuffix(".jsonl") {
+            if let segment = JournalSegment(fileName: file.name) {
+                found.append(segment)
+            } else {
+                journalFindings.append(
+                    VerificationFinding(
+                        kind: .misnamedSegment, path: "journal/" + file.name,
+                        message: "renamed: not a segment name (20 digits of its first seq, then .jsonl); the store ignores it"))
+            }
+        }
+        found.sort { $0.firstSequence < $1.firstSequence }
+        if let snapshot, snapshot.headSequence == 0 { compareIndex(with: snapshot) }
+        for (index, segment) in found.enumerated() {
+            read(segment, index: index, isLast: index == found.count - 1)
+        }
+    }
+
+    private mutating func read(_ segment: JournalSegment, index: Int, isLast: Bool) {
+        let path = "journal/" + segment.name
+        let bytes: [UInt8]
+        do { bytes = try FileSystem.readFile(layout.journal + "/" + segment.name) } catch {
+            journalFindings.append(VerificationFinding(kind: .unreadableFile, path: path, message: "unreadable: \(error)"))
+            segments.append(.init(name: segment.name, firstSequence: segment.firstSequence, lineCount: 0, byteCount: 0, endsMidLine: false))
+            return
+        }
+        var lineCount = 0
+        var endsMidLine = false
+        bytes.withUnsafeBytes { raw in
+            var ends: [Int] = []
+            ends.reserveCapacity(Journal.segmentEntryLimit)
+            for offset in 0..<raw.count where raw[offset] == UInt8(ascii: "\n") { ends.append(offset) }
+            var complete = ends.count
+            if isLast {
+                // A crash can leave NUL-filled lines at the end (space allocated, data never
+                // written) and a partial last line: both are cut off when the store opens.
+                while complete > 0 {
+                    let start = complete >= 2 ? ends[complete - 2] + 1 : 0
+                    let line = UnsafeRawBufferPointer(rebasing: raw[start..<ends[complete - 1]])
+                    guard !line.isEmpty, line.allSatisfy({ $0 == 0 }) else { break }
+                    complete -= 1
+                }
+                let usedEnd = complete > 0 ? ends[complete - 1] + 1 : 0
+                if usedEnd < raw.count {
+                    journalFindings.append(
+                        VerificationFinding(
+                            kind: .tornTail, path: path, line: complete + 1,
+                            message: "torn: \(raw.count - usedEnd) bytes after the last complete line, left by an interrupted write; opening the store cuts them off"))
+                }
+            } else if let last = ends.last, last + 1 < raw.count {
+                endsMidLine = true
+            } else if ends.isEmpty && raw.count > 0 {
+                endsMidLine = true
+            }
+            var start = 0
+            for number in 0..<complete {
+                let end = ends[number]
+                read(line: UnsafeRawBufferPointer(rebasing: raw[start..<end]), segment: index, number: number + 1, offset: start)
+                start = end + 1
+            }
+            lineCount = complete
+        }
+        segments.append(
+            .init(name: segment.name, firstSequence: segment.firstSequence, lineCount: lineCount, byteCount: bytes.count, endsMidLine: endsMidLine))
+    }
+
+    private mutating func read(line: UnsafeRawBufferPointer, segment: Int, number: Int, offset: Int) {
+        let lineIndex = lines.count
+        lineOffsets.append(offset)
+        let entry: JournalEntry
+        do { entry = try JournalEntry.decode(line: line) } catch {
+            malformedReasons[lineIndex] = error.reason
+            lines.append(.init(segment: Int32(segment), number: Int32(number), sequence: 0, previousHash: .zero, hash: .zero, problem: .malformed))
+            orderly = false
+            return
+        }
+        var problem: JournalChainAnalysis.Problem?
+        var contentHash: SHA256Digest?
+        if let member = CanonicalJournalLine.hashMemberStart(line),
+            CanonicalJournalLine.hashWithoutHashMember(line, memberStart: member) == entry.hash
+        {
+            if entry.change.operation.document != nil {
+                contentHash = CanonicalJournalLine.documentHash(line, memberStart: member, entity: entry.change.key.entity)
+            }
+        } else {
+            let computed = entry.computedHash()
+            if computed == entry.hash {
+                problem = .reformatted
+            } else {
+                problem = .edited
+                computedHashes[lineIndex] = computed
+            }
+        }
+        lines.append(
+            .init(
+                segment: Int32(segment), number: Int32(number), sequence: entry.sequence, previousHash: entry.previousHash,
+                hash: entry.hash, problem: problem))
+        orderly = orderly && problem == nil && entry.sequence == lastSequence + 1 && entry.previousHash == lastHash
+        lastSequence = entry.sequence
+        lastHash = entry.hash
+        apply(entry, contentHash: contentHash)
+        if orderly, let snapshot, !comparedIndex, entry.sequence == snapshot.headSequence {
+            compareIndex(with: snapshot)
+        }
+    }
+
+    /// Replays one entry as the store does, keeping the documents of current versions.
+    private mutating func apply(_ entry: JournalEntry, contentHash: SHA256Digest?) {
+        let document = entry.change.operation.document
+        let hash = contentHash ?? document.map { SHA256.hash($0.canonicalBytes()) } ?? .zero
+        let application = replay.apply(entry, contentHash: hash)
+        if let before = application.before {
+            for version in before.versions where !application.after.versions.contains(where: { $0.sequence == version.sequence }) {
+                documents[version.sequence] = nil
+            }
+        }
+        if let document, application.after.versions.contains(where: { $0.sequence == entry.sequence }) {
+            documents[entry.sequence] = document
+        }
+    }
+
+    /// Compares the replay so far with the snapshot taken at this position.
+    private mutating func compareIndex(with snapshot: StoreIndex) {
+        comparedIndex = true
+        var differences: [VerificationFinding] = []
+        func differ(_ key: RecordKey?, _ message: String) {
+            differences.append(VerificationFinding(kind: .indexMismatch, path: ".ferry/index", record: key, message: message))
+        }
+        if snapshot.knowledge != replay.knowledge {
+            differ(nil, "stale: the index's knowledge vector differs from the journal's; remove .ferry/index to rebuild it")
+        }
+        for (key, state) in replay.records {
+            guard let indexed = snapshot.records[key] else {
+                differ(key, "stale: the index lacks \(key); remove .ferry/index to rebuild it")
+                continue
+            }
+            if indexed.versions != state.versions || indexed.lastSequence != state.lastSequence {
+                differ(key, "stale: the index's versions of \(key) differ from the journal's; remove .ferry/index to rebuild it")
+            }
+        }
+        for key in snapshot.records.keys where replay.records[key] == nil {
+            differ(key, "stale: the index lists \(key), which the journal never had; remove .ferry/index to rebuild it")
+        }
+        differences.sort { ($0.record?.description ?? "").utf8.lexicographicallyPrecedes(($1.record?.description ?? "").utf8) }
+        indexFindings += differences
+    }
+
+    /// The entry on line `lineIndex`, read again from its segment (for rare checks).
+    func reread(lineIndex: Int) -> JournalEntry? {
+        let line = lines[lineIndex]
+        let segment = segments[Int(line.segment)]
+        guard let file = try? FileDescriptor.open(layout.journal + "/" + segment.name, .readOnly) else { return nil }
+        defer { file.close() }
+        let start = lineOffsets[lineIndex]
+        let end = lineIndex + 1 < lines.count && lines[lineIndex + 1].segment == line.segment
+            ? lineOffsets[lineIndex + 1] - 1 : segment.byteCount
+        guard end > start, let bytes = try? file.read(at: Int64(start), count: end - start) else { return nil }
+        let content = bytes.prefix { $0 != UInt8(ascii: "\n") }
+        return Array(content).withUnsafeBytes { try? JournalEntry.decode(line: $0) }
+    }
+}
