@@ -17,6 +17,10 @@ enum FerryCommand {
             // InitCommand.self,
             // PutCommand.self,
             // GetCommand.self,
+            LogCommand.self,
+            ShowCommand.self,
+            DiffCommand.self,
+            VerifyCommand.self,
         ]
     }
 

@@ -88,6 +88,11 @@ struct JournalChainAnalysis {
         return slow.run()
     }
 
+    /// ``SlowAnalysis/longestIncreasingRun(_:)``, for tests.
+    static func longestRunForTesting(_ values: [UInt64]) -> [Int] {
+        SlowAnalysis.longestIncreasingRun(values)
+    }
+
     /// The common case: everything in order, decided in one pass with no allocation.
     private func fastPath() -> Result? {
         var previousHash = SHA256Digest.zero
@@ -230,7 +235,9 @@ struct JournalChainAnalysis {
             }
         }
 
-        /// Lines off the longest run in sequence order were moved.
+        /// Lines off the longest run in sequence order were moved. Among equally long runs, the
+        /// one keeping most lines inside the segment their sequence belongs to wins, so a line
+        /// carried into another segment is the one reported.
         mutating func findMovedLines() {
             let chain = genuine.values.sorted { position[$0] < position[$1] }
             var increasing = true
@@ -239,7 +246,14 @@ struct JournalChainAnalysis {
                 break
             }
             if increasing { return }
-            let kept = Set(Self.longestIncreasingRun(chain.map { lines[$0].sequence }).map { chain[$0] })
+            let segments = analysis.segments
+            let starts = segments.map(\.firstSequence).sorted()
+            let ends: [UInt64] = segments.map { segment in starts.first { $0 > segment.firstSequence } ?? UInt64.max }
+            let fits: [Bool] = chain.map { index in
+                let segment = Int(lines[index].segment)
+                return lines[index].sequence >= segments[segment].firstSequence && lines[index].sequence < ends[segment]
+            }
+            let kept = Set(Self.longestIncreasingRun(chain.map { lines[$0].sequence }, preferring: fits).map { chain[$0] })
             for index in chain where !kept.contains(index) {
                 moved.insert(index)
                 let sequence = lines[index].sequence
@@ -249,22 +263,37 @@ struct JournalChainAnalysis {
             }
         }
 
-        /// Indexes of one longest strictly increasing subsequence (patience sorting).
-        static func longestIncreasingRun(_ values: [UInt64]) -> [Int] {
-            var tails: [Int] = []
-            var parent = Array(repeating: -1, count: values.count)
-            for index in values.indices {
-                var low = 0
-                var high = tails.count
-                while low < high {
-                    let middle = (low + high) / 2
-                    if values[tails[middle]] < values[index] { low = middle + 1 } else { high = middle }
+        /// Indexes of a longest strictly increasing subsequence of `values` (distinct), and among
+        /// those one with the most `preferred` elements: a weighted run over a Fenwick tree of
+        /// prefix maxima, O(n log n).
+        static func longestIncreasingRun(_ values: [UInt64], preferring preferred: [Bool]? = nil) -> [Int] {
+            let count = values.count
+            guard count > 0 else { return [] }
+            let ranks = values.indices.sorted { values[$0] < values[$1] }
+            var rank = Array(repeating: 0, count: count)
+            for (order, index) in ranks.enumerated() { rank[index] = order + 1 }
+            // Each element is worth more than all preferences together, so length comes first.
+            let unit = count + 1
+            var tree = Array(repeating: (score: 0, index: -1), count: count + 1)
+            var parent = Array(repeating: -1, count: count)
+            var score = Array(repeating: 0, count: count)
+            for index in 0..<count {
+                var best = (score: 0, index: -1)
+                var cursor = rank[index] - 1
+                while cursor > 0 {
+                    if tree[cursor].score > best.score { best = tree[cursor] }
+                    cursor -= cursor & -cursor
                 }
-                if low > 0 { parent[index] = tails[low - 1] }
-                if low == tails.count { tails.append(index) } else { tails[low] = index }
+                score[index] = best.score + unit + ((preferred?[index] ?? false) ? 1 : 0)
+                parent[index] = best.index
+                cursor = rank[index]
+                while cursor <= count {
+                    if tree[cursor].score < score[index] { tree[cursor] = (score[index], index) }
+                    cursor += cursor & -cursor
+                }
             }
+            var cursor = score.indices.max { score[$0] != score[$1] ? score[$0] < score[$1] : $0 > $1 } ?? -1
             var result: [Int] = []
-            var cursor = tails.last ?? -1
             while cursor >= 0 {
                 result.append(cursor)
                 cursor = parent[cursor]
@@ -316,7 +345,7 @@ struct JournalChainAnalysis {
                 report(.removedLines, at: after, "removed: \(range(first, last)) missing from the start of this segment")
                 return
             }
-            if let named = segments.firstIndex(where: { $0.firstSequence == first }) {
+            if let named = segments.firstIndex(where: { $0.firstSequence == first }), holdsNothingElse(named, from: first) {
                 truncationReported.insert(named)
                 report(.truncatedSegment, segment: named, line: nil, order: position[after],
                     "truncated: the segment \(segments[named].lineCount == 0 ? "is empty" : "ends early"); \(range(first, last)) are gone")
@@ -337,6 +366,13 @@ struct JournalChainAnalysis {
             findings.append((position[after], VerificationFinding(
                 kind: .missingSegment, path: "journal/" + name,
                 message: "missing: the segment file holding \(range(first, last)) is gone")))
+        }
+
+        /// Whether segment `index` is empty or starts with sequence `first`: then it is the file
+        /// that lost the missing entries.
+        func holdsNothingElse(_ index: Int, from first: UInt64) -> Bool {
+            guard let line = ordered.first(where: { Int(lines[$0].segment) == index && lines[$0].problem == nil }) else { return true }
+            return lines[line].sequence >= first
         }
 
         /// Every genuine entry must point at the hash of the one before it.
@@ -394,6 +430,12 @@ struct JournalChainAnalysis {
                 }
                 let implied = lines[first].sequence - UInt64(lines[first].number - 1)
                 if implied == segment.firstSequence { continue }
+                if lines[first].number > 1 {
+                    // Lines before it are damaged or out of place (reported); the name only
+                    // matters if this entry cannot belong to the segment at all.
+                    let next = segments.map(\.firstSequence).filter { $0 > segment.firstSequence }.min() ?? UInt64.max
+                    if lines[first].sequence >= segment.firstSequence && lines[first].sequence < next { continue }
+                }
                 if lines[first].sequence > segment.firstSequence
                     && (segment.firstSequence..<lines[first].sequence).allSatisfy({ genuine[$0] == nil })
                 {

@@ -23,6 +23,9 @@ public struct StoreVerifier: Sendable {
     public let layout: StoreLayout
     /// How long to wait for a writer's lock, in seconds.
     public var lockTimeout: Double
+    /// The entry count at which the journal starts a new segment (tests lower it to make
+    /// small multi-segment journals).
+    var segmentEntryLimit = Journal.segmentEntryLimit
 
     /// - Parameters:
     ///   - path: The store directory.
@@ -64,7 +67,7 @@ public struct StoreVerifier: Sendable {
         scan.run()
         let analysis = JournalChainAnalysis(
             segments: scan.segments, lines: scan.lines, computedHashes: scan.computedHashes,
-            malformedReasons: scan.malformedReasons)
+            malformedReasons: scan.malformedReasons, segmentEntryLimit: segmentEntryLimit)
         let chain = analysis.analyze()
         report.findings += scan.journalFindings
         report.findings += chain.findings
