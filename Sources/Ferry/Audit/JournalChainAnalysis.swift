@@ -17,7 +17,7 @@
 /// - a segment whose name is not its first entry's sequence: renamed.
 struct JournalChainAnalysis {
     /// One segment file as read.
-    struct Segment {
+    struct Segment: Sendable {
         var name: String
         var firstSequence: UInt64
         var lineCount: Int
@@ -27,14 +27,14 @@ struct JournalChainAnalysis {
     }
 
     /// What is wrong with a line on its own.
-    enum Problem: UInt8 {
+    enum Problem: UInt8, Sendable {
         case malformed
         case edited
         case reformatted
     }
 
     /// One line as read: where it is, and for an entry its sequence and hashes.
-    struct Line {
+    struct Line: Sendable {
         var segment: Int32
         /// 1-based within its segment.
         var number: Int32
@@ -56,7 +56,7 @@ struct JournalChainAnalysis {
     var segmentByteLimit = Int(Journal.segmentByteLimit)
 
     /// The outcome: findings in file order, and where each sequence's genuine line is.
-    struct Result {
+    struct Result: Sendable {
         var findings: [VerificationFinding]
         /// Whether lines are exactly 1, 2, 3, … in file order (then line index = seq − 1).
         var isContiguous: Bool

@@ -2,11 +2,12 @@
 /// hash checked on its bytes, the entries replayed into an index as the store would, and the
 /// index snapshot compared with the replay at the snapshot's position.
 ///
-/// Reads one segment file at a time; keeps per line only its place, sequence and hashes, and
-/// the documents of the records' current versions.
-struct JournalScan {
+/// Reads one segment file at a time. Parsing and hashing a segment's lines is spread over the
+/// cores; replaying them is sequential. The snapshot is parsed on another thread meanwhile.
+/// Keeps per line only its place, sequence and hashes, and the documents of the records'
+/// current versions.
+struct JournalScan: Sendable {
     let layout: StoreLayout
-    let snapshot: StoreIndex?
 
     var segments: [JournalChainAnalysis.Segment] = []
     var lines: [JournalChainAnalysis.Line] = []
@@ -16,25 +17,61 @@ struct JournalScan {
     var malformedReasons: [Int: String] = [:]
     /// Problems found while reading: unreadable files, odd segment names, a torn tail.
     var journalFindings: [VerificationFinding] = []
-    /// Differences between the index snapshot and the replay.
+    /// The index snapshot's problems and its differences from the replay.
     var indexFindings: [VerificationFinding] = []
+    /// The snapshot, when it could be read.
+    var snapshot: StoreIndex?
     var comparedIndex = false
     /// The index the journal replays to (in file order).
     var replay = StoreIndex()
     /// The documents of every current version, by sequence.
     var documents: [UInt64: JSONValue] = [:]
 
+    /// Where the snapshot says the journal ended, and the replay's state there.
+    private var snapshotHead: StoreHead?
+    private var replayAtSnapshot: StoreIndex?
     /// Whether every line so far continued the chain (then file order is journal order).
     private var orderly = true
     private var lastSequence: UInt64 = 0
     private var lastHash = SHA256Digest.zero
 
-    init(layout: StoreLayout, snapshot: StoreIndex?) {
+    init(layout: StoreLayout) {
         self.layout = layout
-        self.snapshot = snapshot
     }
 
     mutating func run() {
+        let indexPath = layout.index
+        let loading: ParallelWork.Background<Result<StoreIndex, StoreError>>?
+        if FileSystem.exists(indexPath) {
+            snapshotHead = StoreIndex.snapshotHead(atPath: indexPath)
+            loading = ParallelWork.Background { Self.loadSnapshot(indexPath) }
+        } else {
+            loading = nil
+        }
+        if snapshotHead?.sequence == 0 { replayAtSnapshot = replay }
+        readSegments()
+        guard let loading, let loaded = loading.value() else { return }
+        switch loaded {
+        case .failure(let error):
+            indexFindings.append(
+                VerificationFinding(
+                    kind: .indexMismatch, path: ".ferry/index",
+                    message: "unreadable index snapshot (\(error)); opening the store rebuilds it"))
+        case .success(let index):
+            snapshot = index
+            if let replayAtSnapshot, index.headSequence == snapshotHead?.sequence {
+                compareIndex(index, with: replayAtSnapshot)
+            }
+        }
+    }
+
+    private static func loadSnapshot(_ path: String) -> Result<StoreIndex, StoreError> {
+        let bytes: [UInt8]
+        do { bytes = try FileSystem.readFile(path) } catch { return .failure(.io(error)) }
+        do { return .success(try StoreIndex.fromSnapshot(bytes)) } catch { return .failure(error) }
+    }
+
+    private mutating func readSegments() {
         let files: [FileSystem.DirectoryEntry]
         do { files = try FileSystem.contents(ofDirectory: layout.journal) } catch {
             journalFindings.append(
@@ -53,7 +90,6 @@ struct JournalScan {
             }
         }
         found.sort { $0.firstSequence < $1.firstSequence }
-        if let snapshot, snapshot.headSequence == 0 { compareIndex(with: snapshot) }
         for (index, segment) in found.enumerated() {
             read(segment, index: index, isLast: index == found.count - 1)
         }
@@ -67,13 +103,13 @@ struct JournalScan {
             segments.append(.init(name: segment.name, firstSequence: segment.firstSequence, lineCount: 0, byteCount: 0, endsMidLine: false))
             return
         }
-        var lineCount = 0
+        var ends: [Int] = []
+        ends.reserveCapacity(Journal.segmentEntryLimit)
         var endsMidLine = false
+        var complete = 0
         bytes.withUnsafeBytes { raw in
-            var ends: [Int] = []
-            ends.reserveCapacity(Journal.segmentEntryLimit)
             for offset in 0..<raw.count where raw[offset] == UInt8(ascii: "\n") { ends.append(offset) }
-            var complete = ends.count
+            complete = ends.count
             if isLast {
                 // A crash can leave NUL-filled lines at the end (space allocated, data never
                 // written) and a partial last line: both are cut off when the store opens.
@@ -95,55 +131,70 @@ struct JournalScan {
             } else if ends.isEmpty && raw.count > 0 {
                 endsMidLine = true
             }
-            var start = 0
-            for number in 0..<complete {
-                let end = ends[number]
-                read(line: UnsafeRawBufferPointer(rebasing: raw[start..<end]), segment: index, number: number + 1, offset: start)
-                start = end + 1
+        }
+        let lineEnds = Array(ends.prefix(complete))
+        let decoded = ParallelWork.map(count: lineEnds.count) { number in
+            let start = number == 0 ? 0 : lineEnds[number - 1] + 1
+            return bytes.withUnsafeBytes { raw in
+                DecodedLine(UnsafeRawBufferPointer(rebasing: raw[start..<lineEnds[number]]))
             }
-            lineCount = complete
+        }
+        for (number, line) in decoded.enumerated() {
+            record(line, segment: index, number: number + 1, offset: number == 0 ? 0 : lineEnds[number - 1] + 1)
         }
         segments.append(
-            .init(name: segment.name, firstSequence: segment.firstSequence, lineCount: lineCount, byteCount: bytes.count, endsMidLine: endsMidLine))
+            .init(name: segment.name, firstSequence: segment.firstSequence, lineCount: complete, byteCount: bytes.count, endsMidLine: endsMidLine))
     }
 
-    private mutating func read(line: UnsafeRawBufferPointer, segment: Int, number: Int, offset: Int) {
-        let lineIndex = lines.count
-        lineOffsets.append(offset)
-        let entry: JournalEntry
-        do { entry = try JournalEntry.decode(line: line) } catch {
-            malformedReasons[lineIndex] = error.reason
-            lines.append(.init(segment: Int32(segment), number: Int32(number), sequence: 0, previousHash: .zero, hash: .zero, problem: .malformed))
-            orderly = false
-            return
-        }
-        var problem: JournalChainAnalysis.Problem?
-        var contentHash: SHA256Digest?
-        if let member = CanonicalJournalLine.hashMemberStart(line),
-            CanonicalJournalLine.hashWithoutHashMember(line, memberStart: member) == entry.hash
-        {
-            if entry.change.operation.document != nil {
-                contentHash = CanonicalJournalLine.documentHash(line, memberStart: member, entity: entry.change.key.entity)
+    /// A line parsed and hashed, before it is replayed: the part done in parallel.
+    private enum DecodedLine: Sendable {
+        case malformed(String)
+        case entry(JournalEntry, problem: JournalChainAnalysis.Problem?, computed: SHA256Digest?, contentHash: SHA256Digest?)
+
+        init(_ line: UnsafeRawBufferPointer) {
+            let entry: JournalEntry
+            do { entry = try JournalEntry.decode(line: line) } catch {
+                self = .malformed(error.reason)
+                return
             }
-        } else {
+            if let member = CanonicalJournalLine.hashMemberStart(line),
+                CanonicalJournalLine.hashWithoutHashMember(line, memberStart: member) == entry.hash
+            {
+                let contentHash = entry.change.operation.document == nil
+                    ? nil : CanonicalJournalLine.documentHash(line, memberStart: member, entity: entry.change.key.entity)
+                self = .entry(entry, problem: nil, computed: nil, contentHash: contentHash)
+                return
+            }
             let computed = entry.computedHash()
             if computed == entry.hash {
-                problem = .reformatted
+                self = .entry(entry, problem: .reformatted, computed: nil, contentHash: nil)
             } else {
-                problem = .edited
-                computedHashes[lineIndex] = computed
+                self = .entry(entry, problem: .edited, computed: computed, contentHash: nil)
             }
         }
-        lines.append(
-            .init(
-                segment: Int32(segment), number: Int32(number), sequence: entry.sequence, previousHash: entry.previousHash,
-                hash: entry.hash, problem: problem))
-        orderly = orderly && problem == nil && entry.sequence == lastSequence + 1 && entry.previousHash == lastHash
-        lastSequence = entry.sequence
-        lastHash = entry.hash
-        apply(entry, contentHash: contentHash)
-        if orderly, let snapshot, !comparedIndex, entry.sequence == snapshot.headSequence {
-            compareIndex(with: snapshot)
+    }
+
+    private mutating func record(_ decoded: DecodedLine, segment: Int, number: Int, offset: Int) {
+        let lineIndex = lines.count
+        lineOffsets.append(offset)
+        switch decoded {
+        case .malformed(let reason):
+            malformedReasons[lineIndex] = reason
+            lines.append(.init(segment: Int32(segment), number: Int32(number), sequence: 0, previousHash: .zero, hash: .zero, problem: .malformed))
+            orderly = false
+        case .entry(let entry, let problem, let computed, let contentHash):
+            if let computed { computedHashes[lineIndex] = computed }
+            lines.append(
+                .init(
+                    segment: Int32(segment), number: Int32(number), sequence: entry.sequence, previousHash: entry.previousHash,
+                    hash: entry.hash, problem: problem))
+            orderly = orderly && problem == nil && entry.sequence == lastSequence + 1 && entry.previousHash == lastHash
+            lastSequence = entry.sequence
+            lastHash = entry.hash
+            apply(entry, contentHash: contentHash)
+            if orderly, let head = snapshotHead, entry.sequence == head.sequence, entry.hash == head.hash {
+                replayAtSnapshot = replay
+            }
         }
     }
 
@@ -162,8 +213,8 @@ struct JournalScan {
         }
     }
 
-    /// Compares the replay so far with the snapshot taken at this position.
-    private mutating func compareIndex(with snapshot: StoreIndex) {
+    /// Compares the snapshot with the replay at the snapshot's position.
+    private mutating func compareIndex(_ snapshot: StoreIndex, with replay: StoreIndex) {
         comparedIndex = true
         var differences: [VerificationFinding] = []
         func differ(_ key: RecordKey?, _ message: String) {

@@ -5,7 +5,7 @@
 /// A file that differs from the replay is an uncommitted hand edit, unless it holds an older
 /// version of the same record that Ferry wrote: then a crash came between the journal append
 /// and the file update, and opening the store repairs it.
-struct RecordFileCheck {
+struct RecordFileCheck: Sendable {
     let layout: StoreLayout
     let scan: JournalScan
     let chain: JournalChainAnalysis.Result
@@ -21,7 +21,16 @@ struct RecordFileCheck {
                     message: "deleted: the records folder is gone, with the files of \(liveCount) live records (uncommitted)")
             ]
         }
+        // Every record's expected file, so most files are matched without decoding their names.
+        var expected: [String: RecordKey] = [:]
+        expected.reserveCapacity(replay.records.count)
+        for key in replay.records.keys {
+            expected[key.entity.rawValue + "/" + RecordFileName.relativePath(for: key.id)] = key
+        }
         var seen = Set<RecordKey>()
+        seen.reserveCapacity(liveCount)
+        var work: [(key: RecordKey, state: RecordState, path: String, size: Int64)] = []
+        work.reserveCapacity(liveCount)
         for entityFolder in (try? FileSystem.contents(ofDirectory: layout.records)) ?? [] {
             let folderPath = "records/" + entityFolder.name
             guard entityFolder.kind == .directory, let entity = try? EntityName(entityFolder.name) else {
@@ -31,25 +40,34 @@ struct RecordFileCheck {
                         message: "unexpected: not an entity folder (records/<Entity>/<id>.json)"))
                 continue
             }
-            for file in RecordFileWalker.files(under: layout.records + "/" + entityFolder.name) {
+            for file in RecordFileWalker.files(under: layout.records + "/" + entityFolder.name, sorted: false) {
                 let path = folderPath + "/" + file.relativePath
-                guard file.status.kind == .regular, let id = RecordFileName.id(fromRelativePath: file.relativePath) else {
-                    findings.append(
-                        VerificationFinding(kind: .unexpectedRecordFile, path: path, message: "unexpected: not a record file name"))
+                guard file.status.kind == .regular else {
+                    findings.append(VerificationFinding(kind: .unexpectedRecordFile, path: path, message: "unexpected: not a regular file"))
                     continue
                 }
-                let key = RecordKey(entity: entity, id: id)
-                guard let state = replay.records[key] else {
-                    findings.append(
-                        VerificationFinding(
-                            kind: .unexpectedRecordFile, path: path, record: key,
-                            message: "created: the journal has no record \(key); a file added by hand and not committed"))
+                guard let key = expected[entityFolder.name + "/" + file.relativePath], let state = replay.records[key] else {
+                    if let id = RecordFileName.id(fromRelativePath: file.relativePath) {
+                        let key = RecordKey(entity: entity, id: id)
+                        findings.append(
+                            VerificationFinding(
+                                kind: .unexpectedRecordFile, path: path, record: key,
+                                message: "created: the journal has no record \(key); a file added by hand and not committed"))
+                    } else {
+                        findings.append(
+                            VerificationFinding(kind: .unexpectedRecordFile, path: path, message: "unexpected: not a record file name"))
+                    }
                     continue
                 }
-                if let finding = check(key, state: state, path: path) { findings.append(finding) }
+                work.append((key, state, path, file.status.size))
                 if state.isLive { seen.insert(key) }
             }
         }
+        // Reading and comparing the files is spread over the cores.
+        let items = work
+        findings += ParallelWork.map(count: items.count) { index in
+            check(items[index].key, state: items[index].state, path: items[index].path, size: items[index].size)
+        }.compactMap { $0 }
         var missing: [VerificationFinding] = []
         for (key, state) in replay.records where state.isLive {
             if !seen.contains(key) {
@@ -77,8 +95,8 @@ struct RecordFileCheck {
     }
 
     /// Compares one record file with the replay.
-    private func check(_ key: RecordKey, state: RecordState, path: String) -> VerificationFinding? {
-        guard let bytes = try? FileSystem.readFile(layout.root + "/" + path) else {
+    private func check(_ key: RecordKey, state: RecordState, path: String, size: Int64) -> VerificationFinding? {
+        guard let bytes = Self.read(layout.root + "/" + path, size: size) else {
             return VerificationFinding(kind: .unreadableFile, path: path, record: key, message: "unreadable record file")
         }
         if !state.isLive {
@@ -106,6 +124,16 @@ struct RecordFileCheck {
         return VerificationFinding(
             kind: .modifiedRecordFile, path: path, record: key,
             message: "modified: the file differs from the journal's version of \(key) (seq \(state.winner.sequence)); a hand edit, not committed")
+    }
+
+    /// A small file's bytes, read in one call of the size `scan` reported (plus one byte, to
+    /// notice a file that grew since).
+    static func read(_ path: String, size: Int64) -> [UInt8]? {
+        guard let file = try? FileDescriptor.open(path, .readOnly) else { return nil }
+        defer { file.close() }
+        guard let bytes = try? file.read(at: 0, count: Int(max(size, 0)) + 1) else { return nil }
+        if bytes.count <= Int(size) { return bytes }
+        return try? FileSystem.readFile(path)
     }
 
     /// Whether `bytes` are the file Ferry wrote for an earlier version of the record (walking

@@ -14,11 +14,12 @@ enum RecordFileWalker {
         files(under: root).map(\.relativePath)
     }
 
-    /// Every entry under `root` (regular files and anything else), relative to it, sorted.
-    static func files(under root: String) -> [File] {
+    /// Every entry under `root` (regular files and anything else), relative to it, sorted by
+    /// UTF-8 bytes unless `sorted` is false.
+    static func files(under root: String, sorted: Bool = true) -> [File] {
         var result: [File] = []
         walk(root, prefix: "", into: &result)
-        result.sort { $0.relativePath.utf8.lexicographicallyPrecedes($1.relativePath.utf8) }
+        if sorted { result.sort { $0.relativePath.utf8.lexicographicallyPrecedes($1.relativePath.utf8) } }
         return result
     }
 

@@ -53,18 +53,9 @@ public struct StoreVerifier: Sendable {
         defer { lock?.release() }
 
         var report = VerificationReport()
-        var snapshot: StoreIndex?
-        if let bytes = try? FileSystem.readFile(layout.index) {
-            do { snapshot = try StoreIndex.fromSnapshot(bytes) } catch {
-                report.findings.append(
-                    VerificationFinding(
-                        kind: .indexMismatch, path: ".ferry/index",
-                        message: "unreadable index snapshot (\(error)); opening the store rebuilds it"))
-            }
-        }
-
-        var scan = JournalScan(layout: layout, snapshot: snapshot)
+        var scan = JournalScan(layout: layout)
         scan.run()
+        let snapshot = scan.snapshot
         let analysis = JournalChainAnalysis(
             segments: scan.segments, lines: scan.lines, computedHashes: scan.computedHashes,
             malformedReasons: scan.malformedReasons, segmentEntryLimit: segmentEntryLimit)
