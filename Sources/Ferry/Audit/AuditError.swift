@@ -14,6 +14,7 @@ public enum AuditError: Error, Sendable, Equatable, CustomStringConvertible {
     /// The store could not be read.
     case store(StoreError)
 
+    /// One line naming what is wrong, for `error:` messages.
     public var description: String {
         switch self {
         case .invalidTime(let text, let reason):

@@ -47,6 +47,7 @@ public struct AuditTime: Sendable, Hashable, Comparable, CustomStringConvertible
     /// The instant in Ferry's ISO 8601 form, `2026-11-21T20:34:43.123Z`.
     public var description: String { ISO8601Milliseconds.format(milliseconds: milliseconds) }
 
+    /// Earlier instants sort first.
     public static func < (lhs: AuditTime, rhs: AuditTime) -> Bool { lhs.milliseconds < rhs.milliseconds }
 
     private static let accepted =

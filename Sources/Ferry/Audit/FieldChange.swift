@@ -22,12 +22,14 @@ public struct FieldChange: Sendable, Hashable, CustomStringConvertible {
 
     /// The keys from the document's root to the field (`["address", "city"]`).
     public var path: [String]
+    /// Added, removed or changed.
     public var kind: Kind
     /// The value before (`nil` when added).
     public var old: JSONValue?
     /// The value after (`nil` when removed).
     public var new: JSONValue?
 
+    /// Makes a change; ``changes(from:to:)`` is how changes are usually found.
     public init(path: [String], kind: Kind, old: JSONValue?, new: JSONValue?) {
         self.path = path
         self.kind = kind

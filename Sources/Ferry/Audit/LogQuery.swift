@@ -13,7 +13,9 @@
 public struct LogQuery: Sendable, Hashable {
     /// A journal operation to keep.
     public enum Operation: String, Sendable, Hashable, CaseIterable {
+        /// Puts (creations and edits).
         case put
+        /// Deletes.
         case delete
     }
 
@@ -33,6 +35,7 @@ public struct LogQuery: Sendable, Hashable {
     /// At most this many entries (the newest).
     public var limit: Int?
 
+    /// A query; every filter left `nil` matches everything.
     public init(
         entity: EntityName? = nil, id: RecordID? = nil, origin: ReplicaID? = nil, since: AuditTime? = nil,
         until: AuditTime? = nil, operation: Operation? = nil, limit: Int? = nil
@@ -75,6 +78,7 @@ public struct LogEntry: Sendable, Hashable {
     /// Whether the record did not exist (or was deleted) before this change.
     public var createsRecord: Bool
 
+    /// Wraps an entry with its field changes.
     public init(entry: JournalEntry, changes: [FieldChange]?, createsRecord: Bool) {
         self.entry = entry
         self.changes = changes

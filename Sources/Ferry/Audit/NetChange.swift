@@ -18,7 +18,9 @@ public struct NetChange: Sendable, Hashable {
         case deleted
     }
 
+    /// The record.
     public var key: RecordKey
+    /// Created, changed or deleted.
     public var kind: Kind
     /// The document at the window's start (`nil` when created).
     public var before: JSONValue?
@@ -29,6 +31,7 @@ public struct NetChange: Sendable, Hashable {
     /// How many journal entries about the record fall inside the window.
     public var steps: Int
 
+    /// Makes a net change; ``Store/netChanges(since:until:)`` is how they are found.
     public init(key: RecordKey, kind: Kind, before: JSONValue?, after: JSONValue?, changes: [FieldChange], steps: Int) {
         self.key = key
         self.kind = kind

@@ -30,6 +30,7 @@ public struct RecordHistory: Sendable, Hashable {
         /// What it did to the record.
         public var outcome: Outcome
 
+        /// Makes a version entry of a history.
         public init(entry: JournalEntry, changes: [FieldChange], outcome: Outcome) {
             self.entry = entry
             self.changes = changes
@@ -46,6 +47,7 @@ public struct RecordHistory: Sendable, Hashable {
     /// Whether concurrent versions wait for resolution.
     public var isConflicted: Bool
 
+    /// Makes a history; ``Store/history(of:)`` is how histories are read.
     public init(key: RecordKey, versions: [Version], current: JSONValue?, isConflicted: Bool) {
         self.key = key
         self.versions = versions

@@ -34,6 +34,7 @@ public struct ReplicaComparison: Sendable, Hashable {
 
     /// A record whose current content differs between the replicas.
     public struct RecordDifference: Sendable, Hashable {
+        /// The record.
         public var key: RecordKey
         /// The record in the first replica.
         public var first: Side
@@ -42,6 +43,7 @@ public struct ReplicaComparison: Sendable, Hashable {
         /// Field changes from the first replica's document to the second's.
         public var changes: [FieldChange]
 
+        /// Makes a record difference.
         public init(key: RecordKey, first: Side, second: Side, changes: [FieldChange]) {
             self.key = key
             self.first = first
@@ -54,14 +56,19 @@ public struct ReplicaComparison: Sendable, Hashable {
     public struct FileDifference: Sendable, Hashable {
         /// Which side has what.
         public enum Kind: String, Sendable, Hashable {
+            /// Only the first replica has the file.
             case onlyInFirst = "only-in-first"
+            /// Only the second replica has the file.
             case onlyInSecond = "only-in-second"
+            /// Both have it, with different bytes.
             case contentDiffers = "content-differs"
         }
         /// The file's path relative to the store (`records/Product/lamp.json`).
         public var path: String
+        /// Which side has the file, or that both have it with other bytes.
         public var kind: Kind
 
+        /// Makes a file difference.
         public init(path: String, kind: Kind) {
             self.path = path
             self.kind = kind
@@ -84,6 +91,7 @@ public struct ReplicaComparison: Sendable, Hashable {
     /// How many entries of the second journal were read to find its changes.
     public var secondEntriesScanned = 0
 
+    /// An empty comparison: identical.
     public init() {}
 
     /// Whether the replicas have the same changes, the same content, and (when compared) the

@@ -13,6 +13,7 @@ public struct ReplicaNames: Sendable, Hashable {
     /// Replica → name, for the replicas that have one.
     public private(set) var names: [ReplicaID: String]
 
+    /// Names by replica; empty names are dropped.
     public init(_ names: [ReplicaID: String] = [:]) {
         self.names = names.filter { !$0.value.isEmpty }
     }

@@ -97,6 +97,7 @@ public struct VerificationFinding: Sendable, Hashable, CustomStringConvertible {
         }
     }
 
+    /// What was found.
     public var kind: Kind
     /// The file, relative to the store: a segment (`journal/00000000000000000001.jsonl`), a
     /// record file, `.ferry/index` or a checkpoint.
@@ -108,6 +109,7 @@ public struct VerificationFinding: Sendable, Hashable, CustomStringConvertible {
     /// One sentence saying what is wrong and what it means.
     public var message: String
 
+    /// Makes a finding.
     public init(kind: Kind, path: String, line: Int? = nil, record: RecordKey? = nil, message: String) {
         self.kind = kind
         self.path = path

@@ -19,6 +19,7 @@ public struct VerificationReport: Sendable, Hashable {
     /// since its replay is then not to be trusted).
     public var checkedRecords = false
 
+    /// An empty report: clean, nothing checked yet.
     public init() {}
 
     /// Whether nothing was found.
