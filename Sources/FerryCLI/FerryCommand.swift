@@ -24,6 +24,10 @@ enum FerryCommand {
             SyncCommand.self,
             ConflictsCommand.self,
             ResolveCommand.self,
+            LogCommand.self,
+            ShowCommand.self,
+            DiffCommand.self,
+            VerifyCommand.self,
             DemoCommand.self,
         ]
     }
