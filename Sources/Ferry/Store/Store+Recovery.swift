@@ -67,6 +67,9 @@ extension Store {
     private func replay(after sequence: UInt64) throws(StoreError) {
         // For each touched record: the hashes of every file form Ferry may have written for it.
         var staleForms: [RecordKey: Set<SHA256Digest>] = [:]
+        // Records the snapshot has no file stamp for (another process wrote the file), with
+        // their last sequence before the replay: any earlier form of theirs may be on disk.
+        var unstamped: [RecordKey: UInt64] = [:]
         var touchedOrder: [RecordKey] = []
         do throws(JournalError) {
             var cursor = try journal.entries(after: sequence)
@@ -81,7 +84,9 @@ extension Store {
                 if staleForms[key] == nil {
                     touchedOrder.append(key)
                     var forms = Set<SHA256Digest>()
-                    if let stamp = index.records[key]?.file { forms.insert(stamp.contentHash) }
+                    if let existing = index.records[key] {
+                        if let stamp = existing.file { forms.insert(stamp.contentHash) } else { unstamped[key] = existing.lastSequence }
+                    }
                     staleForms[key] = forms
                 }
                 if let document = entry.change.operation.document {
@@ -92,15 +97,24 @@ extension Store {
         } catch { throw .journal(error) }
         for key in touchedOrder {
             guard let state = index.records[key] else { continue }
-            try repairFile(key, state: state, staleForms: staleForms[key] ?? [])
+            try repairFile(key, state: state, staleForms: staleForms[key] ?? [], historyThrough: unstamped[key])
         }
         if !touchedOrder.isEmpty { stampsChanged = true }
     }
 
     /// Makes one record's file agree with the journal unless it holds a hand edit.
-    private func repairFile(_ key: RecordKey, state: RecordState, staleForms: Set<SHA256Digest>) throws(StoreError) {
+    /// - Parameter historyThrough: when Ferry had no stamp of the file, the record's last
+    ///   sequence before the replay: a file holding any earlier version is stale too.
+    private func repairFile(
+        _ key: RecordKey, state: RecordState, staleForms: Set<SHA256Digest>, historyThrough: UInt64?
+    ) throws(StoreError) {
         let path = layout.recordFile(key)
         index.records[key]?.file = nil
+        func isStale(_ hash: SHA256Digest) throws(StoreError) -> Bool {
+            if staleForms.contains(hash) { return true }
+            guard let historyThrough else { return false }
+            return try earlierForms(of: key, through: historyThrough).contains(hash)
+        }
         do {
             let bytes: [UInt8]? = FileSystem.exists(path) ? try FileSystem.readFile(path) : nil
             if state.isLive {
@@ -118,10 +132,10 @@ extension Store {
                         }
                         return
                     }
-                    guard staleForms.contains(actual) else { return }  // a hand edit: keep it
+                    guard try isStale(actual) else { return }  // a hand edit: keep it
                 }
                 try writeRecordFile(key, path: path, document: document)
-            } else if let bytes, staleForms.contains(SHA256.hash(bytes)) {
+            } else if let bytes, try isStale(SHA256.hash(bytes)) {
                 try FileSystem.removeFile(path)
             }
             try repairConflictFiles(key, state: state)
@@ -132,6 +146,21 @@ extension Store {
         } catch {
             throw .coding("\(error)")
         }
+    }
+
+    /// The hashes of the record file forms of every put in a record's history up to
+    /// `sequence`, walking its `pseq` chain back.
+    private func earlierForms(of key: RecordKey, through sequence: UInt64) throws(StoreError) -> Set<SHA256Digest> {
+        var forms = Set<SHA256Digest>()
+        var sequence = sequence
+        while sequence > 0 {
+            let entry: JournalEntry
+            do { entry = try journal.entry(at: sequence) } catch { throw .journal(error) }
+            guard entry.change.key == key, entry.previousSequenceOfRecord < sequence else { break }
+            if let document = entry.change.operation.document { forms.insert(SHA256.hash(document.prettyBytes())) }
+            sequence = entry.previousSequenceOfRecord
+        }
+        return forms
     }
 
     /// Writes any missing conflict file of a conflicted record.
