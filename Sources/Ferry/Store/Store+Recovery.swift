@@ -95,18 +95,24 @@ extension Store {
                 _ = index.apply(entry)
             }
         } catch { throw .journal(error) }
+        var conflictFolders: [String: [String]] = [:]
         for key in touchedOrder {
             guard let state = index.records[key] else { continue }
-            try repairFile(key, state: state, staleForms: staleForms[key] ?? [], historyThrough: unstamped[key])
+            try repairFile(
+                key, state: state, staleForms: staleForms[key] ?? [], historyThrough: unstamped[key],
+                conflictFolders: &conflictFolders)
         }
         if !touchedOrder.isEmpty { stampsChanged = true }
     }
 
     /// Makes one record's file agree with the journal unless it holds a hand edit.
-    /// - Parameter historyThrough: when Ferry had no stamp of the file, the record's last
-    ///   sequence before the replay: a file holding any earlier version is stale too.
+    /// - Parameters:
+    ///   - historyThrough: when Ferry had no stamp of the file, the record's last sequence
+    ///     before the replay: a file holding any earlier version is stale too.
+    ///   - conflictFolders: conflict folder listings, read once per replay.
     private func repairFile(
-        _ key: RecordKey, state: RecordState, staleForms: Set<SHA256Digest>, historyThrough: UInt64?
+        _ key: RecordKey, state: RecordState, staleForms: Set<SHA256Digest>, historyThrough: UInt64?,
+        conflictFolders: inout [String: [String]]
     ) throws(StoreError) {
         let path = layout.recordFile(key)
         index.records[key]?.file = nil
@@ -121,24 +127,23 @@ extension Store {
                 let document = try self.document(of: state.winner, documents: [:])
                 let expected = document.prettyBytes()
                 let expectedHash = SHA256.hash(expected)
-                if let bytes {
-                    let actual = SHA256.hash(bytes)
-                    if actual == expectedHash {
-                        if let status = try FileSystem.status(path) {
-                            index.records[key]?.file = FileStamp(
-                                size: status.size, modificationNanoseconds: status.modificationNanoseconds,
-                                inode: status.inode, contentHash: expectedHash,
-                                takenAtNanoseconds: FileSystem.currentTimeNanoseconds())
-                        }
-                        return
+                let actual = bytes.map { SHA256.hash($0) }
+                if actual == expectedHash {
+                    if let status = try FileSystem.status(path) {
+                        index.records[key]?.file = FileStamp(
+                            size: status.size, modificationNanoseconds: status.modificationNanoseconds,
+                            inode: status.inode, contentHash: expectedHash,
+                            takenAtNanoseconds: FileSystem.currentTimeNanoseconds())
                     }
-                    guard try isStale(actual) else { return }  // a hand edit: keep it
+                } else if let actual, try !isStale(actual) {
+                    // A hand edit: keep it.
+                } else {
+                    try writeRecordFile(key, path: path, document: document)
                 }
-                try writeRecordFile(key, path: path, document: document)
             } else if let bytes, try isStale(SHA256.hash(bytes)) {
                 try FileSystem.removeFile(path)
             }
-            try repairConflictFiles(key, state: state)
+            try repairConflictFiles(key, state: state, folders: &conflictFolders)
         } catch let error as SystemError {
             throw .io(error)
         } catch let error as StoreError {
@@ -163,8 +168,21 @@ extension Store {
         return forms
     }
 
-    /// Writes any missing conflict file of a conflicted record.
-    private func repairConflictFiles(_ key: RecordKey, state: RecordState) throws {
+    /// Writes any missing conflict file of a record's losers, and removes the files of
+    /// versions that no longer lose (a crash came before they were removed).
+    private func repairConflictFiles(_ key: RecordKey, state: RecordState, folders: inout [String: [String]]) throws {
+        let current = Set(
+            state.losers.filter { !$0.isDelete }.map { FileSystem.lastComponent(of: layout.conflictFile(key, version: $0.identity)) })
+        // Every conflict file of `key` is named `<last piece of its encoded id>@<origin>-<counter>.json`
+        // in one folder; an encoded id never holds `@`.
+        let folder = FileSystem.parentPath(of: layout.conflictFile(key, version: ChangeIdentity(origin: replicaID, counter: 1)))
+        if folders[folder] == nil {
+            folders[folder] = FileSystem.isDirectory(folder) ? try FileSystem.contents(ofDirectory: folder).map(\.name) : []
+        }
+        let prefix = FileSystem.lastComponent(of: RecordFileName.relativePath(for: key.id, suffix: "@"))
+        for name in folders[folder] ?? [] where name.hasPrefix(prefix) && name.hasSuffix(".json") && !current.contains(name) {
+            try FileSystem.removeFile(folder + "/" + name)
+        }
         for loser in state.losers where !loser.isDelete {
             let path = layout.conflictFile(key, version: loser.identity)
             if FileSystem.exists(path) { continue }
