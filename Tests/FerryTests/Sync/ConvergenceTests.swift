@@ -25,22 +25,22 @@ import FerryTestSupport
         var conflicts = 0
     }
 
-    @Test func randomReplicasConverge() async throws {
-        let seeds = SeededRandom.environmentNumber("FERRY_CONVERGENCE_SEEDS", default: 20)
-        let rounds = Int(SeededRandom.environmentNumber("FERRY_CONVERGENCE_ROUNDS", default: 10))
+    /// The seeds run: `FERRY_CONVERGENCE_SEEDS` of them from `FERRY_CONVERGENCE_SEED`.
+    static let seeds: [UInt64] = {
+        let count = SeededRandom.environmentNumber("FERRY_CONVERGENCE_SEEDS", default: 20)
         let first = SeededRandom.environmentNumber("FERRY_CONVERGENCE_SEED", default: 1)
-        var total = Tally()
-        for seed in first..<(first + seeds) {
-            let tally = try await run(seed: seed, rounds: rounds)
-            total.rounds += tally.rounds
-            total.syncs += tally.syncs
-            total.writes += tally.writes
-            total.finalRounds += tally.finalRounds
-            total.conflicts += tally.conflicts
-        }
+        return Array(first..<(first + count))
+    }()
+
+    /// Sync rounds per seed.
+    static let rounds = Int(SeededRandom.environmentNumber("FERRY_CONVERGENCE_ROUNDS", default: 10))
+
+    @Test(arguments: seeds)
+    func randomReplicasConverge(seed: UInt64) async throws {
+        let tally = try await run(seed: seed, rounds: ConvergenceTests.rounds)
         print(
-            "convergence: \(seeds) seeds from \(first), \(total.rounds) rounds, \(total.writes) writes, "
-                + "\(total.syncs) syncs (\(total.finalRounds) final all-pairs rounds), \(total.conflicts) conflicts left at the end")
+            "convergence seed \(seed): \(tally.rounds) rounds, \(tally.writes) writes, \(tally.syncs) syncs "
+                + "(\(tally.finalRounds) final all-pairs rounds), \(tally.conflicts) conflicts left")
     }
 
     /// One seeded run. Records issues naming the seed; returns what it did.
