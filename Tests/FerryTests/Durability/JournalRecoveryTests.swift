@@ -36,7 +36,16 @@ import FerryTestSupport
     /// files or index: exactly what a crash between the journal append and the file renames
     /// leaves behind.
     func appendBehindTheFiles(_ path: String, _ writes: [RecordWrite]) throws {
+        let pending = try changes(path, writes)
+        let journal = try Journal(directory: path + "/journal", warn: { _ in })
+        _ = try journal.append(pending)
+        journal.close()
+    }
+
+    /// The journal entries (not yet numbered) that `writes` would append to `path`'s store.
+    func changes(_ path: String, _ writes: [RecordWrite]) throws -> [Journal.Pending] {
         let store = try Store.open(at: path)
+        defer { store.close() }
         var pending: [Journal.Pending] = []
         var counter = store.knowledge[store.replicaID]
         var physical = store.latestModification.physical
@@ -60,10 +69,7 @@ import FerryTestSupport
             pending.append(Journal.Pending(change: change, previousSequenceOfRecord: previous))
             versions[write.key] = (version, sequence)
         }
-        store.close()
-        let journal = try Journal(directory: path + "/journal", warn: { _ in })
-        _ = try journal.append(pending)
-        journal.close()
+        return pending
     }
 
     func fileText(_ path: String, _ id: String) -> String? {
@@ -120,6 +126,45 @@ import FerryTestSupport
         #expect(ready, "\(child.errorOutput)")
         #expect(child.outputLines.first == "ready 3")
         #expect(child.errorOutput.hasPrefix("warning: ") && child.errorOutput.contains("cut off a torn last line"))
+    }
+
+    /// `Store.write` promises a batch all or nothing. A SIGKILL during its one `write(2)` can
+    /// leave a short write (the kernel stops copying at a page boundary when a fatal signal is
+    /// pending): whole lines of the batch, then a torn one. Recovery cuts only the torn line,
+    /// so the first writes of an unacknowledged batch survive without the rest. (A batch that
+    /// spans two segments can be cut the same way, with no torn line at all, by a kill between
+    /// the first segment's fsync and the second's creation.) Fixing this needs a batch boundary
+    /// in the journal format; see the report of the torture branch.
+    @Test func batchCutShortByAKillIsAllOrNothing() throws {
+        let directory = try TemporaryDirectory()
+        let (path, segment) = try makeStore(directory)
+        let pending = try changes(path, [
+            .put(RecordKey(entity: notes, id: try RecordID("r1")), ["n": 10]),
+            .put(RecordKey(entity: notes, id: try RecordID("r2")), ["n": 20]),
+            .put(RecordKey(entity: notes, id: try RecordID("r3")), ["n": 30]),
+        ])
+        let head = try Store.open(at: path).journalEntry(at: 3)
+        var bytes: [UInt8] = []
+        var previousHash = head.hash
+        for (offset, item) in pending.enumerated() {
+            let (entry, line) = JournalEntry.make(
+                sequence: UInt64(4 + offset), change: item.change, previousSequenceOfRecord: item.previousSequenceOfRecord,
+                previousHash: previousHash)
+            bytes += line
+            previousHash = entry.hash
+        }
+        // What a write(2) cut short leaves: the first line whole, the second torn.
+        let firstLineEnd = try #require(bytes.firstIndex(of: UInt8(ascii: "\n")))
+        try append(Array(bytes[...(firstLineEnd + 20)]), to: segment)
+
+        let store = try Store.open(at: path)
+        let r1 = try store.get(entity: notes, id: RecordID("r1"))
+        withKnownIssue("a batch cut short by a kill survives in part: the journal has no batch boundary") {
+            #expect(store.headSequence == 3 || store.headSequence == 6, "head \(store.headSequence): part of a batch survived")
+            #expect(r1 == ["n": 1, "text": "Ünï 😀"] || store.headSequence == 6)
+        }
+        #expect(try JournalAudit.problems(in: store).isEmpty)
+        #expect(try store.status().isClean)
     }
 
     @Test func missingIndexIsRebuilt() throws {

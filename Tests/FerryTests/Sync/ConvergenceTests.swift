@@ -3,7 +3,8 @@ import Testing
 import FerryTestSupport
 @testable import Ferry
 
-/// Seeded, reproducible convergence runs: 3 to 5 folder replicas (some with skewed clocks)
+/// Seeded, reproducible convergence runs: 3 to 5 folder replicas (some with skewed clocks,
+/// some with clocks stepped forwards and back by hand)
 /// make random creates, updates and deletes on a shared key space, and sync pairwise in
 /// random topologies under one random policy per run. Then all-pairs rounds run until one
 /// transfers nothing, and every replica must hold identical records and conflicts, and every
@@ -53,10 +54,19 @@ import FerryTestSupport
         let context = Comment(rawValue: "seed \(seed), policy \(policy.rawValue), \(count) replicas")
         var stores: [Store] = []
         var options: [StoreOptions] = []
+        // Clocks stepped by hand each round, forwards and back.
+        var steppedClocks: [ManualClock] = []
         for index in 0..<count {
             var storeOptions = StoreOptions()
-            if random.chance(50) {
+            switch Int.random(in: 0..<10, using: &random) {
+            case 0..<4:
                 storeOptions.clock = OffsetClock(offsetMilliseconds: Int64.random(in: -1_800_000...1_800_000, using: &random))
+            case 4..<6:
+                let clock = ManualClock(milliseconds: SystemClock().milliseconds())
+                steppedClocks.append(clock)
+                storeOptions.clock = clock
+            default:
+                break
             }
             options.append(storeOptions)
             stores.append(try Store.create(at: directory.subpath("r\(index)"), name: "r\(index)", options: storeOptions))
@@ -77,6 +87,7 @@ import FerryTestSupport
 
         for _ in 0..<rounds {
             tally.rounds += 1
+            for clock in steppedClocks { clock.advance(by: Int64.random(in: -60_000...120_000, using: &random)) }
             for store in stores {
                 for _ in 0..<Int.random(in: 0...3, using: &random) {
                     let writes = try randomWrites(store, random: &random)
