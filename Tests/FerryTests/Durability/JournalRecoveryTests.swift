@@ -261,6 +261,34 @@ import FerryTestSupport
         #expect(status.isClean, "\(status.edits.map { "\($0.kind) \($0.path)" })")
     }
 
+    /// A long-running process (a server, a watcher) that catches up with entries another
+    /// process appended before it was killed must repair what that process left behind, as
+    /// opening the store would: otherwise it reports Ferry's own stale file as a hand edit,
+    /// and its next snapshot hides the damage from every later open.
+    @Test func fileLeftBehindByAKilledProcessIsRepairedByALiveOne() throws {
+        let directory = try TemporaryDirectory()
+        let (path, _) = try makeStore(directory)
+        var options = StoreOptions()
+        options.snapshotInterval = 1
+        let live = try Store.open(at: path, options: options)
+        #expect(try live.get(entity: notes, id: RecordID("r1")) == ["n": 1, "text": "Ünï 😀"])
+        // Another process journals these, then dies before touching any file.
+        try appendBehindTheFiles(path, [
+            .put(RecordKey(entity: notes, id: try RecordID("r1")), ["n": 10]),
+            .delete(RecordKey(entity: notes, id: try RecordID("r2"))),
+            .put(RecordKey(entity: notes, id: try RecordID("r8")), ["n": 8]),
+        ])
+        let status = try live.status()
+        #expect(status.isClean, "\(status.edits.map { "\($0.kind) \($0.path)" })")
+        #expect(fileText(path, "r1") == pretty(["n": 10]))
+        #expect(fileText(path, "r2") == nil)
+        #expect(fileText(path, "r8") == pretty(["n": 8]))
+        live.close()
+        let reopened = try Store.open(at: path)
+        let after = try reopened.status()
+        #expect(after.isClean, "after reopening: \(after.edits.map { "\($0.kind) \($0.path)" })")
+    }
+
     /// A crash can leave the conflict files behind the journal too: a loser's file not yet
     /// written, or the file of a loser that a later change superseded not yet removed.
     @Test func conflictFilesBehindTheJournalAreRepaired() async throws {
