@@ -64,7 +64,8 @@ extension Store {
     }
 
     /// Replays entries after `sequence` into the index, then repairs the files they touched.
-    private func replay(after sequence: UInt64) throws(StoreError) {
+    /// Used on open and when catching up with entries another process appended.
+    func replay(after sequence: UInt64) throws(StoreError) {
         // For each touched record: the hashes of every file form Ferry may have written for it.
         var staleForms: [RecordKey: Set<SHA256Digest>] = [:]
         // Records the snapshot has no file stamp for (another process wrote the file), with

@@ -195,18 +195,16 @@ public final class Store: @unchecked Sendable {
         return StoreHead(sequence: index.headSequence, hash: index.headHash, latestModification: index.latestModification)
     }
 
-    /// Applies entries another process appended since this store last looked.
+    /// Applies entries another process appended since this store last looked, and brings the
+    /// files they touched in line the way opening the store does: that process may have been
+    /// killed between its journal append and its file renames (it is not mid-way now: the
+    /// caller holds the lock).
     func catchUpWithOtherProcesses() throws(StoreError) {
         guard journal.hasExternalAppends() else { return }
-        let entries: [JournalEntry]
-        do { entries = try journal.readExternalAppends() } catch { throw .journal(error) }
-        for entry in entries {
-            var application = index.apply(entry)
-            // The other process wrote the file; its exact state is unknown here.
-            application.after.file = nil
-            index.records[application.key]?.file = nil
-            clock.observe(entry.change.timestamp)
-        }
+        let previousHead = index.headSequence
+        do { _ = try journal.readExternalAppends() } catch { throw .journal(error) }
+        try replay(after: previousHead)
+        clock.observe(index.latestModification)
     }
 
     // MARK: Facts
