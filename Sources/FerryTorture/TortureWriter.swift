@@ -10,6 +10,7 @@ import Ferry
 /// try <n>                                     then n lines:
 /// want <put|delete> <entity>/<id> <sha256|->  a write of the batch about to be attempted
 /// ack <seq> <put|delete> <entity>/<id> <sha256|->   one per write, after the batch returned
+/// rejected                                    the batch deleted a record another writer deleted first
 /// ```
 /// `<sha256>` is the hash of the document's canonical bytes; `<seq>` its journal sequence.
 struct TortureWriter {
@@ -32,27 +33,41 @@ struct TortureWriter {
         }
     }
 
-    /// Runs until killed; returns only by throwing.
-    func run() throws -> Never {
-        var random = SplitMix64(seed: seed)
-        var options = StoreOptions()
-        options.lockTimeout = 30
-        let store: Store
-        if FileSystem.exists(storePath + "/ferry.json") {
-            store = try Store.open(at: storePath, options: options)
-        } else {
-            store = try Store.create(at: storePath, name: "writer", options: options)
-        }
+    /// The live records of the entities written.
+    private func liveKeys(_ store: Store) throws -> Set<RecordKey> {
         var live = Set<RecordKey>()
         for entity in TortureWriter.entities {
             let name = try EntityName(entity)
             for id in try store.ids(of: name) { live.insert(RecordKey(entity: name, id: id)) }
         }
+        return live
+    }
+
+    /// Runs until killed; returns only by throwing.
+    func run() throws -> Never {
+        var random = SplitMix64(seed: seed)
+        var options = StoreOptions()
+        options.lockTimeout = 30
+        options.snapshotInterval = 1  // every close writes an index snapshot
+        var store: Store
+        if FileSystem.exists(storePath + "/ferry.json") {
+            store = try Store.open(at: storePath, options: options)
+        } else {
+            store = try Store.create(at: storePath, name: "writer", options: options)
+        }
+        var live = try liveKeys(store)
         try OutputLines.emit("ready \(store.headSequence)")
         var documents = DocumentGenerator(random: SplitMix64(seed: seed ^ 0x5EED))
         var operation = 0
         while true {
             operation += 1
+            if random.chance(10) {
+                // Close and reopen now and then: snapshots get written, and recovery runs while
+                // another writer may be alive.
+                store.close()
+                store = try Store.open(at: storePath, options: options)
+                live = try liveKeys(store)
+            }
             let count: Int
             switch Int.random(in: 0..<100, using: &random) {
             case 0..<60: count = 1
@@ -84,18 +99,28 @@ struct TortureWriter {
                 wants.append("want put \(key.entity.rawValue)/\(key.id.rawValue) \(OutputLines.hashToken(document))")
             }
             try OutputLines.emit(wants)
-            let result = try store.write(writes)
+            let outcome: Result<WriteResult, StoreError>
+            do throws(StoreError) { outcome = .success(try store.write(writes)) } catch { outcome = .failure(error) }
+            let result: WriteResult
+            switch outcome {
+            case .success(let written):
+                result = written
+            case .failure(.recordNotFound):
+                // Another writer deleted it first (two writers may share a store): nothing was
+                // written; look again at what is live.
+                try OutputLines.emit("rejected")
+                live = try liveKeys(store)
+                continue
+            case .failure(let error):
+                throw error
+            }
             guard result.entries.count == writes.count else {
                 throw TortureError.unexpected("batch of \(writes.count) writes made \(result.entries.count) journal entries")
             }
-            var acks: [String] = []
-            for (write, entry) in zip(writes, result.entries) {
-                switch write {
-                case .put(let key, let document):
-                    acks.append("ack \(entry.sequence) put \(key.entity.rawValue)/\(key.id.rawValue) \(OutputLines.hashToken(document))")
-                case .delete(let key):
-                    acks.append("ack \(entry.sequence) delete \(key.entity.rawValue)/\(key.id.rawValue) -")
-                }
+            // The want lines already carry each write's description: acknowledging costs no
+            // hashing, so a kill after the journal append lands in the store's own work.
+            let acks = zip(wants.dropFirst(), result.entries).map { want, entry in
+                "ack \(entry.sequence) " + want.dropFirst("want ".count)
             }
             try OutputLines.emit(acks)
             live = overlay

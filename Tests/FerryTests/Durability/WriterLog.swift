@@ -51,6 +51,9 @@ struct WriterLog {
                     index += 1
                 }
                 if wants.count == count { batches.append(Batch(wants: wants)) }
+            case "rejected":
+                // The last batch was refused before anything was written.
+                if let last = batches.last, last.acks.isEmpty { batches.removeLast() } else { malformed.append(lines[index - 1]) }
             case "ack":
                 guard fields.count == 5, let sequence = UInt64(fields[1]),
                     let write = WriterLog.write(Array(fields.dropFirst(2))), !batches.isEmpty
