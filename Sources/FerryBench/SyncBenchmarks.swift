@@ -16,16 +16,16 @@ func syncBenchmarks(scale: Int, workDirectory: String, ferry: String) throws -> 
         start = end
     }
     a.close()
-    let rsync = ChildProcess.find("rsync")
-    let unison = ChildProcess.find("unison")
+    let rsync = MeasuredProcess.find("rsync")
+    let unison = MeasuredProcess.find("unison")
 
     // Full pull into an empty store vs rsync -a of the records tree into an empty folder.
-    _ = try ChildProcess.run(ferry, ["init", destination])
-    let pull = try ChildProcess.run(ferry, ["sync", destination, source])
+    _ = try MeasuredProcess.run(ferry, ["init", destination])
+    let pull = try MeasuredProcess.run(ferry, ["sync", destination, source])
     guard pull.status == 0 else { throw BenchError("ferry sync (full pull) exited \(pull.status)") }
-    var rsyncFull: ChildProcess.Outcome?
+    var rsyncFull: MeasuredProcess.Outcome?
     if let rsync {
-        rsyncFull = try ChildProcess.run(rsync, ["-a", source + "/records/", workDirectory + "/rsync-\(scale)/"])
+        rsyncFull = try MeasuredProcess.run(rsync, ["-a", source + "/records/", workDirectory + "/rsync-\(scale)/"])
     }
     rows.append(
         BenchmarkRow(
@@ -37,15 +37,15 @@ func syncBenchmarks(scale: Int, workDirectory: String, ferry: String) throws -> 
     let unisonRoot = workDirectory + "/unison-\(scale)"
     let unisonHome = workDirectory + "/unison-home-\(scale)"
     if let unison, let rsync {
-        _ = try ChildProcess.run(rsync, ["-a", source + "/records/", unisonRoot + "/"])
+        _ = try MeasuredProcess.run(rsync, ["-a", source + "/records/", unisonRoot + "/"])
         setenv("UNISON", unisonHome, 1)
         try FileSystem.createDirectories(unisonHome)
-        _ = try ChildProcess.run(unison, [source + "/records", unisonRoot, "-batch", "-silent", "-times"])
+        _ = try MeasuredProcess.run(unison, [source + "/records", unisonRoot, "-batch", "-silent", "-times"])
     }
 
     // No-op sync: nothing changed on either side.
     var noops: [Double] = []
-    for _ in 0..<9 { noops.append(try ChildProcess.run(ferry, ["sync", destination, source]).seconds) }
+    for _ in 0..<9 { noops.append(try MeasuredProcess.run(ferry, ["sync", destination, source]).seconds) }
     let noop = Measure.median(noops)
     rows.append(BenchmarkRow(name: "sync: no-op (up-to-date), whole process", scale: scale, value: Format.milliseconds(noop), target: "≤ 20 ms", met: noop <= 0.020))
 
@@ -60,11 +60,11 @@ func syncBenchmarks(scale: Int, workDirectory: String, ferry: String) throws -> 
     }
     try reopened.write(writes)
     reopened.close()
-    let incremental = try ChildProcess.run(ferry, ["sync", destination, source])
-    var rsyncIncremental: ChildProcess.Outcome?
-    if let rsync { rsyncIncremental = try ChildProcess.run(rsync, ["-a", source + "/records/", workDirectory + "/rsync-\(scale)/"]) }
-    var unisonIncremental: ChildProcess.Outcome?
-    if let unison { unisonIncremental = try ChildProcess.run(unison, [source + "/records", unisonRoot, "-batch", "-silent", "-times"]) }
+    let incremental = try MeasuredProcess.run(ferry, ["sync", destination, source])
+    var rsyncIncremental: MeasuredProcess.Outcome?
+    if let rsync { rsyncIncremental = try MeasuredProcess.run(rsync, ["-a", source + "/records/", workDirectory + "/rsync-\(scale)/"]) }
+    var unisonIncremental: MeasuredProcess.Outcome?
+    if let unison { unisonIncremental = try MeasuredProcess.run(unison, [source + "/records", unisonRoot, "-batch", "-silent", "-times"]) }
     var note = ""
     var met = incremental.seconds <= 0.050
     if let rsyncIncremental {

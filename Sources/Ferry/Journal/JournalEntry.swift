@@ -33,15 +33,16 @@ public struct JournalEntry: Sendable, Hashable {
 
     /// Makes the entry for `change` at `sequence`, computing its hash.
     public static func make(
-        sequence: UInt64, change: Change, previousSequenceOfRecord: UInt64, previousHash: SHA256Digest
+        sequence: UInt64, change: Change, previousSequenceOfRecord: UInt64, previousHash: SHA256Digest,
+        batch: BatchPosition? = nil
     ) -> (entry: JournalEntry, line: [UInt8]) {
         var encoder = JournalLineEncoder()
         let (hash, line) = encoder.encode(
             sequence: sequence, change: change, previousSequenceOfRecord: previousSequenceOfRecord,
-            previousHash: previousHash, batch: nil)
+            previousHash: previousHash, batch: batch)
         let entry = JournalEntry(
             sequence: sequence, change: change, previousSequenceOfRecord: previousSequenceOfRecord,
-            previousHash: previousHash, hash: hash)
+            previousHash: previousHash, hash: hash, batch: batch)
         return (entry, line)
     }
 

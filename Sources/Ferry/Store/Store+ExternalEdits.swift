@@ -131,8 +131,8 @@ extension Store {
             return
         }
         if let state, state.isLive {
-            if !state.isConflicted, SHA256.hash(document.canonicalBytes()) == state.winner.contentHash {
-                confirm()  // reformatted only: same content
+            if SHA256.hash(document.canonicalBytes()) == state.winner.contentHash {
+                confirm()  // the winner's content, perhaps reformatted: not an edit (even when conflicted)
                 return
             }
             status.edits.append(.init(kind: .modified, key: key, path: displayPath, document: document))

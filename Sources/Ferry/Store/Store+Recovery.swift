@@ -80,9 +80,13 @@ extension Store {
     }
 
     /// Replays entries after `sequence` into the index, then repairs the files they touched.
-    private func replay(after sequence: UInt64) throws(StoreError) {
+    /// Used on open and when catching up with entries another process appended.
+    func replay(after sequence: UInt64) throws(StoreError) {
         // For each touched record: the hashes of every file form Ferry may have written for it.
         var staleForms: [RecordKey: Set<SHA256Digest>] = [:]
+        // Records the snapshot has no file stamp for (another process wrote the file), with
+        // their last sequence before the replay: any earlier form of theirs may be on disk.
+        var unstamped: [RecordKey: UInt64] = [:]
         var touchedOrder: [RecordKey] = []
         do throws(JournalError) {
             var cursor = try journal.entries(after: sequence)
@@ -97,7 +101,9 @@ extension Store {
                 if staleForms[key] == nil {
                     touchedOrder.append(key)
                     var forms = Set<SHA256Digest>()
-                    if let stamp = index.records[key]?.file { forms.insert(stamp.contentHash) }
+                    if let existing = index.records[key] {
+                        if let stamp = existing.file { forms.insert(stamp.contentHash) } else { unstamped[key] = existing.lastSequence }
+                    }
                     staleForms[key] = forms
                 }
                 if let document = entry.change.operation.document {
@@ -106,40 +112,54 @@ extension Store {
                 _ = index.apply(entry)
             }
         } catch { throw .journal(error) }
+        var conflictFolders: [String: [String]] = [:]
         for key in touchedOrder {
             guard let state = index.records[key] else { continue }
-            try repairFile(key, state: state, staleForms: staleForms[key] ?? [])
+            try repairFile(
+                key, state: state, staleForms: staleForms[key] ?? [], historyThrough: unstamped[key],
+                conflictFolders: &conflictFolders)
         }
     }
 
     /// Makes one record's file agree with the journal unless it holds a hand edit.
-    private func repairFile(_ key: RecordKey, state: RecordState, staleForms: Set<SHA256Digest>) throws(StoreError) {
+    /// - Parameters:
+    ///   - historyThrough: when Ferry had no stamp of the file, the record's last sequence
+    ///     before the replay: a file holding any earlier version is stale too.
+    ///   - conflictFolders: conflict folder listings, read once per replay.
+    private func repairFile(
+        _ key: RecordKey, state: RecordState, staleForms: Set<SHA256Digest>, historyThrough: UInt64?,
+        conflictFolders: inout [String: [String]]
+    ) throws(StoreError) {
         let path = layout.recordFile(key)
         index.records[key]?.file = nil
+        func isStale(_ hash: SHA256Digest) throws(StoreError) -> Bool {
+            if staleForms.contains(hash) { return true }
+            guard let historyThrough else { return false }
+            return try earlierForms(of: key, through: historyThrough).contains(hash)
+        }
         do {
             let bytes: [UInt8]? = FileSystem.exists(path) ? try FileSystem.readFile(path) : nil
             if state.isLive {
                 let document = try self.document(of: state.winner, documents: [:])
                 let expected = document.prettyBytes()
                 let expectedHash = SHA256.hash(expected)
-                if let bytes {
-                    let actual = SHA256.hash(bytes)
-                    if actual == expectedHash {
-                        if let status = try FileSystem.status(path) {
-                            index.records[key]?.file = FileStamp(
-                                size: status.size, modificationNanoseconds: status.modificationNanoseconds,
-                                inode: status.inode, contentHash: expectedHash,
-                                takenAtNanoseconds: FileSystem.currentTimeNanoseconds())
-                        }
-                        return
+                let actual = bytes.map { SHA256.hash($0) }
+                if actual == expectedHash {
+                    if let status = try FileSystem.status(path) {
+                        index.records[key]?.file = FileStamp(
+                            size: status.size, modificationNanoseconds: status.modificationNanoseconds,
+                            inode: status.inode, contentHash: expectedHash,
+                            takenAtNanoseconds: FileSystem.currentTimeNanoseconds())
                     }
-                    guard staleForms.contains(actual) else { return }  // a hand edit: keep it
+                } else if let actual, try !isStale(actual) {
+                    // A hand edit: keep it.
+                } else {
+                    try writeRecordFile(key, path: path, document: document)
                 }
-                try writeRecordFile(key, path: path, document: document)
-            } else if let bytes, staleForms.contains(SHA256.hash(bytes)) {
+            } else if let bytes, try isStale(SHA256.hash(bytes)) {
                 try FileSystem.removeFile(path)
             }
-            try repairConflictFiles(key, state: state)
+            try repairConflictFiles(key, state: state, folders: &conflictFolders)
         } catch let error as SystemError {
             throw .io(error)
         } catch let error as StoreError {
@@ -149,8 +169,36 @@ extension Store {
         }
     }
 
-    /// Writes any missing conflict file of a conflicted record.
-    private func repairConflictFiles(_ key: RecordKey, state: RecordState) throws {
+    /// The hashes of the record file forms of every put in a record's history up to
+    /// `sequence`, walking its `pseq` chain back.
+    private func earlierForms(of key: RecordKey, through sequence: UInt64) throws(StoreError) -> Set<SHA256Digest> {
+        var forms = Set<SHA256Digest>()
+        var sequence = sequence
+        while sequence > 0 {
+            let entry: JournalEntry
+            do { entry = try journal.entry(at: sequence) } catch { throw .journal(error) }
+            guard entry.change.key == key, entry.previousSequenceOfRecord < sequence else { break }
+            if let document = entry.change.operation.document { forms.insert(SHA256.hash(document.prettyBytes())) }
+            sequence = entry.previousSequenceOfRecord
+        }
+        return forms
+    }
+
+    /// Writes any missing conflict file of a record's losers, and removes the files of
+    /// versions that no longer lose (a crash came before they were removed).
+    private func repairConflictFiles(_ key: RecordKey, state: RecordState, folders: inout [String: [String]]) throws {
+        let current = Set(
+            state.losers.filter { !$0.isDelete }.map { FileSystem.lastComponent(of: layout.conflictFile(key, version: $0.identity)) })
+        // Every conflict file of `key` is named `<last piece of its encoded id>@<origin>-<counter>.json`
+        // in one folder; an encoded id never holds `@`.
+        let folder = FileSystem.parentPath(of: layout.conflictFile(key, version: ChangeIdentity(origin: replicaID, counter: 1)))
+        if folders[folder] == nil {
+            folders[folder] = FileSystem.isDirectory(folder) ? try FileSystem.contents(ofDirectory: folder).map(\.name) : []
+        }
+        let prefix = FileSystem.lastComponent(of: RecordFileName.relativePath(for: key.id, suffix: "@"))
+        for name in folders[folder] ?? [] where name.hasPrefix(prefix) && name.hasSuffix(".json") && !current.contains(name) {
+            try FileSystem.removeFile(folder + "/" + name)
+        }
         for loser in state.losers where !loser.isDelete {
             let path = layout.conflictFile(key, version: loser.identity)
             if FileSystem.exists(path) { continue }

@@ -151,8 +151,10 @@ public final class Store: @unchecked Sendable {
 
     /// Writes the delta file, or a whole new snapshot when the delta is large.
     func persistIndex() throws(StoreError) {
+        // Merge into a new snapshot once the changed records reach the interval and a
+        // sixteenth of the store, so the full rewrite is amortized over many closes.
         let changed = index.records.overlay.count
-        if changed > max(4096, index.records.count / 8) || index.records.base == nil {
+        if changed >= max(Int(options.snapshotInterval), index.records.count / 16) || index.records.base == nil {
             try writeSnapshot()
             return
         }
@@ -210,6 +212,13 @@ public final class Store: @unchecked Sendable {
             defer { lock.release() }
             try catchUpWithOtherProcesses()
         }
+        let result = try body()
+        guard let damage = index.records.damage else { return result }
+        // A snapshot line could not be read: rebuild from the journal and answer again.
+        options.warningHandler("warning: \(layout.root): the index is damaged (\(damage))")
+        try lock.acquire(timeout: options.lockTimeout)
+        defer { lock.release() }
+        try rebuildFromJournal(warn: true)
         return try body()
     }
 
@@ -219,18 +228,16 @@ public final class Store: @unchecked Sendable {
             ?? StoreHead(sequence: journal.headSequence, hash: journal.headHash, latestModification: index.latestModification)
     }
 
-    /// Applies entries another process appended since this store last looked.
+    /// Applies entries another process appended since this store last looked, and brings the
+    /// files they touched in line the way opening the store does: that process may have been
+    /// killed between its journal append and its file renames (it is not mid-way now: the
+    /// caller holds the lock).
     func catchUpWithOtherProcesses() throws(StoreError) {
         guard journal.hasExternalAppends() else { return }
-        let entries: [JournalEntry]
-        do { entries = try journal.readExternalAppends() } catch { throw .journal(error) }
-        for entry in entries {
-            var application = index.apply(entry)
-            // The other process wrote the file; its exact state is unknown here.
-            application.after.file = nil
-            index.records[application.key]?.file = nil
-            clock.observe(entry.change.timestamp)
-        }
+        let previousHead = index.headSequence
+        do { _ = try journal.readExternalAppends() } catch { throw .journal(error) }
+        try replay(after: previousHead)
+        clock.observe(index.latestModification)
     }
 
     // MARK: Facts

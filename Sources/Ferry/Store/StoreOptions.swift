@@ -22,8 +22,10 @@ public struct StoreOptions: Sendable {
     public var maximumDocumentBytes: Int = 16 << 20
     /// The deepest nesting accepted in a document.
     public var maximumDepth: Int = 512
-    /// After this many journal entries beyond the index snapshot, closing writes a new one.
-    public var snapshotInterval: UInt64 = 256
+    /// Closing a store writes the records changed since the index snapshot to a small delta
+    /// file; once this many records (and a sixteenth of the store) have changed, it writes a
+    /// whole new snapshot instead.
+    public var snapshotInterval: UInt64 = 4096
     /// Receives one-line warnings (a torn journal tail cut off, an index rebuilt).
     public var warningHandler: @Sendable (String) -> Void = { message in
         let line = Array((message + "\n").utf8)

@@ -115,7 +115,7 @@ import Testing
     @Test func stopCutsAHandlerThatOverrunsTheGracePeriod() async throws {
         let server = try TestServer { $0.shutdownGracePeriod = .milliseconds(100) }
         let client = try RawClient(port: server.port)
-        // The handler sleeps 5 s, far past the 100 ms grace period even on a loaded machine.
+        // The handler sleeps 20 s, far past the 100 ms grace period even on a loaded machine.
         try await client.send("GET /very-slow HTTP/1.1\r\nHost: x\r\n\r\n")
         while server.requestsHandled < 1 { try await Task.sleep(for: .milliseconds(5)) }
         await server.stop()

@@ -61,7 +61,8 @@ final class TestServer: Sendable {
                 }
             }
         case (.get, "/very-slow"):
-            try? await Task.sleep(for: .seconds(5))
+            // Longer than any delay a saturated machine puts between the test's steps.
+            try? await Task.sleep(for: .seconds(20))
             return HTTPResponse(body: Array("very slow\n".utf8))
         case (.get, "/slow"):
             try? await Task.sleep(for: .milliseconds(300))

@@ -45,7 +45,10 @@ public final class HTTPServer: Sendable {
     private let state: HTTPServerLock<State>
     private let stopWaiters = HTTPServerLock<[CheckedContinuation<Void, Never>]>([])
 
-    deinit { handlerThreads.stop() }
+    deinit {
+        handlerThreads.stop()
+        if case .running(let listener) = state.withLock({ $0 }) { listener.stopSignal.signal() }
+    }
 
     /// Makes a server; nothing listens until ``start()``.
     /// - Parameters:
@@ -101,8 +104,10 @@ public final class HTTPServer: Sendable {
             }
             let listener = Listener(port: port, stopSignal: stopSignal, acceptorFinished: DispatchSemaphore(value: 0))
             state = .running(listener)
-            let acceptor = Thread { [self] in
-                acceptConnections(on: socket, stopSignal: stopSignal)
+            // The acceptor holds the server weakly: a server dropped without stop() (say, by
+            // a test that failed early) ends its acceptor instead of keeping the process alive.
+            let acceptor = Thread { [weak self] in
+                while let server = self, server.acceptConnections(on: socket, stopSignal: stopSignal) {}
                 socket.close()
                 listener.acceptorFinished.signal()
             }
@@ -139,14 +144,9 @@ public final class HTTPServer: Sendable {
         }
         registry.beginStopping()
         listener.stopSignal.signal()
-        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
-            DispatchQueue.global().async {
-                listener.acceptorFinished.wait()
-                continuation.resume()
-            }
-        }
-        // The cut fires from a Dispatch timer, so it happens on time even when the cooperative
-        // pool (where this function resumes) is busy with blocking work elsewhere.
+        // The grace period counts from this call, and the cut fires from a Dispatch timer, so
+        // it happens on time even when the cooperative pool (where this function resumes) is
+        // busy with blocking work elsewhere.
         let (registry, log) = (registry, log)
         let cut = DispatchWorkItem {
             let busy = registry.count
@@ -157,6 +157,12 @@ public final class HTTPServer: Sendable {
         let (seconds, attoseconds) = configuration.shutdownGracePeriod.components
         let grace = Int(seconds) * 1_000_000_000 + Int(attoseconds / 1_000_000_000)
         DispatchQueue.global().asyncAfter(deadline: .now() + .nanoseconds(grace), execute: cut)
+        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+            DispatchQueue.global().async {
+                listener.acceptorFinished.wait()
+                continuation.resume()
+            }
+        }
         if await !registry.waitUntilEmpty(timeout: configuration.shutdownGracePeriod + .seconds(1)) {
             cut.perform()
             _ = await registry.waitUntilEmpty(timeout: .seconds(1))
@@ -190,14 +196,17 @@ public final class HTTPServer: Sendable {
     // MARK: - Accepting
 
     /// Accepts until the stop signal; runs on the accept thread.
-    private func acceptConnections(on listener: Socket, stopSignal: WakeupPipe) {
-        while true {
-            guard let ready = try? Poll.waitForReadable([listener.rawValue, stopSignal.readDescriptor], timeout: nil)
+    /// Accepts what is waiting (or waits up to a second for it); returns false when the server
+    /// is stopping or accepting failed for good.
+    private func acceptConnections(on listener: Socket, stopSignal: WakeupPipe) -> Bool {
+        do {
+            guard let ready = try? Poll.waitForReadable([listener.rawValue, stopSignal.readDescriptor], timeout: .seconds(1))
             else {
                 log("accept: poll failed; no longer accepting")
-                return
+                return false
             }
-            if ready[1] { return }
+            if ready[1] { return false }
+            if !ready[0] { return true }
             for _ in 0..<64 {
                 let accepted: (Socket, SocketAddress)?
                 do throws(SystemError) {
@@ -212,6 +221,7 @@ public final class HTTPServer: Sendable {
                 serve(socket, from: peer, stopSignal: stopSignal)
             }
         }
+        return true
     }
 
     /// Starts a connection's thread, or answers `503` when the server is full or stopping.

@@ -8,7 +8,7 @@ import Darwin
 
 /// Runs a program to completion and reports its exit status, wall time and peak memory
 /// (from `wait4`'s resource usage), as benchmarks that time whole processes need.
-public enum ChildProcess {
+public enum MeasuredProcess {
     /// What a finished child reported.
     public struct Outcome: Sendable {
         /// The exit status, or 128 + signal number when killed.

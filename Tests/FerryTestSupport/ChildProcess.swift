@@ -1,0 +1,115 @@
+import Ferry
+import Foundation
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// A child process started with `posix_spawn`, its standard output and error going to files,
+/// that a test can kill at any moment (crash tests SIGKILL it mid-write).
+///
+/// ```swift
+/// let child = try ChildProcess(try tortureBinaryPath(), ["writer", store, "7"], outputDirectory: scratch)
+/// _ = child.waitForOutput(containing: "ready", timeout: 60)
+/// child.kill()
+/// let status = child.wait()
+/// ```
+public final class ChildProcess {
+    /// The child's process id.
+    public let pid: pid_t
+    /// Where its standard output goes.
+    public let stdoutPath: String
+    /// Where its standard error goes.
+    public let stderrPath: String
+    private var status: Int32?
+
+    /// Starts `executable` with `arguments`.
+    /// - Parameter outputDirectory: a directory for the `stdout` and `stderr` files (overwritten).
+    /// - Throws: ``SystemError`` when the process cannot be started.
+    public init(_ executable: String, _ arguments: [String], outputDirectory: String) throws {
+        stdoutPath = outputDirectory + "/stdout"
+        stderrPath = outputDirectory + "/stderr"
+        #if canImport(Darwin)
+        var actions: posix_spawn_file_actions_t? = nil
+        #else
+        var actions = posix_spawn_file_actions_t()
+        #endif
+        posix_spawn_file_actions_init(&actions)
+        defer { posix_spawn_file_actions_destroy(&actions) }
+        posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
+        posix_spawn_file_actions_addopen(&actions, 1, stdoutPath, O_WRONLY | O_CREAT | O_TRUNC, 0o644)
+        posix_spawn_file_actions_addopen(&actions, 2, stderrPath, O_WRONLY | O_CREAT | O_TRUNC, 0o644)
+        let argv: [UnsafeMutablePointer<CChar>?] = ([executable] + arguments).map { strdup($0) } + [nil]
+        defer { for argument in argv { free(argument) } }
+        var child: pid_t = 0
+        let result = posix_spawn(&child, executable, &actions, nil, argv, environ)
+        guard result == 0 else { throw SystemError("posix_spawn", path: executable, code: result) }
+        pid = child
+    }
+
+    deinit {
+        if status == nil {
+            Glibc_kill(pid, SIGKILL)
+            _ = wait()
+        }
+    }
+
+    /// Sends `signal` (SIGKILL by default).
+    public func kill(_ signal: Int32 = SIGKILL) { Glibc_kill(pid, signal) }
+
+    /// Waits for the child to end; returns its exit code, or 128 + the signal that ended it.
+    @discardableResult
+    public func wait() -> Int32 {
+        if let status { return status }
+        var raw: Int32 = 0
+        while waitpid(pid, &raw, 0) < 0 && errno == EINTR {}
+        let code = (raw & 0x7f) == 0 ? (raw >> 8) & 0xff : 128 + (raw & 0x7f)
+        status = code
+        return code
+    }
+
+    /// Whether the child has ended, without waiting.
+    public var hasExited: Bool {
+        if status != nil { return true }
+        var raw: Int32 = 0
+        guard waitpid(pid, &raw, WNOHANG) == pid else { return false }
+        status = (raw & 0x7f) == 0 ? (raw >> 8) & 0xff : 128 + (raw & 0x7f)
+        return true
+    }
+
+    /// Polls standard output until a complete line starting with `prefix` appears, the child
+    /// exits, or `timeout` seconds pass. Returns whether the line appeared.
+    ///
+    /// It sleeps with `Task.sleep`, not on the thread: a test waiting here leaves its cooperative
+    /// thread to the rest of the suite (there is one per core).
+    public func waitForOutput(lineStartingWith prefix: String, timeout: Double) async -> Bool {
+        let deadline = Date().addingTimeInterval(timeout)
+        while Date() < deadline {
+            if completeLines(of: stdoutPath).contains(where: { $0.hasPrefix(prefix) }) { return true }
+            if hasExited { return completeLines(of: stdoutPath).contains(where: { $0.hasPrefix(prefix) }) }
+            try? await Task.sleep(nanoseconds: 1_000_000)
+        }
+        return false
+    }
+
+    /// The complete lines of standard output (a torn last line without newline is left out).
+    public var outputLines: [String] { completeLines(of: stdoutPath) }
+
+    /// Standard error as text.
+    public var errorOutput: String {
+        String(decoding: (try? FileSystem.readFile(stderrPath)) ?? [], as: UTF8.self)
+    }
+
+    private func completeLines(of path: String) -> [String] {
+        guard let bytes = try? FileSystem.readFile(path) else { return [] }
+        guard let end = bytes.lastIndex(of: UInt8(ascii: "\n")) else { return [] }
+        return bytes[..<end].split(separator: UInt8(ascii: "\n"), omittingEmptySubsequences: false).map {
+            String(decoding: $0, as: UTF8.self)
+        }
+    }
+}
+
+@inline(__always) private func Glibc_kill(_ pid: pid_t, _ signal: Int32) { _ = kill(pid, signal) }
