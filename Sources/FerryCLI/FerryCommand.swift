@@ -17,6 +17,7 @@ enum FerryCommand {
             // InitCommand.self,
             // PutCommand.self,
             // GetCommand.self,
+            ServeCommand.self,
         ]
     }
 
