@@ -89,8 +89,10 @@ public struct StoreService: HTTPHandler {
                 try Self.require(request, [.post])
                 writing = true
             case .checkpoint:
+                // A checkpoint records what the server exchanged with this client; it changes no
+                // record, and a reader's sync ends by saving one, so reading is enough.
                 try Self.require(request, [.put])
-                writing = true
+                writing = false
             }
             let name = try authorize(request, storeName: nameText, writing: writing)
             return try await serve(resource, of: name, request: request)
