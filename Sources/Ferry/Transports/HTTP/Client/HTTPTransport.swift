@@ -61,6 +61,20 @@ public final class HTTPTransport: SyncTransport, @unchecked Sendable {
 
     deinit { client.invalidate() }
 
+    /// A session fit for the protocol (no cache, no cookies), to share among many transports
+    /// through ``Configuration/session`` so that syncs reuse connections.
+    ///
+    /// ```swift
+    /// var configuration = HTTPTransport.Configuration()
+    /// configuration.session = HTTPTransport.makeSession(connectionsPerHost: 32)
+    /// ```
+    /// - Parameters:
+    ///   - timeout: seconds one request may wait for an answer.
+    ///   - connectionsPerHost: the most connections open to one server at once.
+    public static func makeSession(timeout: Double = 120, connectionsPerHost: Int = 8) -> URLSession {
+        RemoteClient.makeSession(timeout: timeout, connectionsPerHost: connectionsPerHost)
+    }
+
     public var peerDescription: String { url }
 
     // MARK: SyncTransport

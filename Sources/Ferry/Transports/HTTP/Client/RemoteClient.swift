@@ -40,16 +40,14 @@ final class RemoteClient: Sendable {
     }
 
     /// A session fit for the protocol: no cache, no cookies, a few connections per host.
-    /// Share one among many transports (``HTTPTransport/Configuration/session``) to reuse
-    /// connections across syncs.
-    static func makeSession(timeout: Double = 60) -> URLSession {
+    static func makeSession(timeout: Double = 60, connectionsPerHost: Int = 8) -> URLSession {
         let configuration = URLSessionConfiguration.ephemeral
         configuration.timeoutIntervalForRequest = timeout
         configuration.requestCachePolicy = .reloadIgnoringLocalCacheData
         configuration.urlCache = nil
         configuration.httpCookieStorage = nil
         configuration.httpShouldSetCookies = false
-        configuration.httpMaximumConnectionsPerHost = 8
+        configuration.httpMaximumConnectionsPerHost = connectionsPerHost
         return URLSession(configuration: configuration)
     }
 

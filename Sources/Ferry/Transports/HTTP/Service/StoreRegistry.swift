@@ -25,6 +25,14 @@ public final class StoreRegistry: @unchecked Sendable {
     /// The store's directory.
     public func path(of name: StoreName) -> String { root + "/" + name.rawValue }
 
+    /// The store called `name` if it is already open: no file is touched, so a request can
+    /// take this path without leaving its task.
+    public func openStore(named name: StoreName) -> Store? {
+        lock.lock()
+        defer { lock.unlock() }
+        return open[name]
+    }
+
     /// The store called `name`, opened if needed; `nil` when there is no such store.
     /// - Throws: ``StoreError`` when the store exists but cannot be opened.
     public func store(named name: StoreName) throws(StoreError) -> Store? {

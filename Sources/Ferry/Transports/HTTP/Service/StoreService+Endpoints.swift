@@ -5,16 +5,12 @@ import Foundation
 extension StoreService {
     func serve(_ resource: RemoteRoute.StoreResource, of name: StoreName, request: HTTPRequest) async throws(ServiceFailure) -> HTTPResponse {
         if case .push = resource { return try await push(to: name, request) }
-        let registry = self.registry
-        let store = try await work { () throws(ServiceFailure) -> Store in
-            let found: Store?
-            do throws(StoreError) { found = try registry.store(named: name) } catch { throw failure(error, store: name) }
-            guard let found else { throw ServiceFailure(.notFound, "no store named \(quoted(name.rawValue)) on this server") }
-            return found
-        }
+        let store: Store
+        if let open = registry.openStore(named: name) { store = open } else { store = try await openStore(name) }
         switch resource {
         case .info:
-            let head = await BlockingWork.run { store.head }
+            // Cheap (no index, no journal read): answered on the task, it is all a no-op sync costs.
+            let head = store.head
             let peer = PeerInfo(replica: store.replicaID, name: store.manifest.name, format: store.manifest.format, head: head)
             return Self.json(RemoteStoreInfo(store: name.rawValue, peer: peer).jsonValue)
         case .knowledge:
@@ -46,6 +42,17 @@ extension StoreService {
             return try await saveCheckpoint(request, store: store, name: name, replicaText: replicaText)
         case .push:
             throw ServiceFailure(.internalServerError, "unreachable")
+        }
+    }
+
+    /// Opens (off the pool) the store called `name`; `404` when there is none.
+    private func openStore(_ name: StoreName) async throws(ServiceFailure) -> Store {
+        let registry = self.registry
+        return try await work { () throws(ServiceFailure) -> Store in
+            let found: Store?
+            do throws(StoreError) { found = try registry.store(named: name) } catch { throw failure(error, store: name) }
+            guard let found else { throw ServiceFailure(.notFound, "no store named \(quoted(name.rawValue)) on this server") }
+            return found
         }
     }
 
