@@ -1,7 +1,73 @@
 // ferry-bench: measures Ferry against the targets the issues set, in one run, side by side
 // with plain file writes (and rsync and unison where installed). Run in a release build:
-//   swift run -c release ferry-bench [--scales 10000,100000] [--only store,sync,...]
+//   swift run -c release ferry-bench [--scales 10000,100000] [--only store,sync]
 import Ferry
 import Foundation
 
-print("ferry-bench: suites are being assembled")
+var scales = [10_000, 100_000]
+var suites: Set<String> = ["store", "sync"]
+var arguments = Array(CommandLine.arguments.dropFirst())
+while let argument = arguments.first {
+    arguments.removeFirst()
+    switch argument {
+    case "--scales":
+        guard let value = arguments.first else { fatalError("--scales needs a list") }
+        arguments.removeFirst()
+        scales = value.split(separator: ",").compactMap { Int($0.replacingOccurrences(of: "_", with: "")) }
+    case "--only":
+        guard let value = arguments.first else { fatalError("--only needs a list") }
+        arguments.removeFirst()
+        suites = Set(value.split(separator: ",").map(String.init))
+    case "--help", "-h":
+        print("usage: ferry-bench [--scales 10000,100000] [--only store,sync]")
+        exit(0)
+    default:
+        FileHandle.standardError.write(Data("ferry-bench: unknown argument \(argument)\n".utf8))
+        exit(2)
+    }
+}
+
+let binaryDirectory = URL(fileURLWithPath: CommandLine.arguments[0]).resolvingSymlinksInPath().deletingLastPathComponent().path
+let ferry = binaryDirectory + "/ferry"
+guard FileSystem.exists(ferry) else {
+    FileHandle.standardError.write(Data("ferry-bench: build the ferry binary first (swift build -c release)\n".utf8))
+    exit(1)
+}
+var template = Array((NSTemporaryDirectory() + "ferry-bench-XXXXXX").utf8CString)
+guard template.withUnsafeMutableBufferPointer({ mkdtemp($0.baseAddress!) }) != nil else { exit(1) }
+let workDirectory = String(decoding: template.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
+defer { try? FileSystem.removeTree(workDirectory) }
+
+print("ferry-bench \(FerryVersion.current) — \(ProcessInfo.processInfo.activeProcessorCount) cores, work directory \(workDirectory)")
+print("load average: \((try? String(contentsOfFile: "/proc/loadavg", encoding: .utf8))?.split(separator: " ").prefix(3).joined(separator: " ") ?? "?")")
+var rows: [BenchmarkRow] = []
+@MainActor func section(_ name: String, _ body: () throws -> [BenchmarkRow]) {
+    guard suites.contains(name) else { return }
+    do {
+        let produced = try body()
+        rows += produced
+        for row in produced { printRow(row) }
+    } catch {
+        print("\(name): failed: \(error)")
+    }
+}
+@MainActor func printRow(_ row: BenchmarkRow) {
+    let verdict = row.met.map { $0 ? "ok" : "MISSED" } ?? ""
+    print(
+        row.name.padding(toLength: 44, withPad: " ", startingAt: 0) + String(row.scale).leftPadded(8) + "  "
+            + row.value.leftPadded(14) + "  " + row.target.padding(toLength: 34, withPad: " ", startingAt: 0) + verdict.padding(toLength: 7, withPad: " ", startingAt: 0) + row.note)
+}
+extension String {
+    func leftPadded(_ width: Int) -> String { count >= width ? self : String(repeating: " ", count: width - count) + self }
+}
+
+print("what".padding(toLength: 44, withPad: " ", startingAt: 0) + "records".leftPadded(8) + "  " + "measured".leftPadded(14) + "  " + "target".padding(toLength: 34, withPad: " ", startingAt: 0) + "verdict".padding(toLength: 7, withPad: " ", startingAt: 0) + "comparison")
+for scale in scales {
+    let directory = workDirectory + "/\(scale)"
+    try FileSystem.createDirectories(directory)
+    section("store") { try storeBenchmarks(scale: scale, workDirectory: directory) }
+    section("sync") { try syncBenchmarks(scale: scale, workDirectory: directory, ferry: ferry) }
+    try? FileSystem.removeTree(directory)
+}
+let missed = rows.filter { $0.met == false }.count
+print("\(rows.count) figures, \(missed) target\(missed == 1 ? "" : "s") missed")

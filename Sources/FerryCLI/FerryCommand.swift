@@ -14,10 +14,18 @@ enum FerryCommand {
     /// ``Command`` and list its type here.
     static var all: [any Command.Type] {
         [
-            // InitCommand.self,
-            // PutCommand.self,
-            // GetCommand.self,
+            InitCommand.self,
+            PutCommand.self,
+            GetCommand.self,
+            DeleteCommand.self,
+            ListCommand.self,
+            StatusCommand.self,
+            CommitCommand.self,
+            SyncCommand.self,
             ServeCommand.self,
+            ConflictsCommand.self,
+            ResolveCommand.self,
+            DemoCommand.self,
         ]
     }
 

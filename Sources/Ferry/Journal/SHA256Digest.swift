@@ -96,7 +96,7 @@ public struct SHA256Digest: Sendable, Hashable, CustomStringConvertible {
     /// The same as ``hex``.
     public var description: String { hex }
 
-    private static func nibble(_ character: UInt8) -> UInt8? {
+    static func nibble(_ character: UInt8) -> UInt8? {
         switch character {
         case UInt8(ascii: "0")...UInt8(ascii: "9"): return character - UInt8(ascii: "0")
         case UInt8(ascii: "a")...UInt8(ascii: "f"): return character - UInt8(ascii: "a") + 10

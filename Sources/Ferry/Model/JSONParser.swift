@@ -8,12 +8,16 @@
 /// ``Options/maximumDepth`` and documents larger than ``Options/maximumByteCount``.
 ///
 /// Numbers written without a fraction or exponent that fit in `Int64` become
-/// ``JSONValue/integer(_:)`` exactly; every other number is read as the nearest `Double` and
-/// normalized with ``JSONValue/number(_:)``. A number too large for a `Double` is an error;
-/// one too small becomes zero.
+/// ``JSONValue/integer(_:)`` exactly; every other number is read as the nearest `Double`, and
+/// becomes an integer if that double is integral and fits in `Int64` (`2.0`, `1e18`; this goes
+/// beyond ``JSONValue/number(_:)``'s ±2^53 so that parse → canonical → parse is the identity),
+/// else ``JSONValue/double(_:)``. A number too large for a `Double` is an error; one too small
+/// becomes zero.
 ///
 /// Object keys are compared as Swift strings, so two keys that are canonically equivalent
 /// Unicode (`"é"` and `"e\u0301"`) are reported as duplicates: ``JSONValue`` could not hold both.
+/// Duplicates are found when their object closes (each key is hashed once, into the finished
+/// dictionary), so a syntax error later inside the same object is reported first.
 ///
 /// Nesting is handled with an explicit stack rather than recursion, so hostile input such as
 /// 100,000 `[` is rejected with an error at the first level past the limit and never exhausts
@@ -75,7 +79,9 @@ public struct JSONParser {
     ///   - options: Limits on depth and size.
     /// - Returns: The document's value.
     /// - Throws: ``JSONParseError`` naming the first problem and its line and column.
-    public static func parse(_ bytes: UnsafeRawBufferPointer, options: Options = Options()) throws(JSONParseError) -> JSONValue {
+    public static func parse(
+        _ bytes: UnsafeRawBufferPointer, options: Options = Options()
+    ) throws(JSONParseError) -> JSONValue {
         let result = bytes.withMemoryRebound(to: UInt8.self) { buffer in
             Result { () throws(JSONParseError) in try parse(typed: buffer, options: options) }
         }

@@ -2,7 +2,8 @@ extension JSONScanner {
     /// Parses a number starting at `offset` (a `-` or a digit).
     ///
     /// A literal without fraction or exponent that fits in `Int64` is returned exactly. Any
-    /// other number becomes the nearest `Double`: directly when the decimal significand has at
+    /// other number becomes the nearest `Double` (see ``JSONValue/parsedNumber(_:)`` for how it
+    /// is stored): directly when the decimal significand has at
     /// most 19 digits and is at most 2^53 and the power of ten is within ±22 (both are then
     /// exact doubles and one multiplication or division rounds correctly), otherwise through
     /// the standard library's correctly rounded, locale-independent `Double(_:)`.
@@ -71,19 +72,19 @@ extension JSONScanner {
         {
             return .integer(integer)
         }
+        let fraction = fractionEnd == integerEnd ? integerEnd..<integerEnd : (integerEnd + 1)..<fractionEnd
         if !exponentIsHuge,
             let double = fastDouble(
-                integer: integerStart..<integerEnd, fraction: fractionEnd == integerEnd ? integerEnd..<integerEnd : (integerEnd + 1)..<fractionEnd,
-                exponent: exponent, negative: negative)
+                integer: integerStart..<integerEnd, fraction: fraction, exponent: exponent, negative: negative)
         {
-            return .number(double)
+            return .parsedNumber(double)
         }
         let text = String(decoding: UnsafeBufferPointer(rebasing: input[start..<index]), as: UTF8.self)
         guard let double = Double(text), double.isFinite else {
             let shown = text.count > 40 ? text.prefix(40) + "…" : Substring(text)
             throw failure("number \(shown) is out of range for a double", at: start)
         }
-        return .number(double)
+        return .parsedNumber(double)
     }
 
     private func isDigit(_ byte: UInt8) -> Bool {
@@ -134,4 +135,17 @@ extension JSONScanner {
         1e0, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9, 1e10, 1e11,
         1e12, 1e13, 1e14, 1e15, 1e16, 1e17, 1e18, 1e19, 1e20, 1e21, 1e22,
     ]
+}
+
+extension JSONValue {
+    /// A number read as a `Double`, stored as the parser stores it: an integral value that fits
+    /// in `Int64` becomes ``integer(_:)`` (`1e18`, `2.0`, `-0.0`), anything else ``double(_:)``.
+    ///
+    /// This extends ``number(_:)``, which stops at ±2^53, to the whole `Int64` range. Without
+    /// it `1e18` would read as `.double(1e18)`, whose canonical digits `1000000000000000000`
+    /// read back as an integer, and parse → canonical → parse would not be the identity.
+    static func parsedNumber(_ value: Double) -> JSONValue {
+        if let integer = Int64(exactly: value) { return .integer(integer) }
+        return .double(value)
+    }
 }

@@ -6,15 +6,10 @@ extension JSONScanner {
     /// here, so the final `String(decoding:as:)` never has anything to repair.
     mutating func parseString() throws(JSONParseError) -> String {
         let start = offset + 1
-        var index = start
-        while index < input.count {
-            let byte = input[index]
-            if byte == UInt8(ascii: "\"") {
-                offset = index + 1
-                return makeString(start..<index)
-            }
-            if byte == UInt8(ascii: "\\") || byte < 0x20 || byte >= 0x80 { break }
-            index += 1
+        let index = JSONByteScan.firstSpecialParserByte(in: input, from: start)
+        if index < input.count, input[index] == UInt8(ascii: "\"") {
+            offset = index + 1
+            return makeString(start..<index)
         }
         offset = index
         return try parseStringSlowly(from: start)
@@ -36,13 +31,14 @@ extension JSONScanner {
                     usesScratch = true
                 }
                 scratch.append(contentsOf: UnsafeBufferPointer(rebasing: input[runStart..<offset]))
+                guard offset + 1 < input.count else { break }
                 try parseEscape()
                 runStart = offset
             } else if byte < 0x20 {
                 throw failure(
-                    "control character U+00\(hex(byte).uppercased()) must be escaped in a string", at: offset)
+                    "control character U+00\(Self.hex(byte).uppercased()) must be escaped in a string", at: offset)
             } else if byte < 0x80 {
-                offset += 1
+                offset = JSONByteScan.firstSpecialParserByte(in: input, from: offset + 1)
             } else {
                 try skipUTF8Sequence()
             }
@@ -54,10 +50,10 @@ extension JSONScanner {
         String(decoding: UnsafeBufferPointer(rebasing: input[range]), as: UTF8.self)
     }
 
-    /// Decodes the escape whose backslash is at `offset` into ``scratch``.
+    /// Decodes the escape whose backslash is at `offset`, with at least one byte after it,
+    /// into ``scratch``.
     private mutating func parseEscape() throws(JSONParseError) {
         let start = offset
-        guard offset + 1 < input.count else { throw failure("unterminated string", at: start) }
         let simple: UInt8
         switch input[offset + 1] {
         case UInt8(ascii: "\""): simple = UInt8(ascii: "\"")
@@ -73,7 +69,7 @@ extension JSONScanner {
             return
         default:
             let byte = input[offset + 1]
-            let shown = byte >= 0x21 && byte < 0x7F ? String(Unicode.Scalar(byte)) : "<byte 0x\(hex(byte))>"
+            let shown = byte >= 0x21 && byte < 0x7F ? String(Unicode.Scalar(byte)) : "<byte 0x\(Self.hex(byte))>"
             throw failure("invalid escape sequence \\\(shown)", at: start)
         }
         scratch.append(simple)
@@ -181,19 +177,19 @@ extension JSONScanner {
             secondRange = 0x80...0x8F
             rangeProblem = "encodes a code point above U+10FFFF"
         case 0x80...0xBF:
-            throw failure("invalid UTF-8 byte 0x\(hex(lead)): unexpected continuation byte", at: offset)
+            throw failure("invalid UTF-8 byte 0x\(Self.hex(lead)): unexpected continuation byte", at: offset)
         case 0xC0, 0xC1:
-            throw failure("invalid UTF-8 byte 0x\(hex(lead)): overlong encoding", at: offset)
+            throw failure("invalid UTF-8 byte 0x\(Self.hex(lead)): overlong encoding", at: offset)
         default:
-            throw failure("invalid UTF-8 byte 0x\(hex(lead))", at: offset)
+            throw failure("invalid UTF-8 byte 0x\(Self.hex(lead))", at: offset)
         }
         for position in (offset + 1)..<(offset + length) {
             guard position < input.count, input[position] & 0xC0 == 0x80 else {
-                throw failure("invalid UTF-8 byte 0x\(hex(lead)): incomplete multi-byte sequence", at: offset)
+                throw failure("invalid UTF-8 byte 0x\(Self.hex(lead)): incomplete multi-byte sequence", at: offset)
             }
         }
         guard secondRange.contains(input[offset + 1]) else {
-            throw failure("invalid UTF-8 byte 0x\(hex(lead)): \(rangeProblem)", at: offset)
+            throw failure("invalid UTF-8 byte 0x\(Self.hex(lead)): \(rangeProblem)", at: offset)
         }
         offset += length
     }

@@ -1,16 +1,18 @@
 /// The engine behind ``JSONParser``: a single forward pass over UTF-8 bytes.
 ///
 /// Containers are tracked on an explicit stack of ``Frame``s instead of by recursion, so the
-/// depth of the input never touches the call stack. Strings and numbers live in
-/// `JSONScanner+Strings.swift` and `JSONScanner+Numbers.swift`.
+/// depth of the input never touches the call stack. The elements, member values and keys of
+/// every open container share three flat stacks, so parsing a document grows a few buffers
+/// once instead of one per container; a container takes its contents off the top when it
+/// closes. Strings and numbers live in `JSONScanner+Strings.swift` and `JSONScanner+Numbers.swift`.
 struct JSONScanner {
     /// An array or object that is open while its contents are parsed.
     private struct Frame {
         let isObject: Bool
-        var elements: [JSONValue] = []
-        var members: [String: JSONValue] = [:]
-        /// The key whose value is being parsed (objects only).
-        var key: String = ""
+        /// Where the container's elements or member values start in ``values``.
+        let valueStart: Int
+        /// Where the object's keys start in ``keys``.
+        let keyStart: Int
     }
 
     let input: UnsafeBufferPointer<UInt8>
@@ -19,6 +21,13 @@ struct JSONScanner {
     var offset = 0
     /// Reused buffer for strings that contain escapes.
     var scratch: [UInt8] = []
+    /// The finished elements and member values of every open container, innermost last.
+    private var values: [JSONValue] = []
+    /// The keys of every open object, innermost last; one ahead of ``values`` while a member's
+    /// value is parsed.
+    private var keys: [String] = []
+    /// Where each key in ``keys`` starts in the input, to report a duplicate.
+    private var keyOffsets: [Int] = []
 
     init(input: UnsafeBufferPointer<UInt8>, maximumDepth: Int) {
         self.input = input
@@ -58,9 +67,9 @@ struct JSONScanner {
                     offset += 1
                     value = .object([:])
                 } else {
-                    var frame = Frame(isObject: true)
-                    frame.key = try parseKey(notIn: frame.members)
-                    frames.append(frame)
+                    if frames.isEmpty { reserveStacks(with: &frames) }
+                    frames.append(Frame(isObject: true, valueStart: values.count, keyStart: keys.count))
+                    try parseKey()
                     continue nextValue
                 }
             case UInt8(ascii: "["):
@@ -71,7 +80,8 @@ struct JSONScanner {
                     offset += 1
                     value = .array([])
                 } else {
-                    frames.append(Frame(isObject: false))
+                    if frames.isEmpty { reserveStacks(with: &frames) }
+                    frames.append(Frame(isObject: false, valueStart: values.count, keyStart: keys.count))
                     continue nextValue
                 }
             case UInt8(ascii: "\""):
@@ -92,54 +102,85 @@ struct JSONScanner {
             }
 
             // A value is complete: hand it to its container, closing as many as end here.
-            while let top = frames.indices.last {
+            while let frame = frames.last {
+                values.append(consume value)
                 skipWhitespace()
-                if frames[top].isObject {
-                    let key = frames[top].key
-                    frames[top].members[key] = value
-                    guard offset < input.count else { throw unexpectedEnd(expecting: "',' or '}' after object member") }
-                    switch input[offset] {
-                    case UInt8(ascii: ","):
-                        let comma = offset
-                        offset += 1
-                        skipWhitespace()
-                        if offset < input.count, input[offset] == UInt8(ascii: "}") {
-                            throw failure("trailing comma is not allowed", at: comma)
-                        }
-                        frames[top].key = try parseKey(notIn: frames[top].members)
-                        continue nextValue
-                    case UInt8(ascii: "}"):
-                        offset += 1
-                        value = .object(frames.removeLast().members)
-                    default:
-                        throw unexpected(expecting: "',' or '}' after object member")
+                let closer = frame.isObject ? UInt8(ascii: "}") : UInt8(ascii: "]")
+                let expected = frame.isObject ? "',' or '}' after object member" : "',' or ']' after array element"
+                guard offset < input.count else { throw unexpectedEnd(expecting: expected) }
+                switch input[offset] {
+                case UInt8(ascii: ","):
+                    let comma = offset
+                    offset += 1
+                    skipWhitespace()
+                    if offset < input.count, input[offset] == closer {
+                        throw failure("trailing comma is not allowed", at: comma)
                     }
-                } else {
-                    frames[top].elements.append(value)
-                    guard offset < input.count else { throw unexpectedEnd(expecting: "',' or ']' after array element") }
-                    switch input[offset] {
-                    case UInt8(ascii: ","):
-                        let comma = offset
-                        offset += 1
-                        skipWhitespace()
-                        if offset < input.count, input[offset] == UInt8(ascii: "]") {
-                            throw failure("trailing comma is not allowed", at: comma)
-                        }
-                        continue nextValue
-                    case UInt8(ascii: "]"):
-                        offset += 1
-                        value = .array(frames.removeLast().elements)
-                    default:
-                        throw unexpected(expecting: "',' or ']' after array element")
-                    }
+                    if frame.isObject { try parseKey() }
+                    continue nextValue
+                case closer:
+                    offset += 1
+                    frames.removeLast()
+                    value = frame.isObject ? .object(try popMembers(of: frame)) : .array(popElements(of: frame))
+                default:
+                    throw unexpected(expecting: expected)
                 }
             }
             return value
         }
     }
 
-    /// Parses `"key"` and the `:` after it, leaving `offset` at the member's value.
-    private mutating func parseKey(notIn members: [String: JSONValue]) throws(JSONParseError) -> String {
+    /// Gives the shared stacks room for a typical record before the first container opens.
+    private mutating func reserveStacks(with frames: inout [Frame]) {
+        frames.reserveCapacity(8)
+        values.reserveCapacity(32)
+        keys.reserveCapacity(32)
+        keyOffsets.reserveCapacity(32)
+    }
+
+    /// Takes the elements of the array `frame` off the value stack.
+    private mutating func popElements(of frame: Frame) -> [JSONValue] {
+        var elements: [JSONValue] = []
+        elements.reserveCapacity(values.count - frame.valueStart)
+        for index in frame.valueStart..<values.count {
+            elements.append(takeValue(at: index))
+        }
+        values.removeLast(values.count - frame.valueStart)
+        return elements
+    }
+
+    /// Moves a value out of the stack, leaving a `null` that costs nothing to remove.
+    private mutating func takeValue(at index: Int) -> JSONValue {
+        var value = JSONValue.null
+        swap(&value, &values[index])
+        return value
+    }
+
+    /// Takes the members of the object `frame` off the key and value stacks, rejecting a
+    /// repeated key (compared as Swift strings, as the dictionary will).
+    private mutating func popMembers(of frame: Frame) throws(JSONParseError) -> [String: JSONValue] {
+        var members = [String: JSONValue](minimumCapacity: keys.count - frame.keyStart)
+        var valueIndex = frame.valueStart
+        for keyIndex in frame.keyStart..<keys.count {
+            var key = ""
+            swap(&key, &keys[keyIndex])
+            if members.updateValue(takeValue(at: valueIndex), forKey: key) != nil {
+                var reason = "duplicate key \(quoted(key))"
+                if let earlier = members.index(forKey: key), !members[earlier].key.utf8.elementsEqual(key.utf8) {
+                    reason += " (Unicode-equivalent to the earlier key \(quoted(members[earlier].key)))"
+                }
+                throw failure(reason, at: keyOffsets[keyIndex])
+            }
+            valueIndex += 1
+        }
+        values.removeLast(values.count - frame.valueStart)
+        keys.removeLast(keys.count - frame.keyStart)
+        keyOffsets.removeLast(keyOffsets.count - frame.keyStart)
+        return members
+    }
+
+    /// Parses `"key"` and the `:` after it onto the key stack, leaving `offset` at the value.
+    private mutating func parseKey() throws(JSONParseError) {
         guard offset < input.count else { throw unexpectedEnd(expecting: "a string key") }
         let start = offset
         switch input[offset] {
@@ -147,25 +188,19 @@ struct JSONScanner {
             break
         case UInt8(ascii: "'"):
             throw failure("strings must be in double quotes, not single quotes", at: start)
-        case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "_"), UInt8(ascii: "$"):
+        case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"),
+            UInt8(ascii: "_"), UInt8(ascii: "$"):
             throw failure("object keys must be strings in double quotes", at: start)
         default:
             throw unexpected(expecting: "a string key")
         }
-        let key = try parseString()
-        if let index = members.index(forKey: key) {
-            var reason = "duplicate key \(quoted(key))"
-            if !members[index].key.utf8.elementsEqual(key.utf8) {
-                reason += " (Unicode-equivalent to the earlier key \(quoted(members[index].key)))"
-            }
-            throw failure(reason, at: start)
-        }
+        keys.append(try parseString())
+        keyOffsets.append(start)
         skipWhitespace()
         guard offset < input.count else { throw unexpectedEnd(expecting: "':' after object key") }
         guard input[offset] == UInt8(ascii: ":") else { throw unexpected(expecting: "':' after object key") }
         offset += 1
         skipWhitespace()
-        return key
     }
 
     private mutating func expectLiteral(_ literal: StaticString) throws(JSONParseError) {
@@ -236,7 +271,7 @@ extension JSONScanner {
     func describeByte(at offset: Int) -> String {
         let byte = input[offset]
         if byte >= 0x21 && byte < 0x7F { return "'\(Character(Unicode.Scalar(byte)))'" }
-        return "byte 0x\(hex(byte))"
+        return "byte 0x\(Self.hex(byte))"
     }
 
     func startsComment(at offset: Int) -> Bool {
@@ -252,8 +287,10 @@ extension JSONScanner {
     }
 }
 
-/// Two lowercase hex digits: `0f`.
-func hex(_ byte: UInt8) -> String {
-    let digits = String(byte, radix: 16)
-    return digits.count == 1 ? "0" + digits : digits
+extension JSONScanner {
+    /// Two lowercase hex digits: `0f`.
+    static func hex(_ byte: UInt8) -> String {
+        let digits = String(byte, radix: 16)
+        return digits.count == 1 ? "0" + digits : digits
+    }
 }

@@ -27,7 +27,7 @@ extension JSONValue {
                     date,
                     EncodingError.Context(
                         codingPath: encoder.codingPath,
-                        debugDescription: "date \(date.timeIntervalSince1970)s after 1970 is outside the years 0001–9999"))
+                        debugDescription: "\(date) is outside the years 0001–9999"))
             }
             var container = encoder.singleValueContainer()
             try container.encode(text)
@@ -67,7 +67,8 @@ extension JSONValue {
             let text = try container.decode(String.self)
             guard let date = ISO8601Timestamp.date(from: text) else {
                 throw DecodingError.dataCorruptedError(
-                    in: container, debugDescription: "expected an ISO 8601 date such as 2024-05-01T12:30:00.250Z, found \(quoted(text))")
+                    in: container,
+                    debugDescription: "expected an ISO 8601 date such as 2024-05-01T12:30:00.250Z, not \(quoted(text))")
             }
             return date
         }
@@ -96,7 +97,7 @@ extension JSONValue: Codable {
         } else if let integer = try? container.decode(Int64.self) {
             self = .integer(integer)
         } else if let double = try? container.decode(Double.self) {
-            self = .number(double)
+            self = .parsedNumber(double)
         } else if let string = try? container.decode(String.self) {
             self = .string(string)
         } else if let elements = try? container.decode([JSONValue].self) {

@@ -35,10 +35,14 @@ extension JSONValue {
     ///   `-0.0` is `0`. NaN and the infinities, which no parsed value holds, are `null`.
     /// - `true`, `false`, `null` as themselves; `[]` and `{}` for empty containers.
     ///
-    /// Parsing canonical bytes gives back an equal value, and writing a parsed value gives the
-    /// same bytes whatever the layout of the original text. A ``double(_:)`` holding an integral
-    /// value that ``number(_:)`` would have made an integer (such as `.double(1.0)`) writes the
-    /// same bytes as that integer.
+    /// Parsing the canonical bytes of any value the parser produced gives back an equal value,
+    /// and writing a parsed value gives the same bytes whatever the layout of the original
+    /// text. A ``double(_:)`` holding an integral value that fits in `Int64` (`.double(1.0)`,
+    /// `.double(1e18)`) writes the same digits as that integer and reads back as
+    /// ``integer(_:)``, so build numbers with ``number(_:)`` or the parser to keep them equal.
+    ///
+    /// Writing recurses once per level of nesting; values from the parser are at most
+    /// ``JSONParser/Options/maximumDepth`` deep.
     ///
     /// ```swift
     /// var line: [UInt8] = []

@@ -34,6 +34,20 @@ extension JSONWriter {
             writeInteger(Int64(value), to: &output)
             return
         }
+        var text = value.description
+        let written = text.withUTF8 { bytes in
+            // Without an exponent, Swift's layout of a non-integral value ("-12.25",
+            // "0.00125") is already ECMAScript's, so the bytes can be copied as they are.
+            guard !bytes.contains(UInt8(ascii: "e")) else { return false }
+            output.append(contentsOf: bytes)
+            return true
+        }
+        if !written { writeDoubleLayingOutDigits(value, to: &output) }
+    }
+
+    /// The general path of ``writeDouble(_:to:)``: takes the shortest digits from Swift's
+    /// description and lays them out by the ECMAScript rules.
+    static func writeDoubleLayingOutDigits(_ value: Double, to output: inout [UInt8]) {
         if value < 0 { output.append(UInt8(ascii: "-")) }
         let text = value.magnitude.description
         withUnsafeTemporaryAllocation(of: UInt8.self, capacity: 32) { digits in

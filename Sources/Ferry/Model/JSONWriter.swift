@@ -26,11 +26,11 @@ enum JSONWriter {
             output.append(UInt8(ascii: "]"))
         case .object(let members):
             output.append(UInt8(ascii: "{"))
-            for (index, member) in sortedMembers(members).enumerated() {
-                if index > 0 { output.append(UInt8(ascii: ",")) }
-                writeString(member.key, to: &output)
+            forEachMemberInOrder(members) { position, key, value in
+                if position > 0 { output.append(UInt8(ascii: ",")) }
+                writeString(key, to: &output)
                 output.append(UInt8(ascii: ":"))
-                writeCanonical(member.value, to: &output)
+                writeCanonical(value, to: &output)
             }
             output.append(UInt8(ascii: "}"))
         }
@@ -51,13 +51,13 @@ enum JSONWriter {
             output.append(UInt8(ascii: "]"))
         case .object(let members) where !members.isEmpty:
             output.append(UInt8(ascii: "{"))
-            for (index, member) in sortedMembers(members).enumerated() {
-                if index > 0 { output.append(UInt8(ascii: ",")) }
+            forEachMemberInOrder(members) { position, key, value in
+                if position > 0 { output.append(UInt8(ascii: ",")) }
                 newline(depth: depth + 1, to: &output)
-                writeString(member.key, to: &output)
+                writeString(key, to: &output)
                 output.append(UInt8(ascii: ":"))
                 output.append(UInt8(ascii: " "))
-                writePretty(member.value, depth: depth + 1, to: &output)
+                writePretty(value, depth: depth + 1, to: &output)
             }
             newline(depth: depth, to: &output)
             output.append(UInt8(ascii: "}"))
@@ -71,9 +71,57 @@ enum JSONWriter {
         output.append(contentsOf: repeatElement(UInt8(ascii: " "), count: 2 * depth))
     }
 
-    /// The members of an object ordered by the Unicode code points of their keys.
-    static func sortedMembers(_ members: [String: JSONValue]) -> [(key: String, value: JSONValue)] {
-        members.sorted { precedesInCodePointOrder($0.key, $1.key) }
+    /// A member's place in a dictionary and the first eight UTF-8 bytes of its key as a
+    /// big-endian number, so that most key comparisons are one integer comparison.
+    private struct SortEntry {
+        let prefix: UInt64
+        let index: [String: JSONValue].Index
+    }
+
+    /// Calls `body` with each member of an object in the code point order of the keys.
+    ///
+    /// Sorts the dictionary's indices in a temporary buffer (on the stack for typical
+    /// objects) rather than copying the members into a sorted array.
+    static func forEachMemberInOrder(
+        _ members: [String: JSONValue], _ body: (_ position: Int, _ key: String, _ value: JSONValue) -> Void
+    ) {
+        withUnsafeTemporaryAllocation(of: SortEntry.self, capacity: members.count) { buffer in
+            var count = 0
+            var index = members.startIndex
+            while index != members.endIndex, count < buffer.count {
+                buffer.initializeElement(at: count, to: SortEntry(prefix: keyPrefix(members.keys[index]), index: index))
+                count += 1
+                members.formIndex(after: &index)
+            }
+            var entries = UnsafeMutableBufferPointer(rebasing: buffer[..<count])
+            defer { entries.deinitialize() }
+            entries.sort { lhs, rhs in
+                if lhs.prefix != rhs.prefix { return lhs.prefix < rhs.prefix }
+                return precedesInCodePointOrder(members.keys[lhs.index], members.keys[rhs.index])
+            }
+            for (position, entry) in entries.enumerated() {
+                let member = members[entry.index]
+                body(position, member.key, member.value)
+            }
+        }
+    }
+
+    /// The first eight UTF-8 bytes of `key`, big-endian, zero-padded. Comparing prefixes as
+    /// integers orders keys by their first eight bytes; equal prefixes need a full comparison.
+    private static func keyPrefix(_ key: String) -> UInt64 {
+        let fast = key.utf8.withContiguousStorageIfAvailable { bytes in
+            var prefix: UInt64 = 0
+            for index in 0..<min(8, bytes.count) {
+                prefix |= UInt64(bytes[index]) << (56 - 8 * UInt64(index))
+            }
+            return prefix
+        }
+        if let fast { return fast }
+        var prefix: UInt64 = 0
+        for (index, byte) in key.utf8.prefix(8).enumerated() {
+            prefix |= UInt64(byte) << (56 - 8 * UInt64(index))
+        }
+        return prefix
     }
 
     /// Whether `lhs` sorts before `rhs` by Unicode code points, which is the order of their
@@ -97,12 +145,12 @@ enum JSONWriter {
         output.append(UInt8(ascii: "\""))
         let handled: Void? = string.utf8.withContiguousStorageIfAvailable { bytes in
             var runStart = 0
-            for index in bytes.indices {
-                let byte = bytes[index]
-                guard byte < 0x20 || byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "\\") else { continue }
+            var index = JSONByteScan.firstByteToEscape(in: bytes, from: 0)
+            while index < bytes.count {
                 output.append(contentsOf: UnsafeBufferPointer(rebasing: bytes[runStart..<index]))
-                writeEscape(byte, to: &output)
+                writeEscape(bytes[index], to: &output)
                 runStart = index + 1
+                index = JSONByteScan.firstByteToEscape(in: bytes, from: runStart)
             }
             output.append(contentsOf: UnsafeBufferPointer(rebasing: bytes[runStart...]))
         }

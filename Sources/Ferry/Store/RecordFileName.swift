@@ -132,16 +132,30 @@ extension String {
     /// Decodes UTF-8, returning `nil` on any invalid sequence (unlike `String(decoding:as:)`,
     /// which repairs).
     init?(validatingUTF8Bytes bytes: [UInt8]) {
-        var iterator = bytes.makeIterator()
-        var decoder = UTF8()
-        var scalars = String.UnicodeScalarView()
-        loop: while true {
-            switch decoder.decode(&iterator) {
-            case .scalarValue(let scalar): scalars.append(scalar)
-            case .emptyInput: break loop
-            case .error: return nil
+        let text = String(decoding: bytes, as: UTF8.self)
+        // Decoding repairs invalid sequences with U+FFFD, which changes the bytes.
+        guard text.utf8.elementsEqual(bytes) else { return nil }
+        self = text
+    }
+}
+
+extension RecordFileName {
+    /// Decodes an encoding given as bytes; fast for the common all-plain case.
+    static func decode<Bytes: Collection>(bytes: Bytes) -> RecordID? where Bytes.Element == UInt8 {
+        var plain = !bytes.isEmpty && bytes.count <= RecordID.maximumByteCount && bytes.first != UInt8(ascii: ".")
+        if plain {
+            for byte in bytes {
+                switch byte {
+                case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "0")...UInt8(ascii: "9"), UInt8(ascii: "-"),
+                    UInt8(ascii: "_"), UInt8(ascii: "."):
+                    continue
+                default:
+                    plain = false
+                }
+                if !plain { break }
             }
         }
-        self = String(scalars)
+        if plain { return RecordID(unchecked: String(decoding: bytes, as: UTF8.self)) }
+        return decode(String(decoding: bytes, as: UTF8.self))
     }
 }

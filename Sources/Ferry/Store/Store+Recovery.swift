@@ -9,58 +9,39 @@ extension Store {
     /// itself wrote (a crash came between the journal append and the file rename); any other
     /// content is a hand edit, left for `status` and `commit`.
     func recover() throws(StoreError) {
-        if let head = StoreIndex.snapshotHead(atPath: layout.index), head.sequence == journal.headSequence,
-            head.hash == journal.headHash
-        {
-            // Clean: the index is loaded only when an operation needs it.
-            lazyHead = head
-            indexIsLoaded = false
-            clock = HybridLogicalClock(wallClock: options.clock, latest: head.latestModification)
-            return
-        }
-        try recoverFully()
-    }
-
-    /// Loads the index when an operation needs it; the caller holds the lock.
-    func ensureIndexLoaded() throws(StoreError) {
-        guard !indexIsLoaded else { return }
-        if journal.hasExternalAppends() {
-            do { _ = try journal.readExternalAppends() } catch { throw .journal(error) }
-        }
-        try recoverFully()
-    }
-
-    /// Loads the snapshot (or rebuilds from the journal) and replays the journal's tail.
-    func recoverFully() throws(StoreError) {
-        indexIsLoaded = true
-        lazyHead = nil
-        if let snapshot = loadUsableSnapshot() {
-            index = snapshot
-            snapshotSequence = snapshot.headSequence
-            try replay(after: snapshot.headSequence)
+        if let snapshot = usableSnapshot() {
+            index = StoreIndex(snapshot: snapshot)
+            snapshotSequence = snapshot.header.head.sequence
+            if index.headSequence < journal.headSequence { try replay(after: index.headSequence) }
         } else {
-            if journal.headSequence > 0 || FileSystem.exists(layout.index) {
-                options.warningHandler("warning: \(layout.root): rebuilding the index from the journal")
-            }
-            index = StoreIndex()
-            snapshotSequence = 0
-            try replay(after: 0)
-            if index.headSequence > 0 { try writeSnapshot() }
+            try rebuildFromJournal(warn: journal.headSequence > 0 || FileSystem.exists(layout.index))
         }
         clock = HybridLogicalClock(wallClock: options.clock, latest: index.latestModification)
     }
 
+    /// Throws away the index and replays the whole journal, repairing record files.
+    func rebuildFromJournal(warn: Bool) throws(StoreError) {
+        if warn { options.warningHandler("warning: \(layout.root): rebuilding the index from the journal") }
+        index = StoreIndex()
+        snapshotSequence = 0
+        try replay(after: 0)
+        try writeSnapshot()
+    }
+
     /// The snapshot, when present, readable, and a prefix of this journal.
-    private func loadUsableSnapshot() -> StoreIndex? {
-        guard let bytes = try? FileSystem.readFile(layout.index) else { return nil }
-        guard let snapshot = try? StoreIndex.fromSnapshot(bytes) else { return nil }
-        guard snapshot.headSequence <= journal.headSequence else { return nil }
-        if snapshot.headSequence == 0 { return snapshot.headHash == .zero && snapshot.records.isEmpty ? snapshot : nil }
-        if snapshot.headSequence == journal.headSequence { return snapshot.headHash == journal.headHash ? snapshot : nil }
-        guard let entry = try? journal.entry(at: snapshot.headSequence), entry.hash == snapshot.headHash else {
-            return nil
-        }
+    private func usableSnapshot() -> SnapshotFile? {
+        guard let snapshot = try? SnapshotFile.open(layout.index) else { return nil }
+        let head = snapshot.header.head
+        guard head.sequence <= journal.headSequence else { return nil }
+        if head.sequence == 0 { return head.hash == .zero && snapshot.header.recordCount == 0 ? snapshot : nil }
+        if head.sequence == journal.headSequence { return head.hash == journal.headHash ? snapshot : nil }
+        guard let entry = try? journal.entry(at: head.sequence), entry.hash == head.hash else { return nil }
         return snapshot
+    }
+
+    /// Throws when a snapshot lookup found a damaged line, before anything is written.
+    func checkIndexIntegrity() throws(StoreError) {
+        if let damage = index.records.damage { throw .damagedIndex(reason: damage) }
     }
 
     /// Replays entries after `sequence` into the index, then repairs the files they touched.

@@ -98,6 +98,7 @@ extension Store {
             if let document = operation.document { documents[sequence] = document }
             overlay[key] = Pending(lastSequence: sequence, vector: vector, liveHash: operation.document == nil ? nil : hash)
         }
+        try checkIndexIntegrity()
         let entries = try appendAndApply(pending, contentHashes: hashes, documents: documents)
         return WriteResult(entries: entries, unchanged: unchanged)
     }

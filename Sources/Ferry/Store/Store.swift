@@ -30,9 +30,6 @@ public final class Store: @unchecked Sendable {
     /// Whether file stamps changed since the snapshot (a status scan confirmed files).
     var stampsChanged = false
     var isClosed = false
-    /// Whether `index` holds the full index; when false, `lazyHead` says where the journal ends.
-    var indexIsLoaded = true
-    var lazyHead: StoreHead?
 
     /// This replica's identity.
     public var replicaID: ReplicaID { manifest.replica }
@@ -138,7 +135,7 @@ public final class Store: @unchecked Sendable {
         defer { mutex.unlock() }
         guard !isClosed else { return }
         isClosed = true
-        if indexIsLoaded && (index.headSequence >= snapshotSequence + options.snapshotInterval || stampsChanged) {
+        if index.headSequence >= snapshotSequence + options.snapshotInterval || stampsChanged {
             try? lock.acquire(timeout: options.lockTimeout)
             if !journal.hasExternalAppends() { try? writeSnapshot() }
             lock.release()
@@ -148,10 +145,15 @@ public final class Store: @unchecked Sendable {
 
     /// Writes `.ferry/index` now.
     func writeSnapshot() throws(StoreError) {
-        guard indexIsLoaded else { return }
         do {
             try FileSystem.writeFileAtomically(layout.index, index.snapshotBytes(), durable: false)
         } catch { throw .io(error) }
+        // Continue from the new snapshot: its lines replace the in-memory changes.
+        if let snapshot = try SnapshotFile.open(layout.index) {
+            let counts = (index.liveCounts, index.conflicted, index.knowledge)
+            index.records = RecordTable(base: snapshot)
+            (index.liveCounts, index.conflicted, index.knowledge) = counts
+        }
         snapshotSequence = index.headSequence
         stampsChanged = false
     }
@@ -165,9 +167,15 @@ public final class Store: @unchecked Sendable {
         defer { mutex.unlock() }
         try lock.acquire(timeout: options.lockTimeout)
         defer { lock.release() }
-        try ensureIndexLoaded()
         try catchUpWithOtherProcesses()
-        return try body()
+        do {
+            return try body()
+        } catch .damagedIndex(let reason) {
+            // Found before anything was written: rebuild from the journal and try once more.
+            options.warningHandler("warning: \(layout.root): the index is damaged (\(reason))")
+            try rebuildFromJournal(warn: true)
+            return try body()
+        }
     }
 
     /// Runs `body` holding the in-process mutex, with the index loaded and caught up with
@@ -175,24 +183,18 @@ public final class Store: @unchecked Sendable {
     func withReadAccess<T>(_ body: () throws(StoreError) -> T) throws(StoreError) -> T {
         mutex.lock()
         defer { mutex.unlock() }
-        if !indexIsLoaded || journal.hasExternalAppends() {
+        if journal.hasExternalAppends() {
             try lock.acquire(timeout: options.lockTimeout)
             defer { lock.release() }
-            try ensureIndexLoaded()
             try catchUpWithOtherProcesses()
         }
         return try body()
     }
 
-    /// Where the journal ends, without loading the index when the store is clean.
+    /// Where the journal ends (cheap: no record is read).
     public var head: StoreHead {
-        mutex.lock()
-        defer { mutex.unlock() }
-        if !indexIsLoaded, let lazyHead, !journal.hasExternalAppends() { return lazyHead }
-        if !indexIsLoaded || journal.hasExternalAppends() {
-            _ = try? withReadAccess { () throws(StoreError) in () }
-        }
-        return StoreHead(sequence: index.headSequence, hash: index.headHash, latestModification: index.latestModification)
+        (try? withReadAccess { () throws(StoreError) -> StoreHead in index.head })
+            ?? StoreHead(sequence: journal.headSequence, hash: journal.headHash, latestModification: index.latestModification)
     }
 
     /// Applies entries another process appended since this store last looked.

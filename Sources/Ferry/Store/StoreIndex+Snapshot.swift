@@ -1,195 +1,106 @@
-/// The on-disk snapshot of the index, `.ferry/index`: a compact tab-separated text file,
-/// written atomically. It is a cache: when it is missing, damaged or from another journal,
-/// the index is rebuilt from the journal.
-///
-/// ```
-/// ferry-index	1
-/// H	<head seq>	<head hash>	<latest hlc>
-/// R	<replica uuid>	<latest counter>            (one per replica; numbered from 0)
-/// K	<entity>	<encoded id>	<last seq>	<file stamp or ->	<versions>
-/// E	<record count>
-/// ```
-/// A file stamp is `size,mtime-ns,inode,sha256-hex,taken-at-ns`. Versions are separated by
-/// `;`, each `replica#,counter,hlc-ms,hlc-logical,deleted(0/1),content-sha256,seq,vector`,
-/// the vector being `replica#:counter` pairs joined by `+`.
+/// Writing the index snapshot (format in ``SnapshotFile``): the records changed since the last
+/// snapshot are merged, in sort order, with the old snapshot's lines, which are copied as they
+/// are, so writing costs one pass over the bytes and decodes nothing.
 extension StoreIndex {
-    static let snapshotHeader = "ferry-index\t1"
-
     /// The snapshot's bytes.
     func snapshotBytes() -> [UInt8] {
-        var replicas: [ReplicaID: Int] = [:]
-        var replicaList: [ReplicaID] = []
+        // Replica numbering: the old snapshot's, then any new replicas (old lines stay valid).
+        var replicaList = records.base?.header.replicas ?? []
+        var numbers: [ReplicaID: Int] = [:]
+        for (offset, replica) in replicaList.enumerated() { numbers[replica] = offset }
         func number(_ replica: ReplicaID) -> Int {
-            if let index = replicas[replica] { return index }
-            replicas[replica] = replicaList.count
+            if let known = numbers[replica] { return known }
+            numbers[replica] = replicaList.count
             replicaList.append(replica)
             return replicaList.count - 1
         }
         for (replica, _) in knowledge.sortedCounters { _ = number(replica) }
-        var body: [UInt8] = []
-        body.reserveCapacity(records.count * 260)
-        for (key, state) in records {
-            body.append(contentsOf: "K\t".utf8)
-            body.append(contentsOf: key.entity.rawValue.utf8)
-            body.append(9)
-            body.append(contentsOf: RecordFileName.encode(key.id).utf8)
-            body.append(9)
-            body.append(contentsOf: String(state.lastSequence).utf8)
-            body.append(9)
-            if let file = state.file {
-                body.append(contentsOf: "\(file.size),\(file.modificationNanoseconds),\(file.inode),".utf8)
-                body.append(contentsOf: file.contentHash.hex.utf8)
-                body.append(contentsOf: ",\(file.takenAtNanoseconds)".utf8)
-            } else {
-                body.append(UInt8(ascii: "-"))
-            }
-            body.append(9)
-            for (offset, version) in state.versions.enumerated() {
-                if offset > 0 { body.append(UInt8(ascii: ";")) }
-                body.append(contentsOf: "\(number(version.identity.origin)),\(version.identity.counter),".utf8)
-                body.append(contentsOf: "\(version.timestamp.physical),\(version.timestamp.logical),".utf8)
-                body.append(contentsOf: (version.isDelete ? "1," : "0,").utf8)
-                body.append(contentsOf: version.contentHash.hex.utf8)
-                body.append(contentsOf: ",\(version.sequence),".utf8)
-                for (pair, (replica, counter)) in version.version.sortedCounters.enumerated() {
-                    if pair > 0 { body.append(UInt8(ascii: "+")) }
-                    body.append(contentsOf: "\(number(replica)):\(counter)".utf8)
-                }
-            }
-            body.append(10)
+
+        // Changed records, encoded and sorted.
+        var changed: [(sortKey: [UInt8], line: [UInt8])] = []
+        changed.reserveCapacity(records.overlay.count)
+        for (key, state) in records.overlay {
+            changed.append((SnapshotFile.sortKey(key), StoreIndex.line(key, state, number: number)))
         }
+        changed.sort { $0.sortKey.lexicographicallyPrecedes($1.sortKey) }
+
+        var body: [UInt8] = []
+        body.reserveCapacity((records.count + 1) * 200)
+        var next = 0
+        var lines = 0
+        records.base?.forEachRawLine { sortKey, line in
+            while next < changed.count && changed[next].sortKey.lexicographicallyPrecedes(sortKey) {
+                body.append(contentsOf: changed[next].line)
+                next += 1
+                lines += 1
+            }
+            if next < changed.count && changed[next].sortKey.elementsEqual(sortKey) {
+                body.append(contentsOf: changed[next].line)
+                next += 1
+            } else {
+                body.append(contentsOf: line)
+                body.append(10)
+            }
+            lines += 1
+        }
+        while next < changed.count {
+            body.append(contentsOf: changed[next].line)
+            next += 1
+            lines += 1
+        }
+
         var output: [UInt8] = []
         output.reserveCapacity(body.count + 4096)
-        output.append(contentsOf: "\(StoreIndex.snapshotHeader)\n".utf8)
+        output.append(contentsOf: "\(SnapshotFile.magic)\n".utf8)
         output.append(contentsOf: "H\t\(headSequence)\t\(headHash.hex)\t\(latestModification)\n".utf8)
         for replica in replicaList {
             output.append(contentsOf: "R\t\(replica.rawValue)\t\(knowledge[replica])\n".utf8)
         }
+        for (entity, count) in liveCounts.sorted(by: { $0.key < $1.key }) where count > 0 {
+            output.append(contentsOf: "L\t\(entity.rawValue)\t\(count)\n".utf8)
+        }
+        for key in conflicted.sorted() {
+            output.append(contentsOf: "C\t\(key.entity.rawValue)\t\(RecordFileName.encode(key.id))\n".utf8)
+        }
+        output.append(contentsOf: "N\t\(lines)\nB\n".utf8)
         output.append(contentsOf: body)
-        output.append(contentsOf: "E\t\(records.count)\n".utf8)
+        output.append(contentsOf: "E\t\(lines)\n".utf8)
         return output
     }
 
-    /// The head a snapshot covers, read from its first lines only (cheap, for a clean open).
-    static func snapshotHead(atPath path: String) -> StoreHead? {
-        guard let file = try? FileDescriptor.open(path, .readOnly) else { return nil }
-        defer { file.close() }
-        guard let bytes = try? file.read(at: 0, count: 512) else { return nil }
-        var reader = SnapshotReader(bytes: bytes)
-        guard reader.nextLine() == Array(snapshotHeader.utf8)[...], let line = reader.nextLine() else { return nil }
-        var fields = FieldSplitter(line: line, separator: 9)
-        guard fields.next()?.first == UInt8(ascii: "H"), let sequence = fields.nextInteger(), let hashText = fields.next(),
-            let hash = SHA256Digest(hex: String(decoding: hashText, as: UTF8.self)), let stampText = fields.next(),
-            let stamp = HybridTimestamp(String(decoding: stampText, as: UTF8.self))
-        else { return nil }
-        return StoreHead(sequence: sequence, hash: hash, latestModification: stamp)
-    }
-
-    /// Reads a snapshot.
-    /// - Throws: ``StoreError/damagedIndex(reason:)`` naming the first problem.
-    static func fromSnapshot(_ bytes: [UInt8]) throws(StoreError) -> StoreIndex {
-        var reader = SnapshotReader(bytes: bytes)
-        func fail(_ reason: String) -> StoreError { .damagedIndex(reason: "line \(reader.lineNumber): \(reason)") }
-        guard reader.nextLine() == Array(snapshotHeader.utf8)[...] else { throw fail("unknown header") }
-        var index = StoreIndex()
-        var replicas: [ReplicaID] = []
-        var entities: [ArraySlice<UInt8>: EntityName] = [:]
-        var expectedCount: Int?
-        while let line = reader.nextLine() {
-            var fields = FieldSplitter(line: line, separator: 9)
-            guard let tag = fields.next() else { throw fail("empty line") }
-            switch tag.first {
-            case UInt8(ascii: "H"):
-                guard let sequence = fields.nextInteger(), let hashText = fields.next(),
-                    let hash = SHA256Digest(hex: String(decoding: hashText, as: UTF8.self)),
-                    let stampText = fields.next(), let stamp = HybridTimestamp(String(decoding: stampText, as: UTF8.self))
-                else { throw fail("malformed head") }
-                index.headSequence = sequence
-                index.headHash = hash
-                index.latestModification = stamp
-            case UInt8(ascii: "R"):
-                guard let text = fields.next(), let replica = ReplicaID(String(decoding: text, as: UTF8.self)),
-                    let counter = fields.nextInteger()
-                else { throw fail("malformed replica") }
-                replicas.append(replica)
-                index.knowledge[replica] = counter
-            case UInt8(ascii: "K"):
-                guard let entityText = fields.next(), let encoded = fields.next(),
-                    let lastSequence = fields.nextInteger(), let fileText = fields.next(), let versionsText = fields.next()
-                else { throw fail("malformed record") }
-                let entity: EntityName
-                if let known = entities[entityText] {
-                    entity = known
-                } else {
-                    guard let made = try? EntityName(String(decoding: entityText, as: UTF8.self)) else {
-                        throw fail("bad entity name")
-                    }
-                    entities[entityText] = made
-                    entity = made
-                }
-                guard let id = RecordFileName.decode(String(decoding: encoded, as: UTF8.self)) else {
-                    throw fail("bad record id")
-                }
-                let file = try parseStamp(fileText, fail: fail)
-                let versions = try parseVersions(versionsText, replicas: replicas, fail: fail)
-                index.records[RecordKey(entity: entity, id: id)] = RecordState(
-                    versions: versions, lastSequence: lastSequence, file: file)
-            case UInt8(ascii: "E"):
-                guard let count = fields.nextInteger() else { throw fail("malformed end") }
-                expectedCount = Int(count)
-            default:
-                throw fail("unknown line tag")
+    /// One record line, newline included.
+    static func line(_ key: RecordKey, _ state: RecordState, number: (ReplicaID) -> Int) -> [UInt8] {
+        var line: [UInt8] = []
+        line.reserveCapacity(256)
+        line.append(contentsOf: "K\t".utf8)
+        line.append(contentsOf: key.entity.rawValue.utf8)
+        line.append(9)
+        line.append(contentsOf: RecordFileName.encode(key.id).utf8)
+        line.append(9)
+        line.append(contentsOf: String(state.lastSequence).utf8)
+        line.append(9)
+        if let file = state.file {
+            line.append(contentsOf: "\(file.size),\(file.modificationNanoseconds),\(file.inode),".utf8)
+            line.append(contentsOf: file.contentHash.hex.utf8)
+            line.append(contentsOf: ",\(file.takenAtNanoseconds)".utf8)
+        } else {
+            line.append(UInt8(ascii: "-"))
+        }
+        line.append(9)
+        for (offset, version) in state.versions.enumerated() {
+            if offset > 0 { line.append(UInt8(ascii: ";")) }
+            line.append(contentsOf: "\(number(version.identity.origin)),\(version.identity.counter),".utf8)
+            line.append(contentsOf: "\(version.timestamp.physical),\(version.timestamp.logical),".utf8)
+            line.append(contentsOf: (version.isDelete ? "1," : "0,").utf8)
+            line.append(contentsOf: version.contentHash.hex.utf8)
+            line.append(contentsOf: ",\(version.sequence),".utf8)
+            for (pair, (replica, counter)) in version.version.sortedCounters.enumerated() {
+                if pair > 0 { line.append(UInt8(ascii: "+")) }
+                line.append(contentsOf: "\(number(replica)):\(counter)".utf8)
             }
         }
-        guard let expectedCount else { throw .damagedIndex(reason: "the snapshot is truncated (no end line)") }
-        guard expectedCount == index.records.count else {
-            throw .damagedIndex(reason: "expected \(expectedCount) records, found \(index.records.count)")
-        }
-        index.recountLive()
-        return index
-    }
-
-    private static func parseStamp(_ text: ArraySlice<UInt8>, fail: (String) -> StoreError) throws(StoreError) -> FileStamp? {
-        if text.elementsEqual("-".utf8) { return nil }
-        var parts = FieldSplitter(line: text, separator: UInt8(ascii: ","))
-        guard let size = parts.nextSignedInteger(), let modified = parts.nextSignedInteger(),
-            let inode = parts.nextInteger(), let hashText = parts.next(),
-            let hash = SHA256Digest(hex: String(decoding: hashText, as: UTF8.self)),
-            let taken = parts.nextSignedInteger()
-        else { throw fail("malformed file stamp") }
-        return FileStamp(size: size, modificationNanoseconds: modified, inode: inode, contentHash: hash, takenAtNanoseconds: taken)
-    }
-
-    private static func parseVersions(
-        _ text: ArraySlice<UInt8>, replicas: [ReplicaID], fail: (String) -> StoreError
-    ) throws(StoreError) -> [RecordVersion] {
-        var result: [RecordVersion] = []
-        var items = FieldSplitter(line: text, separator: UInt8(ascii: ";"))
-        while let item = items.next() {
-            var parts = FieldSplitter(line: item, separator: UInt8(ascii: ","))
-            guard let origin = parts.nextInteger(), Int(origin) < replicas.count,
-                let counter = parts.nextInteger(), let physical = parts.nextInteger(),
-                let logical = parts.nextInteger(), logical <= UInt64(UInt32.max), let deleted = parts.nextInteger(),
-                let hashText = parts.next(), let hash = SHA256Digest(hex: String(decoding: hashText, as: UTF8.self)),
-                let sequence = parts.nextInteger(), let vectorText = parts.next()
-            else { throw fail("malformed version") }
-            var vector = VersionVector()
-            var pairs = FieldSplitter(line: vectorText, separator: UInt8(ascii: "+"))
-            while let pair = pairs.next() {
-                var halves = FieldSplitter(line: pair, separator: UInt8(ascii: ":"))
-                guard let replica = halves.nextInteger(), Int(replica) < replicas.count, let value = halves.nextInteger() else {
-                    throw fail("malformed version vector")
-                }
-                vector[replicas[Int(replica)]] = value
-            }
-            result.append(
-                RecordVersion(
-                    identity: ChangeIdentity(origin: replicas[Int(origin)], counter: counter),
-                    timestamp: HybridTimestamp(physical: physical, logical: UInt32(logical)), version: vector,
-                    isDelete: deleted == 1, contentHash: hash, sequence: sequence))
-        }
-        guard !result.isEmpty else { throw fail("a record without versions") }
-        return result
+        line.append(10)
+        return line
     }
 }
 

@@ -1,11 +1,11 @@
-/// The engine's in-memory view of a store, derived from the journal: every record's current
-/// versions, which changes of each replica it has, and where the journal ends.
+/// The engine's view of a store, derived from the journal: every record's current versions,
+/// which changes of each replica it has, and where the journal ends.
 ///
-/// The index can always be rebuilt by replaying the journal; a snapshot of it in
-/// `.ferry/index` only saves that work when a store is opened.
+/// The index can always be rebuilt by replaying the journal; its snapshot in `.ferry/index`
+/// (see ``SnapshotFile``) saves that work, and is read lazily.
 struct StoreIndex: Sendable {
     /// Every record ever written (live, deleted or conflicted).
-    var records: [RecordKey: RecordState] = [:]
+    var records = RecordTable()
     /// For each replica, the counter of its latest change this store has.
     var knowledge = VersionVector()
     /// The journal's last sequence and hash that this index covers.
@@ -13,8 +13,24 @@ struct StoreIndex: Sendable {
     var headHash: SHA256Digest = .zero
     /// The highest clock stamp in the journal.
     var latestModification: HybridTimestamp = .zero
-    /// Live records per entity, kept current for quick counts.
+    /// Live records per entity.
     var liveCounts: [EntityName: Int] = [:]
+    /// Records whose concurrent versions differ.
+    var conflicted = Set<RecordKey>()
+
+    init() {}
+
+    /// The index a snapshot describes (its records are read from the file on demand).
+    init(snapshot: SnapshotFile) {
+        let header = snapshot.header
+        records = RecordTable(base: snapshot)
+        knowledge = header.knowledge
+        headSequence = header.head.sequence
+        headHash = header.head.hash
+        latestModification = header.head.latestModification
+        liveCounts = header.liveCounts
+        conflicted = header.conflicted
+    }
 
     /// Whether the store already has the change `identity`.
     func contains(_ identity: ChangeIdentity) -> Bool {
@@ -56,6 +72,8 @@ struct StoreIndex: Sendable {
         }
         if before?.isLive == true { liveCounts[change.key.entity, default: 0] -= 1 }
         if state.isLive { liveCounts[change.key.entity, default: 0] += 1 }
+        if liveCounts[change.key.entity] == 0 { liveCounts[change.key.entity] = nil }
+        if state.isConflicted { conflicted.insert(change.key) } else { conflicted.remove(change.key) }
         records[change.key] = state
         if knowledge[change.origin] < change.counter { knowledge[change.origin] = change.counter }
         if change.timestamp > latestModification { latestModification = change.timestamp }
@@ -64,18 +82,15 @@ struct StoreIndex: Sendable {
         return Application(key: change.key, before: before, after: state, incorporation: incorporation)
     }
 
-    /// Recomputes the live counts after loading.
-    mutating func recountLive() {
-        liveCounts = [:]
-        for (key, state) in records where state.isLive { liveCounts[key.entity, default: 0] += 1 }
-    }
-
     /// Live record count of all entities.
     var liveRecordCount: Int { liveCounts.values.reduce(0, +) }
+
+    /// Where the index says the journal ends.
+    var head: StoreHead { StoreHead(sequence: headSequence, hash: headHash, latestModification: latestModification) }
 }
 
 /// Where a store's journal ends: enough to decide that two stores are up to date without
-/// loading the index.
+/// reading any record.
 public struct StoreHead: Sendable, Hashable {
     /// The last journal sequence (0 when empty).
     public var sequence: UInt64

@@ -41,9 +41,7 @@ extension Store {
         if journal.hasExternalAppends() {
             try lock.acquire(timeout: options.lockTimeout)
             defer { lock.release() }
-            do { _ = try journal.readExternalAppends() } catch { throw .journal(error) }
-            if indexIsLoaded { indexIsLoaded = false }
-            try ensureIndexLoaded()
+            try catchUpWithOtherProcesses()
         }
         let head = journal.headSequence
         var changes: [Change] = []
@@ -109,6 +107,7 @@ extension Store {
                     }
                     clock.receive(change.timestamp)
                 }
+                try checkIndexIntegrity()
                 _ = try appendAndApply(pending, documents: documents)
                 result.applied = pending.count
                 for (key, before) in wasConflicted where !before && index.records[key]?.isConflicted == true {
@@ -168,7 +167,8 @@ extension Store {
     /// Every conflicted record, sorted.
     public func conflicts() throws(StoreError) -> [ConflictSummary] {
         try withReadAccess { () throws(StoreError) -> [ConflictSummary] in
-            index.records.filter { $0.value.isConflicted }.sorted { $0.key < $1.key }.map { key, state in
+            index.conflicted.sorted().compactMap { key -> ConflictSummary? in
+                guard let state = index.records[key], state.isConflicted else { return nil }
                 func summary(_ version: RecordVersion, loser: Bool) -> ConflictSummary.Version {
                     let file = loser && !version.isDelete ? relativePath(of: layout.conflictFile(key, version: version.identity)) : nil
                     return .init(identity: version.identity, timestamp: version.timestamp, isDelete: version.isDelete, file: file)

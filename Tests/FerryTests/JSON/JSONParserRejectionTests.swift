@@ -2,30 +2,30 @@ import Testing
 
 @testable import Ferry
 
-/// A document the parser must refuse, with the exact error it must give.
-struct Rejection: Sendable, CustomTestStringConvertible {
-    let bytes: [UInt8]
-    let line: Int
-    let column: Int
-    let reason: String
-
-    init(_ text: String, _ line: Int, _ column: Int, _ reason: String) {
-        self.init(bytes: Array(text.utf8), line, column, reason)
-    }
-
-    init(bytes: [UInt8], _ line: Int, _ column: Int, _ reason: String) {
-        self.bytes = bytes
-        self.line = line
-        self.column = column
-        self.reason = reason
-    }
-
-    var testDescription: String {
-        String(decoding: bytes, as: UTF8.self).debugDescription
-    }
-}
-
 @Suite struct JSONParserRejectionTests {
+    /// A document the parser must refuse, with the exact error it must give.
+    struct Rejection: Sendable, CustomTestStringConvertible {
+        let bytes: [UInt8]
+        let line: Int
+        let column: Int
+        let reason: String
+
+        init(_ text: String, _ line: Int, _ column: Int, _ reason: String) {
+            self.init(bytes: Array(text.utf8), line, column, reason)
+        }
+
+        init(bytes: [UInt8], _ line: Int, _ column: Int, _ reason: String) {
+            self.bytes = bytes
+            self.line = line
+            self.column = column
+            self.reason = reason
+        }
+
+        var testDescription: String {
+            String(decoding: bytes, as: UTF8.self).debugDescription
+        }
+    }
+
     static let syntax: [Rejection] = [
         Rejection("", 1, 1, "the document is empty"),
         Rejection(" \n ", 2, 2, "the document contains only whitespace"),
@@ -95,7 +95,7 @@ struct Rejection: Sendable, CustomTestStringConvertible {
         Rejection("\"\u{1F}\"", 1, 2, "control character U+001F must be escaped in a string"),
         Rejection(#""abc"#, 1, 1, "unterminated string"),
         Rejection(#"["abc\"]"#, 1, 2, "unterminated string"),
-        Rejection(#""abc\"#, 1, 5, "unterminated string"),
+        Rejection(#""abc\"#, 1, 1, "unterminated string"),
         Rejection(#"{"name":1,"name":2}"#, 1, 11, #"duplicate key "name""#),
         Rejection("{\n  \"a\": {\"x\": 1, \"x\": 2}\n}", 2, 17, #"duplicate key "x""#),
     ]
@@ -141,6 +141,15 @@ struct Rejection: Sendable, CustomTestStringConvertible {
         #expect(error.line == 1 && error.column == 8)
         #expect(error.reason.hasPrefix("duplicate key \"e\u{301}\""))
         #expect(error.reason.contains("Unicode-equivalent to the earlier key"))
+    }
+
+    @Test func duplicateKeyIsReportedWhenItsObjectCloses() {
+        #expect(throws: JSONParseError(line: 1, column: 13, reason: "trailing comma is not allowed")) {
+            try JSONParser.parse(#"{"a":1,"a":2,}"#)
+        }
+        #expect(throws: JSONParseError(line: 1, column: 8, reason: #"duplicate key "a""#)) {
+            try JSONParser.parse(#"{"a":1,"a":{"b":[1]}}"#)
+        }
     }
 
     @Test func escapedDuplicateKeyIsRejected() {

@@ -31,6 +31,12 @@ import Testing
         #expect(fromArray == fromRaw)
     }
 
+    @Test func emptyRawBufferIsAnEmptyDocument() {
+        #expect(throws: JSONParseError(line: 1, column: 1, reason: "the document is empty")) {
+            try JSONParser.parse(UnsafeRawBufferPointer(start: nil, count: 0))
+        }
+    }
+
     @Test func parsesASliceOfALargerBuffer() throws {
         let journal = Array("{\"n\":1}\n{\"n\":2}\n".utf8)
         let second = try journal.withUnsafeBytes { raw throws(JSONParseError) in
@@ -50,7 +56,9 @@ import Testing
 
     @Test func integersBeyondInt64BecomeDoubles() throws {
         #expect(try JSONParser.parse("9223372036854775808") == .double(9_223_372_036_854_775_808))
-        #expect(try JSONParser.parse("-9223372036854775809") == .double(-9_223_372_036_854_775_808))
+        // The nearest double to this literal is -2^63, which is Int64.min exactly.
+        #expect(try JSONParser.parse("-9223372036854775809") == .integer(.min))
+        #expect(try JSONParser.parse("-9223372036854777856") == .double(-9_223_372_036_854_777_856))
         #expect(try JSONParser.parse("100000000000000000000000") == .double(1e23))
     }
 
@@ -64,6 +72,18 @@ import Testing
         #expect(try JSONParser.parse("9007199254740993.0") == .integer(9_007_199_254_740_992))
     }
 
+    @Test func integralDoublesThatFitInt64BecomeIntegers() throws {
+        #expect(try JSONParser.parse("1e18") == .integer(1_000_000_000_000_000_000))
+        #expect(try JSONParser.parse("1152921504606846976.0") == .integer(1_152_921_504_606_846_976))
+        #expect(try JSONParser.parse("-9223372036854775808.0") == .integer(.min))
+        #expect(try JSONParser.parse("9.3e18") == .double(9.3e18))
+        #expect(try JSONParser.parse("1e19") == .double(1e19))
+        for text in ["1e18", "1e19", "1152921504606846976.0", "4.5e15", "-7.0e0"] {
+            let value = try JSONParser.parse(text)
+            #expect(try JSONParser.parse(value.canonicalBytes()) == value, "\(text)")
+        }
+    }
+
     @Test(arguments: [
         "0.1", "0.3", "2.5e-3", "123456.789e3", "1.7976931348623157e308", "5e-324", "4.9e-324",
         "2.2250738585072014e-308", "333333333.33333329", "0.000000000000000000000000001",
@@ -72,7 +92,7 @@ import Testing
     ])
     func doublesAreCorrectlyRounded(text: String) throws {
         let expected = try #require(Double(text))
-        #expect(try JSONParser.parse(text) == .number(expected))
+        #expect(try JSONParser.parse(text) == .parsedNumber(expected))
     }
 
     // MARK: - Strings

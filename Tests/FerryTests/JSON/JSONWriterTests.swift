@@ -1,3 +1,4 @@
+import FerryTestSupport
 import Testing
 
 @testable import Ferry
@@ -41,7 +42,7 @@ import Testing
     }
 
     @Test func shortestDigitsReadBackAsTheSameDouble() throws {
-        var generator = SplitMix64(seed: 0x5EED_F00D)
+        var generator = RandomJSONValues.SplitMix64(seed: 0x5EED_F00D)
         for _ in 0..<20_000 {
             let value = Double(bitPattern: generator.next())
             guard value.isFinite else { continue }
@@ -49,6 +50,19 @@ import Testing
             let reread = try #require(Double(text), "\(text) from \(value.bitPattern)")
             #expect(reread == value || (reread == 0 && value == 0), "\(text) from bit pattern \(value.bitPattern)")
             #expect(!text.contains("E") && !text.contains("+0") && !text.hasSuffix(".0"), "\(text)")
+        }
+    }
+
+    @Test func fastAndGeneralDoubleLayoutsAgree() {
+        var generator = RandomJSONValues.SplitMix64(seed: 0xD0_0B1E)
+        for _ in 0..<20_000 {
+            let value = Double(bitPattern: generator.next())
+            let scaled = value * Double(sign: .plus, exponent: -Int(generator.next() % 80), significand: 1)
+            for candidate in [value, scaled, (scaled * 1e6).rounded() / 1e6] where candidate.isFinite && candidate != 0 {
+                var general: [UInt8] = []
+                JSONWriter.writeDoubleLayingOutDigits(candidate, to: &general)
+                #expect(JSONValue.double(candidate).canonicalBytes() == general, "bit pattern \(candidate.bitPattern)")
+            }
         }
     }
 

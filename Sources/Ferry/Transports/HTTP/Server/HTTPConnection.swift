@@ -10,6 +10,7 @@ final class HTTPConnection {
     private let id: HTTPConnectionRegistry.ID
     private let configuration: HTTPServerConfiguration
     private let handler: any HTTPHandler
+    private let handlerThreads: HTTPHandlerThreads
     private let log: @Sendable (String) -> Void
     private let registry: HTTPConnectionRegistry
     private let stopSignal: WakeupPipe
@@ -27,7 +28,7 @@ final class HTTPConnection {
 
     init(
         socket: Socket, peer: SocketAddress, id: HTTPConnectionRegistry.ID, configuration: HTTPServerConfiguration,
-        handler: any HTTPHandler, log: @escaping @Sendable (String) -> Void,
+        handler: any HTTPHandler, handlerThreads: HTTPHandlerThreads, log: @escaping @Sendable (String) -> Void,
         registry: HTTPConnectionRegistry, stopSignal: WakeupPipe
     ) {
         self.socket = socket
@@ -35,6 +36,7 @@ final class HTTPConnection {
         self.id = id
         self.configuration = configuration
         self.handler = handler
+        self.handlerThreads = handlerThreads
         self.log = log
         self.registry = registry
         self.stopSignal = stopSignal
@@ -114,7 +116,7 @@ final class HTTPConnection {
         let request = HTTPRequest(head: head, body: body, remoteAddress: peer)
         let exchange = HTTPExchange()
         let sendsBody = head.method != .head
-        exchange.start(handler, request, streamBody: sendsBody)
+        exchange.start(handler, request, streamBody: sendsBody, threads: handlerThreads)
         let response = exchange.waitForResponse()
         var closing = !head.keepAlive || registry.isStopping
             || response.headers.values(for: "Connection").contains { $0.lowercased() == "close" }

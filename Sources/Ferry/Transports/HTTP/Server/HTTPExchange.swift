@@ -25,8 +25,8 @@ final class HTTPExchange: @unchecked Sendable {
     private var closed = false
 
     /// Runs `handler` on `request` in a new task, then its streamed body if `streamBody`.
-    func start(_ handler: any HTTPHandler, _ request: HTTPRequest, streamBody: Bool) {
-        Task {
+    func start(_ handler: any HTTPHandler, _ request: HTTPRequest, streamBody: Bool, threads: HTTPHandlerThreads) {
+        threads.startTask {
             let response = await handler.handle(request)
             self.post(response)
             guard streamBody, case .stream(let produce) = response.body else { return }

@@ -38,10 +38,14 @@ public final class HTTPServer: Sendable {
 
     private let configuration: HTTPServerConfiguration
     private let handler: any HTTPHandler
+    /// Where handlers run: threads of the server's own, not the cooperative pool.
+    private let handlerThreads: HTTPHandlerThreads
     private let log: @Sendable (String) -> Void
     private let registry: HTTPConnectionRegistry
     private let state: HTTPServerLock<State>
     private let stopWaiters = HTTPServerLock<[CheckedContinuation<Void, Never>]>([])
+
+    deinit { handlerThreads.stop() }
 
     /// Makes a server; nothing listens until ``start()``.
     /// - Parameters:
@@ -54,6 +58,7 @@ public final class HTTPServer: Sendable {
     ) {
         self.configuration = configuration
         self.handler = handler
+        self.handlerThreads = HTTPHandlerThreads(count: 8)
         self.log = log
         self.registry = HTTPConnectionRegistry(capacity: configuration.maximumConnections)
         self.state = HTTPServerLock(.ready)
@@ -213,12 +218,12 @@ public final class HTTPServer: Sendable {
             log("- - 503 0B 0.0ms \(peer) (too many connections)")
             return
         }
-        let (configuration, handler, log, registry) = (configuration, handler, log, registry)
+        let (configuration, handler, handlerThreads, log, registry) = (configuration, handler, handlerThreads, log, registry)
         let thread = Thread {
             // Built on its thread, which owns it (and its socket) from here on.
             HTTPConnection(
-                socket: socket, peer: peer, id: id, configuration: configuration, handler: handler, log: log,
-                registry: registry, stopSignal: stopSignal
+                socket: socket, peer: peer, id: id, configuration: configuration, handler: handler, handlerThreads: handlerThreads,
+                log: log, registry: registry, stopSignal: stopSignal
             ).run()
         }
         thread.stackSize = 512 * 1024

@@ -1,0 +1,48 @@
+/// The index's records: the snapshot file on disk (read lazily, see ``SnapshotFile``) plus the
+/// states changed since it was written, in memory. Reads look in memory first; writes go to
+/// memory. It reads like a dictionary from ``RecordKey`` to ``RecordState``.
+///
+/// Records are never removed: a deleted record keeps its tombstone state.
+struct RecordTable: Sequence {
+    typealias Element = (key: RecordKey, value: RecordState)
+
+    /// The snapshot the table starts from, if any.
+    private(set) var base: SnapshotFile?
+    /// States changed since the snapshot.
+    private(set) var overlay: [RecordKey: RecordState] = [:]
+    /// The number of records.
+    private(set) var count: Int
+
+    init(base: SnapshotFile? = nil) {
+        self.base = base
+        count = base?.header.recordCount ?? 0
+    }
+
+    var isEmpty: Bool { count == 0 }
+
+    /// Why the snapshot could not be read, when a lookup found it damaged.
+    var damage: String? { base?.damage }
+
+    subscript(key: RecordKey) -> RecordState? {
+        get { overlay[key] ?? base?.lookup(key) }
+        set {
+            guard let newValue else { return }
+            if overlay[key] == nil && base?.lookup(key) == nil { count += 1 }
+            overlay[key] = newValue
+        }
+    }
+
+    /// Every record (base records not changed since, then the changed ones).
+    func makeIterator() -> IndexingIterator<[Element]> {
+        var all: [Element] = []
+        all.reserveCapacity(count)
+        base?.forEachRecord { key, state in
+            if overlay[key] == nil { all.append((key, state)) }
+        }
+        for (key, state) in overlay { all.append((key, state)) }
+        return all.makeIterator()
+    }
+
+    /// The keys of every record.
+    var keys: [RecordKey] { map(\.key) }
+}

@@ -1,0 +1,386 @@
+/// The on-disk index snapshot, `.ferry/index`, read lazily: opening reads only the header;
+/// looking a record up binary-searches the sorted record lines with `pread` (after many
+/// lookups, the whole file is read once and searched in memory). So the cost of a sync or a
+/// write is proportional to the records it touches, not to the store's size.
+///
+/// ```
+/// ferry-index	2
+/// H	<head seq>	<head hash>	<latest hlc>
+/// R	<replica uuid>	<latest counter>      one per replica, numbered from 0 in this order
+/// L	<entity>	<live records>
+/// C	<entity>	<encoded id>                 one per conflicted record
+/// N	<record count>
+/// B
+/// K	<entity>	<encoded id>	<last seq>	<file stamp or ->	<versions>   sorted by entity, then encoded id (bytes)
+/// E	<record count>
+/// ```
+/// A file stamp is `size,mtime-ns,inode,sha256-hex,taken-at-ns`. Versions are separated by
+/// `;`, each `replica#,counter,hlc-ms,hlc-logical,deleted(0/1),content-sha256,seq,vector`,
+/// the vector being `replica#:counter` pairs joined by `+`.
+final class SnapshotFile: @unchecked Sendable {
+    static let magic = "ferry-index\t2"
+
+    /// What the header says.
+    struct Header {
+        var head = StoreHead(sequence: 0, hash: .zero, latestModification: .zero)
+        var replicas: [ReplicaID] = []
+        var knowledge = VersionVector()
+        var liveCounts: [EntityName: Int] = [:]
+        var conflicted = Set<RecordKey>()
+        var recordCount = 0
+    }
+
+    let path: String
+    let header: Header
+    private let file: FileDescriptor
+    private let bodyStart: Int64
+    private let bodyEnd: Int64
+    private var memory: [UInt8]?
+    private var lineStarts: [Int] = []
+    private var lookups = 0
+    private var entityCache: [[UInt8]: EntityName] = [:]
+    /// Recent lookups (a table's get and set of one key look it up twice).
+    private var recent: [RecordKey: RecordState?] = [:]
+    /// Set when a record line could not be read; the store then rebuilds from the journal.
+    private(set) var damage: String?
+
+    private init(path: String, header: Header, file: FileDescriptor, bodyStart: Int64, bodyEnd: Int64) {
+        self.path = path
+        self.header = header
+        self.file = file
+        self.bodyStart = bodyStart
+        self.bodyEnd = bodyEnd
+    }
+
+    deinit { file.close() }
+
+    /// Opens a snapshot and reads its header; `nil` when absent.
+    /// - Throws: ``StoreError/damagedIndex(reason:)`` for a snapshot that is not well-formed.
+    static func open(_ path: String) throws(StoreError) -> SnapshotFile? {
+        let file: FileDescriptor
+        do { file = try FileDescriptor.open(path, .readOnly) } catch {
+            if error.isNotFound { return nil }
+            throw .io(error)
+        }
+        do {
+            let size = try file.status().size
+            var headerBytes = try file.read(at: 0, count: Int(min(size, 65_536)))
+            var bodyOffset = headerEnd(headerBytes)
+            if bodyOffset == nil && size > 65_536 {
+                headerBytes = try file.read(at: 0, count: Int(min(size, 16 << 20)))
+                bodyOffset = headerEnd(headerBytes)
+            }
+            guard let bodyOffset else { throw StoreError.damagedIndex(reason: "the header has no end") }
+            let header = try parseHeader(Array(headerBytes[0..<bodyOffset]))
+            let trailer = Array("E\t\(header.recordCount)\n".utf8)
+            guard size >= Int64(bodyOffset + trailer.count),
+                try file.read(at: size - Int64(trailer.count), count: trailer.count) == trailer
+            else { throw StoreError.damagedIndex(reason: "the snapshot is truncated") }
+            return SnapshotFile(path: path, header: header, file: file, bodyStart: Int64(bodyOffset), bodyEnd: size - Int64(trailer.count))
+        } catch let error as StoreError {
+            file.close()
+            throw error
+        } catch {
+            file.close()
+            throw .damagedIndex(reason: "\(error)")
+        }
+    }
+
+    /// The offset just after the `B` line, if present.
+    private static func headerEnd(_ bytes: [UInt8]) -> Int? {
+        var start = 0
+        for index in bytes.indices where bytes[index] == 10 {
+            if index - start == 1 && bytes[start] == UInt8(ascii: "B") { return index + 1 }
+            start = index + 1
+        }
+        return nil
+    }
+
+    private static func parseHeader(_ bytes: [UInt8]) throws(StoreError) -> Header {
+        var reader = SnapshotReader(bytes: bytes)
+        func fail(_ reason: String) -> StoreError { .damagedIndex(reason: "header line \(reader.lineNumber): \(reason)") }
+        guard reader.nextLine() == Array(magic.utf8)[...] else { throw fail("not a version 2 index snapshot") }
+        var header = Header()
+        while let line = reader.nextLine() {
+            var fields = FieldSplitter(line: line, separator: 9)
+            guard let tag = fields.next(), tag.count == 1 else { throw fail("malformed line") }
+            switch tag.first {
+            case UInt8(ascii: "H"):
+                guard let sequence = fields.nextInteger(), let hashText = fields.next(),
+                    let hash = SHA256Digest(hexDigits: hashText), let stampText = fields.next(),
+                    let stamp = HybridTimestamp(String(decoding: stampText, as: UTF8.self))
+                else { throw fail("malformed head") }
+                header.head = StoreHead(sequence: sequence, hash: hash, latestModification: stamp)
+            case UInt8(ascii: "R"):
+                guard let text = fields.next(), let replica = ReplicaID(String(decoding: text, as: UTF8.self)),
+                    let counter = fields.nextInteger()
+                else { throw fail("malformed replica") }
+                header.replicas.append(replica)
+                header.knowledge[replica] = counter
+            case UInt8(ascii: "L"):
+                guard let text = fields.next(), let entity = try? EntityName(String(decoding: text, as: UTF8.self)),
+                    let count = fields.nextInteger()
+                else { throw fail("malformed live count") }
+                header.liveCounts[entity] = Int(count)
+            case UInt8(ascii: "C"):
+                guard let text = fields.next(), let entity = try? EntityName(String(decoding: text, as: UTF8.self)),
+                    let encoded = fields.next(), let id = RecordFileName.decode(bytes: encoded)
+                else { throw fail("malformed conflict") }
+                header.conflicted.insert(RecordKey(entity: entity, id: id))
+            case UInt8(ascii: "N"):
+                guard let count = fields.nextInteger() else { throw fail("malformed count") }
+                header.recordCount = Int(count)
+            case UInt8(ascii: "B"):
+                return header
+            default:
+                throw fail("unknown tag")
+            }
+        }
+        return header
+    }
+
+    // MARK: Lookup
+
+    /// The sort key of a record line: `<entity>\t<encoded id>`.
+    static func sortKey(_ key: RecordKey) -> [UInt8] {
+        Array(key.entity.rawValue.utf8) + [9] + Array(RecordFileName.encode(key.id).utf8)
+    }
+
+    /// The state of `key`, or `nil` when the snapshot has no such record.
+    func lookup(_ key: RecordKey) -> RecordState? {
+        if let cached = recent[key] { return cached }
+        let found = search(key)
+        if recent.count >= 4096 { recent.removeAll(keepingCapacity: true) }
+        recent[key] = .some(found)
+        return found
+    }
+
+    private func search(_ key: RecordKey) -> RecordState? {
+        let target = SnapshotFile.sortKey(key)
+        lookups += 1
+        if memory == nil && lookups > 256 { loadIntoMemory() }
+        if let memory {
+            var low = 0
+            var high = lineStarts.count
+            while low < high {
+                let middle = (low + high) / 2
+                let line = self.line(at: middle, in: memory)
+                let order = compare(sortKeyOf: line, with: target)
+                if order == 0 { return decode(line) }
+                if order < 0 { low = middle + 1 } else { high = middle }
+            }
+            return nil
+        }
+        return lookupOnDisk(target)
+    }
+
+    /// Binary search over byte offsets with `pread`: each step reads the line that starts at
+    /// or after the middle of the remaining range.
+    private func lookupOnDisk(_ target: [UInt8]) -> RecordState? {
+        var low = bodyStart
+        var high = bodyEnd
+        while high - low > 16_384 {
+            let middle = (low + high) / 2
+            guard let (start, line) = lineStarting(atOrAfter: middle, before: high) else {
+                high = middle
+                continue
+            }
+            let order = compare(sortKeyOf: line[...], with: target)
+            if order == 0 { return decode(line[...]) }
+            if order < 0 { low = start + Int64(line.count) + 1 } else { high = start }
+        }
+        guard high > low, let bytes = try? file.read(at: low, count: Int(high - low)) else { return nil }
+        var start = 0
+        for index in bytes.indices where bytes[index] == 10 {
+            let line = bytes[start..<index]
+            let order = compare(sortKeyOf: line, with: target)
+            if order == 0 { return decode(line) }
+            if order > 0 { return nil }
+            start = index + 1
+        }
+        return nil
+    }
+
+    /// The first whole line starting at or after `offset` (and before `limit`).
+    private func lineStarting(atOrAfter offset: Int64, before limit: Int64) -> (Int64, [UInt8])? {
+        var window = 4096
+        while true {
+            let readStart = max(bodyStart, offset - 1)
+            let count = Int(min(Int64(window), bodyEnd - readStart))
+            guard count > 0, let bytes = try? file.read(at: readStart, count: count) else { return nil }
+            // The line starts after the first newline at or after offset - 1 (or at bodyStart).
+            var lineStart: Int
+            if readStart == bodyStart && offset <= bodyStart {
+                lineStart = 0
+            } else {
+                guard let newline = bytes.firstIndex(of: 10) else {
+                    if count < window { return nil }
+                    window *= 4
+                    continue
+                }
+                lineStart = newline + 1
+            }
+            if readStart + Int64(lineStart) >= limit { return nil }
+            guard let end = bytes[lineStart...].firstIndex(of: 10) else {
+                if readStart + Int64(count) >= bodyEnd { return nil }
+                window *= 4
+                continue
+            }
+            return (readStart + Int64(lineStart), Array(bytes[lineStart..<end]))
+        }
+    }
+
+    /// Compares a line's sort key (up to its third tab) with `target`.
+    private func compare(sortKeyOf line: ArraySlice<UInt8>, with target: [UInt8]) -> Int {
+        // Skip "K\t".
+        var index = line.startIndex + 2
+        var targetIndex = 0
+        var tabs = 0
+        while index < line.endIndex {
+            let byte = line[index]
+            if byte == 9 {
+                tabs += 1
+                if tabs == 2 { break }
+            }
+            if targetIndex == target.count { return 1 }
+            let other = target[targetIndex]
+            if byte != other { return byte < other ? -1 : 1 }
+            index += 1
+            targetIndex += 1
+        }
+        return targetIndex == target.count ? 0 : -1
+    }
+
+    // MARK: Whole-table reads
+
+    /// Reads the whole body into memory with line offsets (for iteration and many lookups).
+    private func loadIntoMemory() {
+        guard memory == nil else { return }
+        guard let bytes = try? file.read(at: bodyStart, count: Int(bodyEnd - bodyStart)) else {
+            damage = "cannot read \(path)"
+            memory = []
+            return
+        }
+        var starts: [Int] = []
+        starts.reserveCapacity(header.recordCount)
+        var start = 0
+        bytes.withUnsafeBufferPointer { buffer in
+            for index in 0..<buffer.count where buffer[index] == 10 {
+                starts.append(start)
+                start = index + 1
+            }
+        }
+        if starts.count != header.recordCount { damage = "expected \(header.recordCount) records, found \(starts.count)" }
+        lineStarts = starts
+        memory = bytes
+    }
+
+    private func line(at index: Int, in bytes: [UInt8]) -> ArraySlice<UInt8> {
+        let start = lineStarts[index]
+        let end = index + 1 < lineStarts.count ? lineStarts[index + 1] - 1 : bytes.count - 1
+        return bytes[start..<max(start, end)]
+    }
+
+    /// Every record, in sort order, decoded.
+    func forEachRecord(_ body: (RecordKey, RecordState) throws -> Void) rethrows {
+        loadIntoMemory()
+        guard let memory else { return }
+        for index in lineStarts.indices {
+            let line = self.line(at: index, in: memory)
+            guard let (key, state) = decodeWithKey(line) else { continue }
+            try body(key, state)
+        }
+    }
+
+    /// Every record line as raw bytes with its sort key, in order (for merging into a new
+    /// snapshot without decoding).
+    func forEachRawLine(_ body: (_ sortKey: ArraySlice<UInt8>, _ line: ArraySlice<UInt8>) -> Void) {
+        loadIntoMemory()
+        guard let memory else { return }
+        for index in lineStarts.indices {
+            let line = self.line(at: index, in: memory)
+            var end = line.startIndex + 2
+            var tabs = 0
+            while end < line.endIndex {
+                if line[end] == 9 {
+                    tabs += 1
+                    if tabs == 2 { break }
+                }
+                end += 1
+            }
+            body(line[(line.startIndex + 2)..<end], line)
+        }
+    }
+
+    // MARK: Decoding
+
+    private func decode(_ line: ArraySlice<UInt8>) -> RecordState? {
+        decodeWithKey(line)?.1
+    }
+
+    private func decodeWithKey(_ line: ArraySlice<UInt8>) -> (RecordKey, RecordState)? {
+        var fields = FieldSplitter(line: line, separator: 9)
+        guard fields.next()?.first == UInt8(ascii: "K"), let entityText = fields.next(), let encoded = fields.next(),
+            let lastSequence = fields.nextInteger(), let stampText = fields.next(), let versionsText = fields.next()
+        else { return fail("malformed record line") }
+        let entity: EntityName
+        if let known = entityCache[Array(entityText)] {
+            entity = known
+        } else {
+            guard let made = try? EntityName(String(decoding: entityText, as: UTF8.self)) else { return fail("bad entity") }
+            entityCache[Array(entityText)] = made
+            entity = made
+        }
+        guard let id = RecordFileName.decode(bytes: encoded) else { return fail("bad record id") }
+        guard let stamp = SnapshotFile.parseStamp(stampText) else { return fail("malformed file stamp") }
+        guard let versions = SnapshotFile.parseVersions(versionsText, replicas: header.replicas) else {
+            return fail("malformed versions")
+        }
+        return (RecordKey(entity: entity, id: id), RecordState(versions: versions, lastSequence: lastSequence, file: stamp ?? nil))
+    }
+
+    private func fail<T>(_ reason: String) -> T? {
+        if damage == nil { damage = reason }
+        return nil
+    }
+
+    /// `nil` for malformed; `.some(nil)` for "-".
+    static func parseStamp(_ text: ArraySlice<UInt8>) -> FileStamp?? {
+        if text.count == 1 && text.first == UInt8(ascii: "-") { return .some(nil) }
+        var parts = FieldSplitter(line: text, separator: UInt8(ascii: ","))
+        guard let size = parts.nextSignedInteger(), let modified = parts.nextSignedInteger(),
+            let inode = parts.nextInteger(), let hashText = parts.next(), let hash = SHA256Digest(hexDigits: hashText),
+            let taken = parts.nextSignedInteger()
+        else { return nil }
+        return .some(FileStamp(size: size, modificationNanoseconds: modified, inode: inode, contentHash: hash, takenAtNanoseconds: taken))
+    }
+
+    static func parseVersions(_ text: ArraySlice<UInt8>, replicas: [ReplicaID]) -> [RecordVersion]? {
+        var result: [RecordVersion] = []
+        var items = FieldSplitter(line: text, separator: UInt8(ascii: ";"))
+        while let item = items.next() {
+            var parts = FieldSplitter(line: item, separator: UInt8(ascii: ","))
+            guard let origin = parts.nextInteger(), Int(origin) < replicas.count,
+                let counter = parts.nextInteger(), let physical = parts.nextInteger(),
+                let logical = parts.nextInteger(), logical <= UInt64(UInt32.max), let deleted = parts.nextInteger(),
+                let hashText = parts.next(), let hash = SHA256Digest(hexDigits: hashText),
+                let sequence = parts.nextInteger(), let vectorText = parts.next()
+            else { return nil }
+            var counters: [ReplicaID: UInt64] = [:]
+            var pairs = FieldSplitter(line: vectorText, separator: UInt8(ascii: "+"))
+            while let pair = pairs.next() {
+                var halves = FieldSplitter(line: pair, separator: UInt8(ascii: ":"))
+                guard let replica = halves.nextInteger(), Int(replica) < replicas.count, let value = halves.nextInteger() else {
+                    return nil
+                }
+                counters[replicas[Int(replica)]] = value
+            }
+            result.append(
+                RecordVersion(
+                    identity: ChangeIdentity(origin: replicas[Int(origin)], counter: counter),
+                    timestamp: HybridTimestamp(physical: physical, logical: UInt32(logical)), version: VersionVector(counters),
+                    isDelete: deleted == 1, contentHash: hash, sequence: sequence))
+        }
+        return result.isEmpty ? nil : result
+    }
+}

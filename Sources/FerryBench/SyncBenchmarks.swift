@@ -1,0 +1,90 @@
+import Ferry
+import Foundation
+
+/// Issue 3's figures at `scale` records, timing whole `ferry sync` processes side by side with
+/// `rsync -a` and `unison -batch` on the same records trees, in the same run.
+func syncBenchmarks(scale: Int, workDirectory: String, ferry: String) throws -> [BenchmarkRow] {
+    var rows: [BenchmarkRow] = []
+    let entity = try EntityName("Product")
+    let source = workDirectory + "/sync-a-\(scale)"
+    let destination = workDirectory + "/sync-b-\(scale)"
+    let a = try Store.create(at: source, name: "a")
+    var start = 0
+    while start < scale {
+        let end = min(start + 5000, scale)
+        try a.write(try (start..<end).map { .put(RecordKey(entity: entity, id: try RecordID("p\($0)")), BenchData.product($0)) })
+        start = end
+    }
+    a.close()
+    let rsync = ChildProcess.find("rsync")
+    let unison = ChildProcess.find("unison")
+
+    // Full pull into an empty store vs rsync -a of the records tree into an empty folder.
+    _ = try ChildProcess.run(ferry, ["init", destination])
+    let pull = try ChildProcess.run(ferry, ["sync", destination, source])
+    guard pull.status == 0 else { throw BenchError("ferry sync (full pull) exited \(pull.status)") }
+    var rsyncFull: ChildProcess.Outcome?
+    if let rsync {
+        rsyncFull = try ChildProcess.run(rsync, ["-a", source + "/records/", workDirectory + "/rsync-\(scale)/"])
+    }
+    rows.append(
+        BenchmarkRow(
+            name: "sync: full pull into an empty store", scale: scale, value: Format.seconds(pull.seconds),
+            target: "≤ 1.5x rsync -a", met: rsyncFull.map { pull.seconds <= 1.5 * $0.seconds },
+            note: rsyncFull.map { "rsync -a \(Format.seconds($0.seconds)); " + Format.ratio(pull.seconds, $0.seconds, "rsync") } ?? "rsync not installed"))
+
+    // Unison needs its own first sync of the trees before it can find changes.
+    let unisonRoot = workDirectory + "/unison-\(scale)"
+    let unisonHome = workDirectory + "/unison-home-\(scale)"
+    if let unison, let rsync {
+        _ = try ChildProcess.run(rsync, ["-a", source + "/records/", unisonRoot + "/"])
+        setenv("UNISON", unisonHome, 1)
+        try FileSystem.createDirectories(unisonHome)
+        _ = try ChildProcess.run(unison, [source + "/records", unisonRoot, "-batch", "-silent", "-times"])
+    }
+
+    // No-op sync: nothing changed on either side.
+    var noops: [Double] = []
+    for _ in 0..<9 { noops.append(try ChildProcess.run(ferry, ["sync", destination, source]).seconds) }
+    let noop = Measure.median(noops)
+    rows.append(BenchmarkRow(name: "sync: no-op (up-to-date), whole process", scale: scale, value: Format.milliseconds(noop), target: "≤ 20 ms", met: noop <= 0.020))
+
+    // Incremental: 100 records changed at the source.
+    let reopened = try Store.open(at: source)
+    var writes: [RecordWrite] = []
+    for index in 0..<100 {
+        let number = (index * 977) % scale
+        var document = BenchData.product(number)
+        document["price"] = 1.5
+        writes.append(.put(RecordKey(entity: entity, id: try RecordID("p\(number)")), document))
+    }
+    try reopened.write(writes)
+    reopened.close()
+    let incremental = try ChildProcess.run(ferry, ["sync", destination, source])
+    var rsyncIncremental: ChildProcess.Outcome?
+    if let rsync { rsyncIncremental = try ChildProcess.run(rsync, ["-a", source + "/records/", workDirectory + "/rsync-\(scale)/"]) }
+    var unisonIncremental: ChildProcess.Outcome?
+    if let unison { unisonIncremental = try ChildProcess.run(unison, [source + "/records", unisonRoot, "-batch", "-silent", "-times"]) }
+    var note = ""
+    var met = incremental.seconds <= 0.050
+    if let rsyncIncremental {
+        note += "rsync \(Format.milliseconds(rsyncIncremental.seconds)) (" + Format.ratio(rsyncIncremental.seconds, incremental.seconds, "faster") + ")"
+        met = met && incremental.seconds * 10 <= rsyncIncremental.seconds
+    }
+    if let unisonIncremental {
+        note += "; unison \(Format.milliseconds(unisonIncremental.seconds)) (" + Format.ratio(unisonIncremental.seconds, incremental.seconds, "faster") + ")"
+        met = met && incremental.seconds * 20 <= unisonIncremental.seconds
+    }
+    rows.append(
+        BenchmarkRow(
+            name: "sync: incremental, 100 changed records", scale: scale, value: Format.milliseconds(incremental.seconds),
+            target: "≤ 50 ms, ≥ 10x rsync, ≥ 20x unison", met: met, note: note))
+    let peak = [pull.peakMemoryMiB, incremental.peakMemoryMiB].max() ?? 0
+    rows.append(BenchmarkRow(name: "sync: peak memory of ferry sync", scale: scale, value: String(format: "%.0f MB", peak), target: "≤ 200 MB", met: peak <= 200))
+    return rows
+}
+
+struct BenchError: Error, CustomStringConvertible {
+    let description: String
+    init(_ description: String) { self.description = description }
+}

@@ -1,0 +1,24 @@
+import Ferry
+
+/// `ferry delete <dir> <entity> <id>`: deletes a record (a tombstone that syncs).
+enum DeleteCommand: Command {
+    static let spec = CommandSpec(
+        name: "delete",
+        abstract: "Delete a record, leaving a tombstone that syncs.",
+        discussion: "The record's history stays in the journal ('ferry show --history').",
+        arguments: [
+            .required("dir", help: "The store directory."),
+            .required("entity", help: "The entity."),
+            .required("id", help: "The record's id."),
+        ])
+
+    static func run(_ arguments: ParsedArguments, context: CommandContext) async throws -> ExitCode {
+        let path = try arguments.requiredPositional("dir")
+        let entity = try arguments.entity()
+        let id = try arguments.recordID()
+        let store = try context.openStore(path)
+        defer { store.close() }
+        try store.delete(entity: entity, id: id)
+        return .success
+    }
+}

@@ -1,0 +1,45 @@
+import Ferry
+
+/// `ferry list <dir> [<entity>] [--json]`: lists entities, or the ids of one entity.
+enum ListCommand: Command {
+    static let spec = CommandSpec(
+        name: "list",
+        abstract: "List the entities of a store, or the records of one entity.",
+        discussion: """
+            Without <entity>: each entity with its number of live records. With <entity>: its record ids, \
+            sorted; with --json, the records themselves as JSON Lines ({"id": …, "document": …}).
+            """,
+        arguments: [
+            .required("dir", help: "The store directory."),
+            .optional("entity", help: "The entity whose records to list."),
+        ],
+        options: [.flag("json", help: "Print JSON (one object per line).")])
+
+    static func run(_ arguments: ParsedArguments, context: CommandContext) async throws -> ExitCode {
+        let path = try arguments.requiredPositional("dir")
+        let json = arguments.flag("json")
+        let store = try context.openStore(path)
+        defer { store.close() }
+        guard arguments.positional("entity") != nil else {
+            for (entity, count) in try store.entities() {
+                if json {
+                    context.printJSONLine(["entity": .string(entity.rawValue), "count": .integer(Int64(count))])
+                } else {
+                    context.stdout.line("\(entity.rawValue)\t\(count)")
+                }
+            }
+            return .success
+        }
+        let entity = try arguments.entity()
+        if json {
+            for (id, document) in try store.records(of: entity) {
+                context.printJSONLine(["id": .string(id.rawValue), "document": document])
+            }
+        } else {
+            var output = ""
+            for id in try store.ids(of: entity) { output += id.rawValue + "\n" }
+            context.stdout.write(output)
+        }
+        return .success
+    }
+}

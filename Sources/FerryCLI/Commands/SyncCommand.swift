@@ -1,0 +1,192 @@
+import Dispatch
+import Ferry
+import Foundation
+
+/// `ferry sync <store> <peer>`: brings two replicas to the same state.
+enum SyncCommand: Command {
+    static let spec = CommandSpec(
+        name: "sync",
+        abstract: "Sync a store with a peer store folder or a 'ferry serve' URL.",
+        discussion: """
+            Pulls the peer's changes, resolves conflicts by the policy, pushes this store's changes, and \
+            records a checkpoint last, so an interrupted sync can simply run again. The plan is one of \
+            full-pull, full-push, up-to-date, incremental or reconcile.
+            Policies: keep-both (default: losers kept under conflicts/ until 'ferry resolve'), lww (the winner \
+            is written as a resolution), merge (fields changed on different sides combine; the same field \
+            changed on both sides falls back to keep-both).
+            Hand edits of record files are not picked up by sync unless --commit is given (or run 'ferry commit').
+             ferry sync ./laptop /media/usb/data
+             ferry sync ./laptop http://127.0.0.1:8080/alice --token $TOKEN
+             ferry sync ./laptop /media/usb/data --watch --interval 30
+            """,
+        arguments: [
+            .required("store", help: "The local store directory."),
+            .required("peer", help: "A peer store directory, or http(s)://host:port/<name>."),
+        ],
+        options: [
+            .flag("dry-run", help: "Print the plan and the counts; change nothing."),
+            .value("policy", valueName: "policy", help: "keep-both, lww or merge.", default: "keep-both"),
+            .flag("json", help: "Print the report as one JSON object."),
+            .flag("force", help: "Allow a sync that deletes more than --max-delete of a store's records."),
+            .value("max-delete", valueName: "percent", help: "The largest share of records one sync may delete.", default: "50"),
+            .value("max-skew", valueName: "seconds", help: "Refuse changes stamped further ahead of this clock.", default: "86400"),
+            .flag("commit", help: "First journal hand edits of record files in both stores."),
+            .value("token", valueName: "token", help: "Bearer token for an HTTP peer (default: $FERRY_TOKEN)."),
+            .flag("watch", help: "Keep syncing when the local store changes and on the interval, until Ctrl-C."),
+            .value("interval", valueName: "seconds", help: "With --watch: sync at least this often.", default: "30"),
+        ])
+
+    static func run(_ arguments: ParsedArguments, context: CommandContext) async throws -> ExitCode {
+        let storePath = try arguments.requiredPositional("store")
+        let peerText = try arguments.requiredPositional("peer")
+        guard let policy = ConflictPolicy(rawValue: arguments.option("policy") ?? "keep-both") else {
+            throw UsageError("--policy must be keep-both, lww or merge, got '\(arguments.option("policy") ?? "")'")
+        }
+        let maxDelete = try arguments.integer("max-delete", in: 0...100) ?? 50
+        let maxSkew = try arguments.integer("max-skew", in: 1...(10 * 365 * 86400)) ?? 86400
+        let interval = try arguments.double("interval") ?? 30
+        guard interval >= 0.1 else { throw UsageError("--interval must be at least 0.1 seconds") }
+        if arguments.flag("watch") && arguments.flag("dry-run") { throw UsageError("--watch and --dry-run do not go together") }
+
+        var options = SyncOptions(policy: policy)
+        options.dryRun = arguments.flag("dry-run")
+        options.force = arguments.flag("force")
+        options.maximumDeletionShare = Double(maxDelete) / 100
+        options.maximumClockSkewMilliseconds = UInt64(maxSkew) * 1000
+        if context.stderrIsTerminal && !arguments.flag("json") { options.progress = SyncProgressPrinter(context: context).callback }
+
+        let token = arguments.option("token") ?? context.environment["FERRY_TOKEN"]
+        let peer = SyncPeer(parsing: peerText.hasPrefix("http") ? peerText : context.absolutePath(peerText), token: token)
+        let store = try context.openStore(storePath)
+        defer { store.close() }
+        let runner = SyncRunner(
+            store: store, peer: peer, options: options, commitFirst: arguments.flag("commit"), context: context,
+            json: arguments.flag("json"))
+        if arguments.flag("watch") {
+            return try await runner.watch(interval: interval)
+        }
+        return try await runner.once()
+    }
+}
+
+/// Runs one sync or a watch loop and prints reports.
+struct SyncRunner {
+    let store: Store
+    let peer: SyncPeer
+    let options: SyncOptions
+    let commitFirst: Bool
+    let context: CommandContext
+    let json: Bool
+
+    func once() async throws -> ExitCode {
+        let report = try await syncOnce()
+        print(report)
+        return .success
+    }
+
+    private func syncOnce() async throws -> SyncReport {
+        if commitFirst && !options.dryRun {
+            let committed = try store.commit()
+            for problem in committed.problems { context.stderr.line("warning: \(problem.path): \(problem.reason) (not committed)") }
+            if case .folder(let path) = peer {
+                let other = try Store.open(at: path, options: context.storeOptions())
+                defer { other.close() }
+                let theirs = try other.commit()
+                for problem in theirs.problems { context.stderr.line("warning: \(path)/\(problem.path): \(problem.reason) (not committed)") }
+            }
+        }
+        let transport = try peer.makeTransport(options: context.storeOptions())
+        return try await SyncEngine(store: store, transport: transport, options: options).run()
+    }
+
+    private func print(_ report: SyncReport) {
+        if json {
+            context.printJSONLine(report.jsonValue)
+            return
+        }
+        let verb = report.dryRun ? "would pull" : "pulled"
+        let pushVerb = report.dryRun ? "would push" : "pushed"
+        var line = "\(report.plan.rawValue): \(verb) \(report.pulled), \(pushVerb) \(report.pushed)"
+        if report.resolved > 0 { line += ", resolved \(report.resolved) by \(options.policy.rawValue)" }
+        line += ", \(report.conflicts.count) conflict\(report.conflicts.count == 1 ? "" : "s")"
+        line += String(format: " (%.0f ms)", report.duration * 1000)
+        context.stdout.line(line)
+        for key in report.conflicts.prefix(20) { context.stdout.line("  conflict: \(key)  (see 'ferry conflicts')") }
+        if report.conflicts.count > 20 { context.stdout.line("  … and \(report.conflicts.count - 20) more") }
+    }
+
+    /// Syncs now, then whenever the local journal grows and at least every `interval` seconds,
+    /// until SIGINT/SIGTERM. A signal during a sync lets that sync finish (it is safe to stop
+    /// anywhere, but finishing keeps the report honest); a second signal exits at once.
+    func watch(interval: Double) async throws -> ExitCode {
+        let stop = StopFlag()
+        signal(SIGINT, SIG_IGN)
+        signal(SIGTERM, SIG_IGN)
+        var sources: [DispatchSourceSignal] = []
+        for number in [SIGINT, SIGTERM] {
+            let source = DispatchSource.makeSignalSource(signal: number, queue: .global())
+            source.setEventHandler {
+                if stop.raise() { exit(130) }
+            }
+            source.resume()
+            sources.append(source)
+        }
+        defer { sources.forEach { $0.cancel() } }
+        context.stderr.line("watching \(store.path) ↔ \(peer) (every \(interval) s and on local changes; Ctrl-C to stop)")
+        var lastHead = store.head
+        var nextDue = Date()
+        while !stop.isRaised {
+            if Date() >= nextDue || store.head != lastHead {
+                do {
+                    let report = try await syncOnce()
+                    print(report)
+                } catch {
+                    context.stderr.line("error: \(error)")  // keep watching: the peer may come back
+                }
+                lastHead = store.head
+                nextDue = Date().addingTimeInterval(interval)
+            }
+            try? await Task.sleep(nanoseconds: 200_000_000)
+        }
+        context.stderr.line("stopped watching")
+        return .success
+    }
+}
+
+/// Set from a signal handler, read by the watch loop.
+final class StopFlag: @unchecked Sendable {
+    private let lock = NSLock()
+    private var raised = false
+
+    /// Raises the flag; returns true when it was already raised (a second Ctrl-C).
+    func raise() -> Bool {
+        lock.lock()
+        defer { lock.unlock() }
+        let was = raised
+        raised = true
+        return was
+    }
+
+    var isRaised: Bool {
+        lock.lock()
+        defer { lock.unlock() }
+        return raised
+    }
+}
+
+/// Prints sync progress on one rewritten stderr line (only when stderr is a terminal).
+struct SyncProgressPrinter: Sendable {
+    let context: CommandContext
+
+    var callback: @Sendable (SyncProgress) -> Void {
+        let stderr = context.stderr
+        return { progress in
+            if progress.phase == .done {
+                stderr.write("\r\u{1B}[K")
+                return
+            }
+            let total = progress.total.map { " of \($0)" } ?? ""
+            stderr.write("\r\u{1B}[K\(progress.phase.rawValue): \(progress.completed)\(total)")
+        }
+    }
+}
