@@ -16,8 +16,8 @@ final class ServeProcess {
     /// Starts `ferry serve <root> --port 0 <extra>` and waits until it prints its address.
     init(root: String, extra: [String] = []) throws {
         directory = try TemporaryDirectory(prefix: "ferry-serve")
-        FileManager.default.createFile(atPath: directory.subpath("out"), contents: nil)
-        FileManager.default.createFile(atPath: directory.subpath("err"), contents: nil)
+        _ = FileManager.default.createFile(atPath: directory.subpath("out"), contents: nil)
+        _ = FileManager.default.createFile(atPath: directory.subpath("err"), contents: nil)
         process.executableURL = URL(fileURLWithPath: try ferryBinaryPath())
         process.arguments = ["serve", root, "--port", "0"] + extra
         process.standardOutput = try FileHandle(forWritingTo: URL(fileURLWithPath: directory.subpath("out")))
@@ -62,7 +62,7 @@ final class ServeProcess {
         let serve = try ServeProcess(root: root)
         let token = try #require(serve.token)
         #expect(token.count == 64)
-        #expect(token.allSatisfy(\.isHexDigit))
+        #expect(token.allSatisfy { $0.isHexDigit })
         #expect(serve.stdout.contains("serving \(root) at http://127.0.0.1:\(serve.port)/<store>"))
 
         let laptop = try Store.create(at: directory.subpath("laptop"))
@@ -152,5 +152,63 @@ final class ServeProcess {
         let result = try runFerry(["serve", directory.path, "--port", String(first.port)])
         #expect(result.exitCode == 1)
         #expect(result.stderr.contains("cannot listen on 127.0.0.1:\(first.port)"))
+    }
+
+    /// The head of a served store, read over HTTP.
+    func head(_ serve: ServeProcess, _ store: String, token: String) async throws -> Int64 {
+        var request = URLRequest(url: try #require(URL(string: "http://127.0.0.1:\(serve.port)/v1/stores/\(store)")))
+        request.setValue("Bearer \(token)", forHTTPHeaderField: "Authorization")
+        let (data, _) = try await URLSession.shared.data(for: request)
+        return try JSONParser.parse([UInt8](data))["head"]?["seq"]?.integerValue ?? -1
+    }
+
+    @Test func aSyncClientKilledMidPushResumesWithoutDuplicates() async throws {
+        let directory = try TemporaryDirectory()
+        let root = directory.subpath("stores")
+        try FileManager.default.createDirectory(atPath: root, withIntermediateDirectories: true)
+        let serve = try ServeProcess(root: root)
+        let token = try #require(serve.token)
+        let total = 12_000
+        let laptop = try Store.create(at: directory.subpath("laptop"))
+        var writes: [RecordWrite] = []
+        for index in 0..<total {
+            writes.append(.put(RecordKey(entity: notes, id: try RecordID("n\(index)")), ["n": .integer(Int64(index))]))
+            if writes.count == 5_000 {
+                try laptop.write(writes)
+                writes = []
+            }
+        }
+        laptop.close()
+
+        // A `ferry sync` process, SIGKILLed once the server has some but not all of the changes.
+        let client = Process()
+        client.executableURL = URL(fileURLWithPath: try ferryBinaryPath())
+        client.arguments = ["sync", directory.subpath("laptop"), serve.url("alice"), "--token", token]
+        client.standardOutput = FileHandle.nullDevice
+        client.standardError = FileHandle.nullDevice
+        try client.run()
+        var seen: Int64 = -1
+        let deadline = Date().addingTimeInterval(60)
+        while Date() < deadline && client.isRunning {
+            seen = (try? await head(serve, "alice", token: token)) ?? -1
+            if seen > 0 && seen < Int64(total) { break }
+            try await Task.sleep(nanoseconds: 2_000_000)
+        }
+        kill(client.processIdentifier, SIGKILL)
+        client.waitUntilExit()
+        #expect(seen > 0 && seen < Int64(total), "the kill should land mid-push (saw head \(seen))")
+
+        // Run it again: it resumes and completes, with nothing applied twice.
+        let again = try runFerry(["sync", directory.subpath("laptop"), serve.url("alice"), "--token", token, "--json"])
+        #expect(again.exitCode == 0, "\(again)")
+        #expect(try await head(serve, "alice", token: token) == Int64(total))
+        let noop = try runFerry(["sync", directory.subpath("laptop"), serve.url("alice"), "--token", token, "--json"])
+        #expect(noop.stdout.contains("\"plan\":\"up-to-date\""), "\(noop)")
+        #expect(serve.stop() == 0)
+        let served = try Store.open(at: root + "/alice")
+        let identities = try served.journalEntries().map(\.change.identity)
+        #expect(identities.count == total)
+        #expect(Set(identities).count == total)
+        #expect(served.recordCount == total)
     }
 }
