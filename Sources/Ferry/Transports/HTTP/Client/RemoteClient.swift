@@ -96,9 +96,14 @@ final class RemoteClient: Sendable {
                 throw error
             } catch let error as URLError {
                 lastProblem = error.localizedDescription
-                if !Self.isRetryable(error) { break }
+                if !Self.isRetryable(error.code) { break }
             } catch {
-                lastProblem = "\(error)"
+                // FoundationNetworking may report libcurl's failures as plain NSErrors.
+                let nsError = error as NSError
+                lastProblem = nsError.localizedDescription
+                // (`Code(rawValue:)` is failable on Linux only; the annotation fits both.)
+                let code: URLError.Code? = URLError.Code(rawValue: nsError.code)
+                if nsError.domain == NSURLErrorDomain, let code, !Self.isRetryable(code) { break }
             }
             if attempt >= retry.attempts { break }
             attempt += 1
@@ -108,8 +113,8 @@ final class RemoteClient: Sendable {
 
     /// Whether a URLSession error may go away on another attempt: connection problems yes,
     /// a bad URL, a refused certificate or a cancellation no.
-    static func isRetryable(_ error: URLError) -> Bool {
-        switch error.code {
+    static func isRetryable(_ code: URLError.Code) -> Bool {
+        switch code {
         case .cancelled, .badURL, .unsupportedURL, .userAuthenticationRequired, .secureConnectionFailed,
             .serverCertificateUntrusted, .serverCertificateHasBadDate, .serverCertificateHasUnknownRoot,
             .serverCertificateNotYetValid, .clientCertificateRejected, .clientCertificateRequired:
