@@ -168,7 +168,7 @@ final class ServeProcess {
         try FileManager.default.createDirectory(atPath: root, withIntermediateDirectories: true)
         let serve = try ServeProcess(root: root)
         let token = try #require(serve.token)
-        let total = 12_000
+        let total = 7_000
         let laptop = try Store.create(at: directory.subpath("laptop"))
         var writes: [RecordWrite] = []
         for index in 0..<total {
@@ -178,6 +178,8 @@ final class ServeProcess {
                 writes = []
             }
         }
+        if !writes.isEmpty { try laptop.write(writes) }
+        #expect(laptop.headSequence == UInt64(total))
         laptop.close()
 
         // A `ferry sync` process, SIGKILLed once the server has some but not all of the changes.
@@ -201,7 +203,8 @@ final class ServeProcess {
         // Run it again: it resumes and completes, with nothing applied twice.
         let again = try runFerry(["sync", directory.subpath("laptop"), serve.url("alice"), "--token", token, "--json"])
         #expect(again.exitCode == 0, "\(again)")
-        #expect(try await head(serve, "alice", token: token) == Int64(total))
+        let finalHead = try await head(serve, "alice", token: token)
+        #expect(finalHead == Int64(total), "killed at head \(seen); resumed sync: \(again)")
         let noop = try runFerry(["sync", directory.subpath("laptop"), serve.url("alice"), "--token", token, "--json"])
         #expect(noop.stdout.contains("\"plan\":\"up-to-date\""), "\(noop)")
         #expect(serve.stop() == 0)
