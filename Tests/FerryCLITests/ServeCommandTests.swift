@@ -52,7 +52,7 @@ final class ServeProcess {
     deinit { if process.isRunning { process.terminate() } }
 }
 
-@Suite struct ServeCommandTests {
+@Suite(.serialized) struct ServeCommandTests {
     let notes = try! EntityName("Note")
 
     @Test func servesPrintsATokenSyncsAndStopsOnSIGTERM() async throws {

@@ -43,7 +43,7 @@ final class FailingTransport: SyncTransport, @unchecked Sendable {
 
 /// Interrupted syncs resume without duplicates or losses: a client cut off mid-push or
 /// mid-pull, and a server restarted in the middle of a sync.
-@Suite struct RemoteResumeTests {
+@Suite(.serialized) struct RemoteResumeTests {
     let notes = try! EntityName("Note")
 
     func fill(_ store: Store, count: Int, prefix: String = "") throws {

@@ -5,7 +5,7 @@ import Testing
 
 /// Token rules, store-name validation and protocol-version errors, seen from curl-like
 /// requests and from the sync client.
-@Suite struct RemoteSecurityTests {
+@Suite(.serialized) struct RemoteSecurityTests {
     let notes = try! EntityName("Note")
 
     /// A server with one store, `alice`, holding one record, and one called `bob`.

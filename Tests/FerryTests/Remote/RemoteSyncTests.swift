@@ -5,7 +5,7 @@ import Testing
 
 /// The folder-sync scenarios, with the peer a store hosted by `StoreService` over HTTP on an
 /// ephemeral loopback port: same plans, same conflict decisions, same checkpoints.
-@Suite struct RemoteSyncTests {
+@Suite(.serialized) struct RemoteSyncTests {
     let notes = try! EntityName("Note")
 
     func makeStore(_ directory: TemporaryDirectory, _ name: String) throws -> Store {

@@ -9,8 +9,9 @@ extension StoreService {
         if let open = registry.openStore(named: name) { store = open } else { store = try await openStore(name) }
         switch resource {
         case .info:
-            // Cheap (no index, no journal read): answered on the task, it is all a no-op sync costs.
-            let head = store.head
+            // All a no-op sync costs: read on the request's task unless a writer holds the store.
+            let head: StoreHead
+            if let now = store.headWithoutWaiting() { head = now } else { head = await BlockingWork.run { store.head } }
             let peer = PeerInfo(replica: store.replicaID, name: store.manifest.name, format: store.manifest.format, head: head)
             return Self.json(RemoteStoreInfo(store: name.rawValue, peer: peer).jsonValue)
         case .knowledge:
