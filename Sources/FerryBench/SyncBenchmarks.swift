@@ -88,3 +88,32 @@ struct BenchError: Error, CustomStringConvertible {
     let description: String
     init(_ description: String) { self.description = description }
 }
+
+/// Builds `<directory>/a` with `scale` records, `<directory>/b` synced with it, then changes 100
+/// records in a.
+func prepareIncremental(directory: String, scale: Int) throws {
+    let entity = try EntityName("Product")
+    let a = try Store.create(at: directory + "/a", name: "a")
+    var start = 0
+    while start < scale {
+        let end = min(start + 5000, scale)
+        try a.write(try (start..<end).map { .put(RecordKey(entity: entity, id: try RecordID("p\($0)")), BenchData.product($0)) })
+        start = end
+    }
+    let b = try Store.create(at: directory + "/b", name: "b")
+    let semaphore = DispatchSemaphore(value: 0)
+    Task {
+        _ = try? await b.sync(with: FolderTransport(path: directory + "/a"))
+        semaphore.signal()
+    }
+    semaphore.wait()
+    b.close()
+    var writes: [RecordWrite] = []
+    for index in 0..<100 {
+        var document = BenchData.product(index * 7)
+        document["price"] = 2.5
+        writes.append(.put(RecordKey(entity: entity, id: try RecordID("p\(index * 7)")), document))
+    }
+    try a.write(writes)
+    a.close()
+}

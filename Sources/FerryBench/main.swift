@@ -18,6 +18,12 @@ while let argument = arguments.first {
         guard let value = arguments.first else { fatalError("--only needs a list") }
         arguments.removeFirst()
         suites = Set(value.split(separator: ",").map(String.init))
+    case "--prepare-incremental":
+        // Profiling aid: builds <dir>/a (N records) and <dir>/b synced with it, then changes
+        // 100 records in a, so `ferry sync <dir>/b <dir>/a` can be traced by hand.
+        guard arguments.count >= 2, let count = Int(arguments[1]) else { fatalError("--prepare-incremental DIR N") }
+        try prepareIncremental(directory: arguments[0], scale: count)
+        exit(0)
     case "--help", "-h":
         print("usage: ferry-bench [--scales 10000,100000] [--only store,sync]")
         exit(0)

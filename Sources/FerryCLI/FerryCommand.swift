@@ -25,6 +25,10 @@ enum FerryCommand {
             ServeCommand.self,
             ConflictsCommand.self,
             ResolveCommand.self,
+            LogCommand.self,
+            ShowCommand.self,
+            DiffCommand.self,
+            VerifyCommand.self,
             DemoCommand.self,
         ]
     }

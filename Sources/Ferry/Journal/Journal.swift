@@ -124,6 +124,39 @@ final class Journal {
         headSequence = entry.sequence
         headHash = entry.hash
         lastSegmentCount = Int(entry.sequence - last.firstSequence + 1)
+        if let batch = entry.batch, batch.remaining > 0 {
+            // A batch a crash cut short: none of it was acknowledged, so none of it stays.
+            warn(
+                "warning: \(last.name): cut off an incomplete batch (seq \(batch.first) to \(entry.sequence), \(batch.remaining) entries missing) left by an interrupted write"
+            )
+            try cut(before: batch.first)
+            try recoverTail(warn: warn)
+        }
+    }
+
+    /// Removes every entry from `sequence` on (whole segments and the tail of one), durably.
+    private func cut(before sequence: UInt64) throws(JournalError) {
+        writer?.close()
+        writer = nil
+        cache = nil
+        while let last = segments.last, last.firstSequence >= sequence, segments.count > 1 || last.firstSequence > sequence {
+            do { try FileSystem.removeFile(path(of: last)) } catch { throw .io(error) }
+            segments.removeLast()
+        }
+        guard let index = segments.lastIndex(where: { $0.firstSequence <= sequence }) else { return }
+        let segment = segments[index]
+        let loaded = try loadSegment(at: index)
+        let lineIndex = Int(sequence - segment.firstSequence)
+        let offset = lineIndex < loaded.lineStarts.count ? loaded.lineStarts[lineIndex] : loaded.bytes.count
+        do {
+            let file = try FileDescriptor.open(path(of: segment), .writeOnly)
+            try file.closeAfter { () throws(SystemError) in
+                try file.truncate(to: Int64(offset))
+                try file.synchronize()
+            }
+            try FileSystem.synchronizeDirectory(directory)
+        } catch { throw .io(error) }
+        cache = nil
     }
 
     private func lastEntry(of segment: JournalSegment) throws(JournalError) -> JournalEntry {
@@ -154,15 +187,19 @@ final class Journal {
         var groups: [(segmentStart: UInt64, isNew: Bool, bytes: [UInt8])] = []
         var size = segments.isEmpty ? Journal.segmentByteLimit : lastSegmentSize
         var count = segments.isEmpty ? Journal.segmentEntryLimit : lastSegmentCount
-        for item in pending {
+        let firstOfBatch = headSequence + 1
+        for (offset, item) in pending.enumerated() {
             sequence += 1
+            let batch =
+                pending.count > 1 ? BatchPosition(first: firstOfBatch, remaining: UInt64(pending.count - offset - 1)) : nil
             let (entryHash, line) = encoder.encode(
                 sequence: sequence, change: item.change,
-                previousSequenceOfRecord: item.previousSequenceOfRecord, previousHash: hash)
+                previousSequenceOfRecord: item.previousSequenceOfRecord, previousHash: hash, batch: batch)
             entries.append(
                 JournalEntry(
                     sequence: sequence, change: item.change,
-                    previousSequenceOfRecord: item.previousSequenceOfRecord, previousHash: hash, hash: entryHash))
+                    previousSequenceOfRecord: item.previousSequenceOfRecord, previousHash: hash, hash: entryHash,
+                    batch: batch))
             hash = entryHash
             if count >= Journal.segmentEntryLimit || size >= Journal.segmentByteLimit {
                 groups.append((sequence, true, []))

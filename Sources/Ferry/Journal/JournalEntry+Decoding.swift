@@ -31,7 +31,9 @@ extension JournalEntry {
             }
             return digest
         }
-        let known: Set<String> = ["counter", "doc", "entity", "hash", "hlc", "id", "op", "origin", "prev", "pseq", "seq", "vv"]
+        let known: Set<String> = [
+            "batch", "counter", "doc", "entity", "hash", "hlc", "id", "more", "op", "origin", "prev", "pseq", "seq", "vv",
+        ]
         if let unknown = fields.keys.first(where: { !known.contains($0) }) {
             throw EntryDecodingFailure("unknown field \"\(unknown)\"")
         }
@@ -39,9 +41,16 @@ extension JournalEntry {
         guard sequence > 0 else { throw EntryDecodingFailure("\"seq\" starts at 1") }
         let change: Change
         do { change = try Change(jsonFields: fields) } catch { throw EntryDecodingFailure(error.description) }
+        var batch: BatchPosition?
+        if fields["batch"] != nil || fields["more"] != nil {
+            let first = try integer("batch")
+            let remaining = try integer("more")
+            guard first >= 1, first <= sequence else { throw EntryDecodingFailure("\"batch\" must be the seq of an earlier entry") }
+            batch = BatchPosition(first: first, remaining: remaining)
+        }
         return JournalEntry(
             sequence: sequence, change: change, previousSequenceOfRecord: try integer("pseq"),
-            previousHash: try digest("prev"), hash: try digest("hash"))
+            previousHash: try digest("prev"), hash: try digest("hash"), batch: batch)
     }
 }
 

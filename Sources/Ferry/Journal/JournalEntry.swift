@@ -14,16 +14,21 @@ public struct JournalEntry: Sendable, Hashable {
     public var previousHash: SHA256Digest
     /// The hash of this entry's canonical bytes without the `hash` field.
     public var hash: SHA256Digest
+    /// For an entry of a batch of several: the sequence of the batch's first entry, and how many
+    /// entries of the batch follow this one. A journal whose last entry still expects more was
+    /// cut short by a crash; the whole batch is dropped on open (all or nothing).
+    public var batch: BatchPosition?
 
     public init(
         sequence: UInt64, change: Change, previousSequenceOfRecord: UInt64,
-        previousHash: SHA256Digest, hash: SHA256Digest
+        previousHash: SHA256Digest, hash: SHA256Digest, batch: BatchPosition? = nil
     ) {
         self.sequence = sequence
         self.change = change
         self.previousSequenceOfRecord = previousSequenceOfRecord
         self.previousHash = previousHash
         self.hash = hash
+        self.batch = batch
     }
 
     /// Makes the entry for `change` at `sequence`, computing its hash.
@@ -33,7 +38,7 @@ public struct JournalEntry: Sendable, Hashable {
         var encoder = JournalLineEncoder()
         let (hash, line) = encoder.encode(
             sequence: sequence, change: change, previousSequenceOfRecord: previousSequenceOfRecord,
-            previousHash: previousHash)
+            previousHash: previousHash, batch: nil)
         let entry = JournalEntry(
             sequence: sequence, change: change, previousSequenceOfRecord: previousSequenceOfRecord,
             previousHash: previousHash, hash: hash)
@@ -45,7 +50,7 @@ public struct JournalEntry: Sendable, Hashable {
         var encoder = JournalLineEncoder()
         return encoder.encode(
             sequence: sequence, change: change, previousSequenceOfRecord: previousSequenceOfRecord,
-            previousHash: previousHash
+            previousHash: previousHash, batch: batch
         ).hash
     }
 
@@ -65,6 +70,23 @@ public struct JournalEntry: Sendable, Hashable {
             "hash": .string(hash.hex),
         ]
         if let document = change.operation.document { members["doc"] = document }
+        if let batch {
+            members["batch"] = .integer(Int64(batch.first))
+            members["more"] = .integer(Int64(batch.remaining))
+        }
         return .object(members)
+    }
+}
+
+/// Where an entry stands in a batch of several written together.
+public struct BatchPosition: Sendable, Hashable {
+    /// The sequence of the batch's first entry.
+    public var first: UInt64
+    /// How many entries of the batch follow this one (0 for its last).
+    public var remaining: UInt64
+
+    public init(first: UInt64, remaining: UInt64) {
+        self.first = first
+        self.remaining = remaining
     }
 }

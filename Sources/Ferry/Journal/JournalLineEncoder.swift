@@ -2,7 +2,8 @@
 /// object twice.
 ///
 /// The line is the canonical form (keys sorted by code point, no whitespace) of
-/// `{"counter","doc","entity","hash","hlc","id","op","origin","prev","pseq","seq","vv"}`;
+/// `{"batch","counter","doc","entity","hash","hlc","id","more","op","origin","prev","pseq","seq","vv"}`
+/// (`batch` and `more` only for entries of a batch of several);
 /// the hash is SHA-256 of the same canonical object without `"hash"`. Splicing the hash in
 /// between the parts before and after it gives exactly the canonical line, because `hash`
 /// sorts between `entity` and `hlc`.
@@ -11,11 +12,18 @@ struct JournalLineEncoder {
     private var tail: [UInt8] = []
 
     mutating func encode(
-        sequence: UInt64, change: Change, previousSequenceOfRecord: UInt64, previousHash: SHA256Digest
+        sequence: UInt64, change: Change, previousSequenceOfRecord: UInt64, previousHash: SHA256Digest,
+        batch: BatchPosition?
     ) -> (hash: SHA256Digest, line: [UInt8]) {
         head.removeAll(keepingCapacity: true)
         tail.removeAll(keepingCapacity: true)
-        head.append(contentsOf: #"{"counter":"#.utf8)
+        if let batch {
+            head.append(contentsOf: #"{"batch":"#.utf8)
+            head.append(contentsOf: String(batch.first).utf8)
+            head.append(contentsOf: #","counter":"#.utf8)
+        } else {
+            head.append(contentsOf: #"{"counter":"#.utf8)
+        }
         head.append(contentsOf: String(change.counter).utf8)
         if let document = change.operation.document {
             head.append(contentsOf: #","doc":"#.utf8)
@@ -29,6 +37,10 @@ struct JournalLineEncoder {
         tail.append(contentsOf: change.timestamp.description.utf8)
         tail.append(contentsOf: #"","id":"#.utf8)
         JSONValue.string(change.key.id.rawValue).writeCanonical(to: &tail)
+        if let batch {
+            tail.append(contentsOf: #","more":"#.utf8)
+            tail.append(contentsOf: String(batch.remaining).utf8)
+        }
         tail.append(contentsOf: #","op":""#.utf8)
         tail.append(contentsOf: change.operation.name.utf8)
         tail.append(contentsOf: #"","origin":""#.utf8)

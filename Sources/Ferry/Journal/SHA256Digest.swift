@@ -49,6 +49,12 @@ public struct SHA256Digest: Sendable, Hashable, CustomStringConvertible {
     /// - Parameter hex: The digits, with nothing around them.
     /// - Returns: `nil` when `hex` is not exactly 64 hexadecimal digits.
     public init?(hex: String) {
+        // Fast path over the string's contiguous UTF-8: journal replay reads two digests a line.
+        if let parsed = hex.utf8.withContiguousStorageIfAvailable({ Self.parse(hexDigits: $0) }) {
+            guard let parsed else { return nil }
+            self = parsed
+            return
+        }
         var words: (UInt64, UInt64, UInt64, UInt64) = (0, 0, 0, 0)
         var count = 0
         for character in hex.utf8 {
@@ -95,6 +101,21 @@ public struct SHA256Digest: Sendable, Hashable, CustomStringConvertible {
 
     /// The same as ``hex``.
     public var description: String { hex }
+
+    /// Reads exactly 64 hexadecimal digits.
+    private static func parse(hexDigits digits: UnsafeBufferPointer<UInt8>) -> SHA256Digest? {
+        guard digits.count == 64 else { return nil }
+        func word(_ index: Int) -> UInt64? {
+            var value: UInt64 = 0
+            for offset in (index * 16)..<(index * 16 + 16) {
+                guard let nibble = nibble(digits[offset]) else { return nil }
+                value = value << 4 | UInt64(nibble)
+            }
+            return value
+        }
+        guard let word0 = word(0), let word1 = word(1), let word2 = word(2), let word3 = word(3) else { return nil }
+        return SHA256Digest(word0, word1, word2, word3)
+    }
 
     static func nibble(_ character: UInt8) -> UInt8? {
         switch character {

@@ -2,8 +2,8 @@
 ///
 /// Numbers keep the distinction JSON authors care about: an integer literal that fits
 /// in 64 bits stays an ``JSONValue/integer(_:)``; anything else is a ``JSONValue/double(_:)``.
-/// A double that is integral and within ±2^53 is normalized to an integer when parsed or
-/// built with ``JSONValue/number(_:)``, so `1.0` and `1` are the same value (as in RFC 8785).
+/// A double that is integral and fits in 64 bits is normalized to an integer when parsed or
+/// built with ``JSONValue/number(_:)``, so `1.0` and `1` are the same value.
 ///
 /// ```swift
 /// let product: JSONValue = ["name": "Lamp", "price": 12.5, "tags": ["home"]]
@@ -18,11 +18,10 @@ public enum JSONValue: Sendable, Hashable {
     case array([JSONValue])
     case object([String: JSONValue])
 
-    /// Makes a number value, normalizing integral doubles within ±2^53 to integers.
+    /// Makes a number value, normalizing integral doubles that fit in 64 bits to integers
+    /// (as the parser does, so a value round-trips through its canonical text).
     public static func number(_ value: Double) -> JSONValue {
-        if value.rounded(.towardZero) == value, abs(value) <= 9_007_199_254_740_992 {
-            return .integer(Int64(value))
-        }
+        if let integer = Int64(exactly: value) { return .integer(integer) }
         return .double(value)
     }
 }

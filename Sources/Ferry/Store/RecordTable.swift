@@ -18,6 +18,13 @@ struct RecordTable: Sequence {
         count = base?.header.recordCount ?? 0
     }
 
+    /// A table from a snapshot and the delta written on top of it.
+    init(base: SnapshotFile?, delta: [(RecordKey, RecordState)], totalCount: Int) {
+        self.base = base
+        for (key, state) in delta { overlay[key] = state }
+        count = totalCount
+    }
+
     var isEmpty: Bool { count == 0 }
 
     /// Why the snapshot could not be read, when a lookup found it damaged.

@@ -19,6 +19,8 @@
 /// the vector being `replica#:counter` pairs joined by `+`.
 final class SnapshotFile: @unchecked Sendable {
     static let magic = "ferry-index\t2"
+    /// The delta file: the records changed since the snapshot named by its `A` line.
+    static let deltaMagic = "ferry-index-delta\t1"
 
     /// What the header says.
     struct Header {
@@ -28,6 +30,10 @@ final class SnapshotFile: @unchecked Sendable {
         var liveCounts: [EntityName: Int] = [:]
         var conflicted = Set<RecordKey>()
         var recordCount = 0
+        /// For a delta file: the head of the snapshot it applies to.
+        var baseHead: (sequence: UInt64, hash: SHA256Digest)?
+        /// For a delta file: the number of records of the whole table.
+        var totalRecords: Int?
     }
 
     let path: String
@@ -56,7 +62,7 @@ final class SnapshotFile: @unchecked Sendable {
 
     /// Opens a snapshot and reads its header; `nil` when absent.
     /// - Throws: ``StoreError/damagedIndex(reason:)`` for a snapshot that is not well-formed.
-    static func open(_ path: String) throws(StoreError) -> SnapshotFile? {
+    static func open(_ path: String, magic: String = SnapshotFile.magic) throws(StoreError) -> SnapshotFile? {
         let file: FileDescriptor
         do { file = try FileDescriptor.open(path, .readOnly) } catch {
             if error.isNotFound { return nil }
@@ -71,7 +77,7 @@ final class SnapshotFile: @unchecked Sendable {
                 bodyOffset = headerEnd(headerBytes)
             }
             guard let bodyOffset else { throw StoreError.damagedIndex(reason: "the header has no end") }
-            let header = try parseHeader(Array(headerBytes[0..<bodyOffset]))
+            let header = try parseHeader(Array(headerBytes[0..<bodyOffset]), magic: magic)
             let trailer = Array("E\t\(header.recordCount)\n".utf8)
             guard size >= Int64(bodyOffset + trailer.count),
                 try file.read(at: size - Int64(trailer.count), count: trailer.count) == trailer
@@ -96,10 +102,10 @@ final class SnapshotFile: @unchecked Sendable {
         return nil
     }
 
-    private static func parseHeader(_ bytes: [UInt8]) throws(StoreError) -> Header {
+    private static func parseHeader(_ bytes: [UInt8], magic: String) throws(StoreError) -> Header {
         var reader = SnapshotReader(bytes: bytes)
         func fail(_ reason: String) -> StoreError { .damagedIndex(reason: "header line \(reader.lineNumber): \(reason)") }
-        guard reader.nextLine() == Array(magic.utf8)[...] else { throw fail("not a version 2 index snapshot") }
+        guard reader.nextLine() == Array(magic.utf8)[...] else { throw fail("unknown header (expected \(magic))") }
         var header = Header()
         while let line = reader.nextLine() {
             var fields = FieldSplitter(line: line, separator: 9)
@@ -127,6 +133,14 @@ final class SnapshotFile: @unchecked Sendable {
                     let encoded = fields.next(), let id = RecordFileName.decode(bytes: encoded)
                 else { throw fail("malformed conflict") }
                 header.conflicted.insert(RecordKey(entity: entity, id: id))
+            case UInt8(ascii: "A"):
+                guard let sequence = fields.nextInteger(), let hashText = fields.next(),
+                    let hash = SHA256Digest(hexDigits: hashText)
+                else { throw fail("malformed base head") }
+                header.baseHead = (sequence, hash)
+            case UInt8(ascii: "T"):
+                guard let count = fields.nextInteger() else { throw fail("malformed total") }
+                header.totalRecords = Int(count)
             case UInt8(ascii: "N"):
                 guard let count = fields.nextInteger() else { throw fail("malformed count") }
                 header.recordCount = Int(count)
@@ -279,6 +293,13 @@ final class SnapshotFile: @unchecked Sendable {
         let start = lineStarts[index]
         let end = index + 1 < lineStarts.count ? lineStarts[index + 1] - 1 : bytes.count - 1
         return bytes[start..<max(start, end)]
+    }
+
+    /// The deltas's records, decoded (for loading a delta file into memory).
+    func allRecords() -> [(RecordKey, RecordState)] {
+        var result: [(RecordKey, RecordState)] = []
+        forEachRecord { result.append(($0, $1)) }
+        return result
     }
 
     /// Every record, in sort order, decoded.

@@ -12,11 +12,38 @@ extension Store {
         if let snapshot = usableSnapshot() {
             index = StoreIndex(snapshot: snapshot)
             snapshotSequence = snapshot.header.head.sequence
+            if let delta = usableDelta(for: snapshot) {
+                let header = delta.header
+                index.records = RecordTable(base: snapshot, delta: delta.allRecords(), totalCount: header.totalRecords ?? 0)
+                index.knowledge = header.knowledge
+                index.headSequence = header.head.sequence
+                index.headHash = header.head.hash
+                index.latestModification = header.head.latestModification
+                index.liveCounts = header.liveCounts
+                index.conflicted = header.conflicted
+                persistedHead = header.head.sequence
+            } else {
+                persistedHead = snapshot.header.head.sequence
+            }
             if index.headSequence < journal.headSequence { try replay(after: index.headSequence) }
         } else {
             try rebuildFromJournal(warn: journal.headSequence > 0 || FileSystem.exists(layout.index))
         }
         clock = HybridLogicalClock(wallClock: options.clock, latest: index.latestModification)
+    }
+
+    /// The delta file, when it applies to `snapshot` and its head is a prefix of the journal.
+    private func usableDelta(for snapshot: SnapshotFile) -> SnapshotFile? {
+        guard let delta = try? SnapshotFile.open(layout.indexDelta, magic: SnapshotFile.deltaMagic),
+            let base = delta.header.baseHead, base.sequence == snapshot.header.head.sequence,
+            base.hash == snapshot.header.head.hash, delta.header.totalRecords != nil
+        else { return nil }
+        let head = delta.header.head
+        guard head.sequence <= journal.headSequence else { return nil }
+        if head.sequence == journal.headSequence { return head.hash == journal.headHash ? delta : nil }
+        guard let entry = try? journal.entry(at: head.sequence), entry.hash == head.hash else { return nil }
+        let records = delta.allRecords()
+        return delta.damage == nil && records.count == delta.header.recordCount ? delta : nil
     }
 
     /// Throws away the index and replays the whole journal, repairing record files.
@@ -33,6 +60,14 @@ extension Store {
         guard let snapshot = try? SnapshotFile.open(layout.index) else { return nil }
         let head = snapshot.header.head
         guard head.sequence <= journal.headSequence else { return nil }
+        // A delta on top whose head is the journal's vouches for the snapshot without reading
+        // the journal (the delta was written from exactly this snapshot).
+        if let delta = try? SnapshotFile.open(layout.indexDelta, magic: SnapshotFile.deltaMagic),
+            let base = delta.header.baseHead, base.sequence == head.sequence, base.hash == head.hash,
+            delta.header.head.sequence == journal.headSequence, delta.header.head.hash == journal.headHash
+        {
+            return snapshot
+        }
         if head.sequence == 0 { return head.hash == .zero && snapshot.header.recordCount == 0 ? snapshot : nil }
         if head.sequence == journal.headSequence { return head.hash == journal.headHash ? snapshot : nil }
         guard let entry = try? journal.entry(at: head.sequence), entry.hash == head.hash else { return nil }
@@ -75,7 +110,6 @@ extension Store {
             guard let state = index.records[key] else { continue }
             try repairFile(key, state: state, staleForms: staleForms[key] ?? [])
         }
-        if !touchedOrder.isEmpty { stampsChanged = true }
     }
 
     /// Makes one record's file agree with the journal unless it holds a hand edit.

@@ -29,6 +29,8 @@ public final class Store: @unchecked Sendable {
     var snapshotSequence: UInt64 = 0
     /// Whether file stamps changed since the snapshot (a status scan confirmed files).
     var stampsChanged = false
+    /// The journal sequence the snapshot plus delta on disk cover.
+    var persistedHead: UInt64 = 0
     var isClosed = false
 
     /// This replica's identity.
@@ -129,32 +131,52 @@ public final class Store: @unchecked Sendable {
         return manifest
     }
 
-    /// Saves the index snapshot when worthwhile and releases files. Called by `deinit` too.
+    /// Saves what changed in the index and releases files. Called by `deinit` too.
+    ///
+    /// Usually writes only the delta file (the records changed since the snapshot), so the next
+    /// open reads no journal and no record file; when the delta has grown large, merges it into
+    /// a new snapshot.
     public func close() {
         mutex.lock()
         defer { mutex.unlock() }
         guard !isClosed else { return }
         isClosed = true
-        if index.headSequence >= snapshotSequence + options.snapshotInterval || stampsChanged {
+        if index.headSequence != persistedHead || stampsChanged {
             try? lock.acquire(timeout: options.lockTimeout)
-            if !journal.hasExternalAppends() { try? writeSnapshot() }
+            if !journal.hasExternalAppends() { try? persistIndex() }
             lock.release()
         }
         journal.close()
     }
 
-    /// Writes `.ferry/index` now.
+    /// Writes the delta file, or a whole new snapshot when the delta is large.
+    func persistIndex() throws(StoreError) {
+        let changed = index.records.overlay.count
+        if changed > max(4096, index.records.count / 8) || index.records.base == nil {
+            try writeSnapshot()
+            return
+        }
+        do {
+            try FileSystem.writeFileAtomically(layout.indexDelta, index.snapshotBytes(deltaOnly: true), durable: false)
+        } catch { throw .io(error) }
+        persistedHead = index.headSequence
+        stampsChanged = false
+    }
+
+    /// Writes `.ferry/index` now, merging every change in; removes the delta file.
     func writeSnapshot() throws(StoreError) {
         do {
             try FileSystem.writeFileAtomically(layout.index, index.snapshotBytes(), durable: false)
+            try FileSystem.removeFile(layout.indexDelta)
         } catch { throw .io(error) }
         // Continue from the new snapshot: its lines replace the in-memory changes.
         if let snapshot = try SnapshotFile.open(layout.index) {
-            let counts = (index.liveCounts, index.conflicted, index.knowledge)
+            let kept = (index.liveCounts, index.conflicted, index.knowledge)
             index.records = RecordTable(base: snapshot)
-            (index.liveCounts, index.conflicted, index.knowledge) = counts
+            (index.liveCounts, index.conflicted, index.knowledge) = kept
         }
         snapshotSequence = index.headSequence
+        persistedHead = index.headSequence
         stampsChanged = false
     }
 

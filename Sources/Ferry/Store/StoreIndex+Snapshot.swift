@@ -2,8 +2,9 @@
 /// snapshot are merged, in sort order, with the old snapshot's lines, which are copied as they
 /// are, so writing costs one pass over the bytes and decodes nothing.
 extension StoreIndex {
-    /// The snapshot's bytes.
-    func snapshotBytes() -> [UInt8] {
+    /// The snapshot's bytes; with `deltaOnly`, the delta file's: only the changed records,
+    /// applying to the current snapshot.
+    func snapshotBytes(deltaOnly: Bool = false) -> [UInt8] {
         // Replica numbering: the old snapshot's, then any new replicas (old lines stay valid).
         var replicaList = records.base?.header.replicas ?? []
         var numbers: [ReplicaID: Int] = [:]
@@ -28,6 +29,10 @@ extension StoreIndex {
         body.reserveCapacity((records.count + 1) * 200)
         var next = 0
         var lines = 0
+        if deltaOnly {
+            for item in changed { body.append(contentsOf: item.line) }
+            lines = changed.count
+        } else {
         records.base?.forEachRawLine { sortKey, line in
             while next < changed.count && changed[next].sortKey.lexicographicallyPrecedes(sortKey) {
                 body.append(contentsOf: changed[next].line)
@@ -48,11 +53,16 @@ extension StoreIndex {
             next += 1
             lines += 1
         }
+        }
 
         var output: [UInt8] = []
         output.reserveCapacity(body.count + 4096)
-        output.append(contentsOf: "\(SnapshotFile.magic)\n".utf8)
+        output.append(contentsOf: "\(deltaOnly ? SnapshotFile.deltaMagic : SnapshotFile.magic)\n".utf8)
         output.append(contentsOf: "H\t\(headSequence)\t\(headHash.hex)\t\(latestModification)\n".utf8)
+        if deltaOnly {
+            let base = records.base?.header.head ?? StoreHead(sequence: 0, hash: .zero, latestModification: .zero)
+            output.append(contentsOf: "A\t\(base.sequence)\t\(base.hash.hex)\n".utf8)
+        }
         for replica in replicaList {
             output.append(contentsOf: "R\t\(replica.rawValue)\t\(knowledge[replica])\n".utf8)
         }
@@ -62,6 +72,8 @@ extension StoreIndex {
         for key in conflicted.sorted() {
             output.append(contentsOf: "C\t\(key.entity.rawValue)\t\(RecordFileName.encode(key.id))\n".utf8)
         }
+        // N counts the lines below; a delta also gives the whole table's count (T).
+        if deltaOnly { output.append(contentsOf: "T\t\(records.count)\n".utf8) }
         output.append(contentsOf: "N\t\(lines)\nB\n".utf8)
         output.append(contentsOf: body)
         output.append(contentsOf: "E\t\(lines)\n".utf8)

@@ -24,6 +24,7 @@ public struct StoreLayout: Sendable, Hashable {
     public var journal: String { root + "/journal" }
     public var engine: String { root + "/.ferry" }
     public var index: String { engine + "/index" }
+    public var indexDelta: String { engine + "/index-delta" }
     public var lock: String { engine + "/lock" }
     public var peers: String { engine + "/peers" }
 

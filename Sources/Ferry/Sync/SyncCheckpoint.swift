@@ -16,10 +16,13 @@ public struct SyncCheckpoint: Sendable, Hashable {
     public var localHash: SHA256Digest
     /// When the exchange finished, milliseconds since 1970.
     public var time: UInt64
+    /// The peer's short name (`laptop`) when it has one, so `ferry log` can show it.
+    /// Optional in the file: checkpoints written before it existed have none.
+    public var peerName: String?
 
     public init(
         peer: ReplicaID, peerPosition: UInt64, peerHash: SHA256Digest, localPosition: UInt64,
-        localHash: SHA256Digest, time: UInt64
+        localHash: SHA256Digest, time: UInt64, peerName: String? = nil
     ) {
         self.peer = peer
         self.peerPosition = peerPosition
@@ -27,22 +30,26 @@ public struct SyncCheckpoint: Sendable, Hashable {
         self.localPosition = localPosition
         self.localHash = localHash
         self.time = time
+        self.peerName = peerName
     }
 
     /// The same exchange seen from the peer's side.
-    public func reversed(localReplica: ReplicaID) -> SyncCheckpoint {
+    /// - Parameter localName: this store's short name, which becomes the peer name there.
+    public func reversed(localReplica: ReplicaID, localName: String? = nil) -> SyncCheckpoint {
         SyncCheckpoint(
             peer: localReplica, peerPosition: localPosition, peerHash: localHash, localPosition: peerPosition,
-            localHash: peerHash, time: time)
+            localHash: peerHash, time: time, peerName: localName)
     }
 
     /// The JSON form of the checkpoint file.
     public var jsonValue: JSONValue {
-        [
+        var value: JSONValue = [
             "peer": .string(peer.rawValue), "peerPosition": .integer(Int64(peerPosition)),
             "peerHash": .string(peerHash.hex), "localPosition": .integer(Int64(localPosition)),
             "localHash": .string(localHash.hex), "time": .string(ISO8601Milliseconds.format(milliseconds: time)),
         ]
+        if let peerName { value["peerName"] = .string(peerName) }
+        return value
     }
 
     /// Reads a checkpoint file; `nil` when malformed (the peer is then treated as never met).
@@ -56,6 +63,6 @@ public struct SyncCheckpoint: Sendable, Hashable {
         else { return nil }
         self.init(
             peer: peer, peerPosition: UInt64(peerPosition), peerHash: peerHash, localPosition: UInt64(localPosition),
-            localHash: localHash, time: UInt64(time))
+            localHash: localHash, time: UInt64(time), peerName: json["peerName"]?.stringValue)
     }
 }

@@ -159,9 +159,11 @@ public struct SyncEngine: Sendable {
         }
         let checkpointNow = SyncCheckpoint(
             peer: peerInfo.replica, peerPosition: peerPosition, peerHash: peerHash ?? .zero,
-            localPosition: finalLocal.sequence, localHash: finalLocal.hash, time: SystemClock().milliseconds())
+            localPosition: finalLocal.sequence, localHash: finalLocal.hash, time: SystemClock().milliseconds(),
+            peerName: peerInfo.name)
         do { try store.saveCheckpoint(checkpointNow) } catch { throw .store(error) }
-        try await transport.saveCheckpoint(checkpointNow.reversed(localReplica: store.replicaID))
+        try await transport.saveCheckpoint(
+            checkpointNow.reversed(localReplica: store.replicaID, localName: store.manifest.name))
         result.conflicts = try conflictedKeys()
         result.duration = Date().timeIntervalSince(started)
         report(SyncProgress(phase: .done, completed: result.pulled + result.pushed, total: nil))

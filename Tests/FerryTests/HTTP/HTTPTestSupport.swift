@@ -9,9 +9,11 @@ final class TestServer: Sendable {
     let port: Int
 
     init(_ adjust: (inout HTTPServerConfiguration) -> Void = { _ in }) throws {
+        // Generous limits: tests that are not about timeouts must pass on a saturated machine
+        // (CI shares two cores with everything else); tests about timeouts set short ones.
         var configuration = HTTPServerConfiguration(
-            host: "127.0.0.1", port: 0, firstRequestTimeout: .seconds(5), readTimeout: .seconds(5),
-            idleTimeout: .seconds(5), writeTimeout: .seconds(5), shutdownGracePeriod: .seconds(5))
+            host: "127.0.0.1", port: 0, firstRequestTimeout: .seconds(30), readTimeout: .seconds(30),
+            idleTimeout: .seconds(30), writeTimeout: .seconds(30), shutdownGracePeriod: .seconds(30))
         adjust(&configuration)
         let lines = HTTPServerLock<[String]>([])
         let handled = HTTPServerLock<Int>(0)
@@ -58,6 +60,9 @@ final class TestServer: Sendable {
                     try await writer.write([UInt8](repeating: UInt8(ascii: "a") + UInt8(index % 26), count: size))
                 }
             }
+        case (.get, "/very-slow"):
+            try? await Task.sleep(for: .seconds(5))
+            return HTTPResponse(body: Array("very slow\n".utf8))
         case (.get, "/slow"):
             try? await Task.sleep(for: .milliseconds(300))
             return HTTPResponse(body: Array("slow\n".utf8))
@@ -83,12 +88,21 @@ final class RawClient: @unchecked Sendable {
     let socket: Socket
     private var pending: [UInt8] = []
 
-    init(port: Int, timeout: Duration = .seconds(5)) throws {
+    init(port: Int, timeout: Duration = .seconds(30)) throws {
         socket = try Socket.connect(host: "127.0.0.1", port: port)
         try socket.setReceiveTimeout(timeout)
     }
 
-    deinit { socket.close() }
+    private var isClosed = false
+
+    deinit { if !isClosed { socket.close() } }
+
+    /// Closes the socket now (a later `deinit` does not close it again).
+    func close() {
+        guard !isClosed else { return }
+        isClosed = true
+        socket.close()
+    }
 
     func send(_ text: String) async throws { try await send(Array(text.utf8)) }
     func send(_ bytes: [UInt8]) async throws {

@@ -1,3 +1,4 @@
+import Foundation
 import Testing
 import FerryTestSupport
 @testable import Ferry
@@ -55,5 +56,39 @@ import FerryTestSupport
         let after = try store.status()
         #expect(after.edits.isEmpty)
         #expect(after.problems.count == 1)
+    }
+}
+
+@Suite struct RacyEditTests {
+    @Test func sameSizeEditWithinTheTimestampGranularityIsCaught() throws {
+        let directory = try TemporaryDirectory()
+        let path = directory.subpath("s")
+        let store = try Store.create(at: path)
+        let users = try EntityName("User")
+        try store.put(["a": 1], entity: users, id: RecordID("r"))
+        let file = path + "/records/User/r.json"
+        let before = try #require(try FileSystem.status(file))
+        #expect(try store.status().isClean)
+        // Same size, and the modification time put back exactly: only the content differs.
+        let edited = Array(String(decoding: try FileSystem.readFile(file), as: UTF8.self).replacingOccurrences(of: "1", with: "2").utf8)
+        let handle = try FileDescriptor.open(file, .writeOnly, options: .truncate)
+        try handle.writeAll(edited)
+        handle.close()
+        var times = [timespec(tv_sec: Int(before.modificationNanoseconds / 1_000_000_000), tv_nsec: Int(before.modificationNanoseconds % 1_000_000_000)),
+                     timespec(tv_sec: Int(before.modificationNanoseconds / 1_000_000_000), tv_nsec: Int(before.modificationNanoseconds % 1_000_000_000))]
+        #expect(utimensat(AT_FDCWD, file, &times, 0) == 0)
+        let after = try #require(try FileSystem.status(file))
+        #expect(after.size == before.size && after.modificationNanoseconds == before.modificationNanoseconds)
+        let status = try store.status()
+        #expect(status.edits.map(\.kind) == [.modified])
+    }
+
+    @Test func touchIsNotAnEdit() throws {
+        let directory = try TemporaryDirectory()
+        let path = directory.subpath("s")
+        let store = try Store.create(at: path)
+        try store.put(["a": 1], entity: EntityName("User"), id: RecordID("r"))
+        #expect(utimensat(AT_FDCWD, path + "/records/User/r.json", nil, 0) == 0)
+        #expect(try store.status().isClean)
     }
 }

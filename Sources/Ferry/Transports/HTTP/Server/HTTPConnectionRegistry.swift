@@ -76,10 +76,12 @@ final class HTTPConnectionRegistry: @unchecked Sendable {
     /// - Returns: whether every connection closed in time.
     func waitUntilEmpty(timeout: Duration) async -> Bool {
         guard let token = makeWaiterToken() else { return true }
-        let timer = Task {
-            do { try await Task.sleep(for: timeout) } catch { return }
-            self.resumeWaiter(token, with: false)
-        }
+        // A Dispatch timer, not a task: the cooperative pool may be busy with blocking work,
+        // and the grace period must end on time regardless.
+        let (seconds, attoseconds) = timeout.components
+        let nanoseconds = Int(seconds) * 1_000_000_000 + Int(attoseconds / 1_000_000_000)
+        let timer = DispatchWorkItem { [self] in resumeWaiter(token, with: false) }
+        DispatchQueue.global().asyncAfter(deadline: .now() + .nanoseconds(nanoseconds), execute: timer)
         defer { timer.cancel() }
         return await withCheckedContinuation { continuation in
             lock.lock()

@@ -6,20 +6,21 @@ import Foundation
 /// which has one thread per core, two such handlers would stall every other task in the
 /// process, and other blocking work in the process would stall the server. Tasks started with
 /// this executor as their preference run here instead.
+///
+/// Threads start when work arrives (up to `maximum`) and end after a few idle seconds, so an
+/// idle or forgotten server holds no threads.
 final class HTTPHandlerThreads: @unchecked Sendable {
     private let condition = NSCondition()
     private var jobs: [UnownedJob] = []
     private var stopping = false
-    private var running = 0
+    private var threads = 0
+    private var idle = 0
+    private let maximum: Int
+    private let idleSeconds: Double
 
-    /// Starts `count` threads.
-    init(count: Int) {
-        for number in 0..<max(1, count) {
-            let thread = Thread { [self] in work() }
-            thread.name = "ferry-http-handler-\(number)"
-            running += 1
-            thread.start()
-        }
+    init(maximum: Int, idleSeconds: Double = 3) {
+        self.maximum = max(1, maximum)
+        self.idleSeconds = idleSeconds
     }
 
     /// Lets the threads finish the queued jobs and exit.
@@ -33,22 +34,35 @@ final class HTTPHandlerThreads: @unchecked Sendable {
     fileprivate func enqueueJob(_ job: UnownedJob) {
         condition.lock()
         jobs.append(job)
+        let startThread = idle == 0 && threads < maximum
+        if startThread { threads += 1 }
         condition.signal()
         condition.unlock()
+        if startThread {
+            let thread = Thread { [self] in work() }
+            thread.name = "ferry-http-handler"
+            thread.start()
+        }
     }
 
     private func work() {
+        condition.lock()
         while true {
-            condition.lock()
-            while jobs.isEmpty && !stopping { condition.wait() }
-            if jobs.isEmpty {
-                running -= 1
+            if jobs.isEmpty && !stopping {
+                idle += 1
+                let deadline = Date().addingTimeInterval(idleSeconds)
+                while jobs.isEmpty && !stopping && condition.wait(until: deadline) {}
+                idle -= 1
+            }
+            guard !jobs.isEmpty else {
+                threads -= 1
                 condition.unlock()
                 return
             }
             let job = jobs.removeFirst()
             condition.unlock()
             run(job)
+            condition.lock()
         }
     }
 

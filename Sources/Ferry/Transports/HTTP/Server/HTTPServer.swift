@@ -58,7 +58,7 @@ public final class HTTPServer: Sendable {
     ) {
         self.configuration = configuration
         self.handler = handler
-        self.handlerThreads = HTTPHandlerThreads(count: 8)
+        self.handlerThreads = HTTPHandlerThreads(maximum: 16)
         self.log = log
         self.registry = HTTPConnectionRegistry(capacity: configuration.maximumConnections)
         self.state = HTTPServerLock(.ready)
@@ -145,11 +145,23 @@ public final class HTTPServer: Sendable {
                 continuation.resume()
             }
         }
-        if await !registry.waitUntilEmpty(timeout: configuration.shutdownGracePeriod) {
-            log("stop: cutting \(registry.count) connection(s) still busy after the grace period")
+        // The cut fires from a Dispatch timer, so it happens on time even when the cooperative
+        // pool (where this function resumes) is busy with blocking work elsewhere.
+        let (registry, log) = (registry, log)
+        let cut = DispatchWorkItem {
+            let busy = registry.count
+            guard busy > 0 else { return }
+            log("stop: cutting \(busy) connection(s) still busy after the grace period")
             registry.shutDownAll()
+        }
+        let (seconds, attoseconds) = configuration.shutdownGracePeriod.components
+        let grace = Int(seconds) * 1_000_000_000 + Int(attoseconds / 1_000_000_000)
+        DispatchQueue.global().asyncAfter(deadline: .now() + .nanoseconds(grace), execute: cut)
+        if await !registry.waitUntilEmpty(timeout: configuration.shutdownGracePeriod + .seconds(1)) {
+            cut.perform()
             _ = await registry.waitUntilEmpty(timeout: .seconds(1))
         }
+        cut.cancel()
         state.withLock { $0 = .stopped }
         for waiter in stopWaiters.withLock({ waiters in defer { waiters = [] }; return waiters }) {
             waiter.resume()

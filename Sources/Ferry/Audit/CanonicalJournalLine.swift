@@ -1,0 +1,64 @@
+/// Byte-level facts about a journal line that is in canonical form, read without serializing
+/// anything again: the hash of the line without its `hash` member, and the document's bytes.
+///
+/// A canonical line is `{"counter":…,"doc":…,"entity":"…","hash":"<64 hex>","hlc":…}`: members in
+/// code-point order, so `hash` sits between `entity` and `hlc`, and the entry's hash is the
+/// SHA-256 of the line with `"hash":"<64 hex>",` cut out. Nothing after that member can hold the
+/// bytes `"hash":"` (strings escape their quotes; `vv` keys are UUIDs), so the last occurrence is
+/// the member.
+enum CanonicalJournalLine {
+    private static let hashKey = Array(#""hash":""#.utf8)
+    /// `"hash":"` + 64 hex digits + `",`.
+    private static let hashMemberLength = hashKey.count + 64 + 2
+
+    /// The byte offset of the `"hash":"` member, or `nil` when the line has none in canonical shape.
+    static func hashMemberStart(_ line: UnsafeRawBufferPointer) -> Int? {
+        let key = hashKey
+        var start = line.count - hashMemberLength
+        while start >= 0 {
+            if line[start] == UInt8(ascii: "\"") && line[start + 1] == UInt8(ascii: "h") {
+                var matches = true
+                for offset in 2..<key.count where line[start + offset] != key[offset] {
+                    matches = false
+                    break
+                }
+                if matches {
+                    let end = start + hashMemberLength
+                    return line[end - 2] == UInt8(ascii: "\"") && line[end - 1] == UInt8(ascii: ",") ? start : nil
+                }
+            }
+            start -= 1
+        }
+        return nil
+    }
+
+    /// SHA-256 of the line without its `hash` member: the entry's hash when the line is canonical.
+    static func hashWithoutHashMember(_ line: UnsafeRawBufferPointer, memberStart: Int) -> SHA256Digest {
+        var hasher = SHA256()
+        hasher.update(UnsafeRawBufferPointer(rebasing: line[0..<memberStart]))
+        hasher.update(UnsafeRawBufferPointer(rebasing: line[(memberStart + hashMemberLength)...]))
+        return hasher.finalize()
+    }
+
+    /// SHA-256 of the `doc` member's bytes: the document's content hash (its canonical form),
+    /// or `nil` when the line does not have the canonical shape around it.
+    static func documentHash(_ line: UnsafeRawBufferPointer, memberStart: Int, entity: EntityName) -> SHA256Digest? {
+        // {"counter":<digits>,"doc":
+        let counterKey = Array(#"{"counter":"#.utf8)
+        guard line.count > counterKey.count, counterKey.indices.allSatisfy({ line[$0] == counterKey[$0] }) else { return nil }
+        var cursor = counterKey.count
+        while cursor < line.count, line[cursor].isASCIIDigit { cursor += 1 }
+        let docKey = Array(#","doc":"#.utf8)
+        guard cursor + docKey.count <= line.count, docKey.indices.allSatisfy({ line[cursor + $0] == docKey[$0] }) else {
+            return nil
+        }
+        let documentStart = cursor + docKey.count
+        // …,"entity":"<Entity>","hash":"
+        let entityMember = Array(#","entity":""#.utf8) + Array(entity.rawValue.utf8) + Array(#"","#.utf8)
+        let documentEnd = memberStart - entityMember.count
+        guard documentEnd > documentStart, entityMember.indices.allSatisfy({ line[documentEnd + $0] == entityMember[$0] }) else {
+            return nil
+        }
+        return SHA256.hash(UnsafeRawBufferPointer(rebasing: line[documentStart..<documentEnd]))
+    }
+}

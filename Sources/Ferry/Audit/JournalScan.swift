@@ -1,0 +1,294 @@
+/// One pass over a store's journal files for ``StoreVerifier``: every line parsed once and its
+/// hash checked on its bytes, the entries replayed into an index as the store would, and the
+/// index snapshot compared with the replay at the snapshot's position.
+///
+/// Reads one segment file at a time. Parsing and hashing a segment's lines is spread over the
+/// cores; replaying them is sequential. The snapshot is parsed on another thread meanwhile.
+/// Keeps per line only its place, sequence and hashes, and the documents of the records'
+/// current versions.
+struct JournalScan: Sendable {
+    let layout: StoreLayout
+
+    var segments: [JournalChainAnalysis.Segment] = []
+    var lines: [JournalChainAnalysis.Line] = []
+    /// Byte offset of each line in its segment, to read an entry again in rare cases.
+    var lineOffsets: [Int] = []
+    var computedHashes: [Int: SHA256Digest] = [:]
+    var malformedReasons: [Int: String] = [:]
+    /// Problems found while reading: unreadable files, odd segment names, a torn tail.
+    var journalFindings: [VerificationFinding] = []
+    /// The index snapshot's problems and its differences from the replay.
+    var indexFindings: [VerificationFinding] = []
+    /// The snapshot, when it could be read.
+    var snapshot: StoreIndex?
+    var comparedIndex = false
+    /// The index the journal replays to (in file order).
+    var replay = StoreIndex()
+    /// The documents of every current version, by sequence.
+    var documents: [UInt64: JSONValue] = [:]
+
+    /// Where the snapshot says the journal ended, and the replay's state there.
+    private var snapshotHead: StoreHead?
+    private var replayAtSnapshot: StoreIndex?
+    /// Whether every line so far continued the chain (then file order is journal order).
+    private var orderly = true
+    private var lastSequence: UInt64 = 0
+    private var lastHash = SHA256Digest.zero
+
+    init(layout: StoreLayout) {
+        self.layout = layout
+    }
+
+    mutating func run() {
+        let indexPath = layout.index
+        let loading: ParallelWork.Background<Result<StoreIndex, StoreError>>?
+        if FileSystem.exists(indexPath) {
+            snapshotHead = Self.persistedHead(layout)
+            let layout = layout
+            loading = ParallelWork.Background { Self.loadSnapshot(layout) }
+        } else {
+            loading = nil
+        }
+        if snapshotHead?.sequence == 0 { replayAtSnapshot = replay }
+        readSegments()
+        guard let loading, let loaded = loading.value() else { return }
+        switch loaded {
+        case .failure(let error):
+            indexFindings.append(
+                VerificationFinding(
+                    kind: .indexMismatch, path: ".ferry/index",
+                    message: "unreadable index snapshot (\(error)); opening the store rebuilds it"))
+        case .success(let index):
+            snapshot = index
+            if let replayAtSnapshot, index.headSequence == snapshotHead?.sequence {
+                compareIndex(index, with: replayAtSnapshot)
+            }
+        }
+    }
+
+    /// The delta file on top of the snapshot, when it applies to it.
+    private static func delta(for snapshot: SnapshotFile, _ layout: StoreLayout) -> SnapshotFile? {
+        guard let delta = try? SnapshotFile.open(layout.indexDelta, magic: SnapshotFile.deltaMagic),
+            let base = delta.header.baseHead, base.sequence == snapshot.header.head.sequence,
+            base.hash == snapshot.header.head.hash, delta.header.totalRecords != nil
+        else { return nil }
+        return delta
+    }
+
+    /// The head the index files on disk cover: the delta's when one applies, else the snapshot's.
+    private static func persistedHead(_ layout: StoreLayout) -> StoreHead? {
+        guard let snapshot = try? SnapshotFile.open(layout.index) else { return nil }
+        return delta(for: snapshot, layout)?.header.head ?? snapshot.header.head
+    }
+
+    private static func loadSnapshot(_ layout: StoreLayout) -> Result<StoreIndex, StoreError> {
+        do {
+            guard let file = try SnapshotFile.open(layout.index) else { return .failure(.damagedIndex(reason: "missing")) }
+            var index = StoreIndex(snapshot: file)
+            if let delta = delta(for: file, layout) {
+                let records = delta.allRecords()
+                if let damage = delta.damage { return .failure(.damagedIndex(reason: "index-delta: \(damage)")) }
+                let header = delta.header
+                index.records = RecordTable(base: file, delta: records, totalCount: header.totalRecords ?? 0)
+                index.knowledge = header.knowledge
+                index.headSequence = header.head.sequence
+                index.headHash = header.head.hash
+                index.latestModification = header.head.latestModification
+                index.liveCounts = header.liveCounts
+                index.conflicted = header.conflicted
+            }
+            // Decode every line now (on this background thread) and report damage.
+            var count = 0
+            for _ in index.records { count += 1 }
+            if let damage = file.damage { return .failure(.damagedIndex(reason: damage)) }
+            guard count == index.records.count else {
+                return .failure(.damagedIndex(reason: "expected \(index.records.count) records, read \(count)"))
+            }
+            return .success(index)
+        } catch {
+            return .failure(error)
+        }
+    }
+
+    private mutating func readSegments() {
+        let files: [FileSystem.DirectoryEntry]
+        do { files = try FileSystem.contents(ofDirectory: layout.journal) } catch {
+            journalFindings.append(
+                VerificationFinding(kind: .missingSegment, path: "journal", message: "missing: the journal folder cannot be read (\(error))"))
+            return
+        }
+        var found: [JournalSegment] = []
+        for file in files where file.name.hasSuffix(".jsonl") {
+            if let segment = JournalSegment(fileName: file.name) {
+                found.append(segment)
+            } else {
+                journalFindings.append(
+                    VerificationFinding(
+                        kind: .misnamedSegment, path: "journal/" + file.name,
+                        message: "renamed: not a segment name (20 digits of its first seq, then .jsonl); the store ignores it"))
+            }
+        }
+        found.sort { $0.firstSequence < $1.firstSequence }
+        for (index, segment) in found.enumerated() {
+            read(segment, index: index, isLast: index == found.count - 1)
+        }
+    }
+
+    private mutating func read(_ segment: JournalSegment, index: Int, isLast: Bool) {
+        let path = "journal/" + segment.name
+        let bytes: [UInt8]
+        do { bytes = try FileSystem.readFile(layout.journal + "/" + segment.name) } catch {
+            journalFindings.append(VerificationFinding(kind: .unreadableFile, path: path, message: "unreadable: \(error)"))
+            segments.append(.init(name: segment.name, firstSequence: segment.firstSequence, lineCount: 0, byteCount: 0, endsMidLine: false))
+            return
+        }
+        var ends: [Int] = []
+        ends.reserveCapacity(Journal.segmentEntryLimit)
+        var endsMidLine = false
+        var complete = 0
+        bytes.withUnsafeBytes { raw in
+            for offset in 0..<raw.count where raw[offset] == UInt8(ascii: "\n") { ends.append(offset) }
+            complete = ends.count
+            if isLast {
+                // A crash can leave NUL-filled lines at the end (space allocated, data never
+                // written) and a partial last line: both are cut off when the store opens.
+                while complete > 0 {
+                    let start = complete >= 2 ? ends[complete - 2] + 1 : 0
+                    let line = UnsafeRawBufferPointer(rebasing: raw[start..<ends[complete - 1]])
+                    guard !line.isEmpty, line.allSatisfy({ $0 == 0 }) else { break }
+                    complete -= 1
+                }
+                let usedEnd = complete > 0 ? ends[complete - 1] + 1 : 0
+                if usedEnd < raw.count {
+                    journalFindings.append(
+                        VerificationFinding(
+                            kind: .tornTail, path: path, line: complete + 1,
+                            message: "torn: \(raw.count - usedEnd) bytes after the last complete line, left by an interrupted write; opening the store cuts them off"))
+                }
+            } else if let last = ends.last, last + 1 < raw.count {
+                endsMidLine = true
+            } else if ends.isEmpty && raw.count > 0 {
+                endsMidLine = true
+            }
+        }
+        let lineEnds = Array(ends.prefix(complete))
+        let decoded = ParallelWork.map(count: lineEnds.count) { number in
+            let start = number == 0 ? 0 : lineEnds[number - 1] + 1
+            return bytes.withUnsafeBytes { raw in
+                DecodedLine(UnsafeRawBufferPointer(rebasing: raw[start..<lineEnds[number]]))
+            }
+        }
+        for (number, line) in decoded.enumerated() {
+            record(line, segment: index, number: number + 1, offset: number == 0 ? 0 : lineEnds[number - 1] + 1)
+        }
+        segments.append(
+            .init(name: segment.name, firstSequence: segment.firstSequence, lineCount: complete, byteCount: bytes.count, endsMidLine: endsMidLine))
+    }
+
+    /// A line parsed and hashed, before it is replayed: the part done in parallel.
+    private enum DecodedLine: Sendable {
+        case malformed(String)
+        case entry(JournalEntry, problem: JournalChainAnalysis.Problem?, computed: SHA256Digest?, contentHash: SHA256Digest?)
+
+        init(_ line: UnsafeRawBufferPointer) {
+            let entry: JournalEntry
+            do { entry = try JournalEntry.decode(line: line) } catch {
+                self = .malformed(error.reason)
+                return
+            }
+            if let member = CanonicalJournalLine.hashMemberStart(line),
+                CanonicalJournalLine.hashWithoutHashMember(line, memberStart: member) == entry.hash
+            {
+                let contentHash = entry.change.operation.document == nil
+                    ? nil : CanonicalJournalLine.documentHash(line, memberStart: member, entity: entry.change.key.entity)
+                self = .entry(entry, problem: nil, computed: nil, contentHash: contentHash)
+                return
+            }
+            let computed = entry.computedHash()
+            if computed == entry.hash {
+                self = .entry(entry, problem: .reformatted, computed: nil, contentHash: nil)
+            } else {
+                self = .entry(entry, problem: .edited, computed: computed, contentHash: nil)
+            }
+        }
+    }
+
+    private mutating func record(_ decoded: DecodedLine, segment: Int, number: Int, offset: Int) {
+        let lineIndex = lines.count
+        lineOffsets.append(offset)
+        switch decoded {
+        case .malformed(let reason):
+            malformedReasons[lineIndex] = reason
+            lines.append(.init(segment: Int32(segment), number: Int32(number), sequence: 0, previousHash: .zero, hash: .zero, problem: .malformed))
+            orderly = false
+        case .entry(let entry, let problem, let computed, let contentHash):
+            if let computed { computedHashes[lineIndex] = computed }
+            lines.append(
+                .init(
+                    segment: Int32(segment), number: Int32(number), sequence: entry.sequence, previousHash: entry.previousHash,
+                    hash: entry.hash, problem: problem))
+            orderly = orderly && problem == nil && entry.sequence == lastSequence + 1 && entry.previousHash == lastHash
+            lastSequence = entry.sequence
+            lastHash = entry.hash
+            apply(entry, contentHash: contentHash)
+            if orderly, let head = snapshotHead, entry.sequence == head.sequence, entry.hash == head.hash {
+                replayAtSnapshot = replay
+            }
+        }
+    }
+
+    /// Replays one entry as the store does, keeping the documents of current versions.
+    private mutating func apply(_ entry: JournalEntry, contentHash: SHA256Digest?) {
+        let document = entry.change.operation.document
+        let hash = contentHash ?? document.map { SHA256.hash($0.canonicalBytes()) } ?? .zero
+        let application = replay.apply(entry, contentHash: hash)
+        if let before = application.before {
+            for version in before.versions where !application.after.versions.contains(where: { $0.sequence == version.sequence }) {
+                documents[version.sequence] = nil
+            }
+        }
+        if let document, application.after.versions.contains(where: { $0.sequence == entry.sequence }) {
+            documents[entry.sequence] = document
+        }
+    }
+
+    /// Compares the snapshot with the replay at the snapshot's position.
+    private mutating func compareIndex(_ snapshot: StoreIndex, with replay: StoreIndex) {
+        comparedIndex = true
+        var differences: [VerificationFinding] = []
+        func differ(_ key: RecordKey?, _ message: String) {
+            differences.append(VerificationFinding(kind: .indexMismatch, path: ".ferry/index", record: key, message: message))
+        }
+        if snapshot.knowledge != replay.knowledge {
+            differ(nil, "stale: the index's knowledge vector differs from the journal's; remove .ferry/index to rebuild it")
+        }
+        for (key, state) in replay.records {
+            guard let indexed = snapshot.records[key] else {
+                differ(key, "stale: the index lacks \(key); remove .ferry/index to rebuild it")
+                continue
+            }
+            if indexed.versions != state.versions || indexed.lastSequence != state.lastSequence {
+                differ(key, "stale: the index's versions of \(key) differ from the journal's; remove .ferry/index to rebuild it")
+            }
+        }
+        for key in snapshot.records.keys where replay.records[key] == nil {
+            differ(key, "stale: the index lists \(key), which the journal never had; remove .ferry/index to rebuild it")
+        }
+        differences.sort { ($0.record?.description ?? "").utf8.lexicographicallyPrecedes(($1.record?.description ?? "").utf8) }
+        indexFindings += differences
+    }
+
+    /// The entry on line `lineIndex`, read again from its segment (for rare checks).
+    func reread(lineIndex: Int) -> JournalEntry? {
+        let line = lines[lineIndex]
+        let segment = segments[Int(line.segment)]
+        guard let file = try? FileDescriptor.open(layout.journal + "/" + segment.name, .readOnly) else { return nil }
+        defer { file.close() }
+        let start = lineOffsets[lineIndex]
+        let end = lineIndex + 1 < lines.count && lines[lineIndex + 1].segment == line.segment
+            ? lineOffsets[lineIndex + 1] - 1 : segment.byteCount
+        guard end > start, let bytes = try? file.read(at: Int64(start), count: end - start) else { return nil }
+        let content = bytes.prefix { $0 != UInt8(ascii: "\n") }
+        return Array(content).withUnsafeBytes { try? JournalEntry.decode(line: $0) }
+    }
+}

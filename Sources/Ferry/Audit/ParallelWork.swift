@@ -1,0 +1,50 @@
+import Dispatch
+import Foundation
+
+/// Spreads CPU-bound audit work (parsing and hashing journal lines, comparing record files)
+/// over the machine's cores, and runs independent work in the background.
+enum ParallelWork {
+    /// `body(index)` for every index in `0..<count`, in up to one chunk per core; results in
+    /// index order. Runs inline when the work is too small to share.
+    static func map<T: Sendable>(count: Int, minimumChunk: Int = 128, _ body: @Sendable (Int) -> T) -> [T] {
+        let workers = max(1, min(ProcessInfo.processInfo.activeProcessorCount, count / max(1, minimumChunk)))
+        if workers == 1 { return (0..<count).map(body) }
+        var results = [T?](repeating: nil, count: count)
+        results.withUnsafeMutableBufferPointer { buffer in
+            let output = OutputSlots(buffer)
+            DispatchQueue.concurrentPerform(iterations: workers) { worker in
+                let start = count * worker / workers
+                let end = count * (worker + 1) / workers
+                for index in start..<end { output.store(body(index), at: index) }
+            }
+        }
+        return results.compactMap { $0 }
+    }
+
+    /// Result slots that each worker writes at its own indexes only.
+    private struct OutputSlots<T>: @unchecked Sendable {
+        let buffer: UnsafeMutableBufferPointer<T?>
+        init(_ buffer: UnsafeMutableBufferPointer<T?>) { self.buffer = buffer }
+        func store(_ value: T, at index: Int) { buffer[index] = value }
+    }
+
+    /// Work started on another thread now, whose result is collected later with ``value()``.
+    final class Background<T: Sendable>: @unchecked Sendable {
+        private let done = DispatchSemaphore(value: 0)
+        private var result: T?
+
+        init(_ work: @escaping @Sendable () -> T) {
+            DispatchQueue.global().async {
+                self.result = work()
+                self.done.signal()
+            }
+        }
+
+        /// Waits for the work and returns its result.
+        func value() -> T? {
+            done.wait()
+            defer { done.signal() }
+            return result
+        }
+    }
+}

@@ -1,0 +1,92 @@
+extension Store {
+    /// The journal's changes matching `query`, newest first.
+    ///
+    /// ```swift
+    /// for item in try store.log(LogQuery(id: try RecordID("lamp"), limit: 10)) {
+    ///     print(item.entry.sequence, item.entry.change.operation.name, item.changes ?? [])
+    /// }
+    /// ```
+    /// - Parameters:
+    ///   - query: The filters and limit.
+    ///   - fieldChanges: Whether to diff each put against the record's previous entry (one
+    ///     extra read per put).
+    /// - Returns: The matching entries, newest first.
+    /// - Throws: ``AuditError/store(_:)`` when the journal cannot be read.
+    public func log(_ query: LogQuery, fieldChanges: Bool = true) throws(AuditError) -> [LogEntry] {
+        var result: [LogEntry] = []
+        try log(query, fieldChanges: fieldChanges) { item in
+            result.append(item)
+            return true
+        }
+        return result
+    }
+
+    /// Streams the changes matching `query`, newest first, to `body`; return `false` to stop.
+    ///
+    /// With ``LogQuery/id`` set, the records' `pseq` chains are walked back from the index (one
+    /// read per version), so the cost does not grow with the journal. Otherwise the journal is
+    /// read backwards, one segment at a time.
+    public func log(
+        _ query: LogQuery, fieldChanges: Bool = true, _ body: (LogEntry) -> Bool
+    ) throws(AuditError) {
+        do {
+            try withReadAccess { () throws(StoreError) in
+                let reader = JournalReader(journal: journal)
+                var emitted = 0
+                let limit = query.limit ?? Int.max
+                guard limit > 0 else { return }
+                var memo: [UInt64: JournalEntry] = [:]
+                func entry(at sequence: UInt64) throws(JournalError) -> JournalEntry {
+                    if let found = memo[sequence] { return found }
+                    let found = try reader.entry(at: sequence)
+                    if memo.count > 256 { memo.removeAll(keepingCapacity: true) }
+                    memo[sequence] = found
+                    return found
+                }
+                func emit(_ journalEntry: JournalEntry) throws(JournalError) -> Bool {
+                    guard query.matches(journalEntry) else { return true }
+                    var item = LogEntry(entry: journalEntry, changes: nil, createsRecord: false)
+                    if fieldChanges {
+                        let previous = journalEntry.previousSequenceOfRecord
+                        let before = previous > 0 ? try entry(at: previous).change.operation.document : nil
+                        item.createsRecord = before == nil
+                        if let document = journalEntry.change.operation.document {
+                            item.changes = FieldChange.changes(from: before, to: document)
+                        } else {
+                            item.changes = []
+                        }
+                    }
+                    emitted += 1
+                    return body(item) && emitted < limit
+                }
+                do throws(JournalError) {
+                    if let id = query.id {
+                        let keys: [RecordKey]
+                        if let entity = query.entity {
+                            keys = [RecordKey(entity: entity, id: id)]
+                        } else {
+                            keys = index.records.keys.filter { $0.id == id }.sorted()
+                        }
+                        // Each record's chain, newest first; merged by sequence.
+                        var heads: [UInt64] = keys.compactMap { index.records[$0]?.lastSequence }
+                        while let position = heads.indices.max(by: { heads[$0] < heads[$1] }), heads[position] > 0 {
+                            let found = try entry(at: heads[position])
+                            heads[position] = found.previousSequenceOfRecord
+                            guard found.previousSequenceOfRecord < found.sequence else {
+                                throw JournalError.malformedEntry(
+                                    segment: "journal", line: Int(found.sequence), reason: "pseq does not point back")
+                            }
+                            if try !emit(found) { return }
+                        }
+                    } else {
+                        try reader.forEachEntryBackwards { (found) throws(JournalError) -> Bool in try emit(found) }
+                    }
+                } catch {
+                    throw StoreError.journal(error)
+                }
+            }
+        } catch {
+            throw .store(error)
+        }
+    }
+}

@@ -1,0 +1,132 @@
+/// Checks a store from its files alone, without opening it (so a damaged store can be
+/// checked, and nothing is repaired or written): the journal's hash chain and sequence, that
+/// the index snapshot and the peers' checkpoints agree with it, and that every record file holds
+/// what replaying the journal gives.
+///
+/// ```swift
+/// let report = try StoreVerifier(path: "./data").verify()
+/// for finding in report.findings { print(finding) }
+/// // journal/00000000000000000001.jsonl:7: tampering: edited: the line's content does not match its hash (seq 7)
+/// // records/Product/lamp.json: uncommitted edit (run ferry commit): …
+/// ```
+///
+/// Findings tell tampering with the journal (a flipped byte, a removed, inserted, reordered or
+/// rewritten line, a truncated or missing segment) apart from an uncommitted hand edit of a
+/// record file, a write a crash interrupted, and a stale index. Record files are compared only
+/// when the journal is intact: a damaged journal's replay proves nothing about them.
+///
+/// The journal is read once, one segment in memory at a time; each line is parsed once, its
+/// hash checked on its bytes, and the document's content hash taken from the line's bytes, so
+/// nothing is serialized again except each live record's expected file.
+public struct StoreVerifier: Sendable {
+    /// The store's paths.
+    public let layout: StoreLayout
+    /// How long to wait for a writer's lock, in seconds.
+    public var lockTimeout: Double
+    /// The entry count at which the journal starts a new segment (tests lower it to make
+    /// small multi-segment journals).
+    var segmentEntryLimit = Journal.segmentEntryLimit
+
+    /// - Parameters:
+    ///   - path: The store directory.
+    ///   - lockTimeout: How long to wait when another process holds the store's lock.
+    public init(path: String, lockTimeout: Double = 10) {
+        layout = StoreLayout(root: path)
+        self.lockTimeout = lockTimeout
+    }
+
+    /// Runs every check.
+    ///
+    /// - Returns: The report; ``VerificationReport/isClean`` when nothing was found.
+    /// - Throws: ``AuditError/store(_:)`` with ``StoreError/notAStore(path:)`` when the
+    ///   directory has neither `ferry.json` nor `journal/`, or ``StoreError/locked(path:holder:waitedSeconds:)``.
+    public func verify() throws(AuditError) -> VerificationReport {
+        guard FileSystem.exists(layout.manifest) || FileSystem.isDirectory(layout.journal) else {
+            throw .store(.notAStore(path: layout.root))
+        }
+        // Hold the lock so no writer appends while the journal is read.
+        var lock: StoreLock?
+        if FileSystem.isDirectory(layout.engine) {
+            lock = try? StoreLock(path: layout.lock, storePath: layout.root)
+            do { try lock?.acquire(timeout: lockTimeout) } catch { throw .store(error) }
+        }
+        defer { lock?.release() }
+
+        var report = VerificationReport()
+        var scan = JournalScan(layout: layout)
+        scan.run()
+        let snapshot = scan.snapshot
+        let analysis = JournalChainAnalysis(
+            segments: scan.segments, lines: scan.lines, computedHashes: scan.computedHashes,
+            malformedReasons: scan.malformedReasons, segmentEntryLimit: segmentEntryLimit)
+        let chain = analysis.analyze()
+        report.findings += scan.journalFindings
+        report.findings += chain.findings
+        report.findings += anchorFindings(chain: chain, scan: scan, snapshot: snapshot)
+        report.findings += scan.indexFindings
+        report.checkedIndex = scan.comparedIndex
+        report.entryCount = scan.lines.count
+        report.segmentCount = scan.segments.count
+        report.recordCount = scan.replay.liveRecordCount
+        if !report.hasTampering {
+            report.findings += RecordFileCheck(layout: layout, scan: scan, chain: chain).run()
+            report.checkedRecords = true
+        }
+        return report
+    }
+
+    /// Positions other files recorded (the index head, each peer's checkpoint) must still hold
+    /// the same entry: a journal cut at its end, or rebuilt with recomputed hashes, fails this.
+    private func anchorFindings(chain: JournalChainAnalysis.Result, scan: JournalScan, snapshot: StoreIndex?) -> [VerificationFinding] {
+        var anchors: [(path: String, what: String, sequence: UInt64, hash: SHA256Digest)] = []
+        if let snapshot, snapshot.headSequence > 0 {
+            anchors.append((".ferry/index", "the index", snapshot.headSequence, snapshot.headHash))
+        }
+        for checkpoint in Self.checkpoints(layout) where checkpoint.localPosition > 0 {
+            anchors.append((
+                ".ferry/peers/\(checkpoint.peer.rawValue).json", "the checkpoint for peer \(checkpoint.peerName ?? checkpoint.peer.short)",
+                checkpoint.localPosition, checkpoint.localHash))
+        }
+        var findings: [VerificationFinding] = []
+        for anchor in anchors {
+            if anchor.sequence > chain.lastSequence {
+                findings.append(
+                    VerificationFinding(
+                        kind: .truncatedJournal, path: anchor.path,
+                        message: "truncated: \(anchor.what) covers seq \(anchor.sequence) but the journal ends at seq \(chain.lastSequence); entries were removed from its end"))
+            } else if let index = chain.lineIndex(of: anchor.sequence, lineCount: scan.lines.count),
+                scan.lines[index].hash != anchor.hash
+            {
+                let line = scan.lines[index]
+                findings.append(
+                    VerificationFinding(
+                        kind: .rewrittenJournal, path: "journal/" + scan.segments[Int(line.segment)].name, line: Int(line.number),
+                        message: "rewritten: \(anchor.what) (\(anchor.path)) recorded another hash for seq \(anchor.sequence); the chain up to here was rebuilt"))
+            }
+        }
+        return findings
+    }
+
+    /// The checkpoints under `.ferry/peers/` that can be read.
+    static func checkpoints(_ layout: StoreLayout) -> [SyncCheckpoint] {
+        guard let entries = try? FileSystem.contents(ofDirectory: layout.peers) else { return [] }
+        return entries.filter { $0.name.hasSuffix(".json") }.sorted { $0.name < $1.name }.compactMap { entry in
+            guard let bytes = try? FileSystem.readFile(layout.peers + "/" + entry.name, limit: 1 << 16),
+                let json = try? JSONParser.parse(bytes)
+            else { return nil }
+            return SyncCheckpoint(json: json)
+        }
+    }
+}
+
+extension Store {
+    /// Verifies the store at `path` from its files (see ``StoreVerifier``); the store need not
+    /// open.
+    ///
+    /// ```swift
+    /// let report = try Store.verify(at: "./data")
+    /// ```
+    public static func verify(at path: String, lockTimeout: Double = 10) throws(AuditError) -> VerificationReport {
+        try StoreVerifier(path: path, lockTimeout: lockTimeout).verify()
+    }
+}

@@ -1,0 +1,51 @@
+/// What `verify` checked and found.
+///
+/// ```swift
+/// let report = try StoreVerifier(path: "./data").verify()
+/// if report.isClean { print("ok") } else { report.findings.forEach { print($0) } }
+/// ```
+public struct VerificationReport: Sendable, Hashable {
+    /// The problems found, journal first (in file order), then the index, then files by path.
+    public var findings: [VerificationFinding] = []
+    /// Journal lines read.
+    public var entryCount = 0
+    /// Segment files read.
+    public var segmentCount = 0
+    /// Live records in the journal's replay.
+    public var recordCount = 0
+    /// Whether the index snapshot was compared with the replay.
+    public var checkedIndex = false
+    /// Whether record files were compared with the replay (skipped when the journal is damaged,
+    /// since its replay is then not to be trusted).
+    public var checkedRecords = false
+
+    /// An empty report: clean, nothing checked yet.
+    public init() {}
+
+    /// Whether nothing was found.
+    public var isClean: Bool { findings.isEmpty }
+
+    /// Whether a finding shows the journal was tampered with.
+    public var hasTampering: Bool { findings.contains { $0.category == .tampering } }
+
+    /// The number of findings in each category that has any.
+    public var counts: [(category: VerificationFinding.Category, count: Int)] {
+        VerificationFinding.Category.allCases.compactMap { category in
+            let count = findings.filter { $0.category == category }.count
+            return count > 0 ? (category, count) : nil
+        }
+    }
+
+    /// The report as one JSON object: `clean`, counts, and `findings` (see
+    /// ``VerificationFinding/jsonValue``).
+    public var jsonValue: JSONValue {
+        var categories: [String: JSONValue] = [:]
+        for (category, count) in counts { categories[category.rawValue] = .integer(Int64(count)) }
+        return [
+            "clean": .bool(isClean), "entries": .integer(Int64(entryCount)), "segments": .integer(Int64(segmentCount)),
+            "records": .integer(Int64(recordCount)), "checkedIndex": .bool(checkedIndex),
+            "checkedRecords": .bool(checkedRecords), "categories": .object(categories),
+            "findings": .array(findings.map(\.jsonValue)),
+        ]
+    }
+}

@@ -1,0 +1,56 @@
+import Ferry
+
+/// `ferry verify`: checks the journal's hash chain and that record files and the index agree
+/// with it. Exits 0 when clean, 1 with findings.
+enum VerifyCommand: Command {
+    static let spec = CommandSpec(
+        name: "verify",
+        abstract: "Check the journal's hash chain and that the records match it.",
+        discussion: """
+            Reads the store's files without opening it (a damaged store can be checked; nothing \
+            is repaired). Checks that every journal line is an entry whose hash matches its \
+            content, that seq runs 1, 2, 3, … with no gaps across segments named after their \
+            first entry, that each entry's prev is the hash of the one before, that the index \
+            snapshot and the peers' checkpoints agree with the journal, that every record file \
+            holds what replaying the journal gives, and that deleted records have no file.
+
+            Each finding names the journal segment and line, or the file, and its kind: \
+            tampering (an edited, removed, inserted, reordered or rewritten line, a truncated or \
+            missing segment), an interrupted write (opening the store repairs it), an uncommitted \
+            edit of a record file (run 'ferry commit'), or a stale index.
+
+            Exit status: 0 clean, 1 findings.
+            """,
+        arguments: [.optional("store", help: "The store directory (default: the current directory).")],
+        options: [.flag("json", help: "Print one JSON object with every finding.")])
+
+    static func run(_ arguments: ParsedArguments, context: CommandContext) async throws -> ExitCode {
+        let path = context.absolutePath(arguments.positional("store") ?? ".")
+        let report = try StoreVerifier(path: path, lockTimeout: context.storeOptions().lockTimeout).verify()
+        if arguments.flag("json") {
+            context.printJSONLine(report.jsonValue)
+        } else {
+            context.stdout.write(text(report))
+        }
+        return report.isClean ? .success : .failure
+    }
+
+    static func text(_ report: VerificationReport) -> String {
+        var text = ""
+        for finding in report.findings { text += finding.description + "\n" }
+        let scope = "\(AuditText.plural(report.entryCount, "journal entry", "journal entries")) in "
+            + "\(AuditText.plural(report.segmentCount, "segment")), \(AuditText.plural(report.recordCount, "live record"))"
+        if report.isClean {
+            var checks = ["hash chain intact", "no gaps"]
+            if report.checkedIndex { checks.append("index agrees") }
+            checks.append("record files match the journal")
+            return text + "ok: \(scope): " + checks.joined(separator: ", ") + "\n"
+        }
+        let counts = report.counts.map { "\($0.count) \($0.category == .uncommittedEdit ? "uncommitted edit" : $0.category.label)" }
+        text += "\(AuditText.plural(report.findings.count, "finding")) (\(counts.joined(separator: ", "))) in \(scope)\n"
+        if !report.checkedRecords {
+            text += "record files were not compared: the journal is damaged, so its replay proves nothing about them\n"
+        }
+        return text
+    }
+}

@@ -1,0 +1,229 @@
+import Testing
+@testable import Ferry
+
+/// Verify on stores that were not tampered with: clean after crash recovery, sync and commits;
+/// hand edits of record files, interrupted writes and a stale index are told apart from tampering.
+@Suite struct VerifyStoreTests {
+    let fixture: AuditFixture
+
+    init() throws { fixture = try AuditFixture() }
+
+    func makeStore() throws -> (AuditFixture, Store) {
+        let store = try fixture.create("laptop")
+        try fixture.put(store, ["name": "Lamp", "price": 12.5], nil, "lamp")
+        try fixture.put(store, ["name": "Chair"], nil, "chair")
+        try fixture.put(store, ["name": "Desk"], nil, "desk")
+        try fixture.put(store, ["name": "Lamp", "price": 14], nil, "lamp")
+        try fixture.delete(store, nil, "desk")
+        return (fixture, store)
+    }
+
+    func file(_ store: Store, _ id: String) -> String {
+        store.layout.recordFile(RecordKey(entity: try! EntityName("Product"), id: try! RecordID(id)))
+    }
+
+    @Test func cleanStore() throws {
+        let (_, store) = try makeStore()
+        store.close()
+        let report = try Store.verify(at: store.path)
+        #expect(report.isClean, "\(report.findings)")
+        #expect(report.entryCount == 5)
+        #expect(report.segmentCount == 1)
+        #expect(report.recordCount == 2)
+        #expect(report.checkedIndex)
+        #expect(report.checkedRecords)
+        #expect(report.jsonValue["clean"] == true)
+        #expect(report.jsonValue["findings"] == [])
+    }
+
+    @Test func openStoreVerifiesToo() throws {
+        let (_, store) = try makeStore()
+        // The store is open (it holds no lock between calls) and its snapshot is older.
+        #expect(try Store.verify(at: store.path).isClean)
+    }
+
+    @Test func handEditsAreUncommittedEditsNotTampering() throws {
+        let (fixture, store) = try makeStore()
+        _ = try FileSystem.writeFileAtomically(file(store, "lamp"), Array("{\"name\": \"Lamp\", \"price\": 1}\n".utf8), durable: false)
+        try FileSystem.removeFile(file(store, "chair"))
+        _ = try FileSystem.writeFileAtomically(file(store, "desk"), Array("{\"name\": \"Desk\"}\n".utf8), durable: false)
+        _ = try FileSystem.writeFileAtomically(file(store, "new"), Array("{}\n".utf8), durable: false)
+        let report = try Store.verify(at: store.path)
+        #expect(!report.hasTampering)
+        #expect(report.findings.allSatisfy { $0.category == .uncommittedEdit }, "\(report.findings)")
+        #expect(report.findings.map(\.kind) == [.missingRecordFile, .fileOfDeletedRecord, .modifiedRecordFile, .unexpectedRecordFile])
+        #expect(report.findings.map(\.location) == [
+            "records/Product/chair.json", "records/Product/desk.json", "records/Product/lamp.json", "records/Product/new.json",
+        ])
+        #expect(report.findings[2].record == RecordKey(entity: fixture.products, id: try RecordID("lamp")))
+        #expect(report.findings[2].description.contains("uncommitted edit (run ferry commit)"))
+
+        // Committing them makes the store clean again.
+        try store.commit()
+        store.close()
+        let after = try Store.verify(at: store.path)
+        #expect(after.isClean, "\(after.findings)")
+    }
+
+    @Test func reformattedFileWithTheSameContentIsClean() throws {
+        let (_, store) = try makeStore()
+        _ = try FileSystem.writeFileAtomically(file(store, "lamp"), Array("{\"price\":14,   \"name\":\"Lamp\"}".utf8), durable: false)
+        #expect(try Store.verify(at: store.path).isClean)
+    }
+
+    @Test func crashLeftovers() throws {
+        let (_, store) = try makeStore()
+        store.close()
+        let files = JournalFiles(store: store.path)
+        // A torn last line.
+        var bytes = try FileSystem.readFile(files.directory + "/" + files.first)
+        bytes += Array(#"{"counter":6,"doc":{"na"#.utf8)
+        try files.writeBytes(files.first, bytes)
+        // A record file still holding the version before the last put, and an index from
+        // before it (the crash came between the journal append and the rest).
+        try FileSystem.removeFile(store.layout.index)
+        _ = try FileSystem.writeFileAtomically(
+            file(store, "lamp"), (["name": "Lamp", "price": 12.5] as JSONValue).prettyBytes(), durable: false)
+        let report = try Store.verify(at: store.path)
+        #expect(report.findings.map(\.kind) == [.tornTail, .staleRecordFile], "\(report.findings)")
+        #expect(report.findings.allSatisfy { $0.category == .interruptedWrite })
+        #expect(report.findings[0].location == "journal/\(files.first):6")
+
+        // Opening the store repairs both.
+        let reopened = try Store.open(at: store.path)
+        reopened.close()
+        let after = try Store.verify(at: store.path)
+        #expect(after.isClean, "\(after.findings)")
+    }
+
+    @Test func cleanAfterSyncBothWays() async throws {
+        let a = try fixture.create("a")
+        let b = try fixture.create("b")
+        try fixture.put(a, ["title": "t"], nil, "n")
+        try fixture.put(b, ["other": 1], nil, "m")
+        _ = try await fixture.sync(a, with: "b")
+        try fixture.put(a, ["title": "A"], nil, "n")
+        try fixture.put(b, ["title": "B"], nil, "n")
+        _ = try await fixture.sync(b, with: "a")  // a conflict, kept both
+        #expect(try !b.conflicts().isEmpty)
+        for store in [a, b] {
+            store.close()
+            let report = try Store.verify(at: store.path)
+            #expect(report.isClean, "\(store.path): \(report.findings)")
+        }
+    }
+
+    @Test func missingConflictFileIsReported() async throws {
+        let a = try fixture.create("a")
+        let b = try fixture.create("b")
+        try fixture.put(a, ["title": "t"], nil, "n")
+        _ = try await fixture.sync(b, with: "a")
+        try fixture.put(a, ["title": "A"], nil, "n")
+        try fixture.put(b, ["title": "B"], nil, "n")
+        _ = try await fixture.sync(b, with: "a")
+        let conflicts = try b.conflicts()
+        let loser = try #require(conflicts.first?.losers.first?.file)
+        try FileSystem.removeFile(b.path + "/" + loser)
+        let report = try Store.verify(at: b.path)
+        #expect(report.findings.map(\.kind) == [.missingConflictFile])
+        #expect(report.findings.first?.location == loser)
+    }
+
+    @Test func staleIndexIsReportedAsIndex() throws {
+        let (fixture, store) = try makeStore()
+        try store.writeSnapshot()  // every record in the snapshot, no delta file
+        store.close()
+        // Drop chair's line from the snapshot, keeping the file well-formed.
+        let text = String(decoding: try FileSystem.readFile(store.layout.index), as: UTF8.self)
+        var lines = text.split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
+        let before = lines.count
+        lines.removeAll { $0.hasPrefix("K\t\(fixture.products.rawValue)\tchair\t") }
+        #expect(lines.count == before - 1)
+        let count = lines.filter { $0.hasPrefix("K\t") }.count
+        lines = lines.map { $0.hasPrefix("N\t") ? "N\t\(count)" : ($0.hasPrefix("E\t") ? "E\t\(count)" : $0) }
+        _ = try FileSystem.writeFileAtomically(store.layout.index, Array(lines.joined(separator: "\n").utf8), durable: false)
+        let report = try Store.verify(at: store.path)
+        #expect(report.findings.map(\.kind) == [.indexMismatch], "\(report.findings)")
+        #expect(report.findings.first?.category == .index)
+        #expect(report.findings.first?.record?.id.rawValue == "chair")
+
+        _ = try FileSystem.writeFileAtomically(store.layout.index, Array("garbage".utf8), durable: false)
+        #expect(try Store.verify(at: store.path).findings.map(\.kind) == [.indexMismatch])
+    }
+
+    @Test func checkpointsAnchorTheJournalToo() async throws {
+        let a = try fixture.create("a")
+        let b = try fixture.create("b")
+        try fixture.put(a, ["v": 1], nil, "x")
+        try fixture.put(a, ["v": 2], nil, "y")
+        _ = try await fixture.sync(a, with: "b")
+        a.close()
+        try FileSystem.removeFile(a.layout.index)
+        let files = JournalFiles(store: a.path)
+        try files.write(files.first, Array(try files.lines(files.first).prefix(1)))
+        let findings = try Store.verify(at: a.path).findings
+        #expect(findings.map(\.kind) == [.truncatedJournal], "\(findings)")
+        #expect(findings.first?.location == ".ferry/peers/\(b.replicaID.rawValue).json")
+        #expect(findings.first?.message.contains("peer b") == true)
+    }
+
+    @Test func notAStore() throws {
+        #expect(throws: AuditError.store(.notAStore(path: fixture.path("nothing")))) {
+            try Store.verify(at: fixture.path("nothing"))
+        }
+    }
+}
+
+/// The chain analysis on made-up lines, for cases hard to make with real files.
+@Suite struct JournalChainAnalysisTests {
+    func line(_ sequence: UInt64, segment: Int32 = 0, number: Int32? = nil) -> JournalChainAnalysis.Line {
+        JournalChainAnalysis.Line(
+            segment: segment, number: number ?? Int32(sequence), sequence: sequence, previousHash: hash(sequence - 1),
+            hash: hash(sequence), problem: nil)
+    }
+
+    func hash(_ sequence: UInt64) -> SHA256Digest {
+        sequence == 0 ? .zero : SHA256.hash(Array("entry \(sequence)".utf8))
+    }
+
+    func analyze(_ lines: [JournalChainAnalysis.Line], segments: [JournalChainAnalysis.Segment]? = nil) -> JournalChainAnalysis.Result {
+        let segments = segments ?? [.init(name: "00000000000000000001.jsonl", firstSequence: 1, lineCount: lines.count, byteCount: 100, endsMidLine: false)]
+        return JournalChainAnalysis(segments: segments, lines: lines, computedHashes: [:], malformedReasons: [:]).analyze()
+    }
+
+    @Test func soundChainTakesTheFastPath() {
+        let result = analyze((1...50).map { line($0) })
+        #expect(result.findings.isEmpty)
+        #expect(result.isContiguous)
+        #expect(result.lastSequence == 50)
+        #expect(result.lineIndex(of: 7, lineCount: 50) == 6)
+    }
+
+    @Test func longestRunKeepsMostLinesInPlace() {
+        let run = JournalChainAnalysis.longestRunForTesting([1, 2, 9, 3, 4, 5, 6, 7, 8])
+        #expect(run == [0, 1, 3, 4, 5, 6, 7, 8])
+    }
+
+    @Test func aRewrittenMiddleEntryIsNamedOnce() {
+        var lines = (1...6).map { line($0) }
+        // seq 3 rewritten with a new prev and hash: both its links break.
+        lines[2].previousHash = SHA256.hash(Array("forged prev".utf8))
+        lines[2].hash = SHA256.hash(Array("forged".utf8))
+        let result = analyze(lines)
+        #expect(result.findings.map(\.kind) == [.rewrittenLine])
+        #expect(result.findings.first?.line == 3)
+    }
+
+    @Test func anEmptySegmentInTheMiddle() {
+        let lines = (1...4).map { line($0, segment: 0) } + (7...8).map { line($0, segment: 2, number: Int32($0 - 6)) }
+        let segments: [JournalChainAnalysis.Segment] = [
+            .init(name: "00000000000000000001.jsonl", firstSequence: 1, lineCount: 4, byteCount: 100, endsMidLine: false),
+            .init(name: "00000000000000000005.jsonl", firstSequence: 5, lineCount: 0, byteCount: 0, endsMidLine: false),
+            .init(name: "00000000000000000007.jsonl", firstSequence: 7, lineCount: 2, byteCount: 100, endsMidLine: false),
+        ]
+        let result = analyze(lines, segments: segments)
+        #expect(result.findings.map(\.kind) == [.truncatedSegment], "\(result.findings)")
+        #expect(result.findings.first?.path == "journal/00000000000000000005.jsonl")
+        #expect(result.findings.first?.message.contains("is empty") == true)
+    }
+}
