@@ -105,6 +105,8 @@ final class RemoteClient: Sendable {
                 let code: URLError.Code? = URLError.Code(rawValue: nsError.code)
                 if nsError.domain == NSURLErrorDomain, let code, !Self.isRetryable(code) { break }
             }
+            // libcurl's certificate failures may come with a generic code; they never go away by retrying.
+            if lastProblem.localizedCaseInsensitiveContains("certificate") { break }
             if attempt >= retry.attempts { break }
             attempt += 1
         }
