@@ -5,7 +5,7 @@ import Ferry
 import Foundation
 
 var scales = [10_000, 100_000]
-var suites: Set<String> = ["store", "sync"]
+var suites: Set<String> = ["store", "sync", "remote", "audit", "import"]
 var arguments = Array(CommandLine.arguments.dropFirst())
 while let argument = arguments.first {
     arguments.removeFirst()
@@ -25,7 +25,7 @@ while let argument = arguments.first {
         try prepareIncremental(directory: arguments[0], scale: count)
         exit(0)
     case "--help", "-h":
-        print("usage: ferry-bench [--scales 10000,100000] [--only store,sync]")
+        print("usage: ferry-bench [--scales 10000,100000] [--only store,sync,remote,audit,import]")
         exit(0)
     default:
         FileHandle.standardError.write(Data("ferry-bench: unknown argument \(argument)\n".utf8))
@@ -57,6 +57,16 @@ var rows: [BenchmarkRow] = []
         print("\(name): failed: \(error)")
     }
 }
+@MainActor func asyncSection(_ name: String, _ body: () async throws -> [BenchmarkRow]) async {
+    guard suites.contains(name) else { return }
+    do {
+        let produced = try await body()
+        rows += produced
+        for row in produced { printRow(row) }
+    } catch {
+        print("\(name): failed: \(error)")
+    }
+}
 @MainActor func printRow(_ row: BenchmarkRow) {
     let verdict = row.met.map { $0 ? "ok" : "MISSED" } ?? ""
     print(
@@ -73,6 +83,9 @@ for scale in scales {
     try FileSystem.createDirectories(directory)
     section("store") { try storeBenchmarks(scale: scale, workDirectory: directory) }
     section("sync") { try syncBenchmarks(scale: scale, workDirectory: directory, ferry: ferry) }
+    await asyncSection("remote") { try await remoteBenchmarks(scale: scale, workDirectory: directory) }
+    section("audit") { try auditBenchmarks(scale: scale, workDirectory: directory) }
+    section("import") { try importBenchmarks(scale: scale, workDirectory: directory) }
     try? FileSystem.removeTree(directory)
 }
 let missed = rows.filter { $0.met == false }.count

@@ -22,6 +22,7 @@ enum FerryCommand {
             StatusCommand.self,
             CommitCommand.self,
             SyncCommand.self,
+            ServeCommand.self,
             ConflictsCommand.self,
             ResolveCommand.self,
             LogCommand.self,

@@ -38,46 +38,9 @@ extension JournalEntry {
             throw EntryDecodingFailure("unknown field \"\(unknown)\"")
         }
         let sequence = try integer("seq")
-        let counter = try integer("counter")
-        guard sequence > 0, counter > 0 else { throw EntryDecodingFailure("\"seq\" and \"counter\" start at 1") }
-        guard let origin = ReplicaID(try string("origin")) else {
-            throw EntryDecodingFailure("\"origin\" must be a replica UUID")
-        }
-        guard let timestamp = HybridTimestamp(try string("hlc")) else {
-            throw EntryDecodingFailure("\"hlc\" must be <milliseconds>.<logical>")
-        }
-        let entityText = try string("entity")
-        let idText = try string("id")
-        let entity: EntityName
-        let id: RecordID
-        do {
-            entity = try EntityName(entityText)
-            id = try RecordID(idText)
-        } catch {
-            throw EntryDecodingFailure(error.description)
-        }
-        let operation: Change.Operation
-        switch try string("op") {
-        case "put":
-            guard let document = fields["doc"], case .object = document else {
-                throw EntryDecodingFailure("a put needs \"doc\", a JSON object")
-            }
-            operation = .put(document)
-        case "delete":
-            guard fields["doc"] == nil else { throw EntryDecodingFailure("a delete has no \"doc\"") }
-            operation = .delete
-        case let other:
-            throw EntryDecodingFailure("unknown op \(quoted(other))")
-        }
-        guard let vvValue = fields["vv"], let version = VersionVector(json: vvValue) else {
-            throw EntryDecodingFailure("\"vv\" must map replica UUIDs to positive counters")
-        }
-        guard version[origin] == counter else {
-            throw EntryDecodingFailure("\"vv\" must hold the entry's own origin and counter")
-        }
-        let change = Change(
-            origin: origin, counter: counter, timestamp: timestamp,
-            key: RecordKey(entity: entity, id: id), operation: operation, version: version)
+        guard sequence > 0 else { throw EntryDecodingFailure("\"seq\" starts at 1") }
+        let change: Change
+        do { change = try Change(jsonFields: fields) } catch { throw EntryDecodingFailure(error.description) }
         var batch: BatchPosition?
         if fields["batch"] != nil || fields["more"] != nil {
             let first = try integer("batch")

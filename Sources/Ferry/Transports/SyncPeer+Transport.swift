@@ -5,8 +5,8 @@ extension SyncPeer {
         switch self {
         case .folder(let path):
             return FolderTransport(path: path, options: options)
-        case .remote(let url, _):
-            throw .transport("cannot reach \(url): the HTTP transport is not available in this build")
+        case .remote(let url, let token):
+            do { return try HTTPTransport(url: url, token: token) } catch { throw .transport(error.description) }
         }
     }
 }

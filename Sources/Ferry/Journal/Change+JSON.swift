@@ -1,0 +1,128 @@
+/// A change as JSON, with the journal's own field names (`origin`, `counter`, `hlc`, `op`,
+/// `entity`, `id`, `doc`, `vv`) and without the fields that are local to one journal (`seq`,
+/// `pseq`, `prev`, `hash`). The journal and the HTTP protocol read and write changes this way.
+///
+/// ```swift
+/// let bytes = change.canonicalJSONBytes()              // {"counter":1,"doc":{…},"entity":"Note",…}
+/// let back = try Change(jsonFields: try JSONParser.parse(bytes).objectValue ?? [:])
+/// ```
+extension Change {
+    /// The members a change's JSON object may have.
+    public static let jsonFieldNames: Set<String> = ["counter", "doc", "entity", "hlc", "id", "op", "origin", "vv"]
+
+    /// The change as a JSON object.
+    public var jsonValue: JSONValue {
+        var members: [String: JSONValue] = [
+            "origin": .string(origin.rawValue),
+            "counter": .integer(Int64(counter)),
+            "hlc": .string(timestamp.description),
+            "op": .string(operation.name),
+            "entity": .string(key.entity.rawValue),
+            "id": .string(key.id.rawValue),
+            "vv": version.jsonValue,
+        ]
+        if let document = operation.document { members["doc"] = document }
+        return .object(members)
+    }
+
+    /// Appends the canonical bytes of ``jsonValue`` (keys sorted, no whitespace) to `output`,
+    /// without building the object.
+    public func writeCanonicalJSON(to output: inout [UInt8]) {
+        output.append(contentsOf: #"{"counter":"#.utf8)
+        output.append(contentsOf: String(counter).utf8)
+        if let document = operation.document {
+            output.append(contentsOf: #","doc":"#.utf8)
+            document.writeCanonical(to: &output)
+        }
+        output.append(contentsOf: #","entity":"#.utf8)
+        JSONValue.string(key.entity.rawValue).writeCanonical(to: &output)
+        output.append(contentsOf: #","hlc":""#.utf8)
+        output.append(contentsOf: timestamp.description.utf8)
+        output.append(contentsOf: #"","id":"#.utf8)
+        JSONValue.string(key.id.rawValue).writeCanonical(to: &output)
+        output.append(contentsOf: #","op":""#.utf8)
+        output.append(contentsOf: operation.name.utf8)
+        output.append(contentsOf: #"","origin":""#.utf8)
+        output.append(contentsOf: origin.rawValue.utf8)
+        output.append(contentsOf: #"","vv":"#.utf8)
+        version.jsonValue.writeCanonical(to: &output)
+        output.append(UInt8(ascii: "}"))
+    }
+
+    /// The canonical bytes of ``jsonValue``.
+    public func canonicalJSONBytes() -> [UInt8] {
+        var bytes: [UInt8] = []
+        writeCanonicalJSON(to: &bytes)
+        return bytes
+    }
+
+    /// Reads a change from the members of its JSON object, checking every field. Members
+    /// other than ``jsonFieldNames`` are left to the caller (the journal allows its own).
+    ///
+    /// - Throws: ``ChangeDecodingError`` naming the first field that is wrong.
+    public init(jsonFields fields: [String: JSONValue]) throws(ChangeDecodingError) {
+        func string(_ name: String) throws(ChangeDecodingError) -> String {
+            guard let text = fields[name]?.stringValue else { throw ChangeDecodingError(field: name, "must be a string") }
+            return text
+        }
+        guard let counterValue = fields["counter"]?.integerValue, counterValue > 0 else {
+            throw ChangeDecodingError(field: "counter", "must be a positive integer")
+        }
+        guard let origin = ReplicaID(try string("origin")) else {
+            throw ChangeDecodingError(field: "origin", "must be a replica UUID")
+        }
+        guard let timestamp = HybridTimestamp(try string("hlc")) else {
+            throw ChangeDecodingError(field: "hlc", "must be <milliseconds>.<logical>")
+        }
+        let entityText = try string("entity")
+        let idText = try string("id")
+        let entity: EntityName
+        let id: RecordID
+        do { entity = try EntityName(entityText) } catch { throw ChangeDecodingError(field: "entity", error.description) }
+        do { id = try RecordID(idText) } catch { throw ChangeDecodingError(field: "id", error.description) }
+        let operation: Operation
+        switch try string("op") {
+        case "put":
+            guard let document = fields["doc"], case .object = document else {
+                throw ChangeDecodingError(field: "doc", "a put needs \"doc\", a JSON object")
+            }
+            operation = .put(document)
+        case "delete":
+            guard fields["doc"] == nil else { throw ChangeDecodingError(field: "doc", "a delete has no \"doc\"") }
+            operation = .delete
+        case let other:
+            throw ChangeDecodingError(field: "op", "must be \"put\" or \"delete\", not \(quoted(other))")
+        }
+        guard let vvValue = fields["vv"], let version = VersionVector(json: vvValue) else {
+            throw ChangeDecodingError(field: "vv", "must map replica UUIDs to positive counters")
+        }
+        let counter = UInt64(counterValue)
+        guard version[origin] == counter else {
+            throw ChangeDecodingError(field: "vv", "must hold the change's own origin and counter")
+        }
+        self.init(
+            origin: origin, counter: counter, timestamp: timestamp, key: RecordKey(entity: entity, id: id),
+            operation: operation, version: version)
+    }
+}
+
+/// Why a JSON object is not a valid change: the field and what is wrong with it.
+///
+/// ```swift
+/// do { _ = try Change(jsonFields: fields) } catch { print(error) }   // "hlc: must be <milliseconds>.<logical>"
+/// ```
+public struct ChangeDecodingError: Error, Sendable, Equatable, CustomStringConvertible {
+    /// The member at fault, such as `hlc`; `nil` when the problem is the object as a whole.
+    public var field: String?
+    /// What is wrong with it.
+    public var reason: String
+
+    /// Makes an error about `field`.
+    public init(field: String?, _ reason: String) {
+        self.field = field
+        self.reason = reason
+    }
+
+    /// `field: reason`, or the reason alone.
+    public var description: String { field.map { "\($0): \(reason)" } ?? reason }
+}

@@ -1,0 +1,274 @@
+import Foundation
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+
+/// Reaches a store hosted by `ferry serve` over HTTP(S), speaking protocol version 1 (see
+/// `docs/PROTOCOL.md`). Like every transport it only moves changes; the ``SyncEngine`` plans
+/// and resolves.
+///
+/// ```swift
+/// let transport = try HTTPTransport(url: "http://127.0.0.1:8080/alice", token: token)
+/// let report = try await SyncEngine(store: laptop, transport: transport).run()
+/// ```
+///
+/// Every request is retried with backoff on connection errors and `5xx` answers. A sync
+/// interrupted at any point (the client killed, the server restarted) resumes on the next run
+/// without duplicates or losses: pushes are idempotent on the server (changes it has are
+/// skipped) and checkpoints are written last. When the store does not exist yet and the token
+/// may write, the first contact creates it (an empty push).
+public final class HTTPTransport: SyncTransport, @unchecked Sendable {
+    /// How the transport talks to the server.
+    public struct Configuration: Sendable {
+        /// Retries on connection errors and `5xx`.
+        public var retry = RetryPolicy()
+        /// Seconds one request may wait for the server's answer.
+        public var timeout: Double = 120
+        /// A session to share among transports (to reuse connections across syncs); `nil`
+        /// makes one per transport.
+        public var session: URLSession?
+        /// Whether a full pull reads ahead: the next page is requested while the engine stores
+        /// the current one.
+        public var readAhead = true
+
+        /// The defaults.
+        public init() {}
+    }
+
+    /// The store's URL as given.
+    public let url: String
+    /// Where the store is.
+    public let endpoint: RemoteEndpoint
+    private let client: RemoteClient
+    private let configuration: Configuration
+    private let state = NSLock()
+    private var prefetch: (query: ChangeQuery, task: Task<Result<ChangeBatch, RemoteError>, Never>)?
+
+    /// A transport to the store at `url`.
+    /// - Parameters:
+    ///   - url: `http(s)://host[:port][/prefix]/<store>`.
+    ///   - token: the bearer token (`nil` for a server run with `--no-auth`).
+    ///   - configuration: retries, timeout, session.
+    /// - Throws: ``RemoteError/invalidURL(_:reason:)``.
+    public init(url: String, token: String?, configuration: Configuration = Configuration()) throws(RemoteError) {
+        self.url = url
+        endpoint = try RemoteEndpoint(parsing: url)
+        self.configuration = configuration
+        client = RemoteClient(
+            endpoint: endpoint, token: token, session: configuration.session, retry: configuration.retry,
+            timeout: configuration.timeout)
+    }
+
+    deinit { client.invalidate() }
+
+    /// A session fit for the protocol (no cache, no cookies), to share among many transports
+    /// through ``Configuration/session`` so that syncs reuse connections.
+    ///
+    /// ```swift
+    /// var configuration = HTTPTransport.Configuration()
+    /// configuration.session = HTTPTransport.makeSession(connectionsPerHost: 32)
+    /// ```
+    /// - Parameters:
+    ///   - timeout: seconds one request may wait for an answer.
+    ///   - connectionsPerHost: the most connections open to one server at once.
+    public static func makeSession(timeout: Double = 120, connectionsPerHost: Int = 8) -> URLSession {
+        RemoteClient.makeSession(timeout: timeout, connectionsPerHost: connectionsPerHost)
+    }
+
+    public var peerDescription: String { url }
+
+    // MARK: SyncTransport
+
+    public func open() async throws(SyncError) -> PeerInfo {
+        do {
+            switch try await info() {
+            case .some(let info): return info
+            case .none:
+                // No such store: an empty push creates it, if the token allows writing.
+                let response = try await client.send("POST", "/push", body: PushRequest(changes: []).bodyBytes())
+                if response.status == 403 {
+                    throw RemoteError.noSuchStore(
+                        url, message: "no store named \(quoted(endpoint.store.rawValue)), and this token may not create one")
+                }
+                _ = try PushReply(body: try checked(response, expecting: [200, 201]))
+                guard let info = try await info() else {
+                    throw RemoteError.noSuchStore(url, message: "the store was created but cannot be read back")
+                }
+                return info
+            }
+        } catch let error as RemoteError {
+            throw .transport(error.description)
+        } catch let error as RemoteMessageError {
+            throw .transport(RemoteError.malformedResponse(url, reason: error.reason).description)
+        } catch {
+            throw .transport("\(error)")
+        }
+    }
+
+    public func close() async {
+        let pending = state.withLock { () -> Task<Result<ChangeBatch, RemoteError>, Never>? in
+            defer { prefetch = nil }
+            return prefetch?.task
+        }
+        pending?.cancel()
+    }
+
+    public func knowledge() async throws(SyncError) -> VersionVector {
+        try await knowledgeAndCount().knowledge
+    }
+
+    public func liveRecordCount() async throws(SyncError) -> Int {
+        try await knowledgeAndCount().records
+    }
+
+    public func entryHash(at sequence: UInt64) async throws(SyncError) -> SHA256Digest? {
+        try await mapped { () throws(RemoteError) -> SHA256Digest? in
+            let body = try checked(try await client.send("GET", "/entries/\(sequence)/hash"), expecting: [200])
+            guard let value = try? JSONParser.parse(body), case .object(let members) = value else {
+                throw .malformedResponse(url, reason: "the entry hash answer is not a JSON object")
+            }
+            switch members["hash"] {
+            case .null: return nil
+            case .string(let text):
+                guard let digest = SHA256Digest(hex: text) else {
+                    throw .malformedResponse(url, reason: "hash: must be 64 hex digits")
+                }
+                return digest
+            default: throw .malformedResponse(url, reason: "hash: must be a string or null")
+            }
+        }
+    }
+
+    public func changes(after position: UInt64, excluding knowledge: VersionVector, limit: Int) async throws(SyncError) -> ChangeBatch {
+        let query = ChangeQuery(after: position, limit: min(max(limit, 1), RemoteProtocol.maximumPageSize), knowledge: knowledge)
+        let ahead = state.withLock { () -> Task<Result<ChangeBatch, RemoteError>, Never>? in
+            defer { prefetch = nil }
+            return prefetch?.query == query ? prefetch?.task : nil
+        }
+        let result = await (ahead ?? startFetch(query)).value
+        switch result {
+        case .success(let batch):
+            if configuration.readAhead && batch.through < batch.head && !batch.changes.isEmpty {
+                let next = ChangeQuery(after: batch.through, limit: query.limit, knowledge: knowledge)
+                let task = startFetch(next)
+                state.withLock { prefetch = (next, task) }
+            }
+            return batch
+        case .failure(let error):
+            throw .transport(error.description)
+        }
+    }
+
+    public func push(_ changes: [Change], maximumSkew: UInt64) async throws(SyncError) -> ReceiveResult {
+        try await mapped { () throws(RemoteError) -> ReceiveResult in
+            let body = PushRequest(changes: changes, maximumSkew: maximumSkew).bodyBytes()
+            let reply = try checked(try await client.send("POST", "/push", body: body), expecting: [200, 201])
+            do throws(RemoteMessageError) { return try PushReply(body: reply).result } catch {
+                throw .malformedResponse(url, reason: error.reason)
+            }
+        }
+    }
+
+    public func saveCheckpoint(_ checkpoint: SyncCheckpoint) async throws(SyncError) {
+        try await mapped { () throws(RemoteError) in
+            let response = try await client.send(
+                "PUT", "/checkpoints/\(checkpoint.peer.rawValue)", body: checkpoint.jsonValue.canonicalBytes())
+            _ = try checked(response, expecting: [200, 204])
+        }
+    }
+
+    // MARK: Requests
+
+    /// The store's info, or `nil` when the server has no store of that name.
+    private func info() async throws(RemoteError) -> PeerInfo? {
+        let response = try await client.send("GET", "")
+        if response.status == 404 && response.protocolHeader != nil && !Self.hasProtocols(response.body) {
+            return nil
+        }
+        let body = try checked(response, expecting: [200])
+        do throws(RemoteMessageError) {
+            return try RemoteStoreInfo(body: body).peer
+        } catch {
+            if let value = try? JSONParser.parse(body), let version = value["protocol"]?.integerValue,
+                version != Int64(RemoteProtocol.version)
+            {
+                throw .protocolMismatch(url, serverVersions: [Int(version)])
+            }
+            throw .malformedResponse(url, reason: error.reason)
+        }
+    }
+
+    private func knowledgeAndCount() async throws(SyncError) -> (knowledge: VersionVector, records: Int) {
+        try await mapped { () throws(RemoteError) -> (knowledge: VersionVector, records: Int) in
+            let body = try checked(try await client.send("GET", "/knowledge"), expecting: [200])
+            guard let value = try? JSONParser.parse(body), let vectorValue = value["knowledge"],
+                let vector = VersionVector(json: vectorValue), let records = value["records"]?.integerValue, records >= 0
+            else { throw .malformedResponse(url, reason: "the knowledge answer needs \"knowledge\" and \"records\"") }
+            return (vector, Int(records))
+        }
+    }
+
+    /// Starts fetching one page of changes.
+    private func startFetch(_ query: ChangeQuery) -> Task<Result<ChangeBatch, RemoteError>, Never> {
+        Task { [client, url] () -> Result<ChangeBatch, RemoteError> in
+            do {
+                let response = try await client.send("POST", "/changes", body: query.bodyBytes())
+                let body = try HTTPTransport.checked(response, expecting: [200], url: url)
+                var decoder = ChangeStreamDecoder()
+                let changes: [Change]
+                let trailer: ChangeStreamTrailer
+                do throws(RemoteMessageError) {
+                    changes = try decoder.feed(body)
+                    trailer = try decoder.finish()
+                } catch { throw RemoteError.malformedResponse(url, reason: error.reason) }
+                guard trailer.through >= query.after || trailer.through == trailer.head else {
+                    throw RemoteError.malformedResponse(url, reason: "the page ends before the position asked for")
+                }
+                return .success(ChangeBatch(changes: changes, through: trailer.through, head: trailer.head))
+            } catch let error as RemoteError {
+                return .failure(error)
+            } catch {
+                return .failure(.malformedResponse(url, reason: "\(error)"))
+            }
+        }
+    }
+
+    /// The body of a response with one of the `expected` statuses; any other becomes the
+    /// matching ``RemoteError``.
+    private func checked(_ response: RemoteClient.Response, expecting expected: Set<Int>) throws(RemoteError) -> [UInt8] {
+        try Self.checked(response, expecting: expected, url: url)
+    }
+
+    static func checked(_ response: RemoteClient.Response, expecting expected: Set<Int>, url: String) throws(RemoteError) -> [UInt8] {
+        if expected.contains(response.status) {
+            guard response.protocolHeader != nil else { throw .notAFerryServer(url, status: response.status) }
+            if let header = response.protocolHeader, header != String(RemoteProtocol.version) {
+                throw .protocolMismatch(url, serverVersions: [Int(header) ?? 0])
+            }
+            return response.body
+        }
+        let message = response.errorMessage
+        guard response.protocolHeader != nil else { throw .notAFerryServer(url, status: response.status) }
+        switch response.status {
+        case 401: throw .unauthorized(url, message: message)
+        case 403: throw .forbidden(url, message: message)
+        case 404:
+            if let versions = protocols(in: response.body) { throw .protocolMismatch(url, serverVersions: versions) }
+            throw .noSuchStore(url, message: message)
+        case 500...: throw .serverError(url, status: response.status, message: message)
+        default: throw .rejected(url, status: response.status, message: message)
+        }
+    }
+
+    private static func protocols(in body: [UInt8]) -> [Int]? {
+        guard let value = try? JSONParser.parse(body), let list = value["protocols"]?.arrayValue else { return nil }
+        return list.compactMap { $0.integerValue.map(Int.init) }
+    }
+
+    private static func hasProtocols(_ body: [UInt8]) -> Bool { protocols(in: body) != nil }
+
+    /// Runs `body`, reporting its ``RemoteError`` as ``SyncError/transport(_:)``.
+    private func mapped<T>(_ body: () async throws(RemoteError) -> T) async throws(SyncError) -> T {
+        do { return try await body() } catch { throw .transport(error.description) }
+    }
+}

@@ -1,0 +1,61 @@
+/// The body of `POST /v1/stores/<name>/push`: a batch of changes for the store to apply
+/// atomically, and optionally a tighter clock-skew bound than the server's own.
+///
+/// ```json
+/// {"changes":[{"counter":1,"doc":{"title":"hi"},"entity":"Note","hlc":"1700000000123.0",
+///   "id":"n1","op":"put","origin":"6b1c…","vv":{"6b1c…":1}}],"maximumSkew":86400000}
+/// ```
+public struct PushRequest: Sendable, Equatable {
+    /// The changes, in the order they are to be applied (the sender's journal order).
+    public var changes: [Change]
+    /// A received change stamped further ahead of the server's clock than this (in
+    /// milliseconds) is refused; the server never allows more than its own bound.
+    public var maximumSkew: UInt64?
+
+    /// Makes a push.
+    public init(changes: [Change], maximumSkew: UInt64? = nil) {
+        self.changes = changes
+        self.maximumSkew = maximumSkew
+    }
+
+    /// The canonical JSON body.
+    public func bodyBytes() -> [UInt8] {
+        var bytes: [UInt8] = Array(#"{"changes":["#.utf8)
+        for (index, change) in changes.enumerated() {
+            if index > 0 { bytes.append(UInt8(ascii: ",")) }
+            change.writeCanonicalJSON(to: &bytes)
+        }
+        bytes.append(UInt8(ascii: "]"))
+        if let maximumSkew { bytes.append(contentsOf: #","maximumSkew":\#(maximumSkew)"#.utf8) }
+        bytes.append(UInt8(ascii: "}"))
+        return bytes
+    }
+
+    /// Reads and checks a push body: every change must be complete and well formed.
+    /// - Throws: ``RemoteMessageError`` such as `changes[3].hlc: must be <milliseconds>.<logical>`.
+    public init(body: [UInt8]) throws(RemoteMessageError) {
+        let members = try RemoteMessageError.object(body, what: "the push body")
+        try RemoteMessageError.rejectUnknown(members, known: ["changes", "maximumSkew"], in: "the push body")
+        guard let list = members["changes"]?.arrayValue else {
+            throw RemoteMessageError("changes: must be an array of changes")
+        }
+        guard list.count <= RemoteProtocol.maximumPushChanges else {
+            throw RemoteMessageError("changes: at most \(RemoteProtocol.maximumPushChanges) changes per push, got \(list.count)")
+        }
+        var changes: [Change] = []
+        changes.reserveCapacity(list.count)
+        for (index, value) in list.enumerated() {
+            guard case .object(let fields) = value else {
+                throw RemoteMessageError("changes[\(index)]: must be an object, not \(value.kindName)")
+            }
+            if let unknown = fields.keys.sorted().first(where: { !Change.jsonFieldNames.contains($0) }) {
+                throw RemoteMessageError("changes[\(index)]: unknown member \(quoted(unknown))")
+            }
+            do { changes.append(try Change(jsonFields: fields)) } catch {
+                throw RemoteMessageError("changes[\(index)].\(error.field ?? "")\(error.field == nil ? "" : ": ")\(error.reason)")
+            }
+        }
+        self.changes = changes
+        self.maximumSkew = try RemoteMessageError.count(members, "maximumSkew")
+    }
+}

@@ -1,0 +1,221 @@
+import Foundation
+
+/// The endpoints of one store: info, knowledge, entry hashes, change streams, push and
+/// checkpoints. Each reads or writes the store off the cooperative pool.
+extension StoreService {
+    func serve(_ resource: RemoteRoute.StoreResource, of name: StoreName, request: HTTPRequest) async throws(ServiceFailure) -> HTTPResponse {
+        if case .push = resource { return try await push(to: name, request) }
+        let store: Store
+        if let open = registry.openStore(named: name) { store = open } else { store = try await openStore(name) }
+        switch resource {
+        case .info:
+            // All a no-op sync costs: read on the request's task unless a writer holds the store.
+            let head: StoreHead
+            if let now = store.headWithoutWaiting() { head = now } else { head = await BlockingWork.run { store.head } }
+            let peer = PeerInfo(replica: store.replicaID, name: store.manifest.name, format: store.manifest.format, head: head)
+            return Self.json(RemoteStoreInfo(store: name.rawValue, peer: peer).jsonValue)
+        case .knowledge:
+            return try await work { () throws(ServiceFailure) -> HTTPResponse in
+                do throws(StoreError) {
+                    let knowledge = try store.currentKnowledge()
+                    return Self.json(["knowledge": knowledge.jsonValue, "records": .integer(Int64(store.recordCount))])
+                } catch { throw failure(error, store: name) }
+            }
+        case .entryHash(let text):
+            guard let sequence = UInt64(text) else {
+                throw ServiceFailure(.badRequest, "the journal position must be a non-negative integer")
+            }
+            return try await work { () throws(ServiceFailure) -> HTTPResponse in
+                do throws(StoreError) {
+                    let hash = try store.entryHash(at: sequence)
+                    return Self.json(["seq": .integer(Int64(clamping: sequence)), "hash": hash.map { .string($0.hex) } ?? .null])
+                } catch { throw failure(error, store: name) }
+            }
+        case .changes:
+            let query: ChangeQuery
+            do {
+                query = request.method == .post ? try ChangeQuery(body: request.body) : try ChangeQuery(query: request.query)
+            } catch { throw ServiceFailure(.badRequest, error.description) }
+            return try await changeStream(from: store, name: name, query: query)
+        case .snapshot:
+            return try await changeStream(from: store, name: name, query: ChangeQuery(after: 0, limit: Int.max))
+        case .checkpoint(let replicaText):
+            return try await saveCheckpoint(request, store: store, name: name, replicaText: replicaText)
+        case .push:
+            throw ServiceFailure(.internalServerError, "unreachable")
+        }
+    }
+
+    /// Opens (off the pool) the store called `name`; `404` when there is none.
+    private func openStore(_ name: StoreName) async throws(ServiceFailure) -> Store {
+        let registry = self.registry
+        return try await work { () throws(ServiceFailure) -> Store in
+            let found: Store?
+            do throws(StoreError) { found = try registry.store(named: name) } catch { throw failure(error, store: name) }
+            guard let found else { throw ServiceFailure(.notFound, "no store named \(quoted(name.rawValue)) on this server") }
+            return found
+        }
+    }
+
+    // MARK: Changes
+
+    /// Streams the changes `query` asks for as JSON Lines, a page of the journal at a time,
+    /// then the trailer. The first page is read before answering, so a failure gets a status.
+    private func changeStream(from store: Store, name: StoreName, query: ChangeQuery) async throws(ServiceFailure) -> HTTPResponse {
+        let pageSize = min(query.limit, 2_000)
+        let first = try await work { () throws(ServiceFailure) -> ChangeBatch in
+            do throws(StoreError) { return try store.changes(after: query.after, excluding: query.knowledge, limit: pageSize) } catch {
+                throw failure(error, store: name)
+            }
+        }
+        let log = self.log
+        return HTTPResponse(headers: ["Content-Type": RemoteProtocol.changeStreamType]) { writer in
+            var batch = first
+            var count = 0
+            while true {
+                var bytes: [UInt8] = []
+                bytes.reserveCapacity(batch.changes.count * 256)
+                for change in batch.changes {
+                    change.writeCanonicalJSON(to: &bytes)
+                    bytes.append(UInt8(ascii: "\n"))
+                }
+                count += batch.changes.count
+                if batch.through >= batch.head || count >= query.limit {
+                    bytes += ChangeStreamTrailer(through: batch.through, head: batch.head, count: count).lineBytes
+                    try await writer.write(bytes)
+                    return
+                }
+                try await writer.write(bytes)
+                let (after, limit) = (batch.through, min(query.limit - count, pageSize))
+                let next = await BlockingWork.run { () -> Result<ChangeBatch, StoreError> in
+                    do throws(StoreError) { return .success(try store.changes(after: after, excluding: query.knowledge, limit: limit)) } catch {
+                        return .failure(error)
+                    }
+                }
+                switch next {
+                case .success(let page): batch = page
+                case .failure(let error):
+                    log("store \(name): reading changes failed mid-stream: \(error)")
+                    throw error
+                }
+            }
+        }
+    }
+
+    // MARK: Push
+
+    /// Applies a batch atomically (one durable journal append under the store's lock),
+    /// creating the store first when it is missing.
+    private func push(to name: StoreName, _ request: HTTPRequest) async throws(ServiceFailure) -> HTTPResponse {
+        let push: PushRequest
+        do { push = try PushRequest(body: request.body) } catch { throw ServiceFailure(.badRequest, error.description) }
+        let (registry, skew) = (self.registry, min(push.maximumSkew ?? maximumClockSkew, maximumClockSkew))
+        let client = "client \(request.remoteAddress)"
+        return try await work { () throws(ServiceFailure) -> HTTPResponse in
+            let store: Store
+            let created: Bool
+            do throws(StoreError) { (store, created) = try registry.storeCreatingIfMissing(named: name) } catch {
+                throw failure(error, store: name)
+            }
+            try Self.checkHistoryClaims(push.changes, store: store, name: name)
+            let result: ReceiveResult
+            do throws(SyncError) { result = try store.receive(push.changes, from: client, maximumSkew: skew) } catch {
+                switch error {
+                case .clockSkew, .invalidChange: throw ServiceFailure(.unprocessableContent, error.description)
+                case .store(let storeError): throw failure(storeError, store: name)
+                default: throw ServiceFailure(.internalServerError, error.description)
+                }
+            }
+            return Self.json(PushReply(result: result, created: created).jsonValue, status: created ? .created : .ok)
+        }
+    }
+
+    /// Refuses changes that claim history of this store's own replica that it never made:
+    /// a change stamped with its replica id beyond the last change it made, or a version
+    /// vector that says it descends from such a change. Only this store makes changes of its
+    /// own replica, so such a change is forged or comes from a copy of this store's folder
+    /// that went its own way (two stores with one replica id), and accepting it would make
+    /// two different changes share one identity.
+    static func checkHistoryClaims(_ changes: [Change], store: Store, name: StoreName) throws(ServiceFailure) {
+        let own = store.replicaID
+        guard changes.contains(where: { $0.version[own] > 0 }) else { return }
+        let made: UInt64
+        do throws(StoreError) { made = try store.currentKnowledge()[own] } catch { throw failure(error, store: name) }
+        for (index, change) in changes.enumerated() where change.version[own] > made {
+            let what = change.origin == own ? "is" : "descends from"
+            throw ServiceFailure(
+                .conflict,
+                "changes[\(index)] \(what) change \(own.short):\(change.version[own]) of store \(quoted(name.rawValue))'s own "
+                    + "replica, which has made only \(made) changes; refusing history this store never made")
+        }
+    }
+
+    // MARK: Checkpoints
+
+    private func saveCheckpoint(
+        _ request: HTTPRequest, store: Store, name: StoreName, replicaText: String
+    ) async throws(ServiceFailure) -> HTTPResponse {
+        guard let replica = ReplicaID(replicaText) else {
+            throw ServiceFailure(.badRequest, "the checkpoint path must end with the client's replica UUID")
+        }
+        let members: [String: JSONValue]
+        do { members = try RemoteMessageError.object(request.body, what: "the checkpoint") } catch {
+            throw ServiceFailure(.badRequest, error.description)
+        }
+        guard let checkpoint = SyncCheckpoint(json: .object(members)) else {
+            throw ServiceFailure(
+                .badRequest,
+                "the checkpoint needs peer (UUID), peerPosition, peerHash, localPosition, localHash (64 hex digits) and time (ISO 8601)")
+        }
+        guard checkpoint.peer == replica else {
+            throw ServiceFailure(.badRequest, "the checkpoint's peer does not match the replica in its path")
+        }
+        guard replica != store.replicaID else {
+            throw ServiceFailure(.badRequest, "a store keeps no checkpoint for its own replica")
+        }
+        return try await work { () throws(ServiceFailure) -> HTTPResponse in
+            do {
+                guard let hash = try store.entryHash(at: checkpoint.localPosition), hash == checkpoint.localHash else {
+                    throw ServiceFailure(
+                        .conflict,
+                        "the checkpoint does not match this store's journal at position \(checkpoint.localPosition)")
+                }
+                try store.saveCheckpoint(checkpoint)
+            } catch let error as ServiceFailure {
+                throw error
+            } catch let error as StoreError {
+                throw failure(error, store: name)
+            } catch {
+                throw ServiceFailure(.internalServerError, "\(error)")
+            }
+            return HTTPResponse(status: .noContent)
+        }
+    }
+
+    // MARK: Helpers
+
+    /// Runs `body` off the cooperative pool.
+    func work<T: Sendable>(_ body: @escaping @Sendable () throws(ServiceFailure) -> T) async throws(ServiceFailure) -> T {
+        let result = await BlockingWork.run { () -> Result<T, ServiceFailure> in
+            do throws(ServiceFailure) { return .success(try body()) } catch { return .failure(error) }
+        }
+        return try result.get()
+    }
+}
+
+/// The status and message for a store error: a busy store is `503` (try again), anything else
+/// `500` without the server's paths in the message.
+func failure(_ error: StoreError, store name: StoreName) -> ServiceFailure {
+    switch error {
+    case .locked:
+        return ServiceFailure(
+            .serviceUnavailable, "store \(quoted(name.rawValue)) is busy; try again", headers: ["Retry-After": "1"])
+    case .alreadyExists, .notAStore:
+        return ServiceFailure(.conflict, "the server holds a folder named \(quoted(name.rawValue)) that is not a Ferry store")
+    case .unsupportedFormat(let format, _):
+        return ServiceFailure(.internalServerError, "store \(quoted(name.rawValue)) has format \(format), which this server cannot read")
+    default:
+        return ServiceFailure(
+            .internalServerError, "store \(quoted(name.rawValue)) failed on the server; see its log", detail: error.description)
+    }
+}

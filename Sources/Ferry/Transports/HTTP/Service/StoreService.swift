@@ -1,0 +1,172 @@
+import Foundation
+
+/// The request handler of `ferry serve`: routes Ferry's sync protocol (version 1, see
+/// `docs/PROTOCOL.md`) to the stores under a root folder, after checking the bearer token.
+/// It moves changes only: all planning and conflict logic stays in the client's ``SyncEngine``
+/// and in ``Store/receive(_:from:maximumSkew:)``.
+///
+/// ```swift
+/// let service = StoreService(root: "/srv/ferry", policy: .single(token: token))
+/// let server = HTTPServer(configuration: .init(port: 8080), handler: service) { print($0) }
+/// let port = try server.start()
+/// // … on SIGTERM:
+/// await server.stop()
+/// service.close()
+/// ```
+public struct StoreService: HTTPHandler {
+    /// The stores served.
+    public let registry: StoreRegistry
+    /// Who may do what.
+    public let policy: AccessPolicy
+    /// The largest clock skew a pushed change may have, in milliseconds (one day by default);
+    /// a client may ask for less, never more.
+    public let maximumClockSkew: UInt64
+    let log: @Sendable (String) -> Void
+
+    /// Serves the stores under `root`.
+    /// - Parameters:
+    ///   - root: the folder holding one store folder per name.
+    ///   - policy: the tokens and what they open.
+    ///   - storeOptions: how stores are opened (clock, lock timeout, warnings).
+    ///   - maximumClockSkew: the bound on pushed changes' stamps ahead of this clock, in ms.
+    ///   - log: receives operational messages (a store that failed to open, say).
+    public init(
+        root: String, policy: AccessPolicy, storeOptions: StoreOptions = StoreOptions(),
+        maximumClockSkew: UInt64 = 86_400_000, log: @escaping @Sendable (String) -> Void = { _ in }
+    ) {
+        self.registry = StoreRegistry(root: root, options: storeOptions)
+        self.policy = policy
+        self.maximumClockSkew = maximumClockSkew
+        self.log = log
+    }
+
+    /// Closes every open store. Call after the server has stopped.
+    public func close() { registry.closeAll() }
+
+    /// Answers one request.
+    public func handle(_ request: HTTPRequest) async -> HTTPResponse {
+        var response: HTTPResponse
+        do throws(ServiceFailure) {
+            response = try await route(request)
+        } catch {
+            response = HTTPResponse.error(error.status, error.message)
+            if let detail = error.detail { log("\(request.method) \(request.path.prefix(200)): \(detail)") }
+            for field in error.headers { response.headers[field.name] = field.value }
+        }
+        response.headers[RemoteProtocol.versionHeader] = String(RemoteProtocol.version)
+        response.headers["Cache-Control"] = "no-store"
+        return response
+    }
+
+    private func route(_ request: HTTPRequest) async throws(ServiceFailure) -> HTTPResponse {
+        switch RemoteRoute(path: request.path) {
+        case .notFound:
+            throw ServiceFailure(.notFound, "no such endpoint: \(request.path.prefix(200)) (see docs/PROTOCOL.md)")
+        case .unsupportedVersion(let version):
+            return HTTPResponse(
+                status: .notFound, headers: ["Content-Type": RemoteProtocol.jsonType],
+                body: Self.bodyBytes([
+                    "error": .string(
+                        "this server speaks Ferry protocol version \(RemoteProtocol.version), not \(version.prefix(20))"),
+                    "protocols": [.integer(Int64(RemoteProtocol.version))],
+                ]))
+        case .root:
+            try Self.require(request, [.get, .head])
+            return Self.json(["protocol": .integer(Int64(RemoteProtocol.version)), "server": .string("ferry \(FerryVersion.current)")])
+        case .stores:
+            try Self.require(request, [.get, .head])
+            return try await listStores(request)
+        case .store(let nameText, let resource):
+            let writing: Bool
+            switch resource {
+            case .info, .knowledge, .entryHash, .snapshot:
+                try Self.require(request, [.get, .head])
+                writing = false
+            case .changes:
+                try Self.require(request, [.get, .head, .post])
+                writing = false
+            case .push:
+                try Self.require(request, [.post])
+                writing = true
+            case .checkpoint:
+                // A checkpoint records what the server exchanged with this client; it changes no
+                // record, and a reader's sync ends by saving one, so reading is enough.
+                try Self.require(request, [.put])
+                writing = false
+            }
+            let name = try authorize(request, storeName: nameText, writing: writing)
+            return try await serve(resource, of: name, request: request)
+        }
+    }
+
+    /// Checks the token, then the name, then what the token allows on it: `401`, `400`, `403`.
+    private func authorize(_ request: HTTPRequest, storeName text: String, writing: Bool) throws(ServiceFailure) -> StoreName {
+        let header = request.headers["Authorization"]
+        if !policy.isOpen && policy.grant(forAuthorization: header) == nil {
+            let message = header == nil
+                ? "this server needs a token: send 'Authorization: Bearer <token>'" : "unknown token"
+            throw ServiceFailure(.unauthorized, message, headers: ["WWW-Authenticate": #"Bearer realm="ferry""#])
+        }
+        let name: StoreName
+        do { name = try StoreName(text) } catch { throw ServiceFailure(.badRequest, error.description) }
+        switch policy.authorize(header, store: name, writing: writing) {
+        case .allowed: return name
+        case .unauthenticated(let message):
+            throw ServiceFailure(.unauthorized, message, headers: ["WWW-Authenticate": #"Bearer realm="ferry""#])
+        case .forbidden(let message): throw ServiceFailure(.forbidden, message)
+        }
+    }
+
+    private func listStores(_ request: HTTPRequest) async throws(ServiceFailure) -> HTTPResponse {
+        let header = request.headers["Authorization"]
+        let grant = policy.grant(forAuthorization: header)
+        if !policy.isOpen && grant == nil {
+            throw ServiceFailure(
+                .unauthorized, header == nil ? "this server needs a token: send 'Authorization: Bearer <token>'" : "unknown token",
+                headers: ["WWW-Authenticate": #"Bearer realm="ferry""#])
+        }
+        let registry = self.registry
+        let names = await BlockingWork.run { registry.storeNames() }
+        let visible = names.filter { name in policy.isOpen || grant?.covers(name) == true }
+        return Self.json(["stores": .array(visible.map { .string($0.rawValue) })])
+    }
+
+    // MARK: Helpers
+
+    /// Fails with `405` unless the request uses one of `methods`.
+    static func require(_ request: HTTPRequest, _ methods: [HTTPMethod]) throws(ServiceFailure) {
+        guard methods.contains(request.method) else {
+            throw ServiceFailure(
+                .methodNotAllowed, "\(request.method) is not allowed here; use \(methods.map(\.rawValue).joined(separator: " or "))",
+                headers: ["Allow": methods.map(\.rawValue).joined(separator: ", ")])
+        }
+    }
+
+    /// A `200` (or `status`) JSON response.
+    static func json(_ value: JSONValue, status: HTTPStatus = .ok) -> HTTPResponse {
+        HTTPResponse(status: status, headers: ["Content-Type": RemoteProtocol.jsonType], body: bodyBytes(value))
+    }
+
+    /// Canonical JSON and a newline.
+    static func bodyBytes(_ value: JSONValue) -> [UInt8] {
+        var bytes = value.canonicalBytes()
+        bytes.append(UInt8(ascii: "\n"))
+        return bytes
+    }
+}
+
+/// A request the service answers with an error status and `{"error": "…"}`.
+struct ServiceFailure: Error {
+    var status: HTTPStatus
+    var message: String
+    var headers: HTTPHeaders
+    /// What only the server's log sees (paths, system errors).
+    var detail: String?
+
+    init(_ status: HTTPStatus, _ message: String, headers: HTTPHeaders = [:], detail: String? = nil) {
+        self.status = status
+        self.message = message
+        self.headers = headers
+        self.detail = detail
+    }
+}

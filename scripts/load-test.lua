@@ -1,0 +1,53 @@
+-- wrk script for scripts/load-test.sh: each connection is a sync client doing what the Ferry
+-- client does against one store, in a cycle of ten requests:
+--   7 no-op syncs (GET store info: all an up-to-date sync costs),
+--   1 incremental pull (POST /changes after a position, with knowledge),
+--   1 knowledge read (before a push),
+--   1 push of one new change from this thread's own replica (applied atomically, durable).
+-- Every answer must be 2xx; wrk counts anything else as an error.
+local token = os.getenv("FERRY_TOKEN") or ""
+local store = os.getenv("FERRY_STORE") or "load"
+local headers = { ["Authorization"] = "Bearer " .. token, ["Content-Type"] = "application/json" }
+local threads = {}
+local counter = 0
+
+function setup(thread)
+    thread:set("id", #threads + 1)
+    table.insert(threads, thread)
+end
+
+function init(args)
+    origin = string.format("00000000-0000-4000-8000-%012d", id)
+    step = 0
+    counter = 0
+end
+
+function request()
+    step = step + 1
+    local phase = step % 10
+    local base = "/v1/stores/" .. store
+    if phase == 7 then
+        local body = string.format('{"after":%d,"limit":100,"knowledge":{}}', math.max(0, counter * 4 - 50))
+        return wrk.format("POST", base .. "/changes", headers, body)
+    elseif phase == 8 then
+        return wrk.format("GET", base .. "/knowledge", headers)
+    elseif phase == 9 then
+        counter = counter + 1
+        local hlc = string.format("%d.0", os.time() * 1000)
+        local body = string.format(
+            '{"changes":[{"origin":"%s","counter":%d,"hlc":"%s","op":"put","entity":"Load","id":"t%d-%d",' ..
+            '"doc":{"n":%d},"vv":{"%s":%d}}]}', origin, counter, hlc, id, counter, counter, origin, counter)
+        return wrk.format("POST", base .. "/push", headers, body)
+    end
+    return wrk.format("GET", base, headers)
+end
+
+function done(summary, latency, requests)
+    local errors = summary.errors
+    io.write(string.format("requests %d\n", summary.requests))
+    io.write(string.format("errors connect=%d read=%d write=%d status=%d timeout=%d\n",
+        errors.connect, errors.read, errors.write, errors.status, errors.timeout))
+    io.write(string.format("latency_p50_ms %.2f\n", latency:percentile(50) / 1000))
+    io.write(string.format("latency_p99_ms %.2f\n", latency:percentile(99) / 1000))
+    io.write(string.format("latency_max_ms %.2f\n", latency.max / 1000))
+end
