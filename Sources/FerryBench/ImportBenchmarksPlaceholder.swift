@@ -1,1 +1,0 @@
-func importBenchmarks(scale: Int, workDirectory: String) throws -> [BenchmarkRow] { [] }  // replaced when the import branch merges
