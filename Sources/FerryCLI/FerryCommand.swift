@@ -17,6 +17,8 @@ enum FerryCommand {
             // InitCommand.self,
             // PutCommand.self,
             // GetCommand.self,
+            ImportCommand.self,
+            ExportCommand.self,
         ]
     }
 
