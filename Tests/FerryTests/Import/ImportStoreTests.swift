@@ -177,7 +177,8 @@ import Testing
         try store.importText("[]", into: "Player", options: try ImportScenario.scoped(#"team = "blue""#))
         #expect(try store.idTexts("Player") == ["1"])
         let report = try store.importText("[]", into: "Player")
-        #expect(report.counts == .init(deleted: 1) && (try store.idTexts("Player")).isEmpty)
+        #expect(report.counts == .init(deleted: 1))
+        #expect(try store.idTexts("Player").isEmpty)
     }
 
     @Test func aScopeWithRelativeTimeComparesDates() throws {
