@@ -77,7 +77,7 @@ import Testing
         let store = try Self.sampleStore(directory)
         let scope = try runFerry(["import", store, "User", "-", "--scope", "firstName  12"], stdin: "[]")
         #expect(scope.exitCode == 2)
-        #expect(scope.stderr.hasPrefix("error: scope: expected an operator at column 12"), "\(scope)")
+        #expect(scope.stderr.hasPrefix("error: scope: expected an operator at column 12 in 'firstName  12'\n"), "\(scope)")
         let only = try runFerry(["import", store, "User", "-", "--only", "upsert"], stdin: "[]")
         #expect(only.exitCode == 2 && only.stderr.contains("upsert"))
         let parent = try runFerry(["import", store, "Note", "-", "--parent", "User"], stdin: "[]")

@@ -64,9 +64,10 @@ struct ImportBatch {
         return members
     }
 
-    /// The ids of the live records of `entity`, sorted.
-    func liveIDs(of entity: EntityName) -> [RecordID] {
-        store.index.records.compactMap { $0.key.entity == entity && $0.value.isLive ? $0.key.id : nil }.sorted()
+    /// The ids of the live records of `entity`, sorted unless `sorted` is false.
+    func liveIDs(of entity: EntityName, sorted: Bool = true) -> [RecordID] {
+        let ids = store.index.records.compactMap { $0.key.entity == entity && $0.value.isLive ? $0.key.id : nil }
+        return sorted ? ids.sorted() : ids
     }
 
     /// For each parent id, the live records of `entity` whose `key` member names it (their back-link).

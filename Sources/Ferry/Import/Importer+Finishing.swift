@@ -25,13 +25,11 @@ extension Importer {
                     let error = ImportError.invalidDocument(reason: "\(key) \(reason)")
                     return entry.origin.map { $0.error(error) } ?? error
                 }
-                if document.nestingDepth(limit: maximumDepth) > maximumDepth {
-                    throw refuse("nests deeper than \(maximumDepth) levels")
+                if let problem = ImportDocuments.problem(in: document, maximumDepth: maximumDepth, maximumBytes: maximumBytes) {
+                    throw refuse(problem)
                 }
-                let bytes = document.canonicalBytes()
-                if bytes.count > maximumBytes { throw refuse("is \(bytes.count) bytes; the limit is \(maximumBytes)") }
                 if let storedHash = batch.storedHash(of: key) {
-                    if SHA256.hash(bytes) == storedHash {
+                    if SHA256.hash(document.canonicalBytes()) == storedHash {
                         counts[key.entity, default: .init()].unchanged += 1
                         continue
                     }

@@ -27,7 +27,7 @@ struct Importer {
         if let parent, let document = try batch.current(parent.key) {
             candidates = try batch.linkedIDs(of: parent.key, document: document, relationship: parent.relationship, entity: parent.entity)
         } else {
-            candidates = batch.liveIDs(of: entity)
+            candidates = batch.liveIDs(of: entity, sorted: false)
         }
         var outOfScopeChildren: [RecordID] = []
         if let scope = options.scope {
@@ -41,12 +41,31 @@ struct Importer {
         }
         let inScope = Set(candidates)
 
-        // The imported entity's items: insert, update or unchanged.
+        // The imported entity's items: insert, update or unchanged. Items whose record is stored
+        // are hashed first (on every core): an item equal to its record is unchanged unread.
+        var storedPositions: [Int] = []
+        var storedHashes: [SHA256Digest] = []
+        for (position, item) in conversion.items.enumerated() where inScope.contains(item.id) {
+            guard let hash = batch.storedHash(of: RecordKey(entity: entity, id: item.id)) else { continue }
+            storedPositions.append(position)
+            storedHashes.append(hash)
+        }
+        let itemHashes = ImportDocuments.contentHashes(of: storedPositions.map { conversion.items[$0].members })
+        var identical = [Bool](repeating: false, count: conversion.items.count)
+        for (offset, position) in storedPositions.enumerated() where itemHashes[offset] == storedHashes[offset] {
+            identical[position] = true
+        }
+        batch.named.reserveCapacity(conversion.items.count + conversion.nestedOrder.count)
+        batch.unchanged.reserveCapacity(storedPositions.count)
         var withheldIndexes: Set<Int> = []
-        for item in conversion.items {
+        for (position, item) in conversion.items.enumerated() {
             let key = RecordKey(entity: entity, id: item.id)
             let origin = ImportOrigin(index: item.index, keyPath: "")
             batch.named.insert(key)
+            if identical[position] {
+                batch.unchanged.insert(key)
+                continue
+            }
             guard inScope.contains(item.id) else {
                 if operations.contains(.insert) {
                     batch.put(key, item.members.filter { !$0.value.isNull }, origin: origin)
@@ -82,13 +101,16 @@ struct Importer {
             for item in conversion.items where try batch.current(RecordKey(entity: entity, id: item.id)) != nil {
                 targets.append(item.id)
             }
+            // One item object adds to the children; an array is the complete list of them.
+            let kept = conversion.isSingleItem ? candidates + outOfScopeChildren : outOfScopeChildren
+            let listed = Set(targets)
             let link = ImportConversion.LinkSet(
                 source: parent.key, sourceEntity: parent.entity, relationship: parent.relationship,
-                targets: targets + outOfScopeChildren, isNested: !conversion.isSingleItem, referencedOnly: [],
+                targets: targets + kept.filter { !listed.contains($0) }, isNested: true, referencedOnly: [],
                 origin: ImportOrigin(index: 0, keyPath: ""))
             try batch.apply(link)
         } else if !conversion.isSingleItem {
-            let gone = candidates.filter { !batch.named.contains(RecordKey(entity: entity, id: $0)) }
+            let gone = candidates.filter { !batch.named.contains(RecordKey(entity: entity, id: $0)) }.sorted()
             if operations.contains(.delete) {
                 for id in gone { try batch.delete(RecordKey(entity: entity, id: id), origin: nil) }
             } else {
@@ -107,8 +129,8 @@ struct Importer {
         _ key: RecordKey, members: [String: JSONValue], origin: ImportOrigin, batch: inout ImportBatch,
         alwaysUpdate: Bool = false
     ) throws(ImportError) -> UpsertOutcome {
-        if batch.entries[key] == nil, let hash = batch.storedHash(of: key),
-            SHA256.hash(JSONValue.object(members.filter { !$0.value.isNull }).canonicalBytes()) == hash
+        if batch.entries[key] == nil, let storedHash = batch.storedHash(of: key),
+            ImportDocuments.contentHashes(of: [members])[0] == storedHash
         {
             batch.unchanged.insert(key)
             return .unchanged

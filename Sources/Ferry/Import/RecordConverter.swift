@@ -92,6 +92,9 @@ struct RecordConverter {
         }
 
         guard mapping.declared != nil else {
+            if mapping.convention == .asis, members[mapping.primaryKey] == keyValue {
+                return ConvertedObject(id: id, skipReason: nil, members: members)  // stored as it came
+            }
             var stored: [String: JSONValue] = [:]
             stored.reserveCapacity(members.count)
             for (key, value) in members {

@@ -40,7 +40,7 @@ enum ExportCommand: Command {
         }
         options.relationships = relationshipStyle
         if let text = arguments.option("scope") {
-            do { options.scope = try ImportFilter(parsing: text) } catch { throw arguments.usageError(error.description) }
+            do { options.scope = try ImportFilter(parsing: text) } catch { throw ImportCommand.scopeUsageError(error, arguments: arguments) }
         }
         let store = try context.openStore(try arguments.requiredPositional("store"))
         defer { store.close() }

@@ -38,7 +38,7 @@ enum ImportCommand: Command {
         var options = ImportOptions()
         options.isDryRun = arguments.flag("dry-run")
         if let text = arguments.option("scope") {
-            do { options.scope = try ImportFilter(parsing: text) } catch { throw arguments.usageError(error.description) }
+            do { options.scope = try ImportFilter(parsing: text) } catch { throw ImportCommand.scopeUsageError(error, arguments: arguments) }
         }
         if let text = arguments.option("only") {
             do { options.operations = try ImportOperations(parsing: text) } catch { throw arguments.usageError("--only: \(error)") }
@@ -63,6 +63,15 @@ enum ImportCommand: Command {
             context.stdout.write(text(of: report))
         }
         return .success
+    }
+
+    /// A malformed `--scope` as a usage error on one line: `scope: expected an operator at column
+    /// 12 in 'firstName  12'` (the error reporter prints one line, so no caret line).
+    static func scopeUsageError(_ error: ImportError, arguments: ParsedArguments) -> UsageError {
+        guard case .invalidScope(let expression, let column, let message) = error else {
+            return arguments.usageError(error.description)
+        }
+        return arguments.usageError("scope: \(message) at column \(column) in '\(expression)'")
     }
 
     /// `User/6` as a record key.
