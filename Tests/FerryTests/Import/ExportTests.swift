@@ -15,7 +15,7 @@ import Testing
 
     static func sampleStore(_ directory: TemporaryDirectory, name: String = "store") throws -> Store {
         let store = try makeImportStore(in: directory, name: name, schema: try SampleFiles.text("schema.json"))
-        try store.importRecords(try SampleFiles.bytes("users.json"), into: EntityName("User"))
+        _ = try store.importRecords(try SampleFiles.bytes("users.json"), into: EntityName("User"))
         return store
     }
 
@@ -108,7 +108,7 @@ import Testing
         let entities = relationships == .none ? ["Company", "Note", "User"] : ["User"]
         for entity in entities {
             let exported = try original.exportRecords(of: EntityName(entity), options: options)
-            try copy.importRecords(Array(exported.canonicalBytes()), into: EntityName(entity))
+            _ = try copy.importRecords(Array(exported.canonicalBytes()), into: EntityName(entity))
         }
         for entity in ["User", "Company", "Note"] {
             let before = try original.exportRecords(of: EntityName(entity), options: options)
