@@ -101,7 +101,8 @@ public struct ImportReport: Sendable, Equatable {
     /// Whether the import changes the store (or would, for a dry run).
     public var hasChanges: Bool { !changes.isEmpty }
 
-    /// The report as `ferry import --json` prints it:
+    /// The report as `ferry import --json` prints it; `changes` (the plan, record by record) is
+    /// there for a dry run only, since a real import of many items would print them all:
     ///
     /// ```json
     /// {"entity": "User", "dryRun": false, "inserted": 4, "updated": 10, "deleted": 4,
@@ -131,6 +132,7 @@ public struct ImportReport: Sendable, Equatable {
             "updates": .array(withheld.updates.map { .string($0.rawValue) }),
             "deletes": .array(withheld.deletes.map { .string($0.rawValue) }),
         ]
+        guard isDryRun else { return .object(object) }
         object["changes"] = .array(
             changes.map { change in
                 var member: JSONValue = [

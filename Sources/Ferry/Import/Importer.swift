@@ -85,7 +85,7 @@ struct Importer {
         for key in conversion.nestedOrder {
             guard let record = conversion.nested[key], !record.indexes.isSubset(of: withheldIndexes) else { continue }
             batch.named.insert(key)
-            if try batch.current(key) == nil {
+            if batch.entries[key] == nil, batch.storedHash(of: key) == nil {
                 batch.put(key, record.members.filter { !$0.value.isNull }, origin: record.origin)
             } else {
                 _ = try upsert(key, members: record.members, origin: record.origin, batch: &batch, alwaysUpdate: true)
