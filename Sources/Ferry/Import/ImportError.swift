@@ -50,6 +50,8 @@ public indirect enum ImportError: Error, Sendable, Equatable, CustomStringConver
     /// Reading or writing the store failed.
     case store(StoreError)
 
+    /// The message for people, naming the item, key path, column or schema path:
+    /// `item [2] created_at: cannot store "soon" (a string) as date: …`.
     public var description: String {
         switch self {
         case .invalidDate(let text, let reason):

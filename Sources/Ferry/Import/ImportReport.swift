@@ -67,7 +67,12 @@ public struct ImportReport: Sendable, Equatable {
     public struct Change: Sendable, Equatable {
         /// What happens to the record.
         public enum Kind: String, Sendable {
-            case insert, update, delete
+            /// A new record.
+            case insert
+            /// A stored record whose document changes.
+            case update
+            /// A stored record deleted.
+            case delete
         }
 
         /// Insert, update or delete.
