@@ -29,6 +29,8 @@ enum FerryCommand {
             ShowCommand.self,
             DiffCommand.self,
             VerifyCommand.self,
+            ImportCommand.self,
+            ExportCommand.self,
             DemoCommand.self,
         ]
     }

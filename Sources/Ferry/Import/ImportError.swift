@@ -8,7 +8,7 @@
 /// do { _ = try ImportDate(parsing: "2024-02-30") }
 /// catch { print(error) } // not a date: "2024-02-30": day 30 is not in February 2024
 /// ```
-public enum ImportError: Error, Sendable, Equatable, CustomStringConvertible {
+public indirect enum ImportError: Error, Sendable, Equatable, CustomStringConvertible {
     /// A text or number that should be a date is not one.
     case invalidDate(String, reason: String)
     /// `schema.json` breaks a rule; `path` is the JSON path of the offending value
@@ -28,7 +28,30 @@ public enum ImportError: Error, Sendable, Equatable, CustomStringConvertible {
     case invalidStoredID(String, reason: String)
     /// `--only` names something other than `insert`, `update` and `delete`.
     case unknownOperation(String)
+    /// The input is not JSON; `line` and `column` are 1-based (column in Unicode scalars).
+    case invalidJSON(line: Int, column: Int, reason: String)
+    /// The input's top level is neither an array of items nor a single item object.
+    case topLevelNotAnArray(kind: String)
+    /// A problem inside one item: `index` is its position in the input array and `keyPath`
+    /// the path to the offending value inside it (`company.website_url`, `notes[1].created_at`;
+    /// empty for the item itself).
+    case item(index: Int, keyPath: String, ImportError)
+    /// A value where a relationship expects a nested object, an id, or an array of them.
+    case invalidLink(reason: String)
+    /// A converted record breaks the store's rules (size, depth).
+    case invalidDocument(reason: String)
+    /// The entity's schema names no key that can identify its records.
+    case unusableKey(entity: String, reason: String)
+    /// Deleting `record` is refused: its `relationship` has the delete rule `deny` and still
+    /// links to `dependents` (the first few ids shown).
+    case deleteDenied(record: String, relationship: String, dependents: [String])
+    /// `--parent` does not name a usable parent record or relationship.
+    case invalidParent(String, reason: String)
+    /// Reading or writing the store failed.
+    case store(StoreError)
 
+    /// The message for people, naming the item, key path, column or schema path:
+    /// `item [2] created_at: cannot store "soon" (a string) as date: …`.
     public var description: String {
         switch self {
         case .invalidDate(let text, let reason):
@@ -50,6 +73,28 @@ public enum ImportError: Error, Sendable, Equatable, CustomStringConvertible {
             return "stored record \(quoted(preview(id))): \(reason)"
         case .unknownOperation(let name):
             return "unknown operation \(quoted(preview(name))); use insert, update or delete, separated by commas"
+        case .invalidJSON(let line, let column, let reason):
+            return "invalid JSON at line \(line), column \(column): \(reason)"
+        case .topLevelNotAnArray(let kind):
+            return "the input must be a JSON array of items (or one item object), not \(kind == "array" || kind == "object" ? "an" : "a") \(kind)"
+        case .item(let index, let keyPath, let error):
+            if case .item = error { return error.description }
+            return keyPath.isEmpty ? "item [\(index)]: \(error)" : "item [\(index)] \(keyPath): \(error)"
+        case .invalidLink(let reason):
+            return reason
+        case .invalidDocument(let reason):
+            return reason
+        case .unusableKey(let entity, let reason):
+            return "entity \(entity) has no usable primary key: \(reason)"
+        case .deleteDenied(let record, let relationship, let dependents):
+            let shown = dependents.prefix(5).map { quoted(preview($0)) }.joined(separator: ", ")
+            let more = dependents.count > 5 ? " and \(dependents.count - 5) more" : ""
+            return "cannot delete \(record): its relationship \(quoted(relationship)) has the delete rule deny "
+                + "and still links to \(shown)\(more)"
+        case .invalidParent(let text, let reason):
+            return "--parent \(quoted(preview(text))): \(reason)"
+        case .store(let error):
+            return error.description
         }
     }
 }

@@ -1,0 +1,138 @@
+/// The writes of one import, built against the store as it is: what each touched record becomes
+/// (a new document or a delete), read through to the stored documents for the rest.
+///
+/// The batch is built while the store's write lock is held, so what it reads cannot change
+/// before it is written. Nothing is written until the whole batch is known and validated.
+struct ImportBatch {
+    /// What an import does to one record.
+    enum Pending {
+        /// The record's new storage members.
+        case put([String: JSONValue])
+        case delete
+    }
+
+    struct Entry {
+        var pending: Pending
+        /// The item that caused the write, for error messages.
+        var origin: ImportOrigin?
+    }
+
+    let store: Store
+    let schema: Schema?
+    let operations: ImportOperations
+    var entries: [RecordKey: Entry] = [:]
+    /// The keys of ``entries`` in the order they were first written.
+    var order: [RecordKey] = []
+    /// Records the input named whose values did not change (and so are not in ``entries``).
+    var unchanged: Set<RecordKey> = []
+    /// Records the input names: never deleted because a parent lost them, only unlinked.
+    var named: Set<RecordKey> = []
+    var missingTargets: [ImportReport.MissingTarget] = []
+    var withheld = ImportDiffPlan.Withheld()
+    /// `deny` rules met while deleting, checked once every delete is known.
+    var denyChecks: [(record: RecordKey, relationship: Schema.Relationship, entity: Schema.Entity, targets: [RecordID])] = []
+    private var storedDocuments: [RecordKey: [String: JSONValue]] = [:]
+    private var backLinkIndexes: [BackLinkIndexKey: [String: [RecordID]]] = [:]
+
+    struct BackLinkIndexKey: Hashable {
+        var entity: EntityName
+        var key: String
+    }
+
+    init(store: Store, schema: Schema?, operations: ImportOperations) {
+        self.store = store
+        self.schema = schema
+        self.operations = operations
+    }
+
+    // MARK: Reading the store (the write lock is held)
+
+    /// The content hash of a live stored record: SHA-256 of its canonical bytes.
+    func storedHash(of key: RecordKey) -> SHA256Digest? {
+        guard let state = store.index.records[key], state.isLive else { return nil }
+        return state.winner.contentHash
+    }
+
+    /// The stored document of a live record, read once.
+    mutating func storedDocument(of key: RecordKey) throws(ImportError) -> [String: JSONValue]? {
+        if let document = storedDocuments[key] { return document }
+        guard let state = store.index.records[key], state.isLive else { return nil }
+        let document: JSONValue
+        do { document = try store.currentDocument(key, state: state) } catch { throw .store(error) }
+        let members = document.objectValue ?? [:]
+        storedDocuments[key] = members
+        return members
+    }
+
+    /// The ids of the live records of `entity`, sorted unless `sorted` is false.
+    func liveIDs(of entity: EntityName, sorted: Bool = true) -> [RecordID] {
+        let ids = store.index.records.compactMap { $0.key.entity == entity && $0.value.isLive ? $0.key.id : nil }
+        return sorted ? ids.sorted() : ids
+    }
+
+    /// For each parent id, the live records of `entity` whose `key` member names it (their back-link).
+    mutating func backLinks(in entity: EntityName, key: String) throws(ImportError) -> [String: [RecordID]] {
+        let indexKey = BackLinkIndexKey(entity: entity, key: key)
+        if let index = backLinkIndexes[indexKey] { return index }
+        var index: [String: [RecordID]] = [:]
+        for id in liveIDs(of: entity) {
+            guard let document = try storedDocument(of: RecordKey(entity: entity, id: id)),
+                let parent = document[key].flatMap(Self.linkID)
+            else { continue }
+            index[parent.rawValue, default: []].append(id)
+        }
+        backLinkIndexes[indexKey] = index
+        return index
+    }
+
+    // MARK: The batch's view
+
+    /// The record as the batch leaves it: its pending document, `nil` when deleted or absent.
+    mutating func current(_ key: RecordKey) throws(ImportError) -> [String: JSONValue]? {
+        if let entry = entries[key] {
+            if case .put(let members) = entry.pending { return members }
+            return nil
+        }
+        return try storedDocument(of: key)
+    }
+
+    /// Whether the batch deletes `key`.
+    func isDeleted(_ key: RecordKey) -> Bool {
+        if case .delete = entries[key]?.pending { return true }
+        return false
+    }
+
+    /// Sets the record's new members.
+    mutating func put(_ key: RecordKey, _ members: [String: JSONValue], origin: ImportOrigin?) {
+        if entries[key] == nil { order.append(key) }
+        entries[key] = Entry(pending: .put(members), origin: origin ?? entries[key]?.origin)
+    }
+
+    /// Marks the record deleted.
+    mutating func markDeleted(_ key: RecordKey, origin: ImportOrigin?) {
+        if entries[key] == nil { order.append(key) }
+        entries[key] = Entry(pending: .delete, origin: origin ?? entries[key]?.origin)
+    }
+
+    /// Merges `changes` into an existing record (`null` removes a key). Does nothing to a record
+    /// that does not exist or is deleted.
+    mutating func patch(_ key: RecordKey, _ changes: [String: JSONValue], origin: ImportOrigin?) throws(ImportError) {
+        guard let members = try current(key) else { return }
+        let (merged, changed) = ImportDiffPlan.merge(changes, into: members)
+        if !changed.isEmpty { put(key, merged, origin: origin) }
+    }
+
+    /// A link member's value as an id: links are stored as strings; integers are read too.
+    static func linkID(_ value: JSONValue) -> RecordID? {
+        switch value {
+        case .string(let text): return try? RecordID(text)
+        case .integer(let integer): return try? RecordID(String(integer))
+        default: return nil
+        }
+    }
+
+    /// A link list member's ids.
+    static func linkIDs(_ value: JSONValue?) -> [RecordID] {
+        value?.arrayValue?.compactMap(linkID) ?? []
+    }
+}

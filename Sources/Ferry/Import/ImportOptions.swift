@@ -1,0 +1,37 @@
+/// How ``Store/importRecords(_:into:options:)`` brings an entity in line with an input array.
+///
+/// The defaults make the entity match the input exactly: insert, update and delete, every
+/// stored record a candidate, changes written.
+///
+/// ```swift
+/// var options = ImportOptions()
+/// options.scope = try ImportFilter(parsing: #"companyID = "3""#)   // touch only company 3's users
+/// options.operations = [.insert, .update]                          // never delete
+/// options.isDryRun = true                                          // plan only
+/// let report = try store.importRecords(bytes, into: EntityName("User"), options: options)
+/// ```
+public struct ImportOptions: Sendable {
+    /// Which stored records are candidates for update and delete (`--scope`); all when `nil`.
+    public var scope: ImportFilter?
+    /// Import the input as the children of one record (`--parent User/6`): only that record's
+    /// children are compared with the input, and every item is linked to it.
+    public var parent: RecordKey?
+    /// The kinds of change allowed (`--only`); the others are reported as withheld.
+    public var operations: ImportOperations = .all
+    /// Plan and report without writing (`--dry-run`).
+    public var isDryRun = false
+    /// The key convention for every entity, overriding the schema (`--keys camel`). Without it,
+    /// an entity declared in `schema.json` uses its `keys`, and an undeclared one keeps keys as
+    /// they are.
+    public var keys: KeyConvention?
+    /// The schema to use; when `nil`, the store's `schema.json` if it has one.
+    public var schema: Schema?
+    /// The current time in milliseconds since 1970 for relative times in ``scope``; the store's
+    /// clock when `nil`.
+    public var now: Int64?
+    /// The largest input accepted, in bytes.
+    public var maximumInputBytes = 1 << 30
+
+    /// Makes the default options: every operation, no scope, no parent, written for real.
+    public init() {}
+}

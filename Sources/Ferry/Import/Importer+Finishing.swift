@@ -1,0 +1,62 @@
+extension Importer {
+    /// Validates every document of the batch, drops writes that would change nothing, counts
+    /// per entity, and writes the rest as one journal append (unless it is a dry run).
+    /// - Throws: ``ImportError/item(index:keyPath:_:)`` for a document the store would refuse
+    ///   (before anything is written), ``ImportError/store(_:)`` when writing fails.
+    func finish(_ batch: ImportBatch, conversion: ImportConversion) throws(ImportError) -> ImportReport {
+        var batch = batch
+        var counts: [EntityName: ImportReport.Counts] = [conversion.entity: ImportReport.Counts()]
+        var changes: [ImportReport.Change] = []
+        var writes: [RecordWrite] = []
+        writes.reserveCapacity(batch.order.count)
+        let maximumDepth = store.options.maximumDepth
+        let maximumBytes = store.options.maximumDocumentBytes
+        for key in batch.order {
+            guard let entry = batch.entries[key] else { continue }
+            switch entry.pending {
+            case .delete:
+                guard batch.storedHash(of: key) != nil else { continue }
+                writes.append(.delete(key))
+                changes.append(.init(kind: .delete, key: key, changedKeys: []))
+                counts[key.entity, default: .init()].deleted += 1
+            case .put(let members):
+                let document = JSONValue.object(members.filter { !$0.value.isNull })
+                func refuse(_ reason: String) -> ImportError {
+                    let error = ImportError.invalidDocument(reason: "\(key) \(reason)")
+                    return entry.origin.map { $0.error(error) } ?? error
+                }
+                if let problem = ImportDocuments.problem(in: document, maximumDepth: maximumDepth, maximumBytes: maximumBytes) {
+                    throw refuse(problem)
+                }
+                if let storedHash = batch.storedHash(of: key) {
+                    if SHA256.hash(document.canonicalBytes()) == storedHash {
+                        counts[key.entity, default: .init()].unchanged += 1
+                        continue
+                    }
+                    let stored = try batch.storedDocument(of: key) ?? [:]
+                    let new = document.objectValue ?? [:]
+                    let changed = Set(stored.keys).union(new.keys).filter { stored[$0] != new[$0] }.sorted { $0.utf8.lexicographicallyPrecedes($1.utf8) }
+                    changes.append(.init(kind: .update, key: key, changedKeys: changed))
+                    counts[key.entity, default: .init()].updated += 1
+                } else {
+                    changes.append(.init(kind: .insert, key: key, changedKeys: []))
+                    counts[key.entity, default: .init()].inserted += 1
+                }
+                writes.append(.put(key, document))
+            }
+        }
+        for key in batch.unchanged where batch.entries[key] == nil {
+            counts[key.entity, default: .init()].unchanged += 1
+        }
+        counts[conversion.entity, default: .init()].skipped = conversion.skipped.filter { $0.keyPath.isEmpty }.count
+
+        var journalEntries = 0
+        if !options.isDryRun, !writes.isEmpty {
+            do { journalEntries = try store.performLocalWrites(writes).entries.count } catch { throw .store(error) }
+        }
+        return ImportReport(
+            entity: conversion.entity, countsByEntity: counts, skipped: conversion.skipped,
+            missingTargets: batch.missingTargets, changes: changes, withheld: batch.withheld,
+            isDryRun: options.isDryRun, journalEntries: journalEntries)
+    }
+}

@@ -1,0 +1,166 @@
+/// Applies a converted input to a store as one batch: diffs the imported entity's items against
+/// the stored records in scope, upserts the records split off from nested objects, makes the
+/// links on both sides, deletes what is gone with each relationship's delete rule, validates
+/// every document, and writes it all with one journal append (unless it is a dry run).
+///
+/// Runs while the store's write lock is held (see ``Store/importRecords(_:into:options:)-(JSONValue,_,_)``).
+struct Importer {
+    let store: Store
+    let schema: Schema?
+    let options: ImportOptions
+
+    /// The parent of a `--parent` import and the relationship whose children are imported.
+    struct Parent {
+        var key: RecordKey
+        var entity: Schema.Entity
+        var relationship: Schema.Relationship
+    }
+
+    func run(_ conversion: ImportConversion) throws(ImportError) -> ImportReport {
+        let entity = conversion.entity
+        let operations = options.operations
+        var batch = ImportBatch(store: store, schema: schema, operations: operations)
+        let parent = try options.parent.map { parentKey throws(ImportError) in try resolveParent(parentKey, child: entity, batch: &batch) }
+
+        // The stored records that may be updated or deleted.
+        var candidates: [RecordID]
+        if let parent, let document = try batch.current(parent.key) {
+            candidates = try batch.linkedIDs(of: parent.key, document: document, relationship: parent.relationship, entity: parent.entity)
+        } else {
+            candidates = batch.liveIDs(of: entity, sorted: false)
+        }
+        var outOfScopeChildren: [RecordID] = []
+        if let scope = options.scope {
+            let now = options.now ?? Int64(clamping: store.options.clock.milliseconds())
+            var kept: [RecordID] = []
+            for id in candidates {
+                let document = try batch.storedDocument(of: RecordKey(entity: entity, id: id)) ?? [:]
+                if scope.matches(.object(document), now: now) { kept.append(id) } else { outOfScopeChildren.append(id) }
+            }
+            candidates = kept
+        }
+        let inScope = Set(candidates)
+
+        // The imported entity's items: insert, update or unchanged. Items whose record is stored
+        // are hashed first (on every core): an item equal to its record is unchanged unread.
+        var storedPositions: [Int] = []
+        var storedHashes: [SHA256Digest] = []
+        for (position, item) in conversion.items.enumerated() where inScope.contains(item.id) {
+            guard let hash = batch.storedHash(of: RecordKey(entity: entity, id: item.id)) else { continue }
+            storedPositions.append(position)
+            storedHashes.append(hash)
+        }
+        let itemHashes = ImportDocuments.contentHashes(of: storedPositions.map { conversion.items[$0].members })
+        var identical = [Bool](repeating: false, count: conversion.items.count)
+        for (offset, position) in storedPositions.enumerated() where itemHashes[offset] == storedHashes[offset] {
+            identical[position] = true
+        }
+        batch.named.reserveCapacity(conversion.items.count + conversion.nestedOrder.count)
+        batch.unchanged.reserveCapacity(storedPositions.count)
+        var withheldIndexes: Set<Int> = []
+        for (position, item) in conversion.items.enumerated() {
+            let key = RecordKey(entity: entity, id: item.id)
+            let origin = ImportOrigin(index: item.index, keyPath: "")
+            batch.named.insert(key)
+            if identical[position] {
+                batch.unchanged.insert(key)
+                continue
+            }
+            guard inScope.contains(item.id) else {
+                if operations.contains(.insert) {
+                    batch.put(key, item.members.filter { !$0.value.isNull }, origin: origin)
+                } else {
+                    batch.withheld.inserts.append(item.id)
+                    withheldIndexes.insert(item.index)
+                }
+                continue
+            }
+            if try upsert(key, members: item.members, origin: origin, batch: &batch) == .withheld {
+                batch.withheld.updates.append(item.id)
+                withheldIndexes.insert(item.index)
+            }
+        }
+
+        // Records split off from nested objects: created or updated, never deleted for being absent.
+        for key in conversion.nestedOrder {
+            guard let record = conversion.nested[key], !record.indexes.isSubset(of: withheldIndexes) else { continue }
+            batch.named.insert(key)
+            if batch.entries[key] == nil, batch.storedHash(of: key) == nil {
+                batch.put(key, record.members.filter { !$0.value.isNull }, origin: record.origin)
+            } else {
+                _ = try upsert(key, members: record.members, origin: record.origin, batch: &batch, alwaysUpdate: true)
+            }
+        }
+
+        for link in conversion.linkSets where !withheldIndexes.contains(link.origin.index) {
+            try batch.apply(link)
+        }
+
+        if let parent {
+            var targets: [RecordID] = []
+            for item in conversion.items where try batch.current(RecordKey(entity: entity, id: item.id)) != nil {
+                targets.append(item.id)
+            }
+            // One item object adds to the children; an array is the complete list of them.
+            let kept = conversion.isSingleItem ? candidates + outOfScopeChildren : outOfScopeChildren
+            let listed = Set(targets)
+            let link = ImportConversion.LinkSet(
+                source: parent.key, sourceEntity: parent.entity, relationship: parent.relationship,
+                targets: targets + kept.filter { !listed.contains($0) }, isNested: true, referencedOnly: [],
+                origin: ImportOrigin(index: 0, keyPath: ""))
+            try batch.apply(link)
+        } else if !conversion.isSingleItem {
+            let gone = candidates.filter { !batch.named.contains(RecordKey(entity: entity, id: $0)) }.sorted()
+            if operations.contains(.delete) {
+                for id in gone { try batch.delete(RecordKey(entity: entity, id: id), origin: nil) }
+            } else {
+                batch.withheld.deletes += gone
+            }
+        }
+        try batch.checkDenyRules()
+        return try finish(batch, conversion: conversion)
+    }
+
+    enum UpsertOutcome { case written, unchanged, withheld }
+
+    /// Merges `members` into the existing record `key`: unchanged when nothing differs (decided
+    /// by content hash first, without reading the record, when the members are the whole record).
+    func upsert(
+        _ key: RecordKey, members: [String: JSONValue], origin: ImportOrigin, batch: inout ImportBatch,
+        alwaysUpdate: Bool = false
+    ) throws(ImportError) -> UpsertOutcome {
+        if batch.entries[key] == nil, let storedHash = batch.storedHash(of: key),
+            ImportDocuments.contentHashes(of: [members])[0] == storedHash
+        {
+            batch.unchanged.insert(key)
+            return .unchanged
+        }
+        guard let current = try batch.current(key) else { return .unchanged }
+        let (merged, changed) = ImportDiffPlan.merge(members, into: current)
+        if changed.isEmpty {
+            if batch.entries[key] == nil { batch.unchanged.insert(key) }
+            return .unchanged
+        }
+        guard alwaysUpdate || options.operations.contains(.update) else { return .withheld }
+        batch.put(key, merged, origin: origin)
+        return .written
+    }
+
+    /// Finds the `--parent` record and the one relationship of its entity whose target is `child`.
+    func resolveParent(_ key: RecordKey, child: EntityName, batch: inout ImportBatch) throws(ImportError) -> Parent {
+        let text = key.description
+        guard let entity = schema?.entities[key.entity] else {
+            throw .invalidParent(text, reason: "schema.json declares no entity \(key.entity.rawValue), so its relationships are unknown")
+        }
+        let candidates = entity.relationships.filter { $0.target == child && $0.kind != .toOne }
+        guard let relationship = candidates.first else {
+            throw .invalidParent(text, reason: "\(key.entity.rawValue) has no to-many relationship to \(child.rawValue)")
+        }
+        guard candidates.count == 1 else {
+            let names = candidates.map(\.name).joined(separator: ", ")
+            throw .invalidParent(text, reason: "\(key.entity.rawValue) has several relationships to \(child.rawValue): \(names)")
+        }
+        guard try batch.current(key) != nil else { throw .invalidParent(text, reason: "there is no record \(text)") }
+        return Parent(key: key, entity: entity, relationship: relationship)
+    }
+}

@@ -1,0 +1,98 @@
+extension StoreLayout {
+    /// The optional `schema.json` at the top of the store (see `docs/IMPORT.md`).
+    public var schema: String { root + "/schema.json" }
+}
+
+extension Store {
+    /// The store's `schema.json`, or `nil` when it has none.
+    ///
+    /// ```swift
+    /// let schema = try store.schema()
+    /// schema?.entity(named: "User")?.primaryKey // "id"
+    /// ```
+    /// - Throws: ``ImportError/invalidJSON(line:column:reason:)`` for a file that is not JSON,
+    ///   ``ImportError/invalidSchema(path:message:)`` for one that breaks the schema's rules.
+    public func schema() throws(ImportError) -> Schema? {
+        let bytes: [UInt8]
+        do { bytes = try FileSystem.readFile(layout.schema, limit: 16 << 20) } catch {
+            if error.isNotFound { return nil }
+            throw .store(.io(error))
+        }
+        let json: JSONValue
+        do { json = try JSONParser.parse(bytes) } catch {
+            throw .invalidSchema(path: "", message: "schema.json is not JSON: line \(error.line), column \(error.column): \(error.reason)")
+        }
+        return try Schema(json: json)
+    }
+
+    /// Imports the JSON text of an API response into `entity`: parses it strictly, then as
+    /// ``importRecords(_:into:options:)-(JSONValue,_,_)``.
+    ///
+    /// ```swift
+    /// let bytes = try FileSystem.readFile("users.json")
+    /// let report = try store.importRecords(bytes, into: EntityName("User"))
+    /// print(report.counts) // 40 inserted, 0 updated, 0 deleted, 0 unchanged, 0 skipped
+    /// ```
+    /// - Throws: ``ImportError/invalidJSON(line:column:reason:)`` for input that is not JSON (a
+    ///   trailing comma, a comment, `NaN`), deeper than the store's limit, or larger than
+    ///   ``ImportOptions/maximumInputBytes``; the errors of the other overload.
+    public func importRecords(
+        _ bytes: [UInt8], into entity: EntityName, options: ImportOptions = ImportOptions()
+    ) throws(ImportError) -> ImportReport {
+        let parserOptions = JSONParser.Options(maximumDepth: self.options.maximumDepth + 1, maximumByteCount: options.maximumInputBytes)
+        let input: JSONValue
+        do { input = try JSONParser.parse(bytes, options: parserOptions) } catch {
+            throw .invalidJSON(line: error.line, column: error.column, reason: error.reason)
+        }
+        return try importRecords(input, into: entity, options: options)
+    }
+
+    /// Makes the records of `entity` match `input`, an array of items as an API returns them (or
+    /// one item object, which is inserted or updated and never deletes anything).
+    ///
+    /// Items whose id is not stored are inserted, those whose values differ are updated, and
+    /// stored records in scope that no item names are deleted. Nested objects become records of
+    /// their own, linked by id. Everything is validated first and written as one journal append
+    /// with one fsync: a problem anywhere writes nothing. Records whose values do not change get
+    /// no journal entry.
+    ///
+    /// ```swift
+    /// var options = ImportOptions()
+    /// options.parent = RecordKey(entity: try EntityName("User"), id: try RecordID("6"))
+    /// let report = try store.importRecords(notes, into: EntityName("Note"), options: options)
+    /// ```
+    /// - Parameters:
+    ///   - input: the parsed input.
+    ///   - entity: the entity the items belong to.
+    ///   - options: scope, parent, allowed operations, dry run, key convention.
+    /// - Returns: what was (or, for a dry run, would be) written, per entity.
+    /// - Throws: ``ImportError/topLevelNotAnArray(kind:)``; ``ImportError/item(index:keyPath:_:)``
+    ///   naming the item and key path of a value that cannot be converted or a document the store
+    ///   would refuse; ``ImportError/duplicateItemID(_:firstIndex:secondIndex:)``;
+    ///   ``ImportError/deleteDenied(record:relationship:dependents:)``; schema and store errors.
+    public func importRecords(
+        _ input: JSONValue, into entity: EntityName, options: ImportOptions = ImportOptions()
+    ) throws(ImportError) -> ImportReport {
+        var schema = options.schema
+        if schema == nil { schema = try self.schema() }
+        let items: [JSONValue]
+        let isSingleItem: Bool
+        switch input {
+        case .array(let elements): (items, isSingleItem) = (elements, false)
+        case .object: (items, isSingleItem) = ([input], true)
+        default: throw .topLevelNotAnArray(kind: input.kindName)
+        }
+        var conversion = try RecordConverter.convert(items, entity: entity, schema: schema, keys: options.keys)
+        conversion.isSingleItem = isSingleItem
+        let importer = Importer(store: self, schema: schema, options: options)
+        var outcome: Result<ImportReport, ImportError> = .failure(.store(.coding("the import did not run")))
+        do {
+            try withWriteLock { () throws(StoreError) in
+                outcome = Result { () throws(ImportError) in try importer.run(conversion) }
+            }
+        } catch {
+            throw .store(error)
+        }
+        return try outcome.get()
+    }
+}

@@ -1,0 +1,132 @@
+import Ferry
+import Foundation
+
+/// Issue 6's import figures at `scale` items, with the baselines timed in the same run:
+/// - importing a `scale`-item array into an empty store, against plain writes of the same record
+///   files (open, write, close; no journal) and against the store's own batched put of the same
+///   documents (target: within 2x of plain writes);
+/// - re-importing the same array unchanged (target at 100k: ≤ 1.5 s and zero journal entries);
+/// - importing it with 1% of the items changed (target at 100k: ≤ 2 s).
+///
+/// Each figure is one run: the import itself is the expensive, cache-cold operation measured.
+/// The notes give the process CPU time of each step too, which other processes on a shared
+/// machine disturb far less than the wall time.
+func importBenchmarks(scale: Int, workDirectory: String) throws -> [BenchmarkRow] {
+    let root = workDirectory + "/import-\(scale)"
+    try? FileSystem.removeTree(root)
+    _ = try FileSystem.createDirectories(root)
+    defer { try? FileSystem.removeTree(root) }
+    let entity = try EntityName("Item")
+    let input = ImportBenchmarkData.items(scale, changedEvery: nil)
+    let changed = ImportBenchmarkData.items(scale, changedEvery: 100)
+    let documents = try JSONParser.parse(input, options: .init(maximumByteCount: 1 << 30)).arrayValue ?? []
+
+    // Baseline 1: the record files written plainly, one open/write/close each.
+    var cpu = CPUTime()
+    func plainWrites(_ name: String) throws -> (seconds: Double, cpu: Double) {
+        let directory = root + "/" + name
+        _ = try FileSystem.createDirectories(directory)
+        _ = cpu.lap()
+        let seconds = try Measure.seconds {
+            for (offset, document) in documents.enumerated() {
+                let file = try FileDescriptor.open(directory + "/\(offset + 1).json", .writeOnly, options: [.create, .truncate])
+                try file.closeAfter { () throws(SystemError) in try file.writeAll(document.prettyBytes()) }
+            }
+        }
+        return (seconds, cpu.lap())
+    }
+
+    // Baseline 2: the store's batched put of the same documents (journal, index, files).
+    let writes = try documents.enumerated().map { offset, document in
+        RecordWrite.put(RecordKey(entity: entity, id: try RecordID(String(offset + 1))), document)
+    }
+    func batchedPut(_ name: String) throws -> (seconds: Double, cpu: Double) {
+        let batchStore = try Store.create(at: root + "/" + name)
+        defer { batchStore.close() }
+        _ = cpu.lap()
+        let seconds = try Measure.seconds { try batchStore.write(writes) }
+        return (seconds, cpu.lap())
+    }
+
+    // Each baseline runs before and after the import; the faster run counts, so that neither
+    // side pays alone for a cold cache or a busy moment of a shared machine.
+    let plainFirst = try plainWrites("plain1")
+    let batchFirst = try batchedPut("batch1")
+
+    // The import, from the JSON text: parse, convert, diff, validate, one batch.
+    let store = try Store.create(at: root + "/import")
+    var firstReport: ImportReport?
+    _ = cpu.lap()
+    let importSeconds = try Measure.seconds { firstReport = try store.importRecords(input, into: entity) }
+    let importCPU = cpu.lap()
+    let inserted = firstReport?.counts.inserted ?? 0
+
+    let headBefore = store.headSequence
+    var unchangedReport: ImportReport?
+    let unchangedSeconds = try Measure.seconds { unchangedReport = try store.importRecords(input, into: entity) }
+    let unchangedCPU = cpu.lap()
+    let unchangedEntries = unchangedReport?.journalEntries ?? -1
+
+    var changedReport: ImportReport?
+    let changedSeconds = try Measure.seconds { changedReport = try store.importRecords(changed, into: entity) }
+    let changedCPU = cpu.lap()
+    store.close()
+    let plainSecond = try plainWrites("plain2")
+    let batchSecond = try batchedPut("batch2")
+    let (plainSeconds, plainCPU) = plainFirst.seconds <= plainSecond.seconds ? plainFirst : plainSecond
+    let (batchSeconds, batchCPU) = batchFirst.seconds <= batchSecond.seconds ? batchFirst : batchSecond
+
+    let ratio = importSeconds / max(plainSeconds, 1e-9)
+    let atFullScale = scale >= 100_000
+    return [
+        BenchmarkRow(name: "plain record file writes", scale: scale, value: Format.seconds(plainSeconds), note: Format.rate(scale, plainSeconds) + ", cpu " + Format.seconds(plainCPU)),
+        BenchmarkRow(name: "store batched put (same documents)", scale: scale, value: Format.seconds(batchSeconds), note: Format.ratio(batchSeconds, plainSeconds, "plain writes") + ", cpu " + Format.seconds(batchCPU)),
+        BenchmarkRow(
+            name: "import into empty store", scale: scale, value: Format.seconds(importSeconds), target: "≤ 2x plain writes",
+            met: ratio <= 2 && inserted == scale,
+            note: Format.ratio(importSeconds, plainSeconds, "plain writes") + ", " + Format.ratio(importSeconds, batchSeconds, "batched put")
+                + ", cpu " + Format.seconds(importCPU)),
+        BenchmarkRow(
+            name: "re-import unchanged", scale: scale, value: Format.seconds(unchangedSeconds), target: atFullScale ? "≤ 1.5 s, 0 entries" : "0 entries",
+            met: unchangedEntries == 0 && store.headSequence >= headBefore && (!atFullScale || unchangedSeconds <= 1.5),
+            note: "\(unchangedEntries) journal entries, cpu " + Format.seconds(unchangedCPU)),
+        BenchmarkRow(
+            name: "import with 1% changed", scale: scale, value: Format.seconds(changedSeconds), target: atFullScale ? "≤ 2 s" : "",
+            met: atFullScale ? changedSeconds <= 2 && changedReport?.counts.updated == scale / 100 : nil,
+            note: "\(changedReport?.counts.updated ?? 0) updated, \(changedReport?.journalEntries ?? 0) journal entries, cpu "
+                + Format.seconds(changedCPU)),
+    ]
+}
+
+/// The API-style input of the import benchmark.
+enum ImportBenchmarkData {
+    /// `count` items as JSON text: `{"id": n, "name": …, "email": …, "age": …, "createdAt": …,
+    /// "active": …}`; with `changedEvery`, every such item has another name.
+    static func items(_ count: Int, changedEvery: Int?) -> [UInt8] {
+        var text = "["
+        text.reserveCapacity(count * 140)
+        for id in 1...max(count, 1) where count > 0 {
+            if id > 1 { text += "," }
+            let renamed = changedEvery.map { id % $0 == 0 } ?? false
+            let day = 1 + id % 28
+            text += #"{"id":\#(id),"name":"User \#(id)\#(renamed ? " (renamed)" : "")","email":"user\#(id)@example.com","#
+            text += #""age":\#(18 + id % 60),"createdAt":"2024-02-\#(day < 10 ? "0" : "")\#(day)T10:00:00.000Z","active":\#(id % 3 != 0)}"#
+        }
+        text += "]"
+        return Array(text.utf8)
+    }
+}
+
+/// The CPU time this process used (all threads), read between steps.
+struct CPUTime {
+    private var last = CPUTime.now()
+
+    /// Seconds of CPU time since the previous lap (or since the value was made).
+    mutating func lap() -> Double {
+        let current = CPUTime.now()
+        defer { last = current }
+        return current - last
+    }
+
+    private static func now() -> Double { Double(clock()) / Double(CLOCKS_PER_SEC) }
+}

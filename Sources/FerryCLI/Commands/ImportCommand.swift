@@ -1,0 +1,119 @@
+import Ferry
+
+/// `ferry import <store> <entity> <file|->`: makes an entity's records match a JSON array.
+enum ImportCommand: Command {
+    static let spec = CommandSpec(
+        name: "import",
+        abstract: "Make an entity's records match a JSON array from an API.",
+        discussion: """
+            Items whose id is not stored are inserted, changed ones updated, and stored records \
+            that the array no longer names are deleted (only those matching --scope, when given). \
+            Nested objects become linked records of their own. Records whose values did not change \
+            are not written. The import is one batch: an error anywhere writes nothing and names \
+            the item (array index and key path). The store's schema.json, when present, gives \
+            keys, types and relationships (see docs/IMPORT.md).
+
+            Examples:
+              ferry import ./store User users.json
+              ferry import ./store User users.json --dry-run
+              curl -s https://api.example.com/notes | ferry import ./store Note - --parent User/6
+              ferry import ./store User users.json --scope 'companyID = "3"' --only insert,update
+            """,
+        arguments: [
+            .required("store", help: "The store directory."),
+            .required("entity", help: "The entity the items belong to."),
+            .required("file", help: "A JSON file holding an array of items (or one item); '-' reads standard input."),
+        ],
+        options: [
+            .value("scope", valueName: "filter", help: "Only stored records matching the filter may be updated or deleted."),
+            .value("parent", valueName: "entity/id", help: "Import the children of one record, diffing only its children."),
+            .value("only", valueName: "operations", help: "Any of insert,update,delete; the rest is reported as withheld."),
+            .value("keys", valueName: "convention", help: "camel or asis: how keys are stored, overriding schema.json."),
+            .flag("dry-run", help: "Show what would change without writing."),
+            .flag("json", help: "Print the report as JSON."),
+        ])
+
+    static func run(_ arguments: ParsedArguments, context: CommandContext) async throws -> ExitCode {
+        let entity = try arguments.entity()
+        var options = ImportOptions()
+        options.isDryRun = arguments.flag("dry-run")
+        if let text = arguments.option("scope") {
+            do { options.scope = try ImportFilter(parsing: text) } catch { throw ImportCommand.scopeUsageError(error, arguments: arguments) }
+        }
+        if let text = arguments.option("only") {
+            do { options.operations = try ImportOperations(parsing: text) } catch { throw arguments.usageError("--only: \(error)") }
+        }
+        if let text = arguments.option("keys") {
+            guard let keys = KeyConvention(rawValue: text) else {
+                throw arguments.usageError("--keys expects camel or asis, got '\(text)'")
+            }
+            options.keys = keys
+        }
+        if let text = arguments.option("parent") {
+            options.parent = try parentKey(text, arguments: arguments)
+        }
+        let file = try arguments.requiredPositional("file")
+        let bytes = file == "-" ? try context.stdin.readAll() : try FileSystem.readFile(context.absolutePath(file))
+        let store = try context.openStore(try arguments.requiredPositional("store"))
+        defer { store.close() }
+        let report = try store.importRecords(bytes, into: entity, options: options)
+        if arguments.flag("json") {
+            context.printJSON(report.jsonValue)
+        } else {
+            context.stdout.write(text(of: report))
+        }
+        return .success
+    }
+
+    /// A malformed `--scope` as a usage error on one line: `scope: expected an operator at column
+    /// 12 in 'firstName  12'` (the error reporter prints one line, so no caret line).
+    static func scopeUsageError(_ error: ImportError, arguments: ParsedArguments) -> UsageError {
+        guard case .invalidScope(let expression, let column, let message) = error else {
+            return arguments.usageError(error.description)
+        }
+        return arguments.usageError("scope: \(message) at column \(column) in '\(expression)'")
+    }
+
+    /// `User/6` as a record key.
+    static func parentKey(_ text: String, arguments: ParsedArguments) throws -> RecordKey {
+        guard let slash = text.firstIndex(of: "/") else {
+            throw arguments.usageError("--parent expects ENTITY/ID, such as User/6, got '\(text)'")
+        }
+        do {
+            return RecordKey(
+                entity: try EntityName(String(text[..<slash])), id: try RecordID(String(text[text.index(after: slash)...])))
+        } catch {
+            throw arguments.usageError("--parent: \(error)")
+        }
+    }
+
+    /// The report for people: the plan's lines on a dry run, then one summary line per entity,
+    /// skipped items and missing link targets.
+    static func text(of report: ImportReport) -> String {
+        var lines: [String] = []
+        if report.isDryRun {
+            lines.append("dry run: nothing written")
+            for change in report.changes {
+                switch change.kind {
+                case .insert: lines.append("+ \(change.key)")
+                case .update: lines.append("~ \(change.key) (\(change.changedKeys.joined(separator: ", ")))")
+                case .delete: lines.append("- \(change.key)")
+                }
+            }
+        }
+        lines += report.summaryLines
+        for skipped in report.skipped {
+            let place = skipped.keyPath.isEmpty ? "item [\(skipped.index)]" : "item [\(skipped.index)] \(skipped.keyPath)"
+            lines.append("skipped \(place): \(skipped.reason)")
+        }
+        for missing in report.missingTargets {
+            lines.append("not linked: item [\(missing.index)] \(missing.keyPath): no record \(missing.target)")
+        }
+        let withheld = report.withheld
+        if !withheld.isEmpty {
+            lines.append(
+                "withheld by --only: \(withheld.inserts.count) inserts, \(withheld.updates.count) updates, \(withheld.deletes.count) deletes")
+        }
+        return lines.joined(separator: "\n") + "\n"
+    }
+}
