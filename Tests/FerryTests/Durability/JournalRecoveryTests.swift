@@ -113,14 +113,14 @@ import FerryTestSupport
         #expect(try JournalAudit.problems(in: store).isEmpty)
     }
 
-    @Test func tornTailWarningGoesToStandardError() throws {
+    @Test func tornTailWarningGoesToStandardError() async throws {
         let directory = try TemporaryDirectory()
         let (path, segment) = try makeStore(directory)
         try append(Array(#"{"counter":4,"doc":{"#.utf8), to: segment)
         let scratch = directory.subpath("run")
         try FileSystem.createDirectory(scratch)
         let child = try ChildProcess(try tortureBinaryPath(), ["writer", path, "1"], outputDirectory: scratch)
-        let ready = child.waitForOutput(lineStartingWith: "ready", timeout: 120)
+        let ready = await child.waitForOutput(lineStartingWith: "ready", timeout: 120)
         child.kill()
         child.wait()
         #expect(ready, "\(child.errorOutput)")

@@ -9,25 +9,25 @@ import FerryTestSupport
     let notes = try! EntityName("Note")
 
     /// Starts `ferry-torture hold` on `path` and returns it with its pid once it holds the lock.
-    func holdLock(_ path: String, _ directory: TemporaryDirectory) throws -> (ChildProcess, Int32) {
+    func holdLock(_ path: String, _ directory: TemporaryDirectory) async throws -> (ChildProcess, Int32) {
         let scratch = directory.subpath("holder")
         try FileSystem.createDirectory(scratch)
         let holder = try ChildProcess(try tortureBinaryPath(), ["hold", path], outputDirectory: scratch)
-        let held = holder.waitForOutput(lineStartingWith: "held ", timeout: 120)
+        let held = await holder.waitForOutput(lineStartingWith: "held ", timeout: 120)
         try #require(held, "the holder never took the lock: \(holder.errorOutput)")
         let pid = try #require(holder.outputLines.first.flatMap { Int32($0.dropFirst(5)) })
         #expect(pid == holder.pid)
         return (holder, pid)
     }
 
-    @Test func lockedStoreNamesTheHolderAndIsTakenOverAfterItDies() throws {
+    @Test func lockedStoreNamesTheHolderAndIsTakenOverAfterItDies() async throws {
         let directory = try TemporaryDirectory()
         let path = directory.subpath("store")
         var options = StoreOptions()
         options.lockTimeout = 0.2
         let writer = try Store.create(at: path, options: options)
         try writer.put(["n": 1], entity: notes, id: RecordID("before"))
-        let (holder, pid) = try holdLock(path, directory)
+        let (holder, pid) = try await holdLock(path, directory)
 
         #expect(throws: StoreError.locked(path: path, holder: pid, waitedSeconds: 0.2)) {
             try writer.put(["n": 2], entity: notes, id: RecordID("during"))
@@ -46,12 +46,12 @@ import FerryTestSupport
         #expect(try reopened.get(entity: notes, id: RecordID("during")) == nil)
     }
 
-    @Test func killedWriterLeavesNoLockBehind() throws {
+    @Test func killedWriterLeavesNoLockBehind() async throws {
         let directory = try TemporaryDirectory()
         let path = directory.subpath("store")
         try Store.create(at: path).close()
         for round in 0..<3 {
-            let (holder, _) = try holdLock(path, directory)
+            let (holder, _) = try await holdLock(path, directory)
             holder.kill()
             holder.wait()
             var options = StoreOptions()

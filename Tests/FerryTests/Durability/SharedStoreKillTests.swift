@@ -17,7 +17,7 @@ import Darwin
 ///
 /// `FERRY_SHARED_KILLS` (default 10) and `FERRY_CRASH_SEED` let `scripts/crash-test.sh` run more.
 @Suite(.serialized) struct SharedStoreKillTests {
-    @Test func twoWritersKilledAtRandomMomentsLoseNothingAcknowledged() throws {
+    @Test func twoWritersKilledAtRandomMomentsLoseNothingAcknowledged() async throws {
         let kills = Int(SeededRandom.environmentNumber("FERRY_SHARED_KILLS", default: 10))
         let seed = SeededRandom.environmentNumber("FERRY_CRASH_SEED", default: 20_251_121)
         var random = SeededRandom(seed: seed ^ 0x2222)
@@ -44,12 +44,11 @@ import Darwin
                     try ChildProcess(binary, ["writer", storePath, "\(writerSeed)", "--batch-max", "20"], outputDirectory: scratch))
             }
             for child in children {
-                let ready = child.waitForOutput(lineStartingWith: "ready", timeout: 120)
+                let ready = await child.waitForOutput(lineStartingWith: "ready", timeout: 120)
                 #expect(ready, "a writer never became ready: \(child.errorOutput); \(context)")
             }
             for child in children.shuffled(using: &random) {
-                usleep(UInt32.random(in: 1_000...150_000, using: &random))
-                child.kill()
+                _ = await child.kill(microseconds: UInt32.random(in: 1_000...150_000, using: &random))
                 let code = child.wait()
                 #expect(code == 128 + SIGKILL, "a writer stopped on its own (\(code)): \(child.errorOutput); \(context)")
             }

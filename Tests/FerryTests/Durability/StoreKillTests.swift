@@ -28,7 +28,7 @@ import Darwin
         var acknowledged = 0
     }
 
-    @Test func killedWriterLosesNothingAcknowledged() throws {
+    @Test func killedWriterLosesNothingAcknowledged() async throws {
         let kills = Int(SeededRandom.environmentNumber("FERRY_CRASH_KILLS", default: 30))
         let seed = SeededRandom.environmentNumber("FERRY_CRASH_SEED", default: 20_251_121)
         let freshEvery = max(1, Int(SeededRandom.environmentNumber("FERRY_CRASH_FRESH_EVERY", default: 10)))
@@ -53,13 +53,13 @@ import Darwin
             let child = try ChildProcess(
                 binary, ["writer", storePath, "\(runSeed)", "--batch-max", "\(batchMaximum)"], outputDirectory: scratch)
             if random.chance(20) {
-                usleep(UInt32.random(in: 1_000...60_000, using: &random))  // may land in open or recovery
+                // From the start: may land while the store opens or recovers.
+                _ = await child.kill(microseconds: UInt32.random(in: 1_000...60_000, using: &random))
             } else {
-                let ready = child.waitForOutput(lineStartingWith: "ready", timeout: 120)
+                let delay = UInt32.random(in: 1_000...150_000, using: &random)
+                let ready = await child.kill(microseconds: delay, afterLineStartingWith: "ready")
                 #expect(ready, "the writer never became ready: \(child.errorOutput); \(context)")
-                usleep(UInt32.random(in: 1_000...150_000, using: &random))
             }
-            child.kill()
             let code = child.wait()
             #expect(code == 128 + SIGKILL, "the writer stopped on its own (\(code)): \(child.errorOutput); \(context)")
             let log = WriterLog(lines: child.outputLines)
