@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Convergence at scale: SEEDS seeded runs of 3-5 replicas making random edits and syncing in
 # random topologies under a random policy (see Tests/FerryTests/Sync/ConvergenceTests.swift).
-#   scripts/convergence.sh [SEEDS]     default 500 (x ROUNDS rounds each)
+#   scripts/convergence.sh [SEEDS]     default 500 (x ROUNDS rounds each); about 3 s a seed here
 # Environment: FIRST (first seed, default: random, printed), ROUNDS (rounds per seed, default 10).
 # Exits non-zero if any seed fails; each failure names its seed, which reproduces it with
 #   FERRY_CONVERGENCE_SEED=<seed> FERRY_CONVERGENCE_SEEDS=1 swift test --filter ConvergenceTests

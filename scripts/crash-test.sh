@@ -3,7 +3,7 @@
 #   - `ferry-torture writer` SIGKILLed KILLS times (StoreKillTests),
 #   - two writers sharing one store, both killed, KILLS/4 times (SharedStoreKillTests),
 #   - `ferry-torture syncer` SIGKILLed mid-sync KILLS/10 times, at least 15 (SyncKillTests).
-#   scripts/crash-test.sh [KILLS]      default 1000
+#   scripts/crash-test.sh [KILLS]      default 1000 (about 15 minutes here)
 # Environment: SEED (default: random, printed), FRESH_EVERY (a new writer store after this many
 # kills, default 25). Exits non-zero if any check fails; failures name the seed and kill, and
 # SEED=<seed> reproduces the same sequence of writes and kill delays.

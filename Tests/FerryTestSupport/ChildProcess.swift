@@ -13,18 +13,19 @@ import Darwin
 ///
 /// ```swift
 /// let child = try ChildProcess(try tortureBinaryPath(), ["writer", store, "7"], outputDirectory: scratch)
-/// _ = child.waitForOutput(containing: "ready", timeout: 60)
+/// _ = await child.waitForOutput(lineStartingWith: "ready", timeout: 60)
 /// child.kill()
 /// let status = child.wait()
 /// ```
-public final class ChildProcess {
+public final class ChildProcess: @unchecked Sendable {
     /// The child's process id.
     public let pid: pid_t
     /// Where its standard output goes.
     public let stdoutPath: String
     /// Where its standard error goes.
     public let stderrPath: String
-    private var status: Int32?
+    private let lock = NSLock()
+    private var status: Int32?  // guarded by `lock`
 
     /// Starts `executable` with `arguments`.
     /// - Parameter outputDirectory: a directory for the `stdout` and `stderr` files (overwritten).
@@ -51,7 +52,7 @@ public final class ChildProcess {
     }
 
     deinit {
-        if status == nil {
+        if lock.withLock({ status == nil }) {
             Glibc_kill(pid, SIGKILL)
             _ = wait()
         }
@@ -63,34 +64,62 @@ public final class ChildProcess {
     /// Waits for the child to end; returns its exit code, or 128 + the signal that ended it.
     @discardableResult
     public func wait() -> Int32 {
-        if let status { return status }
-        var raw: Int32 = 0
-        while waitpid(pid, &raw, 0) < 0 && errno == EINTR {}
-        let code = (raw & 0x7f) == 0 ? (raw >> 8) & 0xff : 128 + (raw & 0x7f)
-        status = code
-        return code
+        lock.withLock {
+            if let status { return status }
+            var raw: Int32 = 0
+            while waitpid(pid, &raw, 0) < 0 && errno == EINTR {}
+            let code = (raw & 0x7f) == 0 ? (raw >> 8) & 0xff : 128 + (raw & 0x7f)
+            status = code
+            return code
+        }
     }
 
     /// Whether the child has ended, without waiting.
     public var hasExited: Bool {
-        if status != nil { return true }
-        var raw: Int32 = 0
-        guard waitpid(pid, &raw, WNOHANG) == pid else { return false }
-        status = (raw & 0x7f) == 0 ? (raw >> 8) & 0xff : 128 + (raw & 0x7f)
-        return true
+        lock.withLock {
+            if status != nil { return true }
+            var raw: Int32 = 0
+            guard waitpid(pid, &raw, WNOHANG) == pid else { return false }
+            status = (raw & 0x7f) == 0 ? (raw >> 8) & 0xff : 128 + (raw & 0x7f)
+            return true
+        }
+    }
+
+    /// Sends SIGKILL `microseconds` after a complete line starting with `prefix` appears on
+    /// standard output (or after the call, when `prefix` is `nil`). The wait and the delay run
+    /// on a thread of their own, so the kill lands on time even when the tests' shared
+    /// concurrency pool is busy, and no pool thread is blocked meanwhile.
+    /// - Returns: whether the line appeared; the child is killed either way (at the timeout, or
+    ///   at once if it exited first).
+    public func kill(microseconds: UInt32, afterLineStartingWith prefix: String? = nil, timeout: Double = 120) async -> Bool {
+        await withCheckedContinuation { continuation in
+            let thread = Thread { [self] in
+                var seen = prefix == nil
+                if let prefix {
+                    let deadline = Date().addingTimeInterval(timeout)
+                    while !seen && Date() < deadline {
+                        seen = completeLines(of: stdoutPath).contains { $0.hasPrefix(prefix) }
+                        if !seen && hasExited { break }
+                        if !seen { usleep(500) }
+                    }
+                }
+                if seen { usleep(microseconds) }
+                Glibc_kill(pid, SIGKILL)
+                continuation.resume(returning: seen)
+            }
+            thread.start()
+        }
     }
 
     /// Polls standard output until a complete line starting with `prefix` appears, the child
-    /// exits, or `timeout` seconds pass. Returns whether the line appeared.
-    ///
-    /// It sleeps with `Task.sleep`, not on the thread: a test waiting here leaves its cooperative
-    /// thread to the rest of the suite (there is one per core).
+    /// exits, or `timeout` seconds pass. Returns whether the line appeared. Sleeps between
+    /// polls without holding a thread of the shared concurrency pool.
     public func waitForOutput(lineStartingWith prefix: String, timeout: Double) async -> Bool {
         let deadline = Date().addingTimeInterval(timeout)
         while Date() < deadline {
             if completeLines(of: stdoutPath).contains(where: { $0.hasPrefix(prefix) }) { return true }
             if hasExited { return completeLines(of: stdoutPath).contains(where: { $0.hasPrefix(prefix) }) }
-            try? await Task.sleep(nanoseconds: 1_000_000)
+            try? await Task.sleep(nanoseconds: 2_000_000)
         }
         return false
     }

@@ -48,8 +48,7 @@ import Darwin
                 #expect(ready, "a writer never became ready: \(child.errorOutput); \(context)")
             }
             for child in children.shuffled(using: &random) {
-                try await Task.sleep(nanoseconds: UInt64(UInt32.random(in: 1_000...150_000, using: &random)) * 1_000)
-                child.kill()
+                _ = await child.kill(microseconds: UInt32.random(in: 1_000...150_000, using: &random))
                 let code = child.wait()
                 #expect(code == 128 + SIGKILL, "a writer stopped on its own (\(code)): \(child.errorOutput); \(context)")
             }

@@ -53,13 +53,13 @@ import Darwin
             let child = try ChildProcess(
                 binary, ["writer", storePath, "\(runSeed)", "--batch-max", "\(batchMaximum)"], outputDirectory: scratch)
             if random.chance(20) {
-                try await Task.sleep(nanoseconds: UInt64(UInt32.random(in: 1_000...60_000, using: &random)) * 1_000)  // may land in open or recovery
+                // From the start: may land while the store opens or recovers.
+                _ = await child.kill(microseconds: UInt32.random(in: 1_000...60_000, using: &random))
             } else {
-                let ready = await child.waitForOutput(lineStartingWith: "ready", timeout: 120)
+                let delay = UInt32.random(in: 1_000...150_000, using: &random)
+                let ready = await child.kill(microseconds: delay, afterLineStartingWith: "ready")
                 #expect(ready, "the writer never became ready: \(child.errorOutput); \(context)")
-                try await Task.sleep(nanoseconds: UInt64(UInt32.random(in: 1_000...150_000, using: &random)) * 1_000)
             }
-            child.kill()
             let code = child.wait()
             #expect(code == 128 + SIGKILL, "the writer stopped on its own (\(code)): \(child.errorOutput); \(context)")
             let log = WriterLog(lines: child.outputLines)

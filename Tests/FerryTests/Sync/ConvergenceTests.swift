@@ -36,7 +36,7 @@ import FerryTestSupport
     /// Sync rounds per seed.
     static let rounds = Int(SeededRandom.environmentNumber("FERRY_CONVERGENCE_ROUNDS", default: 10))
 
-    @Test(arguments: seeds)
+    @Test(.serialized, arguments: seeds)
     func randomReplicasConverge(seed: UInt64) async throws {
         let tally = try await run(seed: seed, rounds: ConvergenceTests.rounds)
         print(
@@ -82,6 +82,7 @@ import FerryTestSupport
                 options: syncOptions
             ).run()
             tally.syncs += 1
+            await Task.yield()  // syncs block on file I/O: let other tests' tasks run in between
             return report.pulled + report.pushed
         }
 
