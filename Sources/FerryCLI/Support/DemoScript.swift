@@ -155,9 +155,23 @@ struct DemoScript {
         return (count, true)
     }
 
-    /// Imports the API-style users (with their nested companies and notes) when the importer is
-    /// available; returns the line to print.
-    private func importUsers(into store: Store) throws -> String { "" }
+    /// Imports the API-style users (with their nested companies and notes) through the store's
+    /// schema, then a later response of the same endpoint; returns the lines to print.
+    private func importUsers(into store: Store) throws -> String {
+        try FileSystem.writeFileAtomically(
+            store.layout.schema, try FileSystem.readFile(sampleData + "/schema.json"), durable: false)
+        let users = try EntityName("User")
+        var lines: [String] = []
+        for file in ["users.json", "users-update.json"] {
+            let started = Date()
+            let report = try store.importRecords(try FileSystem.readFile(sampleData + "/" + file), into: users)
+            let perEntity = report.countsByEntity.sorted { $0.key < $1.key }.map { "\($0.key.rawValue) \($0.value)" }
+            lines.append(
+                String(format: "   %-34@ → import: %@; %d journal entries (%.1f ms)", file as NSString,
+                       perEntity.joined(separator: "; ") as NSString, report.journalEntries, Date().timeIntervalSince(started) * 1000))
+        }
+        return lines.joined(separator: "\n")
+    }
 
     /// Finds SampleData: the option, `$FERRY_SAMPLE_DATA`, the working directory, or next to the
     /// package the binary was built in.
