@@ -72,42 +72,21 @@ public struct ImportDate: Sendable, Hashable, Comparable, CustomStringConvertibl
     }
 }
 
-// MARK: - Calendar arithmetic (proleptic Gregorian, after H. Hinnant's days_from_civil)
+// MARK: - Calendar arithmetic (proleptic Gregorian; the algorithms live in ISO8601Milliseconds)
 
 extension ImportDate {
     /// Days since 1970-01-01 of a valid civil date.
     static func days(fromCivilYear year: Int64, month: Int64, day: Int64) -> Int64 {
-        let shiftedYear = month <= 2 ? year - 1 : year
-        let era = floorDivide(shiftedYear, 400)
-        let yearOfEra = shiftedYear - era * 400
-        let dayOfYear = (153 * (month > 2 ? month - 3 : month + 9) + 2) / 5 + day - 1
-        let dayOfEra = yearOfEra * 365 + yearOfEra / 4 - yearOfEra / 100 + dayOfYear
-        return era * 146_097 + dayOfEra - 719_468
+        ISO8601Milliseconds.daysFromCivil(year: year, month: month, day: day)
     }
 
     /// The civil date of a number of days since 1970-01-01.
     static func civil(fromDays days: Int64) -> (year: Int64, month: Int64, day: Int64) {
-        let shifted = days + 719_468
-        let era = floorDivide(shifted, 146_097)
-        let dayOfEra = shifted - era * 146_097
-        let yearOfEra = (dayOfEra - dayOfEra / 1460 + dayOfEra / 36524 - dayOfEra / 146_096) / 365
-        let dayOfYear = dayOfEra - (365 * yearOfEra + yearOfEra / 4 - yearOfEra / 100)
-        let monthIndex = (5 * dayOfYear + 2) / 153
-        let day = dayOfYear - (153 * monthIndex + 2) / 5 + 1
-        let month = monthIndex < 10 ? monthIndex + 3 : monthIndex - 9
-        return (yearOfEra + era * 400 + (month <= 2 ? 1 : 0), month, day)
-    }
-
-    static func isLeapYear(_ year: Int64) -> Bool {
-        year % 4 == 0 && (year % 100 != 0 || year % 400 == 0)
+        ISO8601Milliseconds.civilDate(fromDays: days)
     }
 
     static func daysInMonth(_ month: Int64, year: Int64) -> Int64 {
-        switch month {
-        case 2: return isLeapYear(year) ? 29 : 28
-        case 4, 6, 9, 11: return 30
-        default: return 31
-        }
+        ISO8601Milliseconds.daysInMonth(year: year, month: month)
     }
 
     static func floorDivide(_ value: Int64, _ divisor: Int64) -> Int64 {

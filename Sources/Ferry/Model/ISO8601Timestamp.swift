@@ -86,36 +86,18 @@ enum ISO8601Timestamp {
         return Date(timeIntervalSince1970: Double(seconds) + Double(nanoseconds) / 1_000_000_000)
     }
 
-    // MARK: - Calendar arithmetic (H. Hinnant, "chrono-Compatible Low-Level Date Algorithms")
+    // MARK: - Calendar arithmetic (shared with ISO8601Milliseconds)
 
     private static func civilDate(fromDaysSince1970 days: Int64) -> (year: Int64, month: Int64, day: Int64) {
-        let shifted = days + 719_468
-        let era = floorDivide(shifted, 146_097)
-        let dayOfEra = shifted - era * 146_097
-        let yearOfEra = (dayOfEra - dayOfEra / 1460 + dayOfEra / 36_524 - dayOfEra / 146_096) / 365
-        let dayOfYear = dayOfEra - (365 * yearOfEra + yearOfEra / 4 - yearOfEra / 100)
-        let shiftedMonth = (5 * dayOfYear + 2) / 153
-        let day = dayOfYear - (153 * shiftedMonth + 2) / 5 + 1
-        let month = shiftedMonth < 10 ? shiftedMonth + 3 : shiftedMonth - 9
-        let year = yearOfEra + era * 400 + (month <= 2 ? 1 : 0)
-        return (year, month, day)
+        ISO8601Milliseconds.civilDate(fromDays: days)
     }
 
     private static func daysSince1970(year: Int64, month: Int64, day: Int64) -> Int64 {
-        let marchYear = month <= 2 ? year - 1 : year
-        let era = floorDivide(marchYear, 400)
-        let yearOfEra = marchYear - era * 400
-        let dayOfYear = (153 * (month > 2 ? month - 3 : month + 9) + 2) / 5 + day - 1
-        let dayOfEra = yearOfEra * 365 + yearOfEra / 4 - yearOfEra / 100 + dayOfYear
-        return era * 146_097 + dayOfEra - 719_468
+        ISO8601Milliseconds.daysFromCivil(year: year, month: month, day: day)
     }
 
     private static func daysIn(month: Int64, year: Int64) -> Int64 {
-        switch month {
-        case 2: return year % 4 == 0 && (year % 100 != 0 || year % 400 == 0) ? 29 : 28
-        case 4, 6, 9, 11: return 30
-        default: return 31
-        }
+        ISO8601Milliseconds.daysInMonth(year: year, month: month)
     }
 
     private static func floorDivide(_ value: Int64, _ divisor: Int64) -> Int64 {

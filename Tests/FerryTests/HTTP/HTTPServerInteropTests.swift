@@ -11,8 +11,8 @@ import Testing
             .first { FileManager.default.isExecutableFile(atPath: $0) }
     }
 
-    @Test(.disabled(if: curlMissing, "curl is not installed at /usr/bin/curl"))
-    func curlGetKeepAliveAndStream() async throws {
+    @Test func curlGetKeepAliveAndStream() async throws {
+        try #require(!Self.curlMissing, "interoperability needs curl at \(Self.curl)")
         let server = try TestServer()
         let base = "http://127.0.0.1:\(server.port)"
         let result = try await onThread {
@@ -26,8 +26,8 @@ import Testing
         await server.stop()
     }
 
-    @Test(.disabled(if: curlMissing, "curl is not installed at /usr/bin/curl"))
-    func curlPostsTwoMegabytes() async throws {
+    @Test func curlPostsTwoMegabytes() async throws {
+        try #require(!Self.curlMissing, "interoperability needs curl at \(Self.curl)")
         let server = try TestServer()
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("ferry-http-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
@@ -52,8 +52,8 @@ import Testing
         await server.stop()
     }
 
-    @Test(.disabled(if: curlMissing, "curl is not installed at /usr/bin/curl"))
-    func curlSeesTheJSONErrorForATooLargeBody() async throws {
+    @Test func curlSeesTheJSONErrorForATooLargeBody() async throws {
+        try #require(!Self.curlMissing, "interoperability needs curl at \(Self.curl)")
         let server = try TestServer { $0.maximumBodyBytes = 1000 }
         let result = try await onThread {
             try runProgram(Self.curl, ["-sS", "--max-time", "10", "--data-binary", String(repeating: "z", count: 5000),
@@ -63,8 +63,8 @@ import Testing
         await server.stop()
     }
 
-    @Test(.disabled(if: python == nil, "python3 is not installed"))
-    func pythonHTTPClient() async throws {
+    @Test func pythonHTTPClient() async throws {
+        let python = try #require(Self.python, "interoperability needs python3")
         let server = try TestServer()
         let script = """
             import http.client, sys
@@ -76,7 +76,6 @@ import Testing
             c.request("GET", "/missing"); r = c.getresponse(); assert r.status == 404 and b'"error"' in r.read()
             print("ok")
             """
-        let python = try #require(Self.python)
         let result = try await onThread { try runProgram(python, ["-c", script, "\(server.port)"]) }
         #expect(result.status == 0, "\(result.error)")
         #expect(String(decoding: result.output, as: UTF8.self) == "ok\n")
