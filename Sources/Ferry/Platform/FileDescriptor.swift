@@ -174,7 +174,7 @@ public struct FileDescriptor: Sendable {
 }
 
 // Aliases that keep the C functions apart from the methods of the same names.
-@inline(__always) private func Glibc_open(_ path: String, _ flags: Int32, _ mode: mode_t) -> Int32 {
+@inline(__always) func Glibc_open(_ path: String, _ flags: Int32, _ mode: mode_t) -> Int32 {
     open(path, flags, mode)
 }
 @inline(__always) private func Glibc_close(_ fd: Int32) -> Int32 { close(fd) }

@@ -176,6 +176,50 @@ public enum FileSystem {
 }
 
 extension FileSystem {
+    /// Creates a file that did not exist, so that it appears complete or not at all, in one
+    /// directory change instead of two.
+    ///
+    /// On Linux the bytes go into an unnamed file (`O_TMPFILE`) that is then linked under
+    /// `path`: a reader never sees it half written, and no temporary name is created and
+    /// renamed away. Elsewhere, or where the file system lacks `O_TMPFILE`, and when `path`
+    /// already exists, this is ``writeFileAtomically(_:_:durable:)``. Not durable: callers
+    /// rely on a journal that can repair the file.
+    /// - Returns: the status of the new file.
+    @discardableResult
+    public static func createFileAtomically(_ path: String, _ bytes: [UInt8]) throws(SystemError) -> FileStatus {
+        #if os(Linux) && (arch(x86_64) || arch(arm64))
+        if let status = try linkUnnamedFile(at: path, bytes) { return status }
+        #endif
+        return try writeFileAtomically(path, bytes, durable: false)
+    }
+
+    #if os(Linux) && (arch(x86_64) || arch(arm64))
+    /// `O_TMPFILE` is a macro Swift does not import: `__O_TMPFILE | O_DIRECTORY`.
+    private static let openUnnamedFile: Int32 = 0o20_000_000 | O_DIRECTORY
+
+    /// The `O_TMPFILE` path of ``createFileAtomically(_:_:)``; `nil` when it does not apply
+    /// (no support, no `/proc`, or `path` exists), so the caller falls back to a rename.
+    private static func linkUnnamedFile(at path: String, _ bytes: [UInt8]) throws(SystemError) -> FileStatus? {
+        let parent = parentPath(of: path)
+        let fd = retryingOnInterrupt { Glibc_open(parent, O_WRONLY | O_CLOEXEC | openUnnamedFile, 0o644) }
+        guard fd >= 0 else {
+            let code = errno
+            if code == ENOENT || code == ENOTDIR { throw SystemError("open", path: parent, code: code) }
+            return nil  // EOPNOTSUPP, EISDIR (old kernels), EINVAL: no unnamed files here
+        }
+        let file = FileDescriptor(rawValue: fd, path: path)
+        defer { file.close() }
+        try file.writeAll(bytes)
+        let info = try file.status()
+        if linkat(AT_FDCWD, "/proc/self/fd/\(fd)", AT_FDCWD, path, AT_SYMLINK_FOLLOW) == 0 { return info }
+        let code = errno
+        if code == EEXIST || code == ENOENT && FileSystem.exists(parent) { return nil }
+        throw SystemError("link", path: path, code: code)
+    }
+    #endif
+}
+
+extension FileSystem {
     /// Drops an advisory `flock` held through `file`.
     public static func unlock(_ file: FileDescriptor) {
         _ = flock(file.rawValue, LOCK_UN)

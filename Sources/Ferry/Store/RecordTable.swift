@@ -50,6 +50,28 @@ struct RecordTable: Sequence {
         return all.makeIterator()
     }
 
+    /// Visits every record for a scan of the record files, cheaply: records unchanged since
+    /// the snapshot as raw snapshot lines with their sort keys (`<entity>\t<encoded id>`), to
+    /// be decoded only when needed; records changed since as states.
+    func forEachForScan(
+        unchanged: (_ sortKey: ArraySlice<UInt8>, _ line: ArraySlice<UInt8>) -> Void,
+        changed: (RecordKey, RecordState) -> Void
+    ) {
+        if let base {
+            let overridden = Set(overlay.keys.map(SnapshotFile.sortKey))
+            base.forEachRawLine { sortKey, line in
+                if !overridden.isEmpty && overridden.contains(Array(sortKey)) { return }
+                unchanged(sortKey, line)
+            }
+        }
+        for (key, state) in overlay { changed(key, state) }
+    }
+
+    /// Decodes a line handed out by ``forEachForScan(unchanged:changed:)``.
+    func decode(line: ArraySlice<UInt8>) -> (RecordKey, RecordState)? {
+        base?.decodeRecord(line)
+    }
+
     /// The keys of every record.
     var keys: [RecordKey] { map(\.key) }
 }

@@ -1,3 +1,11 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
 /// The on-disk index snapshot, `.ferry/index`, read lazily: opening reads only the header;
 /// looking a record up binary-searches the sorted record lines with `pread` (after many
 /// lookups, the whole file is read once and searched in memory). So the cost of a sync or a
@@ -278,10 +286,11 @@ final class SnapshotFile: @unchecked Sendable {
         var starts: [Int] = []
         starts.reserveCapacity(header.recordCount)
         var start = 0
-        bytes.withUnsafeBufferPointer { buffer in
-            for index in 0..<buffer.count where buffer[index] == 10 {
+        bytes.withUnsafeBytes { buffer in
+            guard let base = buffer.baseAddress else { return }
+            while start < buffer.count, let newline = memchr(base + start, 10, buffer.count - start) {
                 starts.append(start)
-                start = index + 1
+                start = base.distance(to: UnsafeRawPointer(newline)) + 1
             }
         }
         if starts.count != header.recordCount { damage = "expected \(header.recordCount) records, found \(starts.count)" }
@@ -330,6 +339,60 @@ final class SnapshotFile: @unchecked Sendable {
                 end += 1
             }
             body(line[(line.startIndex + 2)..<end], line)
+        }
+    }
+
+    // MARK: Status scans
+
+    /// Decodes a record line handed out by ``forEachRawLine(_:)``.
+    func decodeRecord(_ line: ArraySlice<UInt8>) -> (RecordKey, RecordState)? {
+        decodeWithKey(line)
+    }
+
+    /// Whether a record line says the record is live and its file, as Ferry wrote it, matches
+    /// `status` (see ``FileStamp/matches(_:)``). The fast path of a status scan: it reads four
+    /// integers and a flag, and decodes nothing else.
+    static func stampOfLine(_ line: ArraySlice<UInt8>, matches status: FileStatus) -> Bool {
+        line.withUnsafeBufferPointer { bytes -> Bool in
+            var position = 0
+            // Skip K, entity, encoded id and last sequence.
+            var tabs = 0
+            while position < bytes.count && tabs < 4 {
+                if bytes[position] == 9 { tabs += 1 }
+                position += 1
+            }
+            // size,modified,inode,hash,taken: "-" (no file) fails the first number.
+            func number(_ terminator: UInt8) -> Int64? {
+                var value: Int64 = 0
+                let start = position
+                while position < bytes.count, bytes[position] != terminator {
+                    let digit = bytes[position] &- 48
+                    guard digit < 10 else { return nil }
+                    let (product, overflow1) = value.multipliedReportingOverflow(by: 10)
+                    let (sum, overflow2) = product.addingReportingOverflow(Int64(digit))
+                    guard !overflow1 && !overflow2 else { return nil }
+                    value = sum
+                    position += 1
+                }
+                guard position > start, position < bytes.count else { return nil }
+                position += 1
+                return value
+            }
+            let comma = UInt8(ascii: ",")
+            guard let size = number(comma), size == status.size, let modified = number(comma),
+                modified == status.modificationNanoseconds, let inode = number(comma), UInt64(inode) == status.inode
+            else { return false }
+            while position < bytes.count && bytes[position] != comma { position += 1 }  // the hash
+            position += 1
+            guard let taken = number(9), modified + FileStamp.granularityNanoseconds < taken else { return false }
+            // Live: the winner (the first version: origin,counter,physical,logical,deleted,...)
+            // is not a delete.
+            var commas = 0
+            while position < bytes.count && commas < 4 {
+                if bytes[position] == comma { commas += 1 }
+                position += 1
+            }
+            return position + 1 < bytes.count && bytes[position] == UInt8(ascii: "0") && bytes[position + 1] == comma
         }
     }
 

@@ -31,10 +31,14 @@ extension Store {
     }
 
     /// The scan behind `status` and `commit`; caller holds the lock.
+    ///
+    /// It lists the record files, then walks the index once, matching each record to its file
+    /// by the snapshot's sort key. A record unchanged since the snapshot whose file matches its
+    /// stamp is settled from the raw snapshot line: nothing is decoded, nothing read.
     func scanForEdits() throws(StoreError) -> StoreStatus {
         var status = StoreStatus()
-        var seen = Set<RecordKey>()
         let now = FileSystem.currentTimeNanoseconds()
+        var files = RecordFileListing()
         let entityDirectories: [FileSystem.DirectoryEntry]
         do {
             entityDirectories = FileSystem.exists(layout.records) ? try FileSystem.contents(ofDirectory: layout.records) : []
@@ -49,61 +53,97 @@ extension Store {
                 status.problems.append(.init(path: relative, reason: "folder name is not a valid entity name"))
                 continue
             }
-            try scanEntityDirectory(
-                entity: entity, path: layout.records + "/" + directory.name, relativePrefix: "",
-                status: &status, seen: &seen, now: now)
+            try listEntityDirectory(
+                entity: entity, path: layout.records + "/" + directory.name, relativePrefix: "", encodedPrefix: "",
+                files: &files, status: &status)
         }
-        for (key, state) in index.records where state.isLive && !seen.contains(key) {
-            status.edits.append(.init(kind: .deleted, key: key, path: layout.relativeRecordPath(key), document: nil))
+
+        // Records the index knows, each matched with its file (or its absence).
+        var suspects: [(RecordKey, RecordState, RecordFileListing.File)] = []
+        let records = index.records
+        records.forEachForScan(
+            unchanged: { sortKey, line in
+                let file = files.take(sortKey)
+                if let file, SnapshotFile.stampOfLine(line, matches: file.status) { return }
+                guard let (key, state) = records.decode(line: line) else { return }
+                if let file {
+                    suspects.append((key, state, file))
+                } else if state.isLive {
+                    status.edits.append(.init(kind: .deleted, key: key, path: layout.relativeRecordPath(key), document: nil))
+                }
+            },
+            changed: { key, state in
+                let file = files.take(SnapshotFile.sortKey(key)[...])
+                if let file {
+                    if state.isLive, let stamp = state.file, stamp.matches(file.status) { return }
+                    suspects.append((key, state, file))
+                } else if state.isLive {
+                    status.edits.append(.init(kind: .deleted, key: key, path: layout.relativeRecordPath(key), document: nil))
+                }
+            })
+        if let damage = records.damage { throw .damagedIndex(reason: damage) }
+        for (key, state, file) in suspects {
+            examine(key, state: state, file: file, into: &status, now: now)
+        }
+        // Files no record claims: new records, or names that are not record file names.
+        for file in files.unclaimed {
+            guard let id = RecordFileName.id(fromRelativePath: file.relativeName) else {
+                status.problems.append(.init(path: file.displayPath, reason: fileNameAdvice(file.relativeName)))
+                continue
+            }
+            let key = RecordKey(entity: file.entity, id: id)
+            examine(key, state: index.records[key], file: file, into: &status, now: now)
         }
         status.edits.sort { $0.path.utf8.lexicographicallyPrecedes($1.path.utf8) }
         status.problems.sort { $0.path.utf8.lexicographicallyPrecedes($1.path.utf8) }
+        // A scan that confirmed many files (after a large import, say) merges their stamps
+        // into the snapshot now, so the next scan settles them from raw snapshot lines.
+        if stampsChanged && index.records.overlay.count >= max(Int(options.snapshotInterval), index.records.count / 16) {
+            try persistIndex()
+        }
         return status
     }
 
-    private func scanEntityDirectory(
-        entity: EntityName, path: String, relativePrefix: String, status: inout StoreStatus,
-        seen: inout Set<RecordKey>, now: Int64
+    /// Lists an entity folder (and the `~` folders of long ids inside it) into `files`.
+    private func listEntityDirectory(
+        entity: EntityName, path: String, relativePrefix: String, encodedPrefix: String?,
+        files: inout RecordFileListing, status: inout StoreStatus
     ) throws(StoreError) {
         let entries: [FileSystem.ScannedEntry]
         do { entries = try FileSystem.scan(directory: path) } catch { throw .io(error) }
         for entry in entries {
-            let relativeName = relativePrefix + entry.name
-            let displayPath = "records/\(entity.rawValue)/\(relativeName)"
             if entry.name.hasPrefix(".tmp-") { continue }
+            let relativeName = relativePrefix + entry.name
             if entry.status.kind == .directory {
                 if entry.name.hasSuffix("~") {
-                    try scanEntityDirectory(
+                    try listEntityDirectory(
                         entity: entity, path: path + "/" + entry.name, relativePrefix: relativeName + "/",
-                        status: &status, seen: &seen, now: now)
+                        encodedPrefix: entry.name.utf8.count == RecordFileName.pieceLength + 1 ? encodedPrefix.map { $0 + entry.name.dropLast() } : nil,
+                        files: &files, status: &status)
                 } else {
-                    status.problems.append(.init(path: displayPath, reason: "unexpected folder"))
+                    status.problems.append(.init(path: "records/\(entity.rawValue)/\(relativeName)", reason: "unexpected folder"))
                 }
                 continue
             }
             guard entry.status.kind == .regular else {
-                status.problems.append(.init(path: displayPath, reason: "not a regular file"))
+                status.problems.append(.init(path: "records/\(entity.rawValue)/\(relativeName)", reason: "not a regular file"))
                 continue
             }
-            guard let id = RecordFileName.id(fromRelativePath: relativeName) else {
-                status.problems.append(.init(path: displayPath, reason: fileNameAdvice(relativeName)))
-                continue
-            }
-            let key = RecordKey(entity: entity, id: id)
-            seen.insert(key)
-            let state = index.records[key]
-            if let state, state.isLive, let stamp = state.file, stamp.matches(entry.status) { continue }
-            try examine(key, state: state, path: path + "/" + entry.name, displayPath: displayPath, fileStatus: entry.status, into: &status, now: now)
+            files.add(
+                RecordFileListing.File(
+                    entity: entity, directory: path, name: entry.name, relativeName: relativeName, status: entry.status),
+                encodedPrefix: encodedPrefix)
         }
     }
 
     /// Reads a file whose stamp did not match and decides what it is.
     private func examine(
-        _ key: RecordKey, state: RecordState?, path: String, displayPath: String, fileStatus: FileStatus,
-        into status: inout StoreStatus, now: Int64
-    ) throws(StoreError) {
+        _ key: RecordKey, state: RecordState?, file: RecordFileListing.File, into status: inout StoreStatus, now: Int64
+    ) {
+        let displayPath = file.displayPath
+        let fileStatus = file.status
         let bytes: [UInt8]
-        do { bytes = try FileSystem.readFile(path, limit: options.maximumDocumentBytes * 4) } catch {
+        do { bytes = try FileSystem.readFile(file.path, limit: options.maximumDocumentBytes * 4) } catch {
             status.problems.append(.init(path: displayPath, reason: error.message))
             return
         }

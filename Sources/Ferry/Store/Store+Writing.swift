@@ -141,7 +141,7 @@ extension Store {
                     // The winner did not change; the file is already right.
                 } else {
                     let document = try self.document(of: after.winner, documents: documents)
-                    try writeRecordFile(key, path: path, document: document)
+                    try writeRecordFile(key, path: path, document: document, isNew: before?.file == nil)
                 }
             } else if before?.isLive ?? false || FileSystem.exists(path) {
                 try FileSystem.removeFile(path)
@@ -168,14 +168,19 @@ extension Store {
     }
 
     /// Writes a live record's file atomically and remembers its stamp.
-    func writeRecordFile(_ key: RecordKey, path: String, document: JSONValue) throws(SystemError) {
+    /// - Parameter isNew: Ferry wrote no file for this record yet, so the file is most likely
+    ///   absent and can be created without a temporary name.
+    func writeRecordFile(_ key: RecordKey, path: String, document: JSONValue, isNew: Bool = false) throws(SystemError) {
         let bytes = document.prettyBytes()
+        func write() throws(SystemError) -> FileStatus {
+            isNew ? try FileSystem.createFileAtomically(path, bytes) : try FileSystem.writeFileAtomically(path, bytes, durable: false)
+        }
         let status: FileStatus
         do {
-            status = try FileSystem.writeFileAtomically(path, bytes, durable: false)
+            status = try write()
         } catch where error.isNotFound {
             try FileSystem.createDirectories(FileSystem.parentPath(of: path))
-            status = try FileSystem.writeFileAtomically(path, bytes, durable: false)
+            status = try write()
         }
         let stamp = FileStamp(
             size: status.size, modificationNanoseconds: status.modificationNanoseconds, inode: status.inode,

@@ -92,3 +92,66 @@ import FerryTestSupport
         #expect(try store.status().isClean)
     }
 }
+
+/// Status over a store whose index lives in a snapshot file: records unchanged since the
+/// snapshot are settled from its raw lines, changed ones from memory.
+@Suite struct SnapshotStatusTests {
+    let users = try! EntityName("User")
+
+    /// Sets a file's modification time `seconds` into the past, as if written long ago.
+    func age(_ file: String, seconds: Int) throws {
+        let status = try #require(try FileSystem.status(file))
+        let past = status.modificationNanoseconds / 1_000_000_000 - Int64(seconds)
+        var times = [timespec(tv_sec: Int(past), tv_nsec: 0), timespec(tv_sec: Int(past), tv_nsec: 0)]
+        #expect(utimensat(AT_FDCWD, file, &times, 0) == 0)
+    }
+
+    @Test func everyKindOfEditIsFoundAgainstTheSnapshot() throws {
+        let directory = try TemporaryDirectory()
+        let path = directory.subpath("s")
+        var options = StoreOptions()
+        options.snapshotInterval = 1
+        let longID = try RecordID(String(repeating: "x", count: 250))
+        var store = try Store.create(at: path, options: options)
+        try store.write(
+            try (0..<20).map { .put(RecordKey(entity: users, id: try RecordID("u\($0)")), ["n": .integer(Int64($0))]) }
+                + [.put(RecordKey(entity: users, id: longID), ["long": true])])
+        try store.delete(entity: users, id: RecordID("u19"))
+        // Age every file and confirm it, so the snapshot holds stamps outside the racy window.
+        for name in try FileSystem.contents(ofDirectory: path + "/records/User").map(\.name) where name.hasSuffix(".json") {
+            try age(path + "/records/User/" + name, seconds: 60)
+        }
+        try age(path + "/records/User/" + RecordFileName.relativePath(for: longID), seconds: 60)
+        #expect(try store.status().isClean)
+        store.close()
+        #expect(FileSystem.exists(path + "/.ferry/index"))
+
+        store = try Store.open(at: path, options: options)
+        #expect(try store.status().isClean)
+        // A change after the snapshot lives in memory; it is clean too.
+        try store.put(["n": 100], entity: users, id: RecordID("u0"))
+        #expect(try store.status().isClean)
+
+        try FileSystem.writeFileAtomically(path + "/records/User/u1.json", Array("{\"n\": 11}\n".utf8), durable: false)
+        try FileSystem.writeFileAtomically(path + "/records/User/u0.json", Array("{\"n\": 101}\n".utf8), durable: false)
+        try FileSystem.removeFile(path + "/records/User/u2.json")
+        try FileSystem.writeFileAtomically(path + "/records/User/u19.json", Array("{\"back\": true}\n".utf8), durable: false)
+        try FileSystem.writeFileAtomically(path + "/records/User/new.json", Array("{\"new\": true}\n".utf8), durable: false)
+        // A file in a folder that looks like a long id's piece but is not one.
+        try FileSystem.createDirectories(path + "/records/User/u3~")
+        try FileSystem.writeFileAtomically(path + "/records/User/u3~/x.json", Array("{}\n".utf8), durable: false)
+        let status = try store.status()
+        #expect(status.edits.map(\.path) == [
+            "records/User/new.json", "records/User/u0.json", "records/User/u1.json", "records/User/u19.json", "records/User/u2.json",
+        ])
+        #expect(status.edits.map(\.kind) == [.created, .modified, .modified, .created, .deleted])
+        #expect(status.problems.map(\.path) == ["records/User/u3~/x.json"])
+        try FileSystem.removeTree(path + "/records/User/u3~")
+        try store.commit()
+        #expect(try store.get(entity: users, id: RecordID("u19")) == ["back": true])
+        #expect(try store.get(entity: users, id: RecordID("u2")) == nil)
+        #expect(try store.status().isClean)
+        store.close()
+        #expect(try Store.open(at: path, options: options).status().isClean)
+    }
+}
