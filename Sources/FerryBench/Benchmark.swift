@@ -75,3 +75,9 @@ enum Format {
         String(format: "%.2fx %@", value / max(reference, 1e-9), name)
     }
 }
+
+/// A benchmark that found the store in a state it did not expect.
+struct BenchmarkError: Error, CustomStringConvertible {
+    var description: String
+    init(_ description: String) { self.description = description }
+}

@@ -59,12 +59,40 @@ struct RecordTable: Sequence {
     ) {
         if let base {
             let overridden = Set(overlay.keys.map(SnapshotFile.sortKey))
-            base.forEachRawLine { sortKey, line in
+            base.forEachRawLineStreaming { sortKey, line in
                 if !overridden.isEmpty && overridden.contains(Array(sortKey)) { return }
                 unchanged(sortKey, line)
             }
         }
         for (key, state) in overlay { changed(key, state) }
+    }
+
+    /// The ids of an entity's live records, unsorted. Records unchanged since the snapshot are
+    /// read from raw lines: only the id is decoded.
+    func liveIDs(of entity: EntityName) -> [RecordID] {
+        var ids: [RecordID] = []
+        let prefix = Array(entity.rawValue.utf8) + [9]
+        if let base {
+            let overridden = Set(overlay.keys.lazy.filter { $0.entity == entity }.map(SnapshotFile.sortKey))
+            base.forEachRawLine { sortKey, line in
+                guard sortKey.starts(with: prefix) else { return }
+                if !overridden.isEmpty && overridden.contains(Array(sortKey)) { return }
+                guard SnapshotFile.lineIsLive(line), let id = RecordFileName.decode(bytes: sortKey.dropFirst(prefix.count)) else { return }
+                ids.append(id)
+            }
+        }
+        for (key, state) in overlay where key.entity == entity && state.isLive { ids.append(key.id) }
+        return ids
+    }
+
+    /// Replaces the state of a record the table already has (no lookup to count it).
+    mutating func replaceExisting(_ key: RecordKey, with state: RecordState) {
+        overlay[key] = state
+    }
+
+    /// Marks the snapshot damaged (a consistency check failed), so the store rebuilds it.
+    mutating func markDamaged(_ reason: String) {
+        base?.markDamaged(reason)
     }
 
     /// Decodes a line handed out by ``forEachForScan(unchanged:changed:)``.

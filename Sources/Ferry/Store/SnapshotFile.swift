@@ -344,6 +344,11 @@ final class SnapshotFile: @unchecked Sendable {
 
     // MARK: Status scans
 
+    /// Records why the snapshot cannot be trusted (the first reason wins).
+    func markDamaged(_ reason: String) {
+        if damage == nil { damage = reason }
+    }
+
     /// Decodes a record line handed out by ``forEachRawLine(_:)``.
     func decodeRecord(_ line: ArraySlice<UInt8>) -> (RecordKey, RecordState)? {
         decodeWithKey(line)
@@ -394,6 +399,70 @@ final class SnapshotFile: @unchecked Sendable {
             }
             return position + 1 < bytes.count && bytes[position] == UInt8(ascii: "0") && bytes[position + 1] == comma
         }
+    }
+
+    /// Whether a record line's winner (its first version) is live, read without decoding.
+    static func lineIsLive(_ line: ArraySlice<UInt8>) -> Bool {
+        line.withUnsafeBufferPointer { bytes -> Bool in
+            var position = 0
+            var tabs = 0
+            while position < bytes.count && tabs < 5 {
+                if bytes[position] == 9 { tabs += 1 }
+                position += 1
+            }
+            var commas = 0
+            while position < bytes.count && commas < 4 {
+                if bytes[position] == UInt8(ascii: ",") { commas += 1 }
+                position += 1
+            }
+            return position + 1 < bytes.count && bytes[position] == UInt8(ascii: "0") && bytes[position + 1] == UInt8(ascii: ",")
+        }
+    }
+
+    /// Like ``forEachRawLine(_:)``, but reads the file in 1 MiB pieces when it is not in
+    /// memory already, so merging a large snapshot does not hold all of it.
+    func forEachRawLineStreaming(_ body: (_ sortKey: ArraySlice<UInt8>, _ line: ArraySlice<UInt8>) -> Void) {
+        if memory != nil {
+            forEachRawLine(body)
+            return
+        }
+        var offset = bodyStart
+        var carry: [UInt8] = []
+        var seen = 0
+        while offset < bodyEnd {
+            let count = Int(min(Int64(1 << 20), bodyEnd - offset))
+            guard let piece = try? file.read(at: offset, count: count), piece.count == count else {
+                damage = "cannot read \(path)"
+                return
+            }
+            offset += Int64(count)
+            carry.append(contentsOf: piece)
+            var start = 0
+            while let newline = carry[start...].firstIndex(of: 10) {
+                let line = carry[start..<newline]
+                body(SnapshotFile.sortKey(ofLine: line), line)
+                seen += 1
+                start = newline + 1
+            }
+            carry.removeFirst(start)
+        }
+        if !carry.isEmpty || seen != header.recordCount {
+            damage = "expected \(header.recordCount) records, found \(seen)"
+        }
+    }
+
+    /// The sort key of a record line: from after `K\t` up to the third tab.
+    static func sortKey(ofLine line: ArraySlice<UInt8>) -> ArraySlice<UInt8> {
+        var end = line.startIndex + 2
+        var tabs = 0
+        while end < line.endIndex {
+            if line[end] == 9 {
+                tabs += 1
+                if tabs == 2 { break }
+            }
+            end += 1
+        }
+        return line[min(line.startIndex + 2, end)..<end]
     }
 
     // MARK: Decoding

@@ -58,8 +58,8 @@ extension Store {
                 files: &files, status: &status)
         }
 
-        // Records the index knows, each matched with its file (or its absence).
-        var suspects: [(RecordKey, RecordState, RecordFileListing.File)] = []
+        // Records the index knows, each matched with its file (or its absence). The walk goes
+        // over a copy of the table; confirming a file updates the store's own.
         let records = index.records
         records.forEachForScan(
             unchanged: { sortKey, line in
@@ -67,7 +67,7 @@ extension Store {
                 if let file, SnapshotFile.stampOfLine(line, matches: file.status) { return }
                 guard let (key, state) = records.decode(line: line) else { return }
                 if let file {
-                    suspects.append((key, state, file))
+                    examine(key, state: state, file: file, into: &status, now: now)
                 } else if state.isLive {
                     status.edits.append(.init(kind: .deleted, key: key, path: layout.relativeRecordPath(key), document: nil))
                 }
@@ -76,15 +76,12 @@ extension Store {
                 let file = files.take(SnapshotFile.sortKey(key)[...])
                 if let file {
                     if state.isLive, let stamp = state.file, stamp.matches(file.status) { return }
-                    suspects.append((key, state, file))
+                    examine(key, state: state, file: file, into: &status, now: now)
                 } else if state.isLive {
                     status.edits.append(.init(kind: .deleted, key: key, path: layout.relativeRecordPath(key), document: nil))
                 }
             })
         if let damage = records.damage { throw .damagedIndex(reason: damage) }
-        for (key, state, file) in suspects {
-            examine(key, state: state, file: file, into: &status, now: now)
-        }
         // Files no record claims: new records, or names that are not record file names.
         for file in files.unclaimed {
             guard let id = RecordFileName.id(fromRelativePath: file.relativeName) else {
@@ -149,9 +146,11 @@ extension Store {
         }
         let fileHash = SHA256.hash(bytes)
         func confirm() {
-            index.records[key]?.file = FileStamp(
+            guard var confirmed = state else { return }
+            confirmed.file = FileStamp(
                 size: fileStatus.size, modificationNanoseconds: fileStatus.modificationNanoseconds, inode: fileStatus.inode,
                 contentHash: fileHash, takenAtNanoseconds: now)
+            index.records.replaceExisting(key, with: confirmed)
             stampsChanged = true
         }
         if let state, state.isLive, state.file?.contentHash == fileHash {

@@ -23,22 +23,54 @@ extension Store {
 
     /// The ids of an entity's live records, sorted by their UTF-8 bytes.
     public func ids(of entity: EntityName) throws(StoreError) -> [RecordID] {
-        try withReadAccess { () throws(StoreError) -> [RecordID] in
-            index.records.compactMap { $0.key.entity == entity && $0.value.isLive ? $0.key.id : nil }.sorted()
-        }
+        try withReadAccess { () throws(StoreError) -> [RecordID] in liveIDs(of: entity).sorted() }
     }
 
     /// The live records of an entity with their documents, sorted by id.
+    ///
+    /// Holds every document in memory; ``forEachRecord(of:_:)`` streams them instead.
     public func records(of entity: EntityName) throws(StoreError) -> [(id: RecordID, document: JSONValue)] {
-        try withReadAccess { () throws(StoreError) -> [(id: RecordID, document: JSONValue)] in
-            var result: [(id: RecordID, document: JSONValue)] = []
-            let keys = index.records.compactMap { $0.key.entity == entity && $0.value.isLive ? $0.key : nil }.sorted()
-            for key in keys {
-                guard let state = index.records[key] else { continue }
-                result.append((key.id, try currentDocument(key, state: state)))
-            }
-            return result
+        var result: [(id: RecordID, document: JSONValue)] = []
+        try forEachRecord(of: entity) { id, document in
+            result.append((id, document))
+            return true
         }
+        return result
+    }
+
+    /// Calls `body` with each live record of an entity and its document, sorted by id, one
+    /// document in memory at a time. Return `false` from `body` to stop.
+    ///
+    /// ```swift
+    /// try store.forEachRecord(of: EntityName("User")) { id, document in
+    ///     print(id, document["name"] ?? .null)
+    ///     return true
+    /// }
+    /// ```
+    public func forEachRecord(
+        of entity: EntityName, _ body: (_ id: RecordID, _ document: JSONValue) throws(StoreError) -> Bool
+    ) throws(StoreError) {
+        try withReadAccess { () throws(StoreError) in
+            let ids = liveIDs(of: entity).sorted()
+            // A damaged index is rebuilt and this runs again: call `body` only on sound data.
+            if index.records.damage != nil { return }
+            for id in ids {
+                let key = RecordKey(entity: entity, id: id)
+                guard let state = index.records[key], state.isLive else { continue }
+                guard try body(id, try currentDocument(key, state: state)) else { return }
+            }
+        }
+    }
+
+    /// The live ids of an entity, checked against the index's count of them (a line the
+    /// scan cannot place marks the index damaged, and the caller rebuilds it).
+    private func liveIDs(of entity: EntityName) -> [RecordID] {
+        let ids = index.records.liveIDs(of: entity)
+        let expected = index.liveCounts[entity] ?? 0
+        if ids.count != expected {
+            index.records.markDamaged("\(expected) live \(entity.rawValue) records counted, \(ids.count) found")
+        }
+        return ids
     }
 
     /// Every entity with live records, with their counts, sorted by name.

@@ -159,7 +159,7 @@ public final class Store: @unchecked Sendable {
             return
         }
         do {
-            try FileSystem.writeFileAtomically(layout.indexDelta, index.snapshotBytes(deltaOnly: true), durable: false)
+            try index.writeSnapshot(deltaOnly: true, toFileAt: layout.indexDelta)
         } catch { throw .io(error) }
         persistedHead = index.headSequence
         stampsChanged = false
@@ -168,7 +168,7 @@ public final class Store: @unchecked Sendable {
     /// Writes `.ferry/index` now, merging every change in; removes the delta file.
     func writeSnapshot() throws(StoreError) {
         do {
-            try FileSystem.writeFileAtomically(layout.index, index.snapshotBytes(), durable: false)
+            try index.writeSnapshot(toFileAt: layout.index)
             try FileSystem.removeFile(layout.indexDelta)
         } catch { throw .io(error) }
         // Continue from the new snapshot: its lines replace the in-memory changes.

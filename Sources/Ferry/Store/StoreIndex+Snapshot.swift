@@ -3,81 +3,117 @@
 /// are, so writing costs one pass over the bytes and decodes nothing.
 extension StoreIndex {
     /// The snapshot's bytes; with `deltaOnly`, the delta file's: only the changed records,
-    /// applying to the current snapshot.
+    /// applying to the current snapshot. (For tests and small tables; the store streams.)
     func snapshotBytes(deltaOnly: Bool = false) -> [UInt8] {
+        var sink = SnapshotSink()
+        if let written = try? writeSnapshot(deltaOnly: deltaOnly, to: &sink, lines: nil) {
+            sink = SnapshotSink()
+            _ = try? writeSnapshot(deltaOnly: deltaOnly, to: &sink, lines: written)
+        }
+        return sink.buffer
+    }
+
+    /// Writes the snapshot (or, with `deltaOnly`, the delta) to `path` atomically, streaming:
+    /// memory holds the changed records' sort keys and a buffer, never the whole file.
+    func writeSnapshot(deltaOnly: Bool = false, toFileAt path: String) throws(SystemError) {
+        let temporary = FileSystem.parentPath(of: path) + "/.tmp-" + FileSystem.lastComponent(of: path) + "-\(FileSystem.processID)"
+        func attempt(lines: Int?) throws(SystemError) -> Int? {
+            let file = try FileDescriptor.open(temporary, .writeOnly, options: [.create, .truncate])
+            defer { file.close() }
+            var sink = SnapshotSink(file: file)
+            let miscounted = try writeSnapshot(deltaOnly: deltaOnly, to: &sink, lines: lines)
+            try sink.flush()
+            return miscounted
+        }
+        do throws(SystemError) {
+            // Rarely the table's count is off; then start over with the lines really written.
+            if let written = try attempt(lines: nil) { _ = try attempt(lines: written) }
+            try FileSystem.rename(temporary, to: path)
+        } catch {
+            try? FileSystem.removeFile(temporary)
+            throw error
+        }
+    }
+
+    /// Writes the snapshot, announcing `lines` record lines (by default, what the table
+    /// counts). Returns `nil` when done, or the number of lines written when that differs
+    /// from the announced number; the caller then starts over with that number.
+    private func writeSnapshot(deltaOnly: Bool, to sink: inout SnapshotSink, lines announced: Int?) throws(SystemError) -> Int? {
         // Replica numbering: the old snapshot's, then any new replicas (old lines stay valid).
         var replicaList = records.base?.header.replicas ?? []
         var numbers: [ReplicaID: Int] = [:]
         for (offset, replica) in replicaList.enumerated() { numbers[replica] = offset }
-        func number(_ replica: ReplicaID) -> Int {
-            if let known = numbers[replica] { return known }
+        func register(_ replica: ReplicaID) {
+            if numbers[replica] != nil { return }
             numbers[replica] = replicaList.count
             replicaList.append(replica)
-            return replicaList.count - 1
         }
-        for (replica, _) in knowledge.sortedCounters { _ = number(replica) }
-
-        // Changed records, encoded and sorted.
-        var changed: [(sortKey: [UInt8], line: [UInt8])] = []
+        for (replica, _) in knowledge.sortedCounters { register(replica) }
+        // Changed records by sort key; their lines are encoded as they are written.
+        var changed: [(sortKey: [UInt8], key: RecordKey)] = []
         changed.reserveCapacity(records.overlay.count)
         for (key, state) in records.overlay {
-            changed.append((SnapshotFile.sortKey(key), StoreIndex.line(key, state, number: number)))
+            changed.append((SnapshotFile.sortKey(key), key))
+            for version in state.versions {
+                register(version.identity.origin)
+                for (replica, _) in version.version.sortedCounters { register(replica) }
+            }
         }
         changed.sort { $0.sortKey.lexicographicallyPrecedes($1.sortKey) }
+        let number: (ReplicaID) -> Int = { numbers[$0] ?? 0 }
+        // A full snapshot has one line per record; a delta one per changed record.
+        let lines = announced ?? (deltaOnly ? changed.count : records.count)
 
-        var body: [UInt8] = []
-        body.reserveCapacity((records.count + 1) * 200)
-        var next = 0
-        var lines = 0
-        if deltaOnly {
-            for item in changed { body.append(contentsOf: item.line) }
-            lines = changed.count
-        } else {
-        records.base?.forEachRawLine { sortKey, line in
-            while next < changed.count && changed[next].sortKey.lexicographicallyPrecedes(sortKey) {
-                body.append(contentsOf: changed[next].line)
-                next += 1
-                lines += 1
-            }
-            if next < changed.count && changed[next].sortKey.elementsEqual(sortKey) {
-                body.append(contentsOf: changed[next].line)
-                next += 1
-            } else {
-                body.append(contentsOf: line)
-                body.append(10)
-            }
-            lines += 1
-        }
-        while next < changed.count {
-            body.append(contentsOf: changed[next].line)
-            next += 1
-            lines += 1
-        }
-        }
-
-        var output: [UInt8] = []
-        output.reserveCapacity(body.count + 4096)
-        output.append(contentsOf: "\(deltaOnly ? SnapshotFile.deltaMagic : SnapshotFile.magic)\n".utf8)
-        output.append(contentsOf: "H\t\(headSequence)\t\(headHash.hex)\t\(latestModification)\n".utf8)
+        var header = "\(deltaOnly ? SnapshotFile.deltaMagic : SnapshotFile.magic)\n"
+        header += "H\t\(headSequence)\t\(headHash.hex)\t\(latestModification)\n"
         if deltaOnly {
             let base = records.base?.header.head ?? StoreHead(sequence: 0, hash: .zero, latestModification: .zero)
-            output.append(contentsOf: "A\t\(base.sequence)\t\(base.hash.hex)\n".utf8)
+            header += "A\t\(base.sequence)\t\(base.hash.hex)\n"
         }
-        for replica in replicaList {
-            output.append(contentsOf: "R\t\(replica.rawValue)\t\(knowledge[replica])\n".utf8)
-        }
+        for replica in replicaList { header += "R\t\(replica.rawValue)\t\(knowledge[replica])\n" }
         for (entity, count) in liveCounts.sorted(by: { $0.key < $1.key }) where count > 0 {
-            output.append(contentsOf: "L\t\(entity.rawValue)\t\(count)\n".utf8)
+            header += "L\t\(entity.rawValue)\t\(count)\n"
         }
-        for key in conflicted.sorted() {
-            output.append(contentsOf: "C\t\(key.entity.rawValue)\t\(RecordFileName.encode(key.id))\n".utf8)
-        }
+        for key in conflicted.sorted() { header += "C\t\(key.entity.rawValue)\t\(RecordFileName.encode(key.id))\n" }
         // N counts the lines below; a delta also gives the whole table's count (T).
-        if deltaOnly { output.append(contentsOf: "T\t\(records.count)\n".utf8) }
-        output.append(contentsOf: "N\t\(lines)\nB\n".utf8)
-        output.append(contentsOf: body)
-        output.append(contentsOf: "E\t\(lines)\n".utf8)
-        return output
+        if deltaOnly { header += "T\t\(records.count)\n" }
+        header += "N\t\(lines)\nB\n"
+        try sink.append(Array(header.utf8))
+
+        var written = 0
+        var failure: SystemError?
+        func emit(_ key: RecordKey) {
+            guard failure == nil, let state = records.overlay[key] else { return }
+            do { try sink.append(StoreIndex.line(key, state, number: number)) } catch { failure = error }
+            written += 1
+        }
+        var next = 0
+        if !deltaOnly {
+            records.base?.forEachRawLineStreaming { sortKey, line in
+                while next < changed.count && changed[next].sortKey.lexicographicallyPrecedes(sortKey) {
+                    emit(changed[next].key)
+                    next += 1
+                }
+                if next < changed.count && changed[next].sortKey.elementsEqual(sortKey) {
+                    emit(changed[next].key)
+                    next += 1
+                } else if failure == nil {
+                    do throws(SystemError) {
+                        try sink.append(line)
+                        try sink.append([10])
+                    } catch { failure = error }
+                    written += 1
+                }
+            }
+        }
+        while next < changed.count {
+            emit(changed[next].key)
+            next += 1
+        }
+        if let failure { throw failure }
+        if written != lines { return written }
+        try sink.append(Array("E\t\(lines)\n".utf8))
+        return nil
     }
 
     /// One record line, newline included.
@@ -113,6 +149,31 @@ extension StoreIndex {
         }
         line.append(10)
         return line
+    }
+}
+
+/// Where a snapshot is written: into memory, or to a file through a 1 MiB buffer.
+struct SnapshotSink {
+    private(set) var buffer: [UInt8] = []
+    let file: FileDescriptor?
+
+    init(file: FileDescriptor? = nil) {
+        self.file = file
+        if file != nil { buffer.reserveCapacity(1 << 20 + 4096) }
+    }
+
+    mutating func append<Bytes: Collection>(_ bytes: Bytes) throws(SystemError) where Bytes.Element == UInt8 {
+        buffer.append(contentsOf: bytes)
+        if let file, buffer.count >= 1 << 20 {
+            try file.writeAll(buffer)
+            buffer.removeAll(keepingCapacity: true)
+        }
+    }
+
+    mutating func flush() throws(SystemError) {
+        guard let file else { return }
+        try file.writeAll(buffer)
+        buffer.removeAll(keepingCapacity: true)
     }
 }
 

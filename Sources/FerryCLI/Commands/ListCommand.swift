@@ -32,8 +32,9 @@ enum ListCommand: Command {
         }
         let entity = try arguments.entity()
         if json {
-            for (id, document) in try store.records(of: entity) {
+            try store.forEachRecord(of: entity) { id, document in
                 context.printJSONLine(["id": .string(id.rawValue), "document": document])
+                return true
             }
         } else {
             var output = ""
