@@ -32,6 +32,8 @@ struct ImportBatch {
     /// `deny` rules met while deleting, checked once every delete is known.
     var denyChecks: [(record: RecordKey, relationship: Schema.Relationship, entity: Schema.Entity, targets: [RecordID])] = []
     private var storedDocuments: [RecordKey: [String: JSONValue]] = [:]
+    /// The live records of the imported entity and their content hashes, read in one pass.
+    private var prefetchedHashes: (entity: EntityName, hashes: [RecordID: SHA256Digest])?
     private var backLinkIndexes: [BackLinkIndexKey: [String: [RecordID]]] = [:]
 
     struct BackLinkIndexKey: Hashable {
@@ -49,8 +51,21 @@ struct ImportBatch {
 
     /// The content hash of a live stored record: SHA-256 of its canonical bytes.
     func storedHash(of key: RecordKey) -> SHA256Digest? {
+        if let prefetched = prefetchedHashes, key.entity == prefetched.entity { return prefetched.hashes[key.id] }
         guard let state = store.index.records[key], state.isLive else { return nil }
         return state.winner.contentHash
+    }
+
+    /// Reads every live record of `entity` with its content hash in one pass over the index,
+    /// so ``storedHash(of:)`` and ``liveIDs(of:sorted:)`` need no lookup per record, and
+    /// returns their ids (unsorted).
+    mutating func prefetch(_ entity: EntityName) -> [RecordID] {
+        let records = store.index.records.liveWinnerHashes(of: entity)
+        var hashes: [RecordID: SHA256Digest] = [:]
+        hashes.reserveCapacity(records.count)
+        for (id, hash) in records { hashes[id] = hash }
+        prefetchedHashes = (entity, hashes)
+        return records.map(\.id)
     }
 
     /// The stored document of a live record, read once.
@@ -66,7 +81,8 @@ struct ImportBatch {
 
     /// The ids of the live records of `entity`, sorted unless `sorted` is false.
     func liveIDs(of entity: EntityName, sorted: Bool = true) -> [RecordID] {
-        let ids = store.index.records.compactMap { $0.key.entity == entity && $0.value.isLive ? $0.key.id : nil }
+        let ids = prefetchedHashes.flatMap { $0.entity == entity ? Array($0.hashes.keys) : nil }
+            ?? store.index.records.liveIDs(of: entity)
         return sorted ? ids.sorted() : ids
     }
 

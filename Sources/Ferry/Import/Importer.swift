@@ -27,7 +27,7 @@ struct Importer {
         if let parent, let document = try batch.current(parent.key) {
             candidates = try batch.linkedIDs(of: parent.key, document: document, relationship: parent.relationship, entity: parent.entity)
         } else {
-            candidates = batch.liveIDs(of: entity, sorted: false)
+            candidates = batch.prefetch(entity)
         }
         var outOfScopeChildren: [RecordID] = []
         if let scope = options.scope {

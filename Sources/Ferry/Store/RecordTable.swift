@@ -71,6 +71,19 @@ struct RecordTable: Sequence {
     /// read from raw lines: only the id is decoded.
     func liveIDs(of entity: EntityName) -> [RecordID] {
         var ids: [RecordID] = []
+        forEachLiveRecord(of: entity, withHash: false) { id, _ in ids.append(id) }
+        return ids
+    }
+
+    /// The live records of an entity with their winners' content hashes, unsorted, read like
+    /// ``liveIDs(of:)``.
+    func liveWinnerHashes(of entity: EntityName) -> [(id: RecordID, hash: SHA256Digest)] {
+        var result: [(id: RecordID, hash: SHA256Digest)] = []
+        forEachLiveRecord(of: entity, withHash: true) { id, hash in result.append((id, hash)) }
+        return result
+    }
+
+    private func forEachLiveRecord(of entity: EntityName, withHash: Bool, _ body: (RecordID, SHA256Digest) -> Void) {
         let prefix = Array(entity.rawValue.utf8) + [9]
         if let base {
             let overridden = Set(overlay.keys.lazy.filter { $0.entity == entity }.map(SnapshotFile.sortKey))
@@ -78,11 +91,18 @@ struct RecordTable: Sequence {
                 guard sortKey.starts(with: prefix) else { return }
                 if !overridden.isEmpty && overridden.contains(Array(sortKey)) { return }
                 guard SnapshotFile.lineIsLive(line), let id = RecordFileName.decode(bytes: sortKey.dropFirst(prefix.count)) else { return }
-                ids.append(id)
+                if withHash {
+                    guard let hash = SnapshotFile.winnerHash(ofLine: line) else {
+                        base.markDamaged("malformed versions of \(entity.rawValue)/\(id.rawValue)")
+                        return
+                    }
+                    body(id, hash)
+                } else {
+                    body(id, .zero)
+                }
             }
         }
-        for (key, state) in overlay where key.entity == entity && state.isLive { ids.append(key.id) }
-        return ids
+        for (key, state) in overlay where key.entity == entity && state.isLive { body(key.id, state.winner.contentHash) }
     }
 
     /// Replaces the state of a record the table already has (no lookup to count it).

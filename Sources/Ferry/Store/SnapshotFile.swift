@@ -465,6 +465,17 @@ final class SnapshotFile: @unchecked Sendable {
         return line[min(line.startIndex + 2, end)..<end]
     }
 
+    /// The content hash of a record line's winner (its first version), read without decoding
+    /// the rest; `nil` for a malformed line.
+    static func winnerHash(ofLine line: ArraySlice<UInt8>) -> SHA256Digest? {
+        var fields = FieldSplitter(line: line, separator: 9)
+        for _ in 0..<5 { _ = fields.next() }
+        guard let versions = fields.next() else { return nil }
+        var parts = FieldSplitter(line: versions, separator: UInt8(ascii: ","))
+        for _ in 0..<5 { _ = parts.next() }
+        return parts.next().flatMap { SHA256Digest(hexDigits: $0) }
+    }
+
     // MARK: Decoding
 
     private func decode(_ line: ArraySlice<UInt8>) -> RecordState? {
