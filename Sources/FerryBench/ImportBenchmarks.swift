@@ -15,7 +15,6 @@ func importBenchmarks(scale: Int, workDirectory: String) throws -> [BenchmarkRow
     let root = workDirectory + "/import-\(scale)"
     try? FileSystem.removeTree(root)
     _ = try FileSystem.createDirectories(root)
-    defer { try? FileSystem.removeTree(root) }
     let entity = try EntityName("Item")
     let input = ImportBenchmarkData.items(scale, changedEvery: nil)
     let changed = ImportBenchmarkData.items(scale, changedEvery: 100)

@@ -16,7 +16,6 @@ func remoteBenchmarks(scale: Int, workDirectory: String) async throws -> [Benchm
     let work = workDirectory + "/remote-\(scale)"
     try? FileSystem.removeTree(work)
     _ = try FileSystem.createDirectories(work + "/server")
-    defer { try? FileSystem.removeTree(work) }
     let entity = try EntityName("Item")
     var rows: [BenchmarkRow] = []
 

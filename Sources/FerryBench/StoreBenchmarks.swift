@@ -113,7 +113,6 @@ func storeBenchmarks(scale: Int, workDirectory: String) throws -> [BenchmarkRow]
             note: "first scan (confirms racy files) " + Format.milliseconds(firstStatus)))
     let peak = Measure.peakMemoryMB()
     rows.append(BenchmarkRow(name: "peak memory of the bench so far", scale: scale, value: String(format: "%.0f MB", peak), target: "≤ 150 MB", met: peak <= 150))
-    try? FileSystem.removeTree(plainDirectory)
     return rows
 }
 

@@ -68,14 +68,26 @@ public struct SyncEngine: Sendable {
         var pulledThrough = start.peer
         var touched = Set<RecordKey>()
         if plan == .fullPull && !options.dryRun {
-            // Bulk copy into an empty store: one page in memory at a time.
+            // Bulk copy into an empty store, two pages in memory at a time: the peer reads the
+            // next page while this store writes the current one (on the other core).
+            let transport = self.transport
+            let pageSize = options.pageSize
+            @Sendable func fetch(after position: UInt64) async -> Result<ChangeBatch, SyncError> {
+                do { return .success(try await transport.changes(after: position, excluding: localKnowledge, limit: pageSize)) } catch {
+                    return .failure(error)
+                }
+            }
+            var batch = try await transport.changes(after: pulledThrough, excluding: localKnowledge, limit: pageSize)
             while true {
-                let batch = try await transport.changes(after: pulledThrough, excluding: localKnowledge, limit: options.pageSize)
+                let hasMore = batch.through < batch.head
+                let after = batch.through
+                async let following: Result<ChangeBatch, SyncError>? = hasMore ? await fetch(after: after) : nil
                 let received = try store.receive(batch.changes, from: transport.peerDescription, maximumSkew: options.maximumClockSkewMilliseconds)
                 result.pulled += received.applied
                 pulledThrough = batch.through
                 report(SyncProgress(phase: .pulling, completed: result.pulled, total: Int(peerInfo.head.sequence)))
-                if batch.through >= batch.head { break }
+                guard let next = await following else { break }
+                batch = try next.get()
             }
         } else {
             var incoming: [Change] = []
