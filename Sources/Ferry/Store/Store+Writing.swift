@@ -128,7 +128,9 @@ extension Store {
             guard let after = index.records[key], let before = touched[key] else { continue }
             try materialize(key, before: before, after: after, documents: documents)
         }
-        if index.headSequence >= snapshotSequence + 16_384 { try writeSnapshot() }
+        // Bound the in-memory changes: merge them into the snapshot after 16k entries, or a
+        // quarter of the store when larger, so a long run of writes rewrites it O(log n) times.
+        if index.headSequence >= snapshotSequence + UInt64(max(16_384, index.records.count / 4)) { try writeSnapshot() }
         return entries
     }
 
