@@ -172,6 +172,9 @@ final class Journal {
     struct Pending {
         var change: Change
         var previousSequenceOfRecord: UInt64
+        /// The document's canonical bytes when the caller has them already (saves writing
+        /// them again).
+        var canonicalDocument: [UInt8]? = nil
     }
 
     /// Appends entries, numbering and chaining them, and makes them durable before returning.
@@ -194,7 +197,8 @@ final class Journal {
                 pending.count > 1 ? BatchPosition(first: firstOfBatch, remaining: UInt64(pending.count - offset - 1)) : nil
             let (entryHash, line) = encoder.encode(
                 sequence: sequence, change: item.change,
-                previousSequenceOfRecord: item.previousSequenceOfRecord, previousHash: hash, batch: batch)
+                previousSequenceOfRecord: item.previousSequenceOfRecord, previousHash: hash, batch: batch,
+                canonicalDocument: item.canonicalDocument)
             entries.append(
                 JournalEntry(
                     sequence: sequence, change: item.change,

@@ -13,7 +13,7 @@ struct JournalLineEncoder {
 
     mutating func encode(
         sequence: UInt64, change: Change, previousSequenceOfRecord: UInt64, previousHash: SHA256Digest,
-        batch: BatchPosition?
+        batch: BatchPosition?, canonicalDocument: [UInt8]? = nil
     ) -> (hash: SHA256Digest, line: [UInt8]) {
         head.removeAll(keepingCapacity: true)
         tail.removeAll(keepingCapacity: true)
@@ -27,7 +27,7 @@ struct JournalLineEncoder {
         head.append(contentsOf: String(change.counter).utf8)
         if let document = change.operation.document {
             head.append(contentsOf: #","doc":"#.utf8)
-            document.writeCanonical(to: &head)
+            if let canonicalDocument { head.append(contentsOf: canonicalDocument) } else { document.writeCanonical(to: &head) }
         }
         head.append(contentsOf: #","entity":"#.utf8)
         JSONValue.string(change.key.entity.rawValue).writeCanonical(to: &head)

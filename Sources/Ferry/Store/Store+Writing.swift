@@ -73,9 +73,12 @@ extension Store {
                 }
             let operation: Change.Operation
             let hash: SHA256Digest
+            var canonical: [UInt8]?
             switch write {
             case .put(_, let document):
-                hash = SHA256.hash(try validatedCanonicalBytes(document))
+                let bytes = try validatedCanonicalBytes(document)
+                hash = SHA256.hash(bytes)
+                canonical = bytes
                 if let live = current?.liveHash, live == hash {
                     unchanged += 1
                     continue
@@ -92,7 +95,8 @@ extension Store {
             let change = Change(
                 origin: replicaID, counter: counter, timestamp: clock.tick(), key: key, operation: operation,
                 version: vector)
-            pending.append(Journal.Pending(change: change, previousSequenceOfRecord: current?.lastSequence ?? 0))
+            pending.append(
+                Journal.Pending(change: change, previousSequenceOfRecord: current?.lastSequence ?? 0, canonicalDocument: canonical))
             hashes.append(hash)
             let sequence = head + UInt64(pending.count)
             if let document = operation.document { documents[sequence] = document }
