@@ -200,8 +200,12 @@ import Testing
     }
 
     @Test func longestRunKeepsMostLinesInPlace() {
-        let run = JournalChainAnalysis.longestRunForTesting([1, 2, 9, 3, 4, 5, 6, 7, 8])
+        let run = JournalChainAnalysis.DamageAnalysis.longestIncreasingRun([1, 2, 9, 3, 4, 5, 6, 7, 8])
         #expect(run == [0, 1, 3, 4, 5, 6, 7, 8])
+        // Two runs of equal length: the one keeping the preferred elements wins.
+        let swapped: [UInt64] = [1, 2, 4, 3, 5]
+        #expect(JournalChainAnalysis.DamageAnalysis.longestIncreasingRun(swapped, preferring: [true, true, true, false, true]) == [0, 1, 2, 4])
+        #expect(JournalChainAnalysis.DamageAnalysis.longestIncreasingRun(swapped, preferring: [true, true, false, true, true]) == [0, 1, 3, 4])
     }
 
     @Test func aRewrittenMiddleEntryIsNamedOnce() {
