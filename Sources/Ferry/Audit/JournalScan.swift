@@ -4,7 +4,7 @@
 ///
 /// Reads one segment file at a time. Parsing and hashing a segment's lines is spread over the
 /// cores; replaying them is sequential. The snapshot is parsed on another thread meanwhile.
-/// Keeps per line only its place, sequence and hashes, and the documents of the records'
+/// Keeps per line only its place, sequence and hashes, and the record file hashes of the records'
 /// current versions.
 struct JournalScan: Sendable {
     let layout: StoreLayout
@@ -24,8 +24,9 @@ struct JournalScan: Sendable {
     var comparedIndex = false
     /// The index the journal replays to (in file order).
     var replay = StoreIndex()
-    /// The documents of every current version, by sequence.
-    var documents: [UInt64: JSONValue] = [:]
+    /// For every current version, the SHA-256 of the record file Ferry writes for it (the
+    /// document's pretty form), by sequence.
+    var fileHashes: [UInt64: SHA256Digest] = [:]
 
     /// Where the snapshot says the journal ended, and the replay's state there.
     private var snapshotHead: StoreHead?
@@ -185,31 +186,50 @@ struct JournalScan: Sendable {
             .init(name: segment.name, firstSequence: segment.firstSequence, lineCount: complete, byteCount: bytes.count, endsMidLine: endsMidLine))
     }
 
-    /// A line parsed and hashed, before it is replayed: the part done in parallel.
+    /// A line parsed and hashed, before it is replayed: the part done in parallel. A put's
+    /// document is reduced to the hashes replay needs (its content hash and the hash of its
+    /// record file), so the document itself is freed on the worker that parsed it.
     private enum DecodedLine: Sendable {
         case malformed(String)
-        case entry(JournalEntry, problem: JournalChainAnalysis.Problem?, computed: SHA256Digest?, contentHash: SHA256Digest?)
+        case entry(JournalEntry, Hashes)
+
+        struct Hashes: Sendable {
+            var problem: JournalChainAnalysis.Problem?
+            /// What the line's content hashes to, when it is not its `hash`.
+            var computed: SHA256Digest?
+            var content: SHA256Digest = .zero
+            var file: SHA256Digest?
+        }
 
         init(_ line: UnsafeRawBufferPointer) {
-            let entry: JournalEntry
+            var entry: JournalEntry
             do { entry = try JournalEntry.decode(line: line) } catch {
                 self = .malformed(error.reason)
                 return
             }
+            var hashes = Hashes()
+            var contentHash: SHA256Digest?
             if let member = CanonicalJournalLine.hashMemberStart(line),
                 CanonicalJournalLine.hashWithoutHashMember(line, memberStart: member) == entry.hash
             {
-                let contentHash = entry.change.operation.document == nil
-                    ? nil : CanonicalJournalLine.documentHash(line, memberStart: member, entity: entry.change.key.entity)
-                self = .entry(entry, problem: nil, computed: nil, contentHash: contentHash)
-                return
-            }
-            let computed = entry.computedHash()
-            if computed == entry.hash {
-                self = .entry(entry, problem: .reformatted, computed: nil, contentHash: nil)
+                if entry.change.operation.document != nil {
+                    contentHash = CanonicalJournalLine.documentHash(line, memberStart: member, entity: entry.change.key.entity)
+                }
             } else {
-                self = .entry(entry, problem: .edited, computed: computed, contentHash: nil)
+                let computed = entry.computedHash()
+                if computed == entry.hash {
+                    hashes.problem = .reformatted
+                } else {
+                    hashes.problem = .edited
+                    hashes.computed = computed
+                }
             }
+            if let document = entry.change.operation.document {
+                hashes.content = contentHash ?? SHA256.hash(document.canonicalBytes())
+                hashes.file = SHA256.hash(document.prettyBytes())
+                entry.change.operation = .put(.object([:]))
+            }
+            self = .entry(entry, hashes)
         }
     }
 
@@ -221,8 +241,9 @@ struct JournalScan: Sendable {
             malformedReasons[lineIndex] = reason
             lines.append(.init(segment: Int32(segment), number: Int32(number), sequence: 0, previousHash: .zero, hash: .zero, problem: .malformed))
             orderly = false
-        case .entry(let entry, let problem, let computed, let contentHash):
-            if let computed { computedHashes[lineIndex] = computed }
+        case .entry(let entry, let hashes):
+            let problem = hashes.problem
+            if let computed = hashes.computed { computedHashes[lineIndex] = computed }
             lines.append(
                 .init(
                     segment: Int32(segment), number: Int32(number), sequence: entry.sequence, previousHash: entry.previousHash,
@@ -230,25 +251,23 @@ struct JournalScan: Sendable {
             orderly = orderly && problem == nil && entry.sequence == lastSequence + 1 && entry.previousHash == lastHash
             lastSequence = entry.sequence
             lastHash = entry.hash
-            apply(entry, contentHash: contentHash)
+            apply(entry, hashes: hashes)
             if orderly, let head = snapshotHead, entry.sequence == head.sequence, entry.hash == head.hash {
                 replayAtSnapshot = replay
             }
         }
     }
 
-    /// Replays one entry as the store does, keeping the documents of current versions.
-    private mutating func apply(_ entry: JournalEntry, contentHash: SHA256Digest?) {
-        let document = entry.change.operation.document
-        let hash = contentHash ?? document.map { SHA256.hash($0.canonicalBytes()) } ?? .zero
-        let application = replay.apply(entry, contentHash: hash)
+    /// Replays one entry as the store does, keeping the file hashes of current versions.
+    private mutating func apply(_ entry: JournalEntry, hashes: DecodedLine.Hashes) {
+        let application = replay.apply(entry, contentHash: hashes.content)
         if let before = application.before {
             for version in before.versions where !application.after.versions.contains(where: { $0.sequence == version.sequence }) {
-                documents[version.sequence] = nil
+                fileHashes[version.sequence] = nil
             }
         }
-        if let document, application.after.versions.contains(where: { $0.sequence == entry.sequence }) {
-            documents[entry.sequence] = document
+        if let file = hashes.file, application.after.versions.contains(where: { $0.sequence == entry.sequence }) {
+            fileHashes[entry.sequence] = file
         }
     }
 
