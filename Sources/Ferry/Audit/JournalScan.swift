@@ -24,9 +24,9 @@ struct JournalScan: Sendable {
     var comparedIndex = false
     /// The index the journal replays to (in file order).
     var replay = StoreIndex()
-    /// For every current version, the SHA-256 of the record file Ferry writes for it (the
+    /// For every current version, the fingerprint of the record file Ferry writes for it (the
     /// document's pretty form), by sequence.
-    var fileHashes: [UInt64: SHA256Digest] = [:]
+    var fileHashes: [UInt64: FileFingerprint] = [:]
 
     /// Where the snapshot says the journal ended, and the replay's state there.
     private var snapshotHead: StoreHead?
@@ -198,7 +198,7 @@ struct JournalScan: Sendable {
             /// What the line's content hashes to, when it is not its `hash`.
             var computed: SHA256Digest?
             var content: SHA256Digest = .zero
-            var file: SHA256Digest?
+            var file: FileFingerprint?
         }
 
         init(_ line: UnsafeRawBufferPointer) {
@@ -226,7 +226,7 @@ struct JournalScan: Sendable {
             }
             if let document = entry.change.operation.document {
                 hashes.content = contentHash ?? SHA256.hash(document.canonicalBytes())
-                hashes.file = SHA256.hash(document.prettyBytes())
+                hashes.file = FileFingerprint(document.prettyBytes())
                 entry.change.operation = .put(.object([:]))
             }
             self = .entry(entry, hashes)
@@ -309,5 +309,20 @@ struct JournalScan: Sendable {
         guard end > start, let bytes = try? file.read(at: Int64(start), count: end - start) else { return nil }
         let content = bytes.prefix { $0 != UInt8(ascii: "\n") }
         return Array(content).withUnsafeBytes { try? JournalEntry.decode(line: $0) }
+    }
+}
+
+/// A fingerprint of a file's bytes to compare two files within one process: their length and a
+/// seeded SipHash of them (Swift's `Hasher`), much cheaper than SHA-256. The seed is random per
+/// process, so a file cannot be crafted to collide with an expected one.
+struct FileFingerprint: Sendable, Hashable {
+    let count: Int
+    let hash: Int
+
+    init(_ bytes: [UInt8]) {
+        var hasher = Hasher()
+        bytes.withUnsafeBytes { hasher.combine(bytes: $0) }
+        count = bytes.count
+        hash = hasher.finalize()
     }
 }

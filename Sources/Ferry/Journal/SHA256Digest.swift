@@ -105,16 +105,22 @@ public struct SHA256Digest: Sendable, Hashable, CustomStringConvertible {
     /// Reads exactly 64 hexadecimal digits.
     private static func parse(hexDigits digits: UnsafeBufferPointer<UInt8>) -> SHA256Digest? {
         guard digits.count == 64 else { return nil }
-        func word(_ index: Int) -> UInt64? {
-            var value: UInt64 = 0
-            for offset in (index * 16)..<(index * 16 + 16) {
-                guard let nibble = nibble(digits[offset]) else { return nil }
-                value = value << 4 | UInt64(nibble)
+        var words: (UInt64, UInt64, UInt64, UInt64) = (0, 0, 0, 0)
+        var invalid: UInt8 = 0
+        hexValues.withUnsafeBufferPointer { table in
+            func word(_ index: Int) -> UInt64 {
+                var value: UInt64 = 0
+                for offset in (index &* 16)..<(index &* 16 &+ 16) {
+                    let nibble = table[Int(digits[offset])]
+                    invalid |= nibble
+                    value = value &<< 4 | UInt64(nibble & 0x0F)
+                }
+                return value
             }
-            return value
+            words = (word(0), word(1), word(2), word(3))
         }
-        guard let word0 = word(0), let word1 = word(1), let word2 = word(2), let word3 = word(3) else { return nil }
-        return SHA256Digest(word0, word1, word2, word3)
+        guard invalid & 0x10 == 0 else { return nil }
+        return SHA256Digest(words.0, words.1, words.2, words.3)
     }
 
     static func nibble(_ character: UInt8) -> UInt8? {
@@ -126,3 +132,13 @@ public struct SHA256Digest: Sendable, Hashable, CustomStringConvertible {
         }
     }
 }
+
+/// Each byte's value as a hexadecimal digit, or 0x10 for a byte that is not one: a table, so
+/// reading a digest needs no branches.
+private let hexValues: [UInt8] = {
+    var table = [UInt8](repeating: 0x10, count: 256)
+    for (offset, digit) in "0123456789".utf8.enumerated() { table[Int(digit)] = UInt8(offset) }
+    for (offset, digit) in "abcdef".utf8.enumerated() { table[Int(digit)] = UInt8(10 + offset) }
+    for (offset, digit) in "ABCDEF".utf8.enumerated() { table[Int(digit)] = UInt8(10 + offset) }
+    return table
+}()
