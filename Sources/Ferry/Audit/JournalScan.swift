@@ -203,9 +203,13 @@ struct JournalScan: Sendable {
 
         init(_ line: UnsafeRawBufferPointer) {
             var entry: JournalEntry
-            do { entry = try JournalEntry.decode(line: line) } catch {
-                self = .malformed(error.reason)
-                return
+            if let fast = CanonicalEntryDecoder.decode(line) {
+                entry = fast
+            } else {
+                do { entry = try JournalEntry.decode(line: line) } catch {
+                    self = .malformed(error.reason)
+                    return
+                }
             }
             var hashes = Hashes()
             var contentHash: SHA256Digest?
