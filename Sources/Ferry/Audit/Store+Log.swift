@@ -23,9 +23,11 @@ extension Store {
 
     /// Streams the changes matching `query`, newest first, to `body`; return `false` to stop.
     ///
-    /// With ``LogQuery/id`` set, the records' `pseq` chains are walked back from the index (one
-    /// read per version), so the cost does not grow with the journal. Otherwise the journal is
-    /// read backwards, one segment at a time.
+    /// With ``LogQuery/id`` set, each matching record's `pseq` chain is walked back from its
+    /// last sequence in the index (without an entity, the id is looked up in every entity the
+    /// snapshot's sorted lines and the changes since list), one read per version, so the cost
+    /// does not grow with the journal or the store. Otherwise the journal is read backwards,
+    /// one segment at a time.
     public func log(
         _ query: LogQuery, fieldChanges: Bool = true, _ body: (LogEntry) -> Bool
     ) throws(AuditError) {
