@@ -3,9 +3,9 @@
 /// index snapshot compared with the replay at the snapshot's position.
 ///
 /// Reads one segment file at a time. Parsing and hashing a segment's lines is spread over the
-/// cores; replaying them is sequential. The snapshot is parsed on another thread meanwhile.
-/// Keeps per line only its place, sequence and hashes, and the record file hashes of the records'
-/// current versions.
+/// cores; replaying them is sequential. The index files are read first and compared as text
+/// at the end. Keeps per line only its place, sequence and hashes, and the record file hashes
+/// of the records' current versions.
 struct JournalScan: Sendable {
     let layout: StoreLayout
 
@@ -19,8 +19,10 @@ struct JournalScan: Sendable {
     var journalFindings: [VerificationFinding] = []
     /// The index snapshot's problems and its differences from the replay.
     var indexFindings: [VerificationFinding] = []
-    /// The snapshot, when it could be read.
-    var snapshot: StoreIndex?
+    /// Where the index says the journal ended (the delta file's head when one applies to the
+    /// snapshot), when it could be read, and that file's path.
+    private(set) var snapshotHead: StoreHead?
+    private(set) var snapshotHeadPath = ".ferry/index"
     var comparedIndex = false
     /// The index the journal replays to (in file order).
     var replay = StoreIndex()
@@ -28,8 +30,7 @@ struct JournalScan: Sendable {
     /// document's pretty form), by sequence.
     var fileHashes: [UInt64: FileFingerprint] = [:]
 
-    /// Where the snapshot says the journal ended, and the replay's state there.
-    private var snapshotHead: StoreHead?
+    /// The replay's state at the snapshot's head.
     private var replayAtSnapshot: StoreIndex?
     /// Whether every line so far continued the chain (then file order is journal order).
     private var orderly = true
@@ -41,73 +42,25 @@ struct JournalScan: Sendable {
     }
 
     mutating func run() {
-        let indexPath = layout.index
-        let loading: ParallelWork.Background<Result<StoreIndex, StoreError>>?
-        if FileSystem.exists(indexPath) {
-            snapshotHead = Self.persistedHead(layout)
-            let layout = layout
-            loading = ParallelWork.Background { Self.loadSnapshot(layout) }
-        } else {
-            loading = nil
+        var indexFiles: SnapshotComparison.IndexFiles?
+        if FileSystem.exists(layout.index) {
+            switch SnapshotComparison.IndexFiles.read(layout) {
+            case .success(let files):
+                indexFiles = files
+                snapshotHead = files.head
+                snapshotHeadPath = files.delta?.path ?? files.snapshot.path
+            case .failure(let unreadable):
+                indexFindings.append(
+                    VerificationFinding(
+                        kind: .indexMismatch, path: ".ferry/index",
+                        message: "unreadable index snapshot (\(unreadable.reason)); opening the store rebuilds it"))
+            }
         }
         if snapshotHead?.sequence == 0 { replayAtSnapshot = replay }
         readSegments()
-        guard let loading, let loaded = loading.value() else { return }
-        switch loaded {
-        case .failure(let error):
-            indexFindings.append(
-                VerificationFinding(
-                    kind: .indexMismatch, path: ".ferry/index",
-                    message: "unreadable index snapshot (\(error)); opening the store rebuilds it"))
-        case .success(let index):
-            snapshot = index
-            if let replayAtSnapshot, index.headSequence == snapshotHead?.sequence {
-                compareIndex(index, with: replayAtSnapshot)
-            }
-        }
-    }
-
-    /// The delta file on top of the snapshot, when it applies to it.
-    private static func delta(for snapshot: SnapshotFile, _ layout: StoreLayout) -> SnapshotFile? {
-        guard let delta = try? SnapshotFile.open(layout.indexDelta, magic: SnapshotFile.deltaMagic),
-            let base = delta.header.baseHead, base.sequence == snapshot.header.head.sequence,
-            base.hash == snapshot.header.head.hash, delta.header.totalRecords != nil
-        else { return nil }
-        return delta
-    }
-
-    /// The head the index files on disk cover: the delta's when one applies, else the snapshot's.
-    private static func persistedHead(_ layout: StoreLayout) -> StoreHead? {
-        guard let snapshot = try? SnapshotFile.open(layout.index) else { return nil }
-        return delta(for: snapshot, layout)?.header.head ?? snapshot.header.head
-    }
-
-    private static func loadSnapshot(_ layout: StoreLayout) -> Result<StoreIndex, StoreError> {
-        do {
-            guard let file = try SnapshotFile.open(layout.index) else { return .failure(.damagedIndex(reason: "missing")) }
-            var index = StoreIndex(snapshot: file)
-            if let delta = delta(for: file, layout) {
-                let records = delta.allRecords()
-                if let damage = delta.damage { return .failure(.damagedIndex(reason: "index-delta: \(damage)")) }
-                let header = delta.header
-                index.records = RecordTable(base: file, delta: records, totalCount: header.totalRecords ?? 0)
-                index.knowledge = header.knowledge
-                index.headSequence = header.head.sequence
-                index.headHash = header.head.hash
-                index.latestModification = header.head.latestModification
-                index.liveCounts = header.liveCounts
-                index.conflicted = header.conflicted
-            }
-            // Decode every line now (on this background thread) and report damage.
-            var count = 0
-            for _ in index.records { count += 1 }
-            if let damage = file.damage { return .failure(.damagedIndex(reason: damage)) }
-            guard count == index.records.count else {
-                return .failure(.damagedIndex(reason: "expected \(index.records.count) records, read \(count)"))
-            }
-            return .success(index)
-        } catch {
-            return .failure(error)
+        if let indexFiles, let replayAtSnapshot {
+            comparedIndex = true
+            indexFindings += SnapshotComparison.findings(indexFiles, replay: replayAtSnapshot)
         }
     }
 
@@ -273,32 +226,6 @@ struct JournalScan: Sendable {
         if let file = hashes.file, application.after.versions.contains(where: { $0.sequence == entry.sequence }) {
             fileHashes[entry.sequence] = file
         }
-    }
-
-    /// Compares the snapshot with the replay at the snapshot's position.
-    private mutating func compareIndex(_ snapshot: StoreIndex, with replay: StoreIndex) {
-        comparedIndex = true
-        var differences: [VerificationFinding] = []
-        func differ(_ key: RecordKey?, _ message: String) {
-            differences.append(VerificationFinding(kind: .indexMismatch, path: ".ferry/index", record: key, message: message))
-        }
-        if snapshot.knowledge != replay.knowledge {
-            differ(nil, "stale: the index's knowledge vector differs from the journal's; remove .ferry/index to rebuild it")
-        }
-        for (key, state) in replay.records {
-            guard let indexed = snapshot.records[key] else {
-                differ(key, "stale: the index lacks \(key); remove .ferry/index to rebuild it")
-                continue
-            }
-            if indexed.versions != state.versions || indexed.lastSequence != state.lastSequence {
-                differ(key, "stale: the index's versions of \(key) differ from the journal's; remove .ferry/index to rebuild it")
-            }
-        }
-        for key in snapshot.records.keys where replay.records[key] == nil {
-            differ(key, "stale: the index lists \(key), which the journal never had; remove .ferry/index to rebuild it")
-        }
-        differences.sort { ($0.record?.description ?? "").utf8.lexicographicallyPrecedes(($1.record?.description ?? "").utf8) }
-        indexFindings += differences
     }
 
     /// The entry on line `lineIndex`, read again from its segment (for rare checks).
