@@ -1,11 +1,13 @@
+import Dispatch
+
 /// One pass over a store's journal files for ``StoreVerifier``: every line parsed once and its
 /// hash checked on its bytes, the entries replayed into an index as the store would, and the
 /// index snapshot compared with the replay at the snapshot's position.
 ///
 /// Reads one segment file at a time. Parsing and hashing a segment's lines is spread over the
-/// cores; replaying them is sequential. The index files are read first and compared as text
-/// at the end. Keeps per line only its place, sequence and hashes, and the record file hashes
-/// of the records' current versions.
+/// cores, a segment ahead of the replay, which is sequential. The index files are read first
+/// and compared as text at the end. Keeps per line only its place, sequence and hashes, and
+/// the record file hashes of the records' current versions.
 struct JournalScan: Sendable {
     let layout: StoreLayout
 
@@ -83,60 +85,113 @@ struct JournalScan: Sendable {
             }
         }
         found.sort { $0.firstSequence < $1.firstSequence }
-        for (index, segment) in found.enumerated() {
-            read(segment, index: index, isLast: index == found.count - 1)
+        // Pipelined: while the lines of one segment are replayed here, the next segment is read,
+        // parsed and hashed on the other cores.
+        let directory = layout.journal
+        func prepare(_ index: Int) -> Pending<PreparedSegment> {
+            let segment = found[index]
+            let isLast = index == found.count - 1
+            return Pending { PreparedSegment(segment, directory: directory, isLast: isLast) }
+        }
+        var next = found.isEmpty ? nil : prepare(0)
+        for index in found.indices {
+            guard let prepared = next?.value() else { break }
+            next = index + 1 < found.count ? prepare(index + 1) : nil
+            absorb(prepared, index: index)
         }
     }
 
-    private mutating func read(_ segment: JournalSegment, index: Int, isLast: Bool) {
-        let path = "journal/" + segment.name
-        let bytes: [UInt8]
-        do { bytes = try FileSystem.readFile(layout.journal + "/" + segment.name) } catch {
-            journalFindings.append(VerificationFinding(kind: .unreadableFile, path: path, message: "unreadable: \(error)"))
-            segments.append(.init(name: segment.name, firstSequence: segment.firstSequence, lineCount: 0, byteCount: 0, endsMidLine: false))
-            return
+    /// Work started on another thread, collected later with ``value()``.
+    private final class Pending<T: Sendable>: @unchecked Sendable {
+        private let done = DispatchSemaphore(value: 0)
+        private var result: T?
+
+        init(_ work: @escaping @Sendable () -> T) {
+            DispatchQueue.global().async {
+                self.result = work()
+                self.done.signal()
+            }
         }
-        var ends: [Int] = []
-        ends.reserveCapacity(Journal.segmentEntryLimit)
+
+        /// Waits for the work and returns its result.
+        func value() -> T? {
+            done.wait()
+            defer { done.signal() }
+            return result
+        }
+    }
+
+    /// One segment read, split into lines and its lines parsed and hashed: everything but the
+    /// replay, which must go in order.
+    private struct PreparedSegment: Sendable {
+        var segment: JournalSegment
+        var byteCount = 0
+        var lineStarts: [Int] = []
+        var decoded: [DecodedLine] = []
         var endsMidLine = false
-        var complete = 0
-        bytes.withUnsafeBytes { raw in
-            for offset in 0..<raw.count where raw[offset] == UInt8(ascii: "\n") { ends.append(offset) }
-            complete = ends.count
-            if isLast {
-                // A crash can leave NUL-filled lines at the end (space allocated, data never
-                // written) and a partial last line: both are cut off when the store opens.
-                while complete > 0 {
-                    let start = complete >= 2 ? ends[complete - 2] + 1 : 0
-                    let line = UnsafeRawBufferPointer(rebasing: raw[start..<ends[complete - 1]])
-                    guard !line.isEmpty, line.allSatisfy({ $0 == 0 }) else { break }
-                    complete -= 1
-                }
-                let usedEnd = complete > 0 ? ends[complete - 1] + 1 : 0
-                if usedEnd < raw.count {
-                    journalFindings.append(
-                        VerificationFinding(
+        var findings: [VerificationFinding] = []
+
+        init(_ segment: JournalSegment, directory: String, isLast: Bool) {
+            self.segment = segment
+            let path = "journal/" + segment.name
+            let bytes: [UInt8]
+            do { bytes = try FileSystem.readFile(directory + "/" + segment.name) } catch {
+                findings.append(VerificationFinding(kind: .unreadableFile, path: path, message: "unreadable: \(error)"))
+                return
+            }
+            byteCount = bytes.count
+            var ends: [Int] = []
+            ends.reserveCapacity(Journal.segmentEntryLimit)
+            var complete = 0
+            var torn: VerificationFinding?
+            var endsMidLine = false
+            bytes.withUnsafeBytes { raw in
+                for offset in 0..<raw.count where raw[offset] == UInt8(ascii: "\n") { ends.append(offset) }
+                complete = ends.count
+                if isLast {
+                    // A crash can leave NUL-filled lines at the end (space allocated, data never
+                    // written) and a partial last line: both are cut off when the store opens.
+                    while complete > 0 {
+                        let start = complete >= 2 ? ends[complete - 2] + 1 : 0
+                        let line = UnsafeRawBufferPointer(rebasing: raw[start..<ends[complete - 1]])
+                        guard !line.isEmpty, line.allSatisfy({ $0 == 0 }) else { break }
+                        complete -= 1
+                    }
+                    let usedEnd = complete > 0 ? ends[complete - 1] + 1 : 0
+                    if usedEnd < raw.count {
+                        torn = VerificationFinding(
                             kind: .tornTail, path: path, line: complete + 1,
-                            message: "torn: \(raw.count - usedEnd) bytes after the last complete line, left by an interrupted write; opening the store cuts them off"))
+                            message: "torn: \(raw.count - usedEnd) bytes after the last complete line, left by an interrupted write; opening the store cuts them off")
+                    }
+                } else if let last = ends.last, last + 1 < raw.count {
+                    endsMidLine = true
+                } else if ends.isEmpty && raw.count > 0 {
+                    endsMidLine = true
                 }
-            } else if let last = ends.last, last + 1 < raw.count {
-                endsMidLine = true
-            } else if ends.isEmpty && raw.count > 0 {
-                endsMidLine = true
+            }
+            if let torn { findings.append(torn) }
+            self.endsMidLine = endsMidLine
+            let lineEnds = Array(ends.prefix(complete))
+            lineStarts = lineEnds.indices.map { $0 == 0 ? 0 : lineEnds[$0 - 1] + 1 }
+            decoded = ParallelWork.map(count: lineEnds.count) { number in
+                let start = number == 0 ? 0 : lineEnds[number - 1] + 1
+                return bytes.withUnsafeBytes { raw in
+                    DecodedLine(UnsafeRawBufferPointer(rebasing: raw[start..<lineEnds[number]]))
+                }
             }
         }
-        let lineEnds = Array(ends.prefix(complete))
-        let decoded = ParallelWork.map(count: lineEnds.count) { number in
-            let start = number == 0 ? 0 : lineEnds[number - 1] + 1
-            return bytes.withUnsafeBytes { raw in
-                DecodedLine(UnsafeRawBufferPointer(rebasing: raw[start..<lineEnds[number]]))
-            }
-        }
-        for (number, line) in decoded.enumerated() {
-            record(line, segment: index, number: number + 1, offset: number == 0 ? 0 : lineEnds[number - 1] + 1)
+    }
+
+    /// Replays a prepared segment's lines, in order.
+    private mutating func absorb(_ prepared: PreparedSegment, index: Int) {
+        journalFindings += prepared.findings
+        for (number, line) in prepared.decoded.enumerated() {
+            record(line, segment: index, number: number + 1, offset: prepared.lineStarts[number])
         }
         segments.append(
-            .init(name: segment.name, firstSequence: segment.firstSequence, lineCount: complete, byteCount: bytes.count, endsMidLine: endsMidLine))
+            .init(
+                name: prepared.segment.name, firstSequence: prepared.segment.firstSequence, lineCount: prepared.decoded.count,
+                byteCount: prepared.byteCount, endsMidLine: prepared.endsMidLine))
     }
 
     /// A line parsed and hashed, before it is replayed: the part done in parallel. A put's

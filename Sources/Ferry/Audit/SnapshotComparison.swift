@@ -54,39 +54,41 @@ enum SnapshotComparison {
         let snapshotNumbers = numbers(files.snapshot.replicas)
         let deltaNumbers = files.delta.map { numbers($0.replicas) } ?? snapshotNumbers
         let shared = files.delta.map { $0.replicas.starts(with: files.snapshot.replicas) } ?? true
-        let keysInDelta = shared ? [] : Set(files.delta.map { delta in delta.recordLines.compactMap { key(ofLine: $0, in: delta.bytes) } } ?? [])
+        let keysInDelta = shared
+            ? [] : Set(files.delta.map { delta in delta.recordLines.compactMap { RecordLineFields($0, in: delta.bytes)?.key(delta.bytes) } } ?? [])
         let states = Array(replay.records)
-        let expectedLines = ParallelWork.map(count: states.count, minimumChunk: 4096) { offset in
+        let fingerprints = ParallelWork.map(count: states.count, minimumChunk: 4096) { offset in
             let (key, state) = states[offset]
-            return expectedLine(key, state, numbers: shared || keysInDelta.contains(key) ? deltaNumbers : snapshotNumbers)
+            var writer = LineWriter()
+            return writer.fingerprint(key, state, numbers: shared || keysInDelta.contains(key) ? deltaNumbers : snapshotNumbers)
         }
-        var expected: [[UInt8]: RecordKey] = [:]
+        var expected: [Int: RecordKey] = [:]
         expected.reserveCapacity(states.count)
-        for (offset, line) in expectedLines.enumerated() {
+        for (offset, fingerprint) in fingerprints.enumerated() {
             let key = states[offset].key
-            guard let line else {
+            guard let fingerprint else {
                 findings.append(
                     finding(files.snapshot.path, key, "stale: the index's replica list lacks a replica in the versions of \(key); remove .ferry/index to rebuild it"))
                 continue
             }
-            expected[line] = key
+            expected[fingerprint] = key
         }
 
         // Each record line must be one of them: the delta's first, then the snapshot's lines
         // it does not replace.
         var mismatched = Set<RecordKey>()
         var replaced = Set<ArraySlice<UInt8>>()
-        func check(_ line: Range<Int>, number: Int, in file: IndexFileText) -> ArraySlice<UInt8>? {
+        func check(_ facts: LineFacts, number: Int, in file: IndexFileText) {
             let bytes = file.bytes
-            guard let fields = RecordLineFields(line, in: bytes) else {
+            guard let fields = facts.fields else {
                 findings.append(finding(file.path, nil, "unreadable: line \(number) is not a record line; remove .ferry/index to rebuild it"))
-                return nil
+                return
             }
-            if SnapshotFile.parseStamp(bytes[fields.stamp]) == nil {
+            if !facts.hasValidStamp {
                 findings.append(finding(file.path, nil, "unreadable: line \(number) has a malformed file stamp; remove .ferry/index to rebuild it"))
             }
-            if expected.removeValue(forKey: fields.textWithoutStamp(bytes)) != nil { return fields.sortKey(bytes) }
-            let key = key(ofLine: line, in: bytes)
+            if expected.removeValue(forKey: facts.fingerprint) != nil { return }
+            let key = fields.key(bytes)
             if let key, replay.records[key] != nil {
                 mismatched.insert(key)
                 findings.append(finding(file.path, key, "stale: the index's versions of \(key) differ from the journal's; remove .ferry/index to rebuild it"))
@@ -94,27 +96,27 @@ enum SnapshotComparison {
                 let name = key?.description ?? String(decoding: fields.sortKey(bytes), as: UTF8.self)
                 findings.append(finding(file.path, key, "stale: the index lists \(name), which the journal never had; remove .ferry/index to rebuild it"))
             }
-            return fields.sortKey(bytes)
         }
         if let delta = files.delta {
-            for (offset, line) in delta.recordLines.enumerated() {
-                if let sortKey = check(line, number: delta.firstRecordLineNumber + offset, in: delta) { replaced.insert(sortKey) }
+            for (offset, facts) in LineFacts.of(delta).enumerated() {
+                check(facts, number: delta.firstRecordLineNumber + offset, in: delta)
+                if let fields = facts.fields { replaced.insert(fields.sortKey(delta.bytes)) }
             }
         }
         let snapshot = files.snapshot
         var previous: ArraySlice<UInt8>?
         var reportedOrder = false
-        for (offset, line) in snapshot.recordLines.enumerated() {
+        for (offset, facts) in LineFacts.of(snapshot).enumerated() {
             let number = snapshot.firstRecordLineNumber + offset
-            let sortKey = RecordLineFields(line, in: snapshot.bytes)?.sortKey(snapshot.bytes)
+            let sortKey = facts.fields?.sortKey(snapshot.bytes)
             if let sortKey, let before = previous, !before.lexicographicallyPrecedes(sortKey), !reportedOrder {
                 reportedOrder = true
                 findings.append(
                     finding(snapshot.path, nil, "unsorted: line \(number) is out of order, so lookups by binary search miss records; remove .ferry/index to rebuild it"))
             }
             previous = sortKey ?? previous
-            if let sortKey, replaced.contains(sortKey) { continue }
-            _ = check(line, number: number, in: snapshot)
+            if let sortKey, !replaced.isEmpty, replaced.contains(sortKey) { continue }
+            check(facts, number: number, in: snapshot)
         }
         for key in expected.values where !mismatched.contains(key) {
             findings.append(finding(snapshot.path, key, "stale: the index lacks \(key); remove .ferry/index to rebuild it"))
@@ -160,83 +162,5 @@ enum SnapshotComparison {
 
     private static func numbers(_ replicas: [ReplicaID]) -> [ReplicaID: Int] {
         Dictionary(replicas.enumerated().map { ($0.element, $0.offset) }, uniquingKeysWith: { first, _ in first })
-    }
-
-    /// The record a line names, when its entity and encoded id are valid.
-    private static func key(ofLine line: Range<Int>, in bytes: [UInt8]) -> RecordKey? {
-        guard let fields = RecordLineFields(line, in: bytes),
-            let entity = try? EntityName(String(decoding: bytes[fields.entity], as: UTF8.self)),
-            let id = RecordFileName.decode(bytes: bytes[fields.encodedID])
-        else { return nil }
-        return RecordKey(entity: entity, id: id)
-    }
-
-    /// Where the fields of `K<tab><entity><tab><encoded id><tab><last seq><tab><stamp><tab><versions>` are.
-    struct RecordLineFields {
-        /// The offsets of the five tabs.
-        let tabs: (Int, Int, Int, Int, Int)
-        let end: Int
-
-        init?(_ line: Range<Int>, in bytes: [UInt8]) {
-            guard line.count > 2, bytes[line.lowerBound] == UInt8(ascii: "K"), bytes[line.lowerBound + 1] == 9 else { return nil }
-            var found = (line.lowerBound + 1, 0, 0, 0, 0)
-            var count = 1
-            for offset in (line.lowerBound + 2)..<line.upperBound where bytes[offset] == 9 {
-                switch count {
-                case 1: found.1 = offset
-                case 2: found.2 = offset
-                case 3: found.3 = offset
-                case 4: found.4 = offset
-                default: return nil
-                }
-                count += 1
-            }
-            guard count == 5 else { return nil }
-            tabs = found
-            end = line.upperBound
-        }
-
-        var entity: Range<Int> { (tabs.0 + 1)..<tabs.1 }
-        var encodedID: Range<Int> { (tabs.1 + 1)..<tabs.2 }
-        var stamp: Range<Int> { (tabs.3 + 1)..<tabs.4 }
-
-        /// `<entity><tab><encoded id>`, the order of the snapshot's lines.
-        func sortKey(_ bytes: [UInt8]) -> ArraySlice<UInt8> { bytes[(tabs.0 + 1)..<tabs.2] }
-
-        /// `<entity><tab><encoded id><tab><last seq><tab><versions>`: what the journal decides.
-        func textWithoutStamp(_ bytes: [UInt8]) -> [UInt8] {
-            var text = Array(bytes[(tabs.0 + 1)..<tabs.3])
-            text.append(9)
-            text += bytes[(tabs.4 + 1)..<end]
-            return text
-        }
-    }
-
-    /// `entity<tab>encoded id<tab>last seq<tab>versions`, as ``StoreIndex/line(_:_:number:)``
-    /// writes a record's line without the tag and the file stamp; `nil` when a replica has no
-    /// number.
-    static func expectedLine(_ key: RecordKey, _ state: RecordState, numbers: [ReplicaID: Int]) -> [UInt8]? {
-        var line: [UInt8] = []
-        line.reserveCapacity(160)
-        line += key.entity.rawValue.utf8
-        line.append(9)
-        line += RecordFileName.encode(key.id).utf8
-        line.append(9)
-        line += String(state.lastSequence).utf8
-        line.append(9)
-        for (offset, version) in state.versions.enumerated() {
-            if offset > 0 { line.append(UInt8(ascii: ";")) }
-            guard let origin = numbers[version.identity.origin] else { return nil }
-            line += "\(origin),\(version.identity.counter),\(version.timestamp.physical),\(version.timestamp.logical),".utf8
-            line += (version.isDelete ? "1," : "0,").utf8
-            line += version.contentHash.hex.utf8
-            line += ",\(version.sequence),".utf8
-            for (pair, (replica, counter)) in version.version.sortedCounters.enumerated() {
-                guard let number = numbers[replica] else { return nil }
-                if pair > 0 { line.append(UInt8(ascii: "+")) }
-                line += "\(number):\(counter)".utf8
-            }
-        }
-        return line
     }
 }
