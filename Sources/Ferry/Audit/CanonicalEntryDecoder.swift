@@ -51,8 +51,16 @@ enum CanonicalEntryDecoder {
             guard let remaining = reader.integer() else { return nil }
             batchRemaining = remaining
         }
-        guard reader.expect(#","op":""#), let op = reader.plainString(),
-            reader.expect(#","origin":""#), let originText = reader.plainString(), let origin = ReplicaID(originText),
+        guard reader.expect(#","op":""#) else { return nil }
+        let isPut: Bool
+        if reader.expect(#"put""#) {
+            isPut = true
+        } else if reader.expect(#"delete""#) {
+            isPut = false
+        } else {
+            return nil
+        }
+        guard reader.expect(#","origin":""#), let originText = reader.plainString(), let origin = ReplicaID(originText),
             reader.expect(#","prev":""#), let previousHash = reader.digest(),
             reader.expect(#"","pseq":"#), let previousSequence = reader.integer(),
             reader.expect(#","seq":"#), let sequence = reader.integer(), sequence > 0,
@@ -70,9 +78,9 @@ enum CanonicalEntryDecoder {
         default: return nil
         }
         let operation: Change.Operation
-        switch (op, document) {
-        case ("put", let document?): operation = .put(document)
-        case ("delete", nil): operation = .delete
+        switch (isPut, document) {
+        case (true, let document?): operation = .put(document)
+        case (false, nil): operation = .delete
         default: return nil
         }
         let change = Change(
@@ -137,9 +145,8 @@ enum CanonicalEntryDecoder {
         /// 64 hexadecimal digits.
         mutating func digest() -> SHA256Digest? {
             guard position + 64 <= bytes.count else { return nil }
-            let text = String(decoding: UnsafeRawBufferPointer(rebasing: bytes[position..<(position + 64)]), as: UTF8.self)
-            position += 64
-            return SHA256Digest(hex: text)
+            defer { position += 64 }
+            return SHA256Digest(hexDigits: UnsafeRawBufferPointer(rebasing: bytes[position..<(position + 64)]))
         }
 
         /// A JSON string (with its quotes), read by the JSON parser so escapes and UTF-8 are

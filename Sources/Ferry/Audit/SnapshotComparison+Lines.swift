@@ -78,6 +78,8 @@ extension SnapshotComparison {
     /// so a file cannot be crafted to collide with an expected line.
     struct LineWriter {
         private var line: [UInt8] = []
+        /// The last replica numbered, as most versions in a row name the same few replicas.
+        private var lastReplica: (replica: ReplicaID, number: Int)?
 
         /// The fingerprint of the record's line; `nil` when a replica has no number.
         mutating func fingerprint(_ key: RecordKey, _ state: RecordState, numbers: [ReplicaID: Int]) -> Int? {
@@ -94,7 +96,7 @@ extension SnapshotComparison {
             line.removeAll(keepingCapacity: true)
             for (offset, version) in state.versions.enumerated() {
                 if offset > 0 { line.append(UInt8(ascii: ";")) }
-                guard let origin = numbers[version.identity.origin] else { return nil }
+                guard let origin = number(of: version.identity.origin, in: numbers) else { return nil }
                 append(UInt64(origin))
                 line.append(UInt8(ascii: ","))
                 append(version.identity.counter)
@@ -105,12 +107,15 @@ extension SnapshotComparison {
                 line.append(UInt8(ascii: ","))
                 line.append(version.isDelete ? UInt8(ascii: "1") : UInt8(ascii: "0"))
                 line.append(UInt8(ascii: ","))
-                line += version.contentHash.hex.utf8
+                version.contentHash.appendHexDigits(to: &line)
                 line.append(UInt8(ascii: ","))
                 append(version.sequence)
                 line.append(UInt8(ascii: ","))
-                for (pair, (replica, counter)) in version.version.sortedCounters.enumerated() {
-                    guard let number = numbers[replica] else { return nil }
+                let counters = version.version.counters
+                // Most vectors have one replica: no need to sort them.
+                let sorted = counters.count == 1 ? counters.map { ($0.key, $0.value) } : version.version.sortedCounters
+                for (pair, (replica, counter)) in sorted.enumerated() {
+                    guard let number = number(of: replica, in: numbers) else { return nil }
                     if pair > 0 { line.append(UInt8(ascii: "+")) }
                     append(UInt64(number))
                     line.append(UInt8(ascii: ":"))
@@ -119,6 +124,13 @@ extension SnapshotComparison {
             }
             line.withUnsafeBytes { hasher.combine(bytes: $0) }
             return hasher.finalize()
+        }
+
+        private mutating func number(of replica: ReplicaID, in numbers: [ReplicaID: Int]) -> Int? {
+            if let last = lastReplica, last.replica == replica { return last.number }
+            guard let number = numbers[replica] else { return nil }
+            lastReplica = (replica, number)
+            return number
         }
 
         /// Appends `value` in decimal.

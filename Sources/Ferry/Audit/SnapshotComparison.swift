@@ -62,16 +62,17 @@ enum SnapshotComparison {
             var writer = LineWriter()
             return writer.fingerprint(key, state, numbers: shared || keysInDelta.contains(key) ? deltaNumbers : snapshotNumbers)
         }
-        var expected: [Int: RecordKey] = [:]
+        // Fingerprint → offset in `states`.
+        var expected: [Int: Int] = [:]
         expected.reserveCapacity(states.count)
         for (offset, fingerprint) in fingerprints.enumerated() {
-            let key = states[offset].key
             guard let fingerprint else {
+                let key = states[offset].key
                 findings.append(
                     finding(files.snapshot.path, key, "stale: the index's replica list lacks a replica in the versions of \(key); remove .ferry/index to rebuild it"))
                 continue
             }
-            expected[fingerprint] = key
+            expected[fingerprint] = offset
         }
 
         // Each record line must be one of them: the delta's first, then the snapshot's lines
@@ -118,7 +119,8 @@ enum SnapshotComparison {
             if let sortKey, !replaced.isEmpty, replaced.contains(sortKey) { continue }
             check(facts, number: number, in: snapshot)
         }
-        for key in expected.values where !mismatched.contains(key) {
+        for offset in expected.values where !mismatched.contains(states[offset].key) {
+            let key = states[offset].key
             findings.append(finding(snapshot.path, key, "stale: the index lacks \(key); remove .ferry/index to rebuild it"))
         }
         return findings.sorted { ($0.record?.description ?? "").utf8.lexicographicallyPrecedes(($1.record?.description ?? "").utf8) }

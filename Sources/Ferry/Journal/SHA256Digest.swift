@@ -84,18 +84,33 @@ public struct SHA256Digest: Sendable, Hashable, CustomStringConvertible {
 
     /// The digest as 64 lowercase hexadecimal digits.
     public var hex: String {
-        let digits: StaticString = "0123456789abcdef"
-        return String(unsafeUninitializedCapacity: 64) { buffer in
-            digits.withUTF8Buffer { table in
-                var index = 0
-                for word in [word0, word1, word2, word3] {
-                    for shift in stride(from: 60, through: 0, by: -4) {
-                        buffer[index] = table[Int((word >> UInt64(shift)) & 0xF)]
-                        index += 1
-                    }
-                }
-            }
+        String(unsafeUninitializedCapacity: 64) { buffer in
+            writeHexDigits(to: buffer)
             return 64
+        }
+    }
+
+    /// Appends the 64 lowercase hexadecimal digits to `output`, without making a String (for
+    /// writers of many digests, such as verify's expected index lines).
+    func appendHexDigits(to output: inout [UInt8]) {
+        let start = output.count
+        output.append(contentsOf: repeatElement(0, count: 64))
+        output.withUnsafeMutableBufferPointer { buffer in
+            writeHexDigits(to: UnsafeMutableBufferPointer(rebasing: buffer[start..<(start + 64)]))
+        }
+    }
+
+    /// Writes the 64 digits into `buffer` (at least 64 bytes).
+    private func writeHexDigits(to buffer: UnsafeMutableBufferPointer<UInt8>) {
+        let digits: StaticString = "0123456789abcdef"
+        digits.withUTF8Buffer { table in
+            func write(_ word: UInt64, at start: Int) {
+                for offset in 0..<16 { buffer[start + offset] = table[Int((word >> UInt64(60 - 4 * offset)) & 0xF)] }
+            }
+            write(word0, at: 0)
+            write(word1, at: 16)
+            write(word2, at: 32)
+            write(word3, at: 48)
         }
     }
 
