@@ -40,9 +40,9 @@ enum CanonicalJournalLine {
         return hasher.finalize()
     }
 
-    /// SHA-256 of the `doc` member's bytes: the document's content hash (its canonical form),
-    /// or `nil` when the line does not have the canonical shape around it.
-    static func documentHash(_ line: UnsafeRawBufferPointer, memberStart: Int, entity: EntityName) -> SHA256Digest? {
+    /// Where the `doc` member's value is: the document's canonical bytes, whose SHA-256 is its
+    /// content hash. `nil` when the line does not have the canonical shape around it.
+    static func documentRange(_ line: UnsafeRawBufferPointer, memberStart: Int, entity: EntityName) -> Range<Int>? {
         // {"counter":<digits>,"doc": or, for an entry of a batch, {"batch":<digits>,"counter":<digits>,"doc":
         func skip(_ key: StaticString, andDigitsAt start: Int) -> Int? {
             let count = key.utf8CodeUnitCount
@@ -71,6 +71,6 @@ enum CanonicalJournalLine {
         guard documentEnd > documentStart, entityMember.indices.allSatisfy({ line[documentEnd + $0] == entityMember[$0] }) else {
             return nil
         }
-        return SHA256.hash(UnsafeRawBufferPointer(rebasing: line[documentStart..<documentEnd]))
+        return documentStart..<documentEnd
     }
 }

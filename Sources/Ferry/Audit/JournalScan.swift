@@ -28,8 +28,8 @@ struct JournalScan: Sendable {
     var comparedIndex = false
     /// The index the journal replays to (in file order).
     var replay = StoreIndex()
-    /// For every current version, the fingerprint of the record file Ferry writes for it (the
-    /// document's pretty form), by sequence.
+    /// For every current version, the fingerprint of its document's canonical bytes, which a
+    /// record file Ferry wrote has once its layout whitespace is taken out, by sequence.
     var fileHashes: [UInt64: FileFingerprint] = [:]
 
     /// The replay's state at the snapshot's head.
@@ -195,8 +195,8 @@ struct JournalScan: Sendable {
     }
 
     /// A line parsed and hashed, before it is replayed: the part done in parallel. A put's
-    /// document is reduced to the hashes replay needs (its content hash and the hash of its
-    /// record file), so the document itself is freed on the worker that parsed it.
+    /// document is reduced to the hashes replay needs (its content hash and the fingerprint of
+    /// its record file's content), so the document itself is freed on the worker that parsed it.
     private enum DecodedLine: Sendable {
         case malformed(String)
         case entry(JournalEntry, Hashes)
@@ -220,12 +220,14 @@ struct JournalScan: Sendable {
                 }
             }
             var hashes = Hashes()
-            var contentHash: SHA256Digest?
+            var canonicalDocument: UnsafeRawBufferPointer?
             if let member = CanonicalJournalLine.hashMemberStart(line),
                 CanonicalJournalLine.hashWithoutHashMember(line, memberStart: member) == entry.hash
             {
-                if entry.change.operation.document != nil {
-                    contentHash = CanonicalJournalLine.documentHash(line, memberStart: member, entity: entry.change.key.entity)
+                if entry.change.operation.document != nil,
+                    let range = CanonicalJournalLine.documentRange(line, memberStart: member, entity: entry.change.key.entity)
+                {
+                    canonicalDocument = UnsafeRawBufferPointer(rebasing: line[range])
                 }
             } else {
                 let computed = entry.computedHash()
@@ -237,8 +239,16 @@ struct JournalScan: Sendable {
                 }
             }
             if let document = entry.change.operation.document {
-                hashes.content = contentHash ?? SHA256.hash(document.canonicalBytes())
-                hashes.file = FileFingerprint(document.prettyBytes())
+                // The record file is the document's pretty form: canonical bytes plus whitespace
+                // (see ``FileFingerprint``), so the canonical bytes serve for both hashes.
+                if let canonicalDocument {
+                    hashes.content = SHA256.hash(canonicalDocument)
+                    hashes.file = FileFingerprint(canonicalDocument)
+                } else {
+                    let canonical = document.canonicalBytes()
+                    hashes.content = SHA256.hash(canonical)
+                    hashes.file = canonical.withUnsafeBytes { FileFingerprint($0) }
+                }
                 entry.change.operation = .put(.object([:]))
             }
             self = .entry(entry, hashes)
@@ -295,20 +305,5 @@ struct JournalScan: Sendable {
         guard end > start, let bytes = try? file.read(at: Int64(start), count: end - start) else { return nil }
         let content = bytes.prefix { $0 != UInt8(ascii: "\n") }
         return Array(content).withUnsafeBytes { try? JournalEntry.decode(line: $0) }
-    }
-}
-
-/// A fingerprint of a file's bytes to compare two files within one process: their length and a
-/// seeded SipHash of them (Swift's `Hasher`), much cheaper than SHA-256. The seed is random per
-/// process, so a file cannot be crafted to collide with an expected one.
-struct FileFingerprint: Sendable, Hashable {
-    let count: Int
-    let hash: Int
-
-    init(_ bytes: [UInt8]) {
-        var hasher = Hasher()
-        bytes.withUnsafeBytes { hasher.combine(bytes: $0) }
-        count = bytes.count
-        hash = hasher.finalize()
     }
 }

@@ -77,7 +77,7 @@ struct RecordFileCheck: Sendable {
         case .bytes(let read):
             bytes = read
         }
-        if let expected = scan.fileHashes[state.winner.sequence], FileFingerprint(bytes) == expected { return nil }
+        if let expected = scan.fileHashes[state.winner.sequence], FileFingerprint(compacting: bytes) == expected { return nil }
         // Same content in another layout is not an edit.
         if let parsed = try? JSONParser.parse(bytes), case .object = parsed,
             SHA256.hash(parsed.canonicalBytes()) == state.winner.contentHash
