@@ -23,8 +23,20 @@ struct FileFingerprint: Sendable, Hashable {
     /// whitespace stands where no pretty form puts it (between two tokens neither of which is
     /// structural, where taking it out could join them). Whitespace inside strings is kept.
     init?(compacting file: [UInt8]) {
-        var compact: [UInt8] = []
-        compact.reserveCapacity(file.count)
+        var joinsTokens = false
+        let compacted = file.withUnsafeBufferPointer { file in
+            [UInt8](unsafeUninitializedCapacity: file.count) { compact, written in
+                if let count = Self.compact(file, into: compact) { written = count } else { joinsTokens = true }
+            }
+        }
+        guard !joinsTokens else { return nil }
+        self = compacted.withUnsafeBytes { FileFingerprint($0) }
+    }
+
+    /// Copies `file` into `compact` without the whitespace between tokens; the count written,
+    /// or `nil` (see ``init(compacting:)``).
+    private static func compact(_ file: UnsafeBufferPointer<UInt8>, into compact: UnsafeMutableBufferPointer<UInt8>) -> Int? {
+        var written = 0
         var inString = false
         var escaped = false
         var index = 0
@@ -38,25 +50,26 @@ struct FileFingerprint: Sendable, Hashable {
                 } else if byte == UInt8(ascii: "\"") {
                     inString = false
                 }
-                compact.append(byte)
+                compact[written] = byte
+                written += 1
                 index += 1
                 continue
             }
-            guard Self.isWhitespace(byte) else {
+            guard isWhitespace(byte) else {
                 if byte == UInt8(ascii: "\"") { inString = true }
-                compact.append(byte)
+                compact[written] = byte
+                written += 1
                 index += 1
                 continue
             }
             var end = index + 1
-            while end < file.count, Self.isWhitespace(file[end]) { end += 1 }
-            let before = compact.last
+            while end < file.count, isWhitespace(file[end]) { end += 1 }
+            let before = written > 0 ? compact[written - 1] : nil
             let after = end < file.count ? file[end] : nil
-            guard before.map(Self.isStructural) ?? true || after.map(Self.isStructural) ?? true else { return nil }
+            guard before.map(isStructural) ?? true || after.map(isStructural) ?? true else { return nil }
             index = end
         }
-        guard !inString else { return nil }
-        self = compact.withUnsafeBytes { FileFingerprint($0) }
+        return inString ? nil : written
     }
 
     private static func isWhitespace(_ byte: UInt8) -> Bool {

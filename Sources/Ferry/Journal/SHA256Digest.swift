@@ -72,6 +72,19 @@ public struct SHA256Digest: Sendable, Hashable, CustomStringConvertible {
         self.init(words.0, words.1, words.2, words.3)
     }
 
+    /// Parses 64 hexadecimal digits from raw bytes by table (the generic byte reader's fast
+    /// path, for verify's and the index reader's millions of digests).
+    init?(hexDigits: UnsafeRawBufferPointer) {
+        guard let parsed = Self.parse(hexDigits: hexDigits.assumingMemoryBound(to: UInt8.self)) else { return nil }
+        self = parsed
+    }
+
+    /// Parses 64 hexadecimal digits from a slice of bytes by table.
+    init?(hexDigits: ArraySlice<UInt8>) {
+        guard let parsed = hexDigits.withUnsafeBufferPointer({ Self.parse(hexDigits: $0) }) else { return nil }
+        self = parsed
+    }
+
     /// The 32 digest bytes, in order.
     public var bytes: [UInt8] {
         var result: [UInt8] = []
