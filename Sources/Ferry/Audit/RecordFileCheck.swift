@@ -14,8 +14,12 @@ struct RecordFileCheck: Sendable {
     let chain: JournalChainAnalysis.Result
 
     func run() -> [VerificationFinding] {
-        let replay = scan.replay
-        let live = replay.records.filter { $0.value.isLive }.map { (key: $0.key, state: $0.value) }
+        let live: [(key: RecordKey, state: RecordState)] = {
+            var live: [(key: RecordKey, state: RecordState)] = []
+            live.reserveCapacity(scan.replay.liveRecordCount)
+            for (key, state) in scan.replay.records where state.isLive { live.append((key, state)) }
+            return live
+        }()
         if !live.isEmpty && !FileSystem.isDirectory(layout.records) {
             return [
                 VerificationFinding(
@@ -25,11 +29,13 @@ struct RecordFileCheck: Sendable {
         }
         let checked = ParallelWork.map(count: live.count) { index in
             let (key, state) = live[index]
-            let relative = key.entity.rawValue + "/" + RecordFileName.relativePath(for: key.id)
-            return (relative, checkLive(key, state: state, path: "records/" + relative))
+            let relative = RecordFileName.relativePath(for: key.id)
+            return (relative, checkLive(key, state: state, path: "records/" + key.entity.rawValue + "/" + relative))
         }
         var findings = checked.compactMap(\.1)
-        let accounted = Set(checked.map(\.0))
+        // Each entity's live files, by path in its folder (short ids stay inline strings).
+        var accounted: [EntityName: Set<String>] = [:]
+        for (index, (relative, _)) in checked.enumerated() { accounted[live[index].key.entity, default: []].insert(relative) }
         for entityFolder in (try? FileSystem.contents(ofDirectory: layout.records)) ?? [] {
             let folderPath = "records/" + entityFolder.name
             guard entityFolder.kind == .directory, let entity = try? EntityName(entityFolder.name) else {
@@ -39,8 +45,9 @@ struct RecordFileCheck: Sendable {
                         message: "unexpected: not an entity folder (records/<Entity>/<id>.json)"))
                 continue
             }
+            let expected = accounted[entity] ?? []
             for file in RecordFileWalker.names(under: layout.records + "/" + entityFolder.name)
-            where !accounted.contains(entityFolder.name + "/" + file.relativePath) {
+            where !expected.contains(file.relativePath) {
                 if let finding = checkUnaccounted(file, entity: entity, path: folderPath + "/" + file.relativePath) {
                     findings.append(finding)
                 }
