@@ -1,11 +1,11 @@
 /// Byte-level facts about a journal line that is in canonical form, read without serializing
 /// anything again: the hash of the line without its `hash` member, and the document's bytes.
 ///
-/// A canonical line is `{"counter":…,"doc":…,"entity":"…","hash":"<64 hex>","hlc":…}`: members in
-/// code-point order, so `hash` sits between `entity` and `hlc`, and the entry's hash is the
-/// SHA-256 of the line with `"hash":"<64 hex>",` cut out. Nothing after that member can hold the
-/// bytes `"hash":"` (strings escape their quotes; `vv` keys are UUIDs), so the last occurrence is
-/// the member.
+/// A canonical line is `{"batch":…,"counter":…,"doc":…,"entity":"…","hash":"<64 hex>","hlc":…}`
+/// (`batch` only for an entry of a batch of several): members in code-point order, so `hash`
+/// sits between `entity` and `hlc`, and the entry's hash is the SHA-256 of the line with
+/// `"hash":"<64 hex>",` cut out. Nothing after that member can hold the bytes `"hash":"`
+/// (strings escape their quotes; `vv` keys are UUIDs), so the last occurrence is the member.
 enum CanonicalJournalLine {
     private static let hashKey = Array(#""hash":""#.utf8)
     /// `"hash":"` + 64 hex digits + `",`.
@@ -40,14 +40,26 @@ enum CanonicalJournalLine {
         return hasher.finalize()
     }
 
-    /// SHA-256 of the `doc` member's bytes: the document's content hash (its canonical form),
-    /// or `nil` when the line does not have the canonical shape around it.
-    static func documentHash(_ line: UnsafeRawBufferPointer, memberStart: Int, entity: EntityName) -> SHA256Digest? {
-        // {"counter":<digits>,"doc":
-        let counterKey = Array(#"{"counter":"#.utf8)
-        guard line.count > counterKey.count, counterKey.indices.allSatisfy({ line[$0] == counterKey[$0] }) else { return nil }
-        var cursor = counterKey.count
-        while cursor < line.count, line[cursor].isASCIIDigit { cursor += 1 }
+    /// Where the `doc` member's value is: the document's canonical bytes, whose SHA-256 is its
+    /// content hash. `nil` when the line does not have the canonical shape around it.
+    static func documentRange(_ line: UnsafeRawBufferPointer, memberStart: Int, entity: EntityName) -> Range<Int>? {
+        // {"counter":<digits>,"doc": or, for an entry of a batch, {"batch":<digits>,"counter":<digits>,"doc":
+        func skip(_ key: StaticString, andDigitsAt start: Int) -> Int? {
+            let count = key.utf8CodeUnitCount
+            guard start + count < line.count else { return nil }
+            let matches = key.withUTF8Buffer { key in (0..<count).allSatisfy { line[start + $0] == key[$0] } }
+            guard matches else { return nil }
+            var cursor = start + count
+            while cursor < line.count, line[cursor].isASCIIDigit { cursor += 1 }
+            return cursor
+        }
+        let counted: Int?
+        if let afterBatch = skip(#"{"batch":"#, andDigitsAt: 0) {
+            counted = skip(#","counter":"#, andDigitsAt: afterBatch)
+        } else {
+            counted = skip(#"{"counter":"#, andDigitsAt: 0)
+        }
+        guard let cursor = counted else { return nil }
         let docKey = Array(#","doc":"#.utf8)
         guard cursor + docKey.count <= line.count, docKey.indices.allSatisfy({ line[cursor + $0] == docKey[$0] }) else {
             return nil
@@ -59,6 +71,6 @@ enum CanonicalJournalLine {
         guard documentEnd > documentStart, entityMember.indices.allSatisfy({ line[documentEnd + $0] == entityMember[$0] }) else {
             return nil
         }
-        return SHA256.hash(UnsafeRawBufferPointer(rebasing: line[documentStart..<documentEnd]))
+        return documentStart..<documentEnd
     }
 }

@@ -1,11 +1,13 @@
+import Dispatch
+
 /// One pass over a store's journal files for ``StoreVerifier``: every line parsed once and its
 /// hash checked on its bytes, the entries replayed into an index as the store would, and the
 /// index snapshot compared with the replay at the snapshot's position.
 ///
 /// Reads one segment file at a time. Parsing and hashing a segment's lines is spread over the
-/// cores; replaying them is sequential. The snapshot is parsed on another thread meanwhile.
-/// Keeps per line only its place, sequence and hashes, and the documents of the records'
-/// current versions.
+/// cores, a segment ahead of the replay, which is sequential. The index files are read first
+/// and compared as text at the end. Keeps per line only its place, sequence and hashes, and
+/// the record file hashes of the records' current versions.
 struct JournalScan: Sendable {
     let layout: StoreLayout
 
@@ -19,16 +21,18 @@ struct JournalScan: Sendable {
     var journalFindings: [VerificationFinding] = []
     /// The index snapshot's problems and its differences from the replay.
     var indexFindings: [VerificationFinding] = []
-    /// The snapshot, when it could be read.
-    var snapshot: StoreIndex?
+    /// Where the index says the journal ended (the delta file's head when one applies to the
+    /// snapshot), when it could be read, and that file's path.
+    private(set) var snapshotHead: StoreHead?
+    private(set) var snapshotHeadPath = ".ferry/index"
     var comparedIndex = false
     /// The index the journal replays to (in file order).
     var replay = StoreIndex()
-    /// The documents of every current version, by sequence.
-    var documents: [UInt64: JSONValue] = [:]
+    /// For every current version, the fingerprint of its document's canonical bytes, which a
+    /// record file Ferry wrote has once its layout whitespace is taken out, by sequence.
+    var fileHashes: [UInt64: FileFingerprint] = [:]
 
-    /// Where the snapshot says the journal ended, and the replay's state there.
-    private var snapshotHead: StoreHead?
+    /// The replay's state at the snapshot's head.
     private var replayAtSnapshot: StoreIndex?
     /// Whether every line so far continued the chain (then file order is journal order).
     private var orderly = true
@@ -40,73 +44,25 @@ struct JournalScan: Sendable {
     }
 
     mutating func run() {
-        let indexPath = layout.index
-        let loading: ParallelWork.Background<Result<StoreIndex, StoreError>>?
-        if FileSystem.exists(indexPath) {
-            snapshotHead = Self.persistedHead(layout)
-            let layout = layout
-            loading = ParallelWork.Background { Self.loadSnapshot(layout) }
-        } else {
-            loading = nil
+        var indexFiles: SnapshotComparison.IndexFiles?
+        if FileSystem.exists(layout.index) {
+            switch SnapshotComparison.IndexFiles.read(layout) {
+            case .success(let files):
+                indexFiles = files
+                snapshotHead = files.head
+                snapshotHeadPath = files.delta?.path ?? files.snapshot.path
+            case .failure(let unreadable):
+                indexFindings.append(
+                    VerificationFinding(
+                        kind: .indexMismatch, path: ".ferry/index",
+                        message: "unreadable index snapshot (\(unreadable.reason)); opening the store rebuilds it"))
+            }
         }
         if snapshotHead?.sequence == 0 { replayAtSnapshot = replay }
         readSegments()
-        guard let loading, let loaded = loading.value() else { return }
-        switch loaded {
-        case .failure(let error):
-            indexFindings.append(
-                VerificationFinding(
-                    kind: .indexMismatch, path: ".ferry/index",
-                    message: "unreadable index snapshot (\(error)); opening the store rebuilds it"))
-        case .success(let index):
-            snapshot = index
-            if let replayAtSnapshot, index.headSequence == snapshotHead?.sequence {
-                compareIndex(index, with: replayAtSnapshot)
-            }
-        }
-    }
-
-    /// The delta file on top of the snapshot, when it applies to it.
-    private static func delta(for snapshot: SnapshotFile, _ layout: StoreLayout) -> SnapshotFile? {
-        guard let delta = try? SnapshotFile.open(layout.indexDelta, magic: SnapshotFile.deltaMagic),
-            let base = delta.header.baseHead, base.sequence == snapshot.header.head.sequence,
-            base.hash == snapshot.header.head.hash, delta.header.totalRecords != nil
-        else { return nil }
-        return delta
-    }
-
-    /// The head the index files on disk cover: the delta's when one applies, else the snapshot's.
-    private static func persistedHead(_ layout: StoreLayout) -> StoreHead? {
-        guard let snapshot = try? SnapshotFile.open(layout.index) else { return nil }
-        return delta(for: snapshot, layout)?.header.head ?? snapshot.header.head
-    }
-
-    private static func loadSnapshot(_ layout: StoreLayout) -> Result<StoreIndex, StoreError> {
-        do {
-            guard let file = try SnapshotFile.open(layout.index) else { return .failure(.damagedIndex(reason: "missing")) }
-            var index = StoreIndex(snapshot: file)
-            if let delta = delta(for: file, layout) {
-                let records = delta.allRecords()
-                if let damage = delta.damage { return .failure(.damagedIndex(reason: "index-delta: \(damage)")) }
-                let header = delta.header
-                index.records = RecordTable(base: file, delta: records, totalCount: header.totalRecords ?? 0)
-                index.knowledge = header.knowledge
-                index.headSequence = header.head.sequence
-                index.headHash = header.head.hash
-                index.latestModification = header.head.latestModification
-                index.liveCounts = header.liveCounts
-                index.conflicted = header.conflicted
-            }
-            // Decode every line now (on this background thread) and report damage.
-            var count = 0
-            for _ in index.records { count += 1 }
-            if let damage = file.damage { return .failure(.damagedIndex(reason: damage)) }
-            guard count == index.records.count else {
-                return .failure(.damagedIndex(reason: "expected \(index.records.count) records, read \(count)"))
-            }
-            return .success(index)
-        } catch {
-            return .failure(error)
+        if let indexFiles, let replayAtSnapshot {
+            comparedIndex = true
+            indexFindings += SnapshotComparison.findings(indexFiles, replay: replayAtSnapshot)
         }
     }
 
@@ -129,87 +85,173 @@ struct JournalScan: Sendable {
             }
         }
         found.sort { $0.firstSequence < $1.firstSequence }
-        for (index, segment) in found.enumerated() {
-            read(segment, index: index, isLast: index == found.count - 1)
+        // Pipelined: while the lines of one segment are replayed here, the next segment is read,
+        // parsed and hashed on the other cores.
+        let directory = layout.journal
+        func prepare(_ index: Int) -> Pending<PreparedSegment> {
+            let segment = found[index]
+            let isLast = index == found.count - 1
+            return Pending { PreparedSegment(segment, directory: directory, isLast: isLast) }
+        }
+        var next = found.isEmpty ? nil : prepare(0)
+        for index in found.indices {
+            guard let prepared = next?.value() else { break }
+            next = index + 1 < found.count ? prepare(index + 1) : nil
+            absorb(prepared, index: index)
         }
     }
 
-    private mutating func read(_ segment: JournalSegment, index: Int, isLast: Bool) {
-        let path = "journal/" + segment.name
-        let bytes: [UInt8]
-        do { bytes = try FileSystem.readFile(layout.journal + "/" + segment.name) } catch {
-            journalFindings.append(VerificationFinding(kind: .unreadableFile, path: path, message: "unreadable: \(error)"))
-            segments.append(.init(name: segment.name, firstSequence: segment.firstSequence, lineCount: 0, byteCount: 0, endsMidLine: false))
-            return
+    /// Work started on another thread, collected later with ``value()``.
+    private final class Pending<T: Sendable>: @unchecked Sendable {
+        private let done = DispatchSemaphore(value: 0)
+        private var result: T?
+
+        init(_ work: @escaping @Sendable () -> T) {
+            DispatchQueue.global().async {
+                self.result = work()
+                self.done.signal()
+            }
         }
-        var ends: [Int] = []
-        ends.reserveCapacity(Journal.segmentEntryLimit)
+
+        /// Waits for the work and returns its result.
+        func value() -> T? {
+            done.wait()
+            defer { done.signal() }
+            return result
+        }
+    }
+
+    /// One segment read, split into lines and its lines parsed and hashed: everything but the
+    /// replay, which must go in order.
+    private struct PreparedSegment: Sendable {
+        var segment: JournalSegment
+        var byteCount = 0
+        var lineStarts: [Int] = []
+        var decoded: [DecodedLine] = []
         var endsMidLine = false
-        var complete = 0
-        bytes.withUnsafeBytes { raw in
-            for offset in 0..<raw.count where raw[offset] == UInt8(ascii: "\n") { ends.append(offset) }
-            complete = ends.count
-            if isLast {
-                // A crash can leave NUL-filled lines at the end (space allocated, data never
-                // written) and a partial last line: both are cut off when the store opens.
-                while complete > 0 {
-                    let start = complete >= 2 ? ends[complete - 2] + 1 : 0
-                    let line = UnsafeRawBufferPointer(rebasing: raw[start..<ends[complete - 1]])
-                    guard !line.isEmpty, line.allSatisfy({ $0 == 0 }) else { break }
-                    complete -= 1
-                }
-                let usedEnd = complete > 0 ? ends[complete - 1] + 1 : 0
-                if usedEnd < raw.count {
-                    journalFindings.append(
-                        VerificationFinding(
-                            kind: .tornTail, path: path, line: complete + 1,
-                            message: "torn: \(raw.count - usedEnd) bytes after the last complete line, left by an interrupted write; opening the store cuts them off"))
-                }
-            } else if let last = ends.last, last + 1 < raw.count {
-                endsMidLine = true
-            } else if ends.isEmpty && raw.count > 0 {
-                endsMidLine = true
-            }
-        }
-        let lineEnds = Array(ends.prefix(complete))
-        let decoded = ParallelWork.map(count: lineEnds.count) { number in
-            let start = number == 0 ? 0 : lineEnds[number - 1] + 1
-            return bytes.withUnsafeBytes { raw in
-                DecodedLine(UnsafeRawBufferPointer(rebasing: raw[start..<lineEnds[number]]))
-            }
-        }
-        for (number, line) in decoded.enumerated() {
-            record(line, segment: index, number: number + 1, offset: number == 0 ? 0 : lineEnds[number - 1] + 1)
-        }
-        segments.append(
-            .init(name: segment.name, firstSequence: segment.firstSequence, lineCount: complete, byteCount: bytes.count, endsMidLine: endsMidLine))
-    }
+        var findings: [VerificationFinding] = []
 
-    /// A line parsed and hashed, before it is replayed: the part done in parallel.
-    private enum DecodedLine: Sendable {
-        case malformed(String)
-        case entry(JournalEntry, problem: JournalChainAnalysis.Problem?, computed: SHA256Digest?, contentHash: SHA256Digest?)
-
-        init(_ line: UnsafeRawBufferPointer) {
-            let entry: JournalEntry
-            do { entry = try JournalEntry.decode(line: line) } catch {
-                self = .malformed(error.reason)
+        init(_ segment: JournalSegment, directory: String, isLast: Bool) {
+            self.segment = segment
+            let path = "journal/" + segment.name
+            let bytes: [UInt8]
+            do { bytes = try FileSystem.readFile(directory + "/" + segment.name) } catch {
+                findings.append(VerificationFinding(kind: .unreadableFile, path: path, message: "unreadable: \(error)"))
                 return
             }
+            byteCount = bytes.count
+            var ends: [Int] = []
+            ends.reserveCapacity(Journal.segmentEntryLimit)
+            var complete = 0
+            var torn: VerificationFinding?
+            var endsMidLine = false
+            bytes.withUnsafeBytes { raw in
+                for offset in 0..<raw.count where raw[offset] == UInt8(ascii: "\n") { ends.append(offset) }
+                complete = ends.count
+                if isLast {
+                    // A crash can leave NUL-filled lines at the end (space allocated, data never
+                    // written) and a partial last line: both are cut off when the store opens.
+                    while complete > 0 {
+                        let start = complete >= 2 ? ends[complete - 2] + 1 : 0
+                        let line = UnsafeRawBufferPointer(rebasing: raw[start..<ends[complete - 1]])
+                        guard !line.isEmpty, line.allSatisfy({ $0 == 0 }) else { break }
+                        complete -= 1
+                    }
+                    let usedEnd = complete > 0 ? ends[complete - 1] + 1 : 0
+                    if usedEnd < raw.count {
+                        torn = VerificationFinding(
+                            kind: .tornTail, path: path, line: complete + 1,
+                            message: "torn: \(raw.count - usedEnd) bytes after the last complete line, left by an interrupted write; opening the store cuts them off")
+                    }
+                } else if let last = ends.last, last + 1 < raw.count {
+                    endsMidLine = true
+                } else if ends.isEmpty && raw.count > 0 {
+                    endsMidLine = true
+                }
+            }
+            if let torn { findings.append(torn) }
+            self.endsMidLine = endsMidLine
+            let lineEnds = Array(ends.prefix(complete))
+            lineStarts = lineEnds.indices.map { $0 == 0 ? 0 : lineEnds[$0 - 1] + 1 }
+            decoded = ParallelWork.map(count: lineEnds.count) { number in
+                let start = number == 0 ? 0 : lineEnds[number - 1] + 1
+                return bytes.withUnsafeBytes { raw in
+                    DecodedLine(UnsafeRawBufferPointer(rebasing: raw[start..<lineEnds[number]]))
+                }
+            }
+        }
+    }
+
+    /// Replays a prepared segment's lines, in order.
+    private mutating func absorb(_ prepared: PreparedSegment, index: Int) {
+        journalFindings += prepared.findings
+        for (number, line) in prepared.decoded.enumerated() {
+            record(line, segment: index, number: number + 1, offset: prepared.lineStarts[number])
+        }
+        segments.append(
+            .init(
+                name: prepared.segment.name, firstSequence: prepared.segment.firstSequence, lineCount: prepared.decoded.count,
+                byteCount: prepared.byteCount, endsMidLine: prepared.endsMidLine))
+    }
+
+    /// A line parsed and hashed, before it is replayed: the part done in parallel. A put's
+    /// document is reduced to the hashes replay needs (its content hash and the fingerprint of
+    /// its record file's content), so the document itself is freed on the worker that parsed it.
+    private enum DecodedLine: Sendable {
+        case malformed(String)
+        case entry(JournalEntry, Hashes)
+
+        struct Hashes: Sendable {
+            var problem: JournalChainAnalysis.Problem?
+            /// What the line's content hashes to, when it is not its `hash`.
+            var computed: SHA256Digest?
+            var content: SHA256Digest = .zero
+            var file: FileFingerprint?
+        }
+
+        init(_ line: UnsafeRawBufferPointer) {
+            var entry: JournalEntry
+            if let fast = CanonicalEntryDecoder.decode(line) {
+                entry = fast
+            } else {
+                do { entry = try JournalEntry.decode(line: line) } catch {
+                    self = .malformed(error.reason)
+                    return
+                }
+            }
+            var hashes = Hashes()
+            var canonicalDocument: UnsafeRawBufferPointer?
             if let member = CanonicalJournalLine.hashMemberStart(line),
                 CanonicalJournalLine.hashWithoutHashMember(line, memberStart: member) == entry.hash
             {
-                let contentHash = entry.change.operation.document == nil
-                    ? nil : CanonicalJournalLine.documentHash(line, memberStart: member, entity: entry.change.key.entity)
-                self = .entry(entry, problem: nil, computed: nil, contentHash: contentHash)
-                return
-            }
-            let computed = entry.computedHash()
-            if computed == entry.hash {
-                self = .entry(entry, problem: .reformatted, computed: nil, contentHash: nil)
+                if entry.change.operation.document != nil,
+                    let range = CanonicalJournalLine.documentRange(line, memberStart: member, entity: entry.change.key.entity)
+                {
+                    canonicalDocument = UnsafeRawBufferPointer(rebasing: line[range])
+                }
             } else {
-                self = .entry(entry, problem: .edited, computed: computed, contentHash: nil)
+                let computed = entry.computedHash()
+                if computed == entry.hash {
+                    hashes.problem = .reformatted
+                } else {
+                    hashes.problem = .edited
+                    hashes.computed = computed
+                }
             }
+            if let document = entry.change.operation.document {
+                // The record file is the document's pretty form: canonical bytes plus whitespace
+                // (see ``FileFingerprint``), so the canonical bytes serve for both hashes.
+                if let canonicalDocument {
+                    hashes.content = SHA256.hash(canonicalDocument)
+                    hashes.file = FileFingerprint(canonicalDocument)
+                } else {
+                    let canonical = document.canonicalBytes()
+                    hashes.content = SHA256.hash(canonical)
+                    hashes.file = canonical.withUnsafeBytes { FileFingerprint($0) }
+                }
+                entry.change.operation = .put(.object([:]))
+            }
+            self = .entry(entry, hashes)
         }
     }
 
@@ -221,8 +263,9 @@ struct JournalScan: Sendable {
             malformedReasons[lineIndex] = reason
             lines.append(.init(segment: Int32(segment), number: Int32(number), sequence: 0, previousHash: .zero, hash: .zero, problem: .malformed))
             orderly = false
-        case .entry(let entry, let problem, let computed, let contentHash):
-            if let computed { computedHashes[lineIndex] = computed }
+        case .entry(let entry, let hashes):
+            let problem = hashes.problem
+            if let computed = hashes.computed { computedHashes[lineIndex] = computed }
             lines.append(
                 .init(
                     segment: Int32(segment), number: Int32(number), sequence: entry.sequence, previousHash: entry.previousHash,
@@ -230,52 +273,24 @@ struct JournalScan: Sendable {
             orderly = orderly && problem == nil && entry.sequence == lastSequence + 1 && entry.previousHash == lastHash
             lastSequence = entry.sequence
             lastHash = entry.hash
-            apply(entry, contentHash: contentHash)
+            apply(entry, hashes: hashes)
             if orderly, let head = snapshotHead, entry.sequence == head.sequence, entry.hash == head.hash {
                 replayAtSnapshot = replay
             }
         }
     }
 
-    /// Replays one entry as the store does, keeping the documents of current versions.
-    private mutating func apply(_ entry: JournalEntry, contentHash: SHA256Digest?) {
-        let document = entry.change.operation.document
-        let hash = contentHash ?? document.map { SHA256.hash($0.canonicalBytes()) } ?? .zero
-        let application = replay.apply(entry, contentHash: hash)
+    /// Replays one entry as the store does, keeping the file hashes of current versions.
+    private mutating func apply(_ entry: JournalEntry, hashes: DecodedLine.Hashes) {
+        let application = replay.apply(entry, contentHash: hashes.content)
         if let before = application.before {
             for version in before.versions where !application.after.versions.contains(where: { $0.sequence == version.sequence }) {
-                documents[version.sequence] = nil
+                fileHashes[version.sequence] = nil
             }
         }
-        if let document, application.after.versions.contains(where: { $0.sequence == entry.sequence }) {
-            documents[entry.sequence] = document
+        if let file = hashes.file, application.after.versions.contains(where: { $0.sequence == entry.sequence }) {
+            fileHashes[entry.sequence] = file
         }
-    }
-
-    /// Compares the snapshot with the replay at the snapshot's position.
-    private mutating func compareIndex(_ snapshot: StoreIndex, with replay: StoreIndex) {
-        comparedIndex = true
-        var differences: [VerificationFinding] = []
-        func differ(_ key: RecordKey?, _ message: String) {
-            differences.append(VerificationFinding(kind: .indexMismatch, path: ".ferry/index", record: key, message: message))
-        }
-        if snapshot.knowledge != replay.knowledge {
-            differ(nil, "stale: the index's knowledge vector differs from the journal's; remove .ferry/index to rebuild it")
-        }
-        for (key, state) in replay.records {
-            guard let indexed = snapshot.records[key] else {
-                differ(key, "stale: the index lacks \(key); remove .ferry/index to rebuild it")
-                continue
-            }
-            if indexed.versions != state.versions || indexed.lastSequence != state.lastSequence {
-                differ(key, "stale: the index's versions of \(key) differ from the journal's; remove .ferry/index to rebuild it")
-            }
-        }
-        for key in snapshot.records.keys where replay.records[key] == nil {
-            differ(key, "stale: the index lists \(key), which the journal never had; remove .ferry/index to rebuild it")
-        }
-        differences.sort { ($0.record?.description ?? "").utf8.lexicographicallyPrecedes(($1.record?.description ?? "").utf8) }
-        indexFindings += differences
     }
 
     /// The entry on line `lineIndex`, read again from its segment (for rare checks).

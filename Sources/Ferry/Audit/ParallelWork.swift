@@ -2,7 +2,7 @@ import Dispatch
 import Foundation
 
 /// Spreads CPU-bound audit work (parsing and hashing journal lines, comparing record files)
-/// over the machine's cores, and runs independent work in the background.
+/// over the machine's cores.
 enum ParallelWork {
     /// `body(index)` for every index in `0..<count`, in up to one chunk per core; results in
     /// index order. Runs inline when the work is too small to share.
@@ -26,25 +26,5 @@ enum ParallelWork {
         let buffer: UnsafeMutableBufferPointer<T?>
         init(_ buffer: UnsafeMutableBufferPointer<T?>) { self.buffer = buffer }
         func store(_ value: T, at index: Int) { buffer[index] = value }
-    }
-
-    /// Work started on another thread now, whose result is collected later with ``value()``.
-    final class Background<T: Sendable>: @unchecked Sendable {
-        private let done = DispatchSemaphore(value: 0)
-        private var result: T?
-
-        init(_ work: @escaping @Sendable () -> T) {
-            DispatchQueue.global().async {
-                self.result = work()
-                self.done.signal()
-            }
-        }
-
-        /// Waits for the work and returns its result.
-        func value() -> T? {
-            done.wait()
-            defer { done.signal() }
-            return result
-        }
     }
 }

@@ -5,32 +5,37 @@
 /// A file that differs from the replay is an uncommitted hand edit, unless it holds an older
 /// version of the same record that Ferry wrote: then a crash came between the journal append
 /// and the file update, and opening the store repairs it.
+///
+/// Live records' files are opened by their expected paths, spread over the cores; the folders
+/// are then listed (names only) for files no live record accounts for.
 struct RecordFileCheck: Sendable {
     let layout: StoreLayout
     let scan: JournalScan
     let chain: JournalChainAnalysis.Result
 
     func run() -> [VerificationFinding] {
-        var findings: [VerificationFinding] = []
-        let replay = scan.replay
-        let liveCount = replay.liveRecordCount
-        if liveCount > 0 && !FileSystem.isDirectory(layout.records) {
+        let live: [(key: RecordKey, state: RecordState)] = {
+            var live: [(key: RecordKey, state: RecordState)] = []
+            live.reserveCapacity(scan.replay.liveRecordCount)
+            for (key, state) in scan.replay.records where state.isLive { live.append((key, state)) }
+            return live
+        }()
+        if !live.isEmpty && !FileSystem.isDirectory(layout.records) {
             return [
                 VerificationFinding(
                     kind: .missingRecordFile, path: "records",
-                    message: "deleted: the records folder is gone, with the files of \(liveCount) live records (uncommitted)")
+                    message: "deleted: the records folder is gone, with the files of \(live.count) live records (uncommitted)")
             ]
         }
-        // Every record's expected file, so most files are matched without decoding their names.
-        var expected: [String: RecordKey] = [:]
-        expected.reserveCapacity(replay.records.count)
-        for key in replay.records.keys {
-            expected[key.entity.rawValue + "/" + RecordFileName.relativePath(for: key.id)] = key
+        let checked = ParallelWork.map(count: live.count) { index in
+            let (key, state) = live[index]
+            let relative = RecordFileName.relativePath(for: key.id)
+            return (relative, checkLive(key, state: state, path: "records/" + key.entity.rawValue + "/" + relative))
         }
-        var seen = Set<RecordKey>()
-        seen.reserveCapacity(liveCount)
-        var work: [(key: RecordKey, state: RecordState, path: String, size: Int64)] = []
-        work.reserveCapacity(liveCount)
+        var findings = checked.compactMap(\.1)
+        // Each entity's live files, by path in its folder (short ids stay inline strings).
+        var accounted: [EntityName: Set<String>] = [:]
+        for (index, (relative, _)) in checked.enumerated() { accounted[live[index].key.entity, default: []].insert(relative) }
         for entityFolder in (try? FileSystem.contents(ofDirectory: layout.records)) ?? [] {
             let folderPath = "records/" + entityFolder.name
             guard entityFolder.kind == .directory, let entity = try? EntityName(entityFolder.name) else {
@@ -40,53 +45,25 @@ struct RecordFileCheck: Sendable {
                         message: "unexpected: not an entity folder (records/<Entity>/<id>.json)"))
                 continue
             }
-            for file in RecordFileWalker.files(under: layout.records + "/" + entityFolder.name, sorted: false) {
-                let path = folderPath + "/" + file.relativePath
-                guard file.status.kind == .regular else {
-                    findings.append(VerificationFinding(kind: .unexpectedRecordFile, path: path, message: "unexpected: not a regular file"))
-                    continue
+            let expected = accounted[entity] ?? []
+            for file in RecordFileWalker.names(under: layout.records + "/" + entityFolder.name)
+            where !expected.contains(file.relativePath) {
+                if let finding = checkUnaccounted(file, entity: entity, path: folderPath + "/" + file.relativePath) {
+                    findings.append(finding)
                 }
-                guard let key = expected[entityFolder.name + "/" + file.relativePath], let state = replay.records[key] else {
-                    if let id = RecordFileName.id(fromRelativePath: file.relativePath) {
-                        let key = RecordKey(entity: entity, id: id)
-                        findings.append(
-                            VerificationFinding(
-                                kind: .unexpectedRecordFile, path: path, record: key,
-                                message: "created: the journal has no record \(key); a file added by hand and not committed"))
-                    } else {
-                        findings.append(
-                            VerificationFinding(kind: .unexpectedRecordFile, path: path, message: "unexpected: not a record file name"))
-                    }
-                    continue
-                }
-                work.append((key, state, path, file.status.size))
-                if state.isLive { seen.insert(key) }
             }
         }
-        // Reading and comparing the files is spread over the cores.
-        let items = work
-        findings += ParallelWork.map(count: items.count) { index in
-            check(items[index].key, state: items[index].state, path: items[index].path, size: items[index].size)
-        }.compactMap { $0 }
-        var missing: [VerificationFinding] = []
-        for (key, state) in replay.records where state.isLive {
-            if !seen.contains(key) {
-                missing.append(
-                    VerificationFinding(
-                        kind: .missingRecordFile, path: layout.relativeRecordPath(key), record: key,
-                        message: "deleted: the journal has this record but its file is gone; a deletion by hand, not committed"))
-            }
+        for (key, state) in live where state.versions.count > 1 {
             for loser in state.losers where !loser.isDelete {
                 let conflictPath = layout.conflictFile(key, version: loser.identity)
                 if !FileSystem.exists(conflictPath) {
-                    missing.append(
+                    findings.append(
                         VerificationFinding(
                             kind: .missingConflictFile, path: relative(conflictPath), record: key,
                             message: "deleted: the losing version \(loser.identity) of \(key) has no conflict file"))
                 }
             }
         }
-        findings += missing
         return findings.sorted { $0.path.utf8.lexicographicallyPrecedes($1.path.utf8) }
     }
 
@@ -94,22 +71,20 @@ struct RecordFileCheck: Sendable {
         path.hasPrefix(layout.root + "/") ? String(path.dropFirst(layout.root.count + 1)) : path
     }
 
-    /// Compares one record file with the replay.
-    private func check(_ key: RecordKey, state: RecordState, path: String, size: Int64) -> VerificationFinding? {
-        guard let bytes = Self.read(layout.root + "/" + path, size: size) else {
-            return VerificationFinding(kind: .unreadableFile, path: path, record: key, message: "unreadable record file")
-        }
-        if !state.isLive {
-            if isOlderVersion(bytes, of: state) {
-                return VerificationFinding(
-                    kind: .staleRecordFile, path: path, record: key,
-                    message: "stale: \(key) was deleted (seq \(state.winner.sequence)) but a crash left its file; opening the store removes it")
-            }
+    /// Compares a live record's file with the replay's winner.
+    private func checkLive(_ key: RecordKey, state: RecordState, path: String) -> VerificationFinding? {
+        let bytes: [UInt8]
+        switch Self.read(layout.root + "/" + path) {
+        case .missing:
             return VerificationFinding(
-                kind: .fileOfDeletedRecord, path: path, record: key,
-                message: "re-created: \(key) was deleted (seq \(state.winner.sequence)) but has a file; a hand edit, not committed")
+                kind: .missingRecordFile, path: path, record: key,
+                message: "deleted: the journal has this record but its file is gone; a deletion by hand, not committed")
+        case .unreadable:
+            return VerificationFinding(kind: .unreadableFile, path: path, record: key, message: "unreadable record file")
+        case .bytes(let read):
+            bytes = read
         }
-        if let document = scan.documents[state.winner.sequence], document.prettyBytes() == bytes { return nil }
+        if let expected = scan.fileHashes[state.winner.sequence], FileFingerprint(compacting: bytes) == expected { return nil }
         // Same content in another layout is not an edit.
         if let parsed = try? JSONParser.parse(bytes), case .object = parsed,
             SHA256.hash(parsed.canonicalBytes()) == state.winner.contentHash
@@ -126,14 +101,54 @@ struct RecordFileCheck: Sendable {
             message: "modified: the file differs from the journal's version of \(key) (seq \(state.winner.sequence)); a hand edit, not committed")
     }
 
-    /// A small file's bytes, read in one call of the size `scan` reported (plus one byte, to
-    /// notice a file that grew since).
-    static func read(_ path: String, size: Int64) -> [UInt8]? {
-        guard let file = try? FileDescriptor.open(path, .readOnly) else { return nil }
+    /// A file under `records/<Entity>/` that no live record accounts for.
+    private func checkUnaccounted(_ file: RecordFileWalker.File, entity: EntityName, path: String) -> VerificationFinding? {
+        guard file.kind == .regular else {
+            return VerificationFinding(kind: .unexpectedRecordFile, path: path, message: "unexpected: not a regular file")
+        }
+        guard let id = RecordFileName.id(fromRelativePath: file.relativePath) else {
+            return VerificationFinding(kind: .unexpectedRecordFile, path: path, message: "unexpected: not a record file name")
+        }
+        let key = RecordKey(entity: entity, id: id)
+        guard let state = scan.replay.records[key] else {
+            return VerificationFinding(
+                kind: .unexpectedRecordFile, path: path, record: key,
+                message: "created: the journal has no record \(key); a file added by hand and not committed")
+        }
+        guard case .bytes(let bytes) = Self.read(layout.root + "/" + path) else {
+            return VerificationFinding(kind: .unreadableFile, path: path, record: key, message: "unreadable record file")
+        }
+        if isOlderVersion(bytes, of: state) {
+            return VerificationFinding(
+                kind: .staleRecordFile, path: path, record: key,
+                message: "stale: \(key) was deleted (seq \(state.winner.sequence)) but a crash left its file; opening the store removes it")
+        }
+        return VerificationFinding(
+            kind: .fileOfDeletedRecord, path: path, record: key,
+            message: "re-created: \(key) was deleted (seq \(state.winner.sequence)) but has a file; a hand edit, not committed")
+    }
+
+    /// What reading a record file gave.
+    enum FileContent {
+        case bytes([UInt8])
+        case missing
+        case unreadable
+    }
+
+    /// A small file's bytes: one `fstat` and one read of that size (plus a byte, to notice a
+    /// file that grew meanwhile).
+    static func read(_ path: String) -> FileContent {
+        let file: FileDescriptor
+        do { file = try FileDescriptor.open(path, .readOnly) } catch {
+            return error.isNotFound ? .missing : .unreadable
+        }
         defer { file.close() }
-        guard let bytes = try? file.read(at: 0, count: Int(max(size, 0)) + 1) else { return nil }
-        if bytes.count <= Int(size) { return bytes }
-        return try? FileSystem.readFile(path)
+        guard let size = try? file.status().size, let bytes = try? file.read(at: 0, count: Int(max(size, 0)) + 1) else {
+            return .unreadable
+        }
+        if bytes.count <= Int(size) { return .bytes(bytes) }
+        guard let whole = try? FileSystem.readFile(path) else { return .unreadable }
+        return .bytes(whole)
     }
 
     /// Whether `bytes` are the file Ferry wrote for an earlier version of the record (walking

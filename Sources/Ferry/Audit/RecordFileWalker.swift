@@ -1,37 +1,37 @@
 /// Lists the files under a store's `records/` folder, for checks that look at every file.
 enum RecordFileWalker {
-    /// One file under `records/`.
-    struct File {
-        /// The path relative to `records/` (`Product/lamp.json`).
+    /// One entry under `records/`.
+    struct File: Sendable {
+        /// The path relative to the folder listed (`lamp.json`, `abc…~/def.json`).
         var relativePath: String
-        /// The file's status.
-        var status: FileStatus
+        /// What kind of file it is (from the directory listing).
+        var kind: FileStatus.Kind
     }
 
     /// Every regular file under `root`, relative to it, sorted by UTF-8 bytes; temporary files
     /// of interrupted atomic writes (`.tmp-…`) are left out.
     static func relativePaths(under root: String) -> [String] {
-        files(under: root).map(\.relativePath)
+        names(under: root).filter { $0.kind == .regular }.map(\.relativePath)
+            .sorted { $0.utf8.lexicographicallyPrecedes($1.utf8) }
     }
 
-    /// Every entry under `root` (regular files and anything else), relative to it, sorted by
-    /// UTF-8 bytes unless `sorted` is false.
-    static func files(under root: String, sorted: Bool = true) -> [File] {
+    /// Every entry under `root` but folders (which are entered), relative to it, in directory
+    /// order, from the listings alone (no `stat` per file); `.tmp-…` files are left out.
+    static func names(under root: String) -> [File] {
         var result: [File] = []
         walk(root, prefix: "", into: &result)
-        if sorted { result.sort { $0.relativePath.utf8.lexicographicallyPrecedes($1.relativePath.utf8) } }
         return result
     }
 
     private static func walk(_ directory: String, prefix: String, into result: inout [File]) {
-        guard let entries = try? FileSystem.scan(directory: directory) else { return }
+        guard let entries = try? FileSystem.contents(ofDirectory: directory) else { return }
         for entry in entries {
             if entry.name.hasPrefix(".tmp-") { continue }
             let relative = prefix + entry.name
-            if entry.status.kind == .directory {
+            if entry.kind == .directory {
                 walk(directory + "/" + entry.name, prefix: relative + "/", into: &result)
             } else {
-                result.append(File(relativePath: relative, status: entry.status))
+                result.append(File(relativePath: relative, kind: entry.kind))
             }
         }
     }

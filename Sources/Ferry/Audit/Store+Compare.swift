@@ -4,9 +4,10 @@ extension Store {
     /// Changes are matched by identity (origin and counter) against each side's knowledge
     /// vector, so only changes past the other side's knowledge are looked for: each journal is
     /// read backwards from its head until all of them are found, and never below the position a
-    /// valid sync checkpoint between the two says the other side has. Current content is
-    /// compared by the winners' content hashes held in both indexes; documents are read only for
-    /// the records that differ.
+    /// valid sync checkpoint between the two says the other side has. Since a record's state
+    /// depends only on which of its changes a replica has, only the records those changes touch
+    /// are compared, each looked up in the index (a binary search in the snapshot, or the
+    /// changes since), and documents are read only for those records.
     ///
     /// ```swift
     /// let comparison = try laptop.compare(with: server, includingFiles: true)
@@ -19,29 +20,24 @@ extension Store {
     public func compare(with other: Store, includingFiles: Bool = false) throws(AuditError) -> ReplicaComparison {
         var result = ReplicaComparison()
         do {
-            let mine = try auditView()
-            let theirs = try other.auditView()
-            let first = try changes(unknownTo: theirs.knowledge, knowing: mine.knowledge, lowerBound: knownPosition(in: other))
-            let second = try other.changes(unknownTo: mine.knowledge, knowing: theirs.knowledge, lowerBound: other.knownPosition(in: self))
+            let mine = try currentKnowledge()
+            let theirs = try other.currentKnowledge()
+            let first = try changes(unknownTo: theirs, knowing: mine, lowerBound: knownPosition(in: other))
+            let second = try other.changes(unknownTo: mine, knowing: theirs, lowerBound: other.knownPosition(in: self))
             result.onlyInFirst = first.entries
             result.onlyInSecond = second.entries
             result.firstEntriesScanned = first.scanned
             result.secondEntriesScanned = second.scanned
-
-            var differing: [RecordKey] = []
-            for (key, state) in mine.records {
-                let theirState = theirs.records[key]
-                if !Self.sameContent(state, theirState) { differing.append(key) }
-            }
-            for (key, state) in theirs.records where mine.records[key] == nil {
-                if !Self.sameContent(nil, state) { differing.append(key) }
-            }
-            differing.sort()
-            let firstDocuments = try winnerDocuments(differing.filter { mine.records[$0]?.isLive == true })
-            let secondDocuments = try other.winnerDocuments(differing.filter { theirs.records[$0]?.isLive == true })
-            for key in differing {
-                let firstSide = Self.side(mine.records[key], document: firstDocuments[key])
-                let secondSide = Self.side(theirs.records[key], document: secondDocuments[key])
+            // A record's state depends only on which of its changes a replica has, so only the
+            // records those changes touch can differ.
+            var touched = Set(first.entries.map(\.change.key))
+            touched.formUnion(second.entries.map(\.change.key))
+            let firstSides = try currentSides(of: touched)
+            let secondSides = try other.currentSides(of: touched)
+            for key in touched.sorted() {
+                let firstSide = firstSides[key] ?? .absent
+                let secondSide = secondSides[key] ?? .absent
+                if firstSide.document == secondSide.document { continue }
                 result.records.append(
                     ReplicaComparison.RecordDifference(
                         key: key, first: firstSide, second: secondSide,
@@ -55,21 +51,6 @@ extension Store {
             result.files = try Self.compareRecordFiles(layout, other.layout)
         }
         return result
-    }
-
-    /// The index's records, knowledge and head at one moment.
-    struct AuditView {
-        var records: [RecordKey: RecordState]
-        var knowledge: VersionVector
-        var head: StoreHead
-    }
-
-    func auditView() throws(StoreError) -> AuditView {
-        try withReadAccess { () throws(StoreError) -> AuditView in
-            AuditView(
-                records: Dictionary(uniqueKeysWithValues: index.records.map { ($0.key, $0.value) }), knowledge: index.knowledge,
-                head: StoreHead(sequence: index.headSequence, hash: index.headHash, latestModification: index.latestModification))
-        }
     }
 
     /// The position in this journal through which `other` has every change, from this store's
@@ -113,35 +94,29 @@ extension Store {
         }
     }
 
-    /// The current documents of live records, read from the journal.
-    func winnerDocuments(_ keys: [RecordKey]) throws(StoreError) -> [RecordKey: JSONValue] {
+    /// What this replica shows for each of `keys`: each looked up in the index, and the
+    /// winner's document read from the journal for the live ones.
+    func currentSides(of keys: Set<RecordKey>) throws(StoreError) -> [RecordKey: ReplicaComparison.Side] {
         guard !keys.isEmpty else { return [:] }
-        return try withReadAccess { () throws(StoreError) -> [RecordKey: JSONValue] in
-            let reader = JournalReader(journal: journal)
-            var documents: [RecordKey: JSONValue] = [:]
-            for key in keys {
-                guard let state = index.records[key], state.isLive else { continue }
+        return try withReadAccess { () throws(StoreError) -> [RecordKey: ReplicaComparison.Side] in
+            let reader = JournalReader(journal: journal, cacheLimit: 16)
+            var sides: [RecordKey: ReplicaComparison.Side] = [:]
+            // Newest first, so neighbouring records share the segments read.
+            let states = keys.compactMap { key in index.records[key].map { (key: key, state: $0) } }
+            for (key, state) in states.sorted(by: { $0.state.winner.sequence > $1.state.winner.sequence }) {
+                guard state.isLive else {
+                    sides[key] = .deleted
+                    continue
+                }
                 do throws(JournalError) {
-                    documents[key] = try reader.entry(at: state.winner.sequence).change.operation.document
+                    let document = try reader.entry(at: state.winner.sequence).change.operation.document
+                    sides[key] = document.map { .live($0) } ?? .deleted
                 } catch {
                     throw .journal(error)
                 }
             }
-            return documents
+            return sides
         }
-    }
-
-    private static func sameContent(_ first: RecordState?, _ second: RecordState?) -> Bool {
-        let firstLive = first?.isLive ?? false
-        let secondLive = second?.isLive ?? false
-        guard firstLive, secondLive, let first, let second else { return firstLive == secondLive }
-        return first.winner.contentHash == second.winner.contentHash
-    }
-
-    private static func side(_ state: RecordState?, document: JSONValue?) -> ReplicaComparison.Side {
-        guard let state else { return .absent }
-        guard state.isLive, let document else { return .deleted }
-        return .live(document)
     }
 
     /// Compares every file under both stores' `records/` byte for byte.

@@ -23,14 +23,20 @@ extension Store {
 
     /// Streams the changes matching `query`, newest first, to `body`; return `false` to stop.
     ///
-    /// With ``LogQuery/id`` set, the records' `pseq` chains are walked back from the index (one
-    /// read per version), so the cost does not grow with the journal. Otherwise the journal is
-    /// read backwards, one segment at a time.
+    /// With ``LogQuery/id`` set, each matching record's `pseq` chain is walked back from its
+    /// last sequence in the index (without an entity, the id is looked up in every entity the
+    /// snapshot's sorted lines and the changes since list), one read per version, so the cost
+    /// does not grow with the journal or the store. Otherwise the journal is read backwards,
+    /// one segment at a time.
     public func log(
         _ query: LogQuery, fieldChanges: Bool = true, _ body: (LogEntry) -> Bool
     ) throws(AuditError) {
         do {
             try withReadAccess { () throws(StoreError) in
+                // For one id, each record's chain starts from its last sequence.
+                let chainHeads = query.id.map { id in
+                    lastSequences(of: id, entity: query.entity).sorted { $0.key < $1.key }.map(\.value)
+                }
                 let reader = JournalReader(journal: journal)
                 var emitted = 0
                 let limit = query.limit ?? Int.max
@@ -60,15 +66,8 @@ extension Store {
                     return body(item) && emitted < limit
                 }
                 do throws(JournalError) {
-                    if let id = query.id {
-                        let keys: [RecordKey]
-                        if let entity = query.entity {
-                            keys = [RecordKey(entity: entity, id: id)]
-                        } else {
-                            keys = index.records.keys.filter { $0.id == id }.sorted()
-                        }
+                    if var heads = chainHeads {
                         // Each record's chain, newest first; merged by sequence.
-                        var heads: [UInt64] = keys.compactMap { index.records[$0]?.lastSequence }
                         while let position = heads.indices.max(by: { heads[$0] < heads[$1] }), heads[position] > 0 {
                             let found = try entry(at: heads[position])
                             heads[position] = found.previousSequenceOfRecord
@@ -88,5 +87,40 @@ extension Store {
         } catch {
             throw .store(error)
         }
+    }
+}
+
+extension Store {
+    /// The last journal sequence of each record with `id` (in `entity` when given). Call it
+    /// holding read access.
+    ///
+    /// Without an entity, the id is looked up in every entity that has records: the
+    /// snapshot's, read from its sorted lines without decoding a record, and those of records
+    /// changed since (the delta file and this session, both in the table's overlay). Only when
+    /// the snapshot cannot be read that way are all records listed.
+    func lastSequences(of id: RecordID, entity: EntityName?) -> [RecordKey: UInt64] {
+        var found: [RecordKey: UInt64] = [:]
+        guard let entities = entity.map({ [$0] }) ?? entitiesWithRecords() else {
+            for (key, state) in index.records where key.id == id { found[key] = state.lastSequence }
+            return found
+        }
+        for entity in entities {
+            let key = RecordKey(entity: entity, id: id)
+            if let state = index.records[key] { found[key] = state.lastSequence }
+        }
+        return found
+    }
+
+    /// Every entity with a record (live or deleted), or `nil` when the snapshot's lines cannot
+    /// be read.
+    private func entitiesWithRecords() -> [EntityName]? {
+        var entities = Set(index.records.overlay.keys.map(\.entity))
+        if let base = index.records.base {
+            let header = base.header
+            guard let listed = SnapshotRecordLookup.entities(inSnapshotAt: base.path, head: header.head, recordCount: header.recordCount)
+            else { return nil }
+            entities.formUnion(listed)
+        }
+        return entities.sorted()
     }
 }

@@ -55,14 +55,13 @@ public struct StoreVerifier: Sendable {
         var report = VerificationReport()
         var scan = JournalScan(layout: layout)
         scan.run()
-        let snapshot = scan.snapshot
         let analysis = JournalChainAnalysis(
             segments: scan.segments, lines: scan.lines, computedHashes: scan.computedHashes,
             malformedReasons: scan.malformedReasons, segmentEntryLimit: segmentEntryLimit)
         let chain = analysis.analyze()
         report.findings += scan.journalFindings
         report.findings += chain.findings
-        report.findings += anchorFindings(chain: chain, scan: scan, snapshot: snapshot)
+        report.findings += anchorFindings(chain: chain, scan: scan)
         report.findings += scan.indexFindings
         report.checkedIndex = scan.comparedIndex
         report.entryCount = scan.lines.count
@@ -77,10 +76,10 @@ public struct StoreVerifier: Sendable {
 
     /// Positions other files recorded (the index head, each peer's checkpoint) must still hold
     /// the same entry: a journal cut at its end, or rebuilt with recomputed hashes, fails this.
-    private func anchorFindings(chain: JournalChainAnalysis.Result, scan: JournalScan, snapshot: StoreIndex?) -> [VerificationFinding] {
+    private func anchorFindings(chain: JournalChainAnalysis.Result, scan: JournalScan) -> [VerificationFinding] {
         var anchors: [(path: String, what: String, sequence: UInt64, hash: SHA256Digest)] = []
-        if let snapshot, snapshot.headSequence > 0 {
-            anchors.append((".ferry/index", "the index", snapshot.headSequence, snapshot.headHash))
+        if let head = scan.snapshotHead, head.sequence > 0 {
+            anchors.append((scan.snapshotHeadPath, "the index", head.sequence, head.hash))
         }
         for checkpoint in Self.checkpoints(layout) where checkpoint.localPosition > 0 {
             anchors.append((

@@ -72,6 +72,19 @@ public struct SHA256Digest: Sendable, Hashable, CustomStringConvertible {
         self.init(words.0, words.1, words.2, words.3)
     }
 
+    /// Parses 64 hexadecimal digits from raw bytes by table (the generic byte reader's fast
+    /// path, for verify's and the index reader's millions of digests).
+    init?(hexDigits: UnsafeRawBufferPointer) {
+        guard let parsed = Self.parse(hexDigits: hexDigits.assumingMemoryBound(to: UInt8.self)) else { return nil }
+        self = parsed
+    }
+
+    /// Parses 64 hexadecimal digits from a slice of bytes by table.
+    init?(hexDigits: ArraySlice<UInt8>) {
+        guard let parsed = hexDigits.withUnsafeBufferPointer({ Self.parse(hexDigits: $0) }) else { return nil }
+        self = parsed
+    }
+
     /// The 32 digest bytes, in order.
     public var bytes: [UInt8] {
         var result: [UInt8] = []
@@ -84,18 +97,33 @@ public struct SHA256Digest: Sendable, Hashable, CustomStringConvertible {
 
     /// The digest as 64 lowercase hexadecimal digits.
     public var hex: String {
-        let digits: StaticString = "0123456789abcdef"
-        return String(unsafeUninitializedCapacity: 64) { buffer in
-            digits.withUTF8Buffer { table in
-                var index = 0
-                for word in [word0, word1, word2, word3] {
-                    for shift in stride(from: 60, through: 0, by: -4) {
-                        buffer[index] = table[Int((word >> UInt64(shift)) & 0xF)]
-                        index += 1
-                    }
-                }
-            }
+        String(unsafeUninitializedCapacity: 64) { buffer in
+            writeHexDigits(to: buffer)
             return 64
+        }
+    }
+
+    /// Appends the 64 lowercase hexadecimal digits to `output`, without making a String (for
+    /// writers of many digests, such as verify's expected index lines).
+    func appendHexDigits(to output: inout [UInt8]) {
+        let start = output.count
+        output.append(contentsOf: repeatElement(0, count: 64))
+        output.withUnsafeMutableBufferPointer { buffer in
+            writeHexDigits(to: UnsafeMutableBufferPointer(rebasing: buffer[start..<(start + 64)]))
+        }
+    }
+
+    /// Writes the 64 digits into `buffer` (at least 64 bytes).
+    private func writeHexDigits(to buffer: UnsafeMutableBufferPointer<UInt8>) {
+        let digits: StaticString = "0123456789abcdef"
+        digits.withUTF8Buffer { table in
+            func write(_ word: UInt64, at start: Int) {
+                for offset in 0..<16 { buffer[start + offset] = table[Int((word >> UInt64(60 - 4 * offset)) & 0xF)] }
+            }
+            write(word0, at: 0)
+            write(word1, at: 16)
+            write(word2, at: 32)
+            write(word3, at: 48)
         }
     }
 
@@ -105,16 +133,22 @@ public struct SHA256Digest: Sendable, Hashable, CustomStringConvertible {
     /// Reads exactly 64 hexadecimal digits.
     private static func parse(hexDigits digits: UnsafeBufferPointer<UInt8>) -> SHA256Digest? {
         guard digits.count == 64 else { return nil }
-        func word(_ index: Int) -> UInt64? {
-            var value: UInt64 = 0
-            for offset in (index * 16)..<(index * 16 + 16) {
-                guard let nibble = nibble(digits[offset]) else { return nil }
-                value = value << 4 | UInt64(nibble)
+        var words: (UInt64, UInt64, UInt64, UInt64) = (0, 0, 0, 0)
+        var invalid: UInt8 = 0
+        hexValues.withUnsafeBufferPointer { table in
+            func word(_ index: Int) -> UInt64 {
+                var value: UInt64 = 0
+                for offset in (index &* 16)..<(index &* 16 &+ 16) {
+                    let nibble = table[Int(digits[offset])]
+                    invalid |= nibble
+                    value = value &<< 4 | UInt64(nibble & 0x0F)
+                }
+                return value
             }
-            return value
+            words = (word(0), word(1), word(2), word(3))
         }
-        guard let word0 = word(0), let word1 = word(1), let word2 = word(2), let word3 = word(3) else { return nil }
-        return SHA256Digest(word0, word1, word2, word3)
+        guard invalid & 0x10 == 0 else { return nil }
+        return SHA256Digest(words.0, words.1, words.2, words.3)
     }
 
     static func nibble(_ character: UInt8) -> UInt8? {
@@ -126,3 +160,13 @@ public struct SHA256Digest: Sendable, Hashable, CustomStringConvertible {
         }
     }
 }
+
+/// Each byte's value as a hexadecimal digit, or 0x10 for a byte that is not one: a table, so
+/// reading a digest needs no branches.
+private let hexValues: [UInt8] = {
+    var table = [UInt8](repeating: 0x10, count: 256)
+    for (offset, digit) in "0123456789".utf8.enumerated() { table[Int(digit)] = UInt8(offset) }
+    for (offset, digit) in "abcdef".utf8.enumerated() { table[Int(digit)] = UInt8(10 + offset) }
+    for (offset, digit) in "ABCDEF".utf8.enumerated() { table[Int(digit)] = UInt8(10 + offset) }
+    return table
+}()

@@ -11,23 +11,29 @@ public struct ReplicaID: Sendable, Hashable, Comparable, CustomStringConvertible
     public init?(_ text: String) {
         // The canonical 8-4-4-4-12 form is checked by hand: replaying a journal reads one or
         // more ids per entry, and Foundation's parser goes through sscanf and sprintf.
-        var bytes: [UInt8] = []
-        bytes.reserveCapacity(36)
-        for (offset, byte) in text.utf8.enumerated() {
-            guard offset < 36 else { return nil }
+        let parsed = text.utf8.withContiguousStorageIfAvailable(Self.canonical) ?? Self.canonical(Array(text.utf8))
+        guard let parsed else { return nil }
+        rawValue = parsed
+    }
+
+    /// The lowercase form of a UUID in 8-4-4-4-12 form (either case), or `nil`.
+    private static func canonical(_ bytes: some Collection<UInt8>) -> String? {
+        guard bytes.count == 36 else { return nil }
+        var lowered: [UInt8] = []
+        lowered.reserveCapacity(36)
+        for (offset, byte) in bytes.enumerated() {
             if offset == 8 || offset == 13 || offset == 18 || offset == 23 {
                 guard byte == UInt8(ascii: "-") else { return nil }
-                bytes.append(byte)
+                lowered.append(byte)
             } else if byte.isASCIIDigit || (byte >= UInt8(ascii: "a") && byte <= UInt8(ascii: "f")) {
-                bytes.append(byte)
+                lowered.append(byte)
             } else if byte >= UInt8(ascii: "A") && byte <= UInt8(ascii: "F") {
-                bytes.append(byte + 32)
+                lowered.append(byte + 32)
             } else {
                 return nil
             }
         }
-        guard bytes.count == 36 else { return nil }
-        rawValue = String(decoding: bytes, as: UTF8.self)
+        return String(decoding: lowered, as: UTF8.self)
     }
 
     /// A new random replica id.

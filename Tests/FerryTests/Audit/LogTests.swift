@@ -49,6 +49,58 @@ import Testing
         #expect(try laptop.log(LogQuery(id: try RecordID("nothing"))).isEmpty)
     }
 
+    @Test func idLookupOnAStoreOpenedCleanReadsTheSnapshotText() async throws {
+        let (fixture, laptop, _) = try await makeHistory()
+        let expected = try laptop.log(LogQuery(id: try RecordID("lamp")))
+        laptop.close()
+        let reopened = try fixture.open("laptop")
+        #expect(try reopened.log(LogQuery(id: try RecordID("lamp"))) == expected)
+        #expect(try reopened.log(LogQuery(entity: fixture.notes, id: try RecordID("lamp"))).map(\.entry.sequence) == [5])
+        let head = reopened.head
+        let count = try #require(try SnapshotFile.open(reopened.layout.index)).header.recordCount
+        #expect(SnapshotRecordLookup.entities(inSnapshotAt: reopened.layout.index, head: head, recordCount: count) == [
+            fixture.notes, fixture.products,
+        ])
+        // Another snapshot's head, or a wrong record count: not the snapshot the store opened.
+        #expect(SnapshotRecordLookup.entities(
+            inSnapshotAt: reopened.layout.index, head: StoreHead(sequence: 99, hash: .zero, latestModification: .zero),
+            recordCount: count) == nil)
+        #expect(SnapshotRecordLookup.entities(inSnapshotAt: reopened.layout.index, head: head, recordCount: count + 1) == nil)
+    }
+
+    @Test func idLookupSeesRecordsOnlyInTheIndexDelta() async throws {
+        let (fixture, laptop, _) = try await makeHistory()
+        laptop.close()
+        // Closing after a few changes writes them to the delta file, not a new snapshot.
+        var options = fixture.options
+        options.snapshotInterval = 1_000_000
+        let store = try Store.open(at: fixture.path("laptop"), options: options)
+        let tags = try EntityName("Tag")
+        try fixture.put(store, ["text": "new"], tags, "lamp")
+        try fixture.put(store, ["name": "Lamp", "price": 16], nil, "lamp")
+        store.close()
+        #expect(FileSystem.exists(store.layout.indexDelta))
+        let reopened = try Store.open(at: fixture.path("laptop"), options: options)
+        #expect(sequences(try reopened.log(LogQuery(id: try RecordID("lamp")))) == [8, 7, 6, 5, 3, 1])
+        #expect(sequences(try reopened.log(LogQuery(entity: tags, id: try RecordID("lamp")))) == [7])
+        // Records of every entity: many entities, many records, so the lookup searches by offsets.
+        var writes: [RecordWrite] = []
+        for entity in ["A", "B_2", "Zeta", "a", "m"] {
+            for index in 0..<400 {
+                writes.append(.put(RecordKey(entity: try EntityName(entity), id: try RecordID("r\(index)")), ["n": .integer(Int64(index))]))
+            }
+        }
+        _ = try reopened.write(writes)
+        try reopened.writeSnapshot()
+        let head = reopened.head
+        let count = try #require(try SnapshotFile.open(reopened.layout.index)).header.recordCount
+        let entities = try #require(SnapshotRecordLookup.entities(inSnapshotAt: reopened.layout.index, head: head, recordCount: count))
+        #expect(entities.map(\.rawValue) == ["A", "B_2", "Note", "Product", "Tag", "Zeta", "a", "m"])
+        #expect(try reopened.log(LogQuery(id: try RecordID("r7"))).map(\.entry.change.key.entity.rawValue).sorted() == [
+            "A", "B_2", "Zeta", "a", "m",
+        ])
+    }
+
     @Test func filtersByTimeSinceInclusiveUntilExclusive() async throws {
         let (fixture, laptop, _) = try await makeHistory()
         let query = LogQuery(since: fixture.time(minutes: 2), until: fixture.time(minutes: 4))

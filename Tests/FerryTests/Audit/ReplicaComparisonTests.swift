@@ -33,14 +33,44 @@ import Testing
         #expect(comparison.firstEntriesScanned == 2)
         #expect(comparison.secondEntriesScanned == 1)
 
-        let reverse = try server.compare(with: laptop)
+        // Reopened, the stores answer from their snapshots and journals alone.
+        laptop.close()
+        server.close()
+        let laptopAgain = try fixture.open("laptop")
+        let serverAgain = try fixture.open("server")
+        #expect(try laptopAgain.compare(with: serverAgain) == comparison)
+
+        let reverse = try serverAgain.compare(with: laptopAgain)
         #expect(reverse.onlyInFirst == comparison.onlyInSecond)
         #expect(reverse.onlyInSecond == comparison.onlyInFirst)
 
-        _ = try await fixture.sync(server, with: "laptop")
-        let after = try laptop.compare(with: server, includingFiles: true)
+        _ = try await fixture.sync(serverAgain, with: "laptop")
+        let after = try laptopAgain.compare(with: serverAgain, includingFiles: true)
         #expect(after.isIdentical, "\(after)")
         #expect(after.comparedFiles)
+    }
+
+    @Test func changesKeptInTheIndexDeltaAreCompared() async throws {
+        let a = try fixture.create("a")
+        let b = try fixture.create("b")
+        for index in 0..<20 { try fixture.put(a, ["n": .integer(Int64(index))], nil, "r\(index)") }
+        _ = try await fixture.sync(b, with: "a")
+        a.close()
+        // Closing after a few changes writes them to the delta file, not a new snapshot.
+        var options = fixture.options
+        options.snapshotInterval = 1_000_000
+        let changed = try Store.open(at: fixture.path("a"), options: options)
+        try fixture.put(changed, ["n": 100], nil, "r3")
+        try fixture.put(changed, ["text": "new"], fixture.notes, "r3")
+        try fixture.delete(changed, nil, "r4")
+        changed.close()
+        #expect(FileSystem.exists(changed.layout.indexDelta))
+        let reopened = try Store.open(at: fixture.path("a"), options: options)
+        let comparison = try reopened.compare(with: b)
+        #expect(comparison.onlyInFirst.map(\.change.counter) == [21, 22, 23])
+        #expect(comparison.records.map(\.key.description) == ["Note/r3", "Product/r3", "Product/r4"])
+        #expect(comparison.records.map(\.first) == [.live(["text": "new"]), .live(["n": 100]), .deleted])
+        #expect(comparison.records.map(\.second) == [.absent, .live(["n": 3]), .live(["n": 4])])
     }
 
     @Test func storesThatNeverMetAreComparedByKnowledge() async throws {

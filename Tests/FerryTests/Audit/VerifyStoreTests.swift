@@ -147,8 +147,97 @@ import Testing
         #expect(report.findings.first?.category == .index)
         #expect(report.findings.first?.record?.id.rawValue == "chair")
 
+        // A record the journal never had (in its sorted place), and another's versions changed.
+        try rewriteIndexFile(store.layout.index) { lines in
+            let lampPrefix = "K\t\(fixture.products.rawValue)\tlamp\t"
+            guard let lamp = lines.firstIndex(where: { $0.hasPrefix(lampPrefix) }) else { return }
+            lines.insert(lines[lamp].replacingOccurrences(of: "\tlamp\t", with: "\tghost\t"), at: lamp)
+            lines[lamp + 1] = lines[lamp + 1].replacingOccurrences(of: lampPrefix + "4\t", with: lampPrefix + "2\t")
+        }
+        let findings = try Store.verify(at: store.path).findings
+        #expect(findings.map(\.record?.id.rawValue) == ["chair", "ghost", "lamp"], "\(findings)")
+        #expect(findings.allSatisfy { $0.kind == .indexMismatch && $0.location == ".ferry/index" })
+
         _ = try FileSystem.writeFileAtomically(store.layout.index, Array("garbage".utf8), durable: false)
         #expect(try Store.verify(at: store.path).findings.map(\.kind) == [.indexMismatch])
+    }
+
+    /// Rewrites an index file's lines, keeping its record counts (`N`, `E`) right.
+    func rewriteIndexFile(_ path: String, _ edit: (inout [String]) -> Void) throws {
+        let text = String(decoding: try FileSystem.readFile(path), as: UTF8.self)
+        var lines = text.split(separator: "\n").map(String.init)
+        edit(&lines)
+        let count = lines.filter { $0.hasPrefix("K\t") }.count
+        lines = lines.map { $0.hasPrefix("N\t") ? "N\t\(count)" : ($0.hasPrefix("E\t") ? "E\t\(count)" : $0) }
+        _ = try FileSystem.writeFileAtomically(path, Array((lines.joined(separator: "\n") + "\n").utf8), durable: false)
+    }
+
+    @Test func unsortedLinesBadStampsAndStaleCountsAreReported() throws {
+        let (fixture, store) = try makeStore()
+        try store.writeSnapshot()
+        store.close()
+        #expect(try Store.verify(at: store.path).isClean)
+        let products = fixture.products.rawValue
+        // chair, desk, lamp: swap the first two.
+        try rewriteIndexFile(store.layout.index) { lines in
+            guard let first = lines.firstIndex(where: { $0.hasPrefix("K\t") }) else { return }
+            lines.swapAt(first, first + 1)
+        }
+        var findings = try Store.verify(at: store.path).findings
+        #expect(findings.map(\.message).contains { $0.hasPrefix("unsorted: line ") }, "\(findings)")
+        #expect(findings.count == 1, "\(findings)")
+        try rewriteIndexFile(store.layout.index) { lines in
+            guard let first = lines.firstIndex(where: { $0.hasPrefix("K\t") }) else { return }
+            lines.swapAt(first, first + 1)
+            // A malformed file stamp on chair's line, and one live record too many.
+            var fields = lines[first].split(separator: "\t", omittingEmptySubsequences: false).map(String.init)
+            fields[4] = "12,x"
+            lines[first] = fields.joined(separator: "\t")
+            lines = lines.map { $0 == "L\t\(products)\t2" ? "L\t\(products)\t3" : $0 }
+        }
+        findings = try Store.verify(at: store.path).findings
+        #expect(findings.map(\.message).contains { $0.contains("malformed file stamp") }, "\(findings)")
+        #expect(findings.map(\.message).contains { $0.contains("live record counts differ") && $0.contains("Product: 3 in the index, 2 in the journal") })
+        #expect(findings.count == 2, "\(findings)")
+        #expect(findings.allSatisfy { $0.kind == .indexMismatch })
+    }
+
+    @Test func theIndexDeltaIsComparedWithTheSnapshot() throws {
+        var options = fixture.options
+        options.snapshotInterval = 1_000_000
+        var store = try Store.create(at: fixture.path("delta"), name: "delta", options: options)
+        try fixture.put(store, ["name": "Lamp"], nil, "lamp")
+        try fixture.put(store, ["name": "Chair"], nil, "chair")
+        store.close()
+        store = try Store.open(at: fixture.path("delta"), options: options)
+        try store.writeSnapshot()  // lamp and chair in the snapshot
+        try fixture.put(store, ["name": "Lamp", "price": 3], nil, "lamp")
+        try fixture.put(store, ["text": "hi"], fixture.notes, "n1")
+        store.close()  // lamp's new version and n1 in the delta
+        #expect(FileSystem.exists(store.layout.indexDelta))
+        var report = try Store.verify(at: store.path)
+        #expect(report.isClean, "\(report.findings)")
+        #expect(report.checkedIndex)
+
+        // The delta's line for lamp goes stale; the snapshot's (older) line is not consulted.
+        try rewriteIndexFile(store.layout.indexDelta) { lines in
+            lines = lines.map { $0.hasPrefix("K\tProduct\tlamp\t3\t") ? $0.replacingOccurrences(of: "\tlamp\t3\t", with: "\tlamp\t1\t") : $0 }
+        }
+        report = try Store.verify(at: store.path)
+        #expect(report.findings.map(\.location) == [".ferry/index-delta"], "\(report.findings)")
+        #expect(report.findings.map(\.record?.id.rawValue) == ["lamp"])
+
+        // Without n1's line, the index lacks it; a delta that cannot be read is reported.
+        try rewriteIndexFile(store.layout.indexDelta) { lines in
+            lines = lines.map { $0.replacingOccurrences(of: "\tlamp\t1\t", with: "\tlamp\t3\t") }
+            lines.removeAll { $0.hasPrefix("K\tNote\t") }
+        }
+        report = try Store.verify(at: store.path)
+        #expect(report.findings.map(\.record?.description) == ["Note/n1"], "\(report.findings)")
+        _ = try FileSystem.writeFileAtomically(store.layout.indexDelta, Array("ferry-index-delta\t1\nH\n".utf8), durable: false)
+        report = try Store.verify(at: store.path)
+        #expect(report.findings.map(\.location).first == ".ferry/index-delta", "\(report.findings)")
+        #expect(report.findings.first?.message.hasPrefix("unreadable: ") == true)
     }
 
     @Test func checkpointsAnchorTheJournalToo() async throws {
@@ -200,8 +289,12 @@ import Testing
     }
 
     @Test func longestRunKeepsMostLinesInPlace() {
-        let run = JournalChainAnalysis.longestRunForTesting([1, 2, 9, 3, 4, 5, 6, 7, 8])
+        let run = JournalChainAnalysis.DamageAnalysis.longestIncreasingRun([1, 2, 9, 3, 4, 5, 6, 7, 8])
         #expect(run == [0, 1, 3, 4, 5, 6, 7, 8])
+        // Two runs of equal length: the one keeping the preferred elements wins.
+        let swapped: [UInt64] = [1, 2, 4, 3, 5]
+        #expect(JournalChainAnalysis.DamageAnalysis.longestIncreasingRun(swapped, preferring: [true, true, true, false, true]) == [0, 1, 2, 4])
+        #expect(JournalChainAnalysis.DamageAnalysis.longestIncreasingRun(swapped, preferring: [true, true, false, true, true]) == [0, 1, 3, 4])
     }
 
     @Test func aRewrittenMiddleEntryIsNamedOnce() {
