@@ -329,16 +329,7 @@ final class SnapshotFile: @unchecked Sendable {
         guard let memory else { return }
         for index in lineStarts.indices {
             let line = self.line(at: index, in: memory)
-            var end = line.startIndex + 2
-            var tabs = 0
-            while end < line.endIndex {
-                if line[end] == 9 {
-                    tabs += 1
-                    if tabs == 2 { break }
-                }
-                end += 1
-            }
-            body(line[(line.startIndex + 2)..<end], line)
+            body(SnapshotFile.sortKey(ofLine: line), line)
         }
     }
 
@@ -390,15 +381,20 @@ final class SnapshotFile: @unchecked Sendable {
             while position < bytes.count && bytes[position] != comma { position += 1 }  // the hash
             position += 1
             guard let taken = number(9), modified + FileStamp.granularityNanoseconds < taken else { return false }
-            // Live: the winner (the first version: origin,counter,physical,logical,deleted,...)
-            // is not a delete.
-            var commas = 0
-            while position < bytes.count && commas < 4 {
-                if bytes[position] == comma { commas += 1 }
-                position += 1
-            }
-            return position + 1 < bytes.count && bytes[position] == UInt8(ascii: "0") && bytes[position + 1] == comma
+            return SnapshotFile.winnerIsLive(versionsAt: position, in: bytes)
         }
+    }
+
+    /// Whether the versions field starting at `start` begins with a live winner (its first
+    /// version, `origin,counter,physical,logical,deleted,...`, is not a delete).
+    private static func winnerIsLive(versionsAt start: Int, in bytes: UnsafeBufferPointer<UInt8>) -> Bool {
+        var position = start
+        var commas = 0
+        while position < bytes.count && commas < 4 {
+            if bytes[position] == UInt8(ascii: ",") { commas += 1 }
+            position += 1
+        }
+        return position + 1 < bytes.count && bytes[position] == UInt8(ascii: "0") && bytes[position + 1] == UInt8(ascii: ",")
     }
 
     /// Whether a record line's winner (its first version) is live, read without decoding.
@@ -410,12 +406,7 @@ final class SnapshotFile: @unchecked Sendable {
                 if bytes[position] == 9 { tabs += 1 }
                 position += 1
             }
-            var commas = 0
-            while position < bytes.count && commas < 4 {
-                if bytes[position] == UInt8(ascii: ",") { commas += 1 }
-                position += 1
-            }
-            return position + 1 < bytes.count && bytes[position] == UInt8(ascii: "0") && bytes[position + 1] == UInt8(ascii: ",")
+            return SnapshotFile.winnerIsLive(versionsAt: position, in: bytes)
         }
     }
 
