@@ -81,8 +81,13 @@ struct FileStamp: Sendable, Hashable {
 
     /// Whether `status` matches without reading the file.
     func matches(_ status: FileStatus) -> Bool {
-        size == status.size && modificationNanoseconds == status.modificationNanoseconds
-            && inode == status.inode
-            && status.modificationNanoseconds + FileStamp.granularityNanoseconds < takenAtNanoseconds
+        FileStamp.matches(size: size, modified: modificationNanoseconds, inode: inode, taken: takenAtNanoseconds, status)
+    }
+
+    /// The rule of ``matches(_:)`` on a stamp's fields (a status scan reads them from the
+    /// snapshot's raw text without building a stamp).
+    static func matches(size: Int64, modified: Int64, inode: UInt64, taken: Int64, _ status: FileStatus) -> Bool {
+        size == status.size && modified == status.modificationNanoseconds && inode == status.inode
+            && status.modificationNanoseconds + granularityNanoseconds < taken
     }
 }

@@ -57,14 +57,24 @@ struct RecordTable: Sequence {
         unchanged: (_ sortKey: ArraySlice<UInt8>, _ line: ArraySlice<UInt8>) -> Void,
         changed: (RecordKey, RecordState) -> Void
     ) {
-        if let base {
-            let overridden = Set(overlay.keys.map(SnapshotFile.sortKey))
-            base.forEachRawLineStreaming { sortKey, line in
-                if !overridden.isEmpty && overridden.contains(Array(sortKey)) { return }
-                unchanged(sortKey, line)
-            }
-        }
+        forEachUnchangedLine(of: nil, streaming: true, unchanged)
         for (key, state) in overlay { changed(key, state) }
+    }
+
+    /// The snapshot's raw lines (of one entity, or all) whose records have not changed since
+    /// it was written. Streaming reads the file in pieces instead of loading it for lookups.
+    private func forEachUnchangedLine(
+        of entity: EntityName?, streaming: Bool, _ body: (_ sortKey: ArraySlice<UInt8>, _ line: ArraySlice<UInt8>) -> Void
+    ) {
+        guard let base else { return }
+        let prefix: [UInt8] = entity.map { Array($0.rawValue.utf8) + [9] } ?? []
+        let overridden = Set(overlay.keys.lazy.filter { entity == nil || $0.entity == entity }.map(SnapshotFile.sortKey))
+        let visit: (ArraySlice<UInt8>, ArraySlice<UInt8>) -> Void = { sortKey, line in
+            guard sortKey.starts(with: prefix) else { return }
+            if !overridden.isEmpty && overridden.contains(Array(sortKey)) { return }
+            body(sortKey, line)
+        }
+        if streaming { base.forEachRawLineStreaming(visit) } else { base.forEachRawLine(visit) }
     }
 
     /// The ids of an entity's live records, unsorted. Records unchanged since the snapshot are
@@ -84,23 +94,15 @@ struct RecordTable: Sequence {
     }
 
     private func forEachLiveRecord(of entity: EntityName, withHash: Bool, _ body: (RecordID, SHA256Digest) -> Void) {
-        let prefix = Array(entity.rawValue.utf8) + [9]
-        if let base {
-            let overridden = Set(overlay.keys.lazy.filter { $0.entity == entity }.map(SnapshotFile.sortKey))
-            base.forEachRawLine { sortKey, line in
-                guard sortKey.starts(with: prefix) else { return }
-                if !overridden.isEmpty && overridden.contains(Array(sortKey)) { return }
-                guard SnapshotFile.lineIsLive(line), let id = RecordFileName.decode(bytes: sortKey.dropFirst(prefix.count)) else { return }
-                if withHash {
-                    guard let hash = SnapshotFile.winnerHash(ofLine: line) else {
-                        base.markDamaged("malformed versions of \(entity.rawValue)/\(id.rawValue)")
-                        return
-                    }
-                    body(id, hash)
-                } else {
-                    body(id, .zero)
-                }
+        let prefixLength = entity.rawValue.utf8.count + 1
+        forEachUnchangedLine(of: entity, streaming: false) { sortKey, line in
+            guard SnapshotFile.lineIsLive(line), let id = RecordFileName.decode(bytes: sortKey.dropFirst(prefixLength)) else { return }
+            guard withHash else { return body(id, .zero) }
+            guard let hash = SnapshotFile.winnerHash(ofLine: line) else {
+                base?.markDamaged("malformed versions of \(entity.rawValue)/\(id.rawValue)")
+                return
             }
+            body(id, hash)
         }
         for (key, state) in overlay where key.entity == entity && state.isLive { body(key.id, state.winner.contentHash) }
     }

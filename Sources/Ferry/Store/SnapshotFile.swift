@@ -375,12 +375,12 @@ final class SnapshotFile: @unchecked Sendable {
                 return value
             }
             let comma = UInt8(ascii: ",")
-            guard let size = number(comma), size == status.size, let modified = number(comma),
-                modified == status.modificationNanoseconds, let inode = number(comma), UInt64(inode) == status.inode
-            else { return false }
+            guard let size = number(comma), let modified = number(comma), let inode = number(comma) else { return false }
             while position < bytes.count && bytes[position] != comma { position += 1 }  // the hash
             position += 1
-            guard let taken = number(9), modified + FileStamp.granularityNanoseconds < taken else { return false }
+            guard let taken = number(9),
+                FileStamp.matches(size: size, modified: modified, inode: UInt64(inode), taken: taken, status)
+            else { return false }
             return SnapshotFile.winnerIsLive(versionsAt: position, in: bytes)
         }
     }
