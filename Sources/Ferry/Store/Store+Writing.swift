@@ -179,7 +179,7 @@ extension Store {
     func writeRecordFile(_ key: RecordKey, path: String, document: JSONValue, isNew: Bool = false) throws(SystemError) {
         let bytes = document.prettyBytes()
         func write() throws(SystemError) -> FileStatus {
-            isNew ? try FileSystem.createFileAtomically(path, bytes) : try FileSystem.writeFileAtomically(path, bytes, durable: false)
+            isNew ? try FileSystem.createFileAtomically(path, bytes) : try fileReplacer.replace(path, with: bytes)
         }
         let status: FileStatus
         do {

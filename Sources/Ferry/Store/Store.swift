@@ -32,6 +32,8 @@ public final class Store: @unchecked Sendable {
     /// The journal sequence the snapshot plus delta on disk cover.
     var persistedHead: UInt64 = 0
     var isClosed = false
+    /// Swaps new record files in over old ones, reusing inodes (see ``FileReplacer``).
+    let fileReplacer: FileReplacer
 
     /// This replica's identity.
     public var replicaID: ReplicaID { manifest.replica }
@@ -46,6 +48,7 @@ public final class Store: @unchecked Sendable {
         self.lock = lock
         self.journal = journal
         self.index = index
+        fileReplacer = FileReplacer(sparePath: layout.spareFile)
         clock = HybridLogicalClock(wallClock: options.clock, latest: index.latestModification)
     }
 

@@ -27,6 +27,8 @@ public struct StoreLayout: Sendable, Hashable {
     public var indexDelta: String { engine + "/index-delta" }
     public var lock: String { engine + "/lock" }
     public var peers: String { engine + "/peers" }
+    /// The spare file that replaced record files are swapped through (engine scratch).
+    public var spareFile: String { engine + "/spare" }
 
     /// `records/<Entity>`.
     public func entityDirectory(_ entity: EntityName) -> String { records + "/" + entity.rawValue }

@@ -1,0 +1,115 @@
+import Testing
+import Foundation
+import FerryTestSupport
+@testable import Ferry
+
+/// `FileReplacer`: record files replaced through a recycled spare inode, never at the expense
+/// of a reader or a hard link that still holds the old file.
+@Suite struct FileReplacerTests {
+    private func bytes(_ text: String) -> [UInt8] { Array(text.utf8) }
+
+    @Test func replacesContentAndKeepsOneSpare() throws {
+        let directory = try TemporaryDirectory()
+        let replacer = FileReplacer(sparePath: directory.subpath("spare"))
+        let a = directory.subpath("a.json")
+        try FileSystem.writeFileAtomically(a, bytes("a long old content\n"), durable: false)
+        let status = try replacer.replace(a, with: bytes("new\n"))
+        #expect(try FileSystem.readFile(a) == bytes("new\n"))
+        let onDisk = try #require(try FileSystem.status(a))
+        #expect(status.inode == onDisk.inode && status.size == 4 && status.modificationNanoseconds == onDisk.modificationNanoseconds)
+        #expect(Set(try FileSystem.contents(ofDirectory: directory.path).map(\.name)).isSubset(of: ["a.json", "spare"]))
+    }
+
+    #if os(Linux)
+    @Test func reusesTheInodeOfTheFileItReplaced() throws {
+        let directory = try TemporaryDirectory()
+        let replacer = FileReplacer(sparePath: directory.subpath("spare"))
+        let a = directory.subpath("a.json"), b = directory.subpath("b.json")
+        try FileSystem.writeFileAtomically(a, bytes("a1"), durable: false)
+        try FileSystem.writeFileAtomically(b, bytes("b1"), durable: false)
+        let oldA = try #require(try FileSystem.status(a)).inode
+        try replacer.replace(a, with: bytes("a2"))
+        #expect(try FileSystem.status(directory.subpath("spare"))?.inode == oldA)
+        try replacer.replace(b, with: bytes("b2"))
+        // a's old inode now holds b's new content: no inode was allocated for b.
+        #expect(try FileSystem.status(b)?.inode == oldA)
+        #expect(try FileSystem.readFile(a) == bytes("a2"))
+        #expect(try FileSystem.readFile(b) == bytes("b2"))
+    }
+
+    @Test func aReaderHoldingTheOldFileKeepsItIntact() throws {
+        let directory = try TemporaryDirectory()
+        let replacer = FileReplacer(sparePath: directory.subpath("spare"))
+        let a = directory.subpath("a.json"), b = directory.subpath("b.json")
+        try FileSystem.writeFileAtomically(a, bytes("old a content"), durable: false)
+        try FileSystem.writeFileAtomically(b, bytes("b1"), durable: false)
+        try replacer.replace(a, with: bytes("warm up"))
+        // A reader opens a, then a is replaced and the next replacement would reuse the
+        // inode it reads: the lease check sees the open file and a new spare is made.
+        let held = try FileDescriptor.open(a, .readOnly)
+        defer { held.close() }
+        try replacer.replace(a, with: bytes("a2"))
+        try replacer.replace(b, with: bytes("b2"))
+        #expect(try held.readToEnd() == bytes("warm up"))
+        #expect(try FileSystem.readFile(a) == bytes("a2"))
+        #expect(try FileSystem.readFile(b) == bytes("b2"))
+    }
+    #endif
+
+    @Test func aHardLinkedOldFileKeepsItsContent() throws {
+        let directory = try TemporaryDirectory()
+        let replacer = FileReplacer(sparePath: directory.subpath("spare"))
+        let a = directory.subpath("a.json"), b = directory.subpath("b.json"), backup = directory.subpath("backup")
+        try FileSystem.writeFileAtomically(a, bytes("a1"), durable: false)
+        try FileSystem.writeFileAtomically(b, bytes("b1"), durable: false)
+        try replacer.replace(a, with: bytes("a2"))
+        #expect(link(a, backup) == 0)  // a backup tool snapshots with hard links
+        try replacer.replace(a, with: bytes("a3"))
+        try replacer.replace(b, with: bytes("b2"))
+        #expect(try FileSystem.readFile(backup) == bytes("a2"))
+        #expect(try FileSystem.readFile(a) == bytes("a3"))
+        #expect(try FileSystem.readFile(b) == bytes("b2"))
+    }
+
+    @Test func aChangedModeDoesNotTravelToTheNextFile() throws {
+        let directory = try TemporaryDirectory()
+        let replacer = FileReplacer(sparePath: directory.subpath("spare"))
+        let a = directory.subpath("a.json"), b = directory.subpath("b.json")
+        try replacer.replace(a, with: bytes("a1"))  // created through a fresh spare
+        try FileSystem.writeFileAtomically(b, bytes("b1"), durable: false)
+        let defaultMode = try modeOf(a)
+        #expect(chmod(a, 0o600) == 0)
+        try replacer.replace(a, with: bytes("a2"))
+        try replacer.replace(b, with: bytes("b2"))
+        #expect(try modeOf(b) == defaultMode)
+    }
+
+    @Test func createsAMissingFileAndRefusesADirectory() throws {
+        let directory = try TemporaryDirectory()
+        let replacer = FileReplacer(sparePath: directory.subpath("spare"))
+        try replacer.replace(directory.subpath("new.json"), with: bytes("n"))
+        #expect(try FileSystem.readFile(directory.subpath("new.json")) == bytes("n"))
+        try FileSystem.createDirectories(directory.subpath("dir.json/inside"))
+        #expect(throws: SystemError.self) { try replacer.replace(directory.subpath("dir.json"), with: bytes("x")) }
+        #expect(FileSystem.isDirectory(directory.subpath("dir.json/inside")))
+    }
+
+    @Test func storeUpdatesGoThroughTheSpareAndStayClean() throws {
+        let directory = try TemporaryDirectory()
+        let store = try Store.create(at: directory.subpath("s"))
+        let notes = try EntityName("Note")
+        for round in 0..<3 {
+            try store.write((0..<20).map { .put(RecordKey(entity: notes, id: try! RecordID("n\($0)")), ["round": .integer(Int64(round))]) })
+        }
+        #expect(try store.status().edits.isEmpty)
+        #expect(try store.get(entity: notes, id: RecordID("n7")) == ["round": 2])
+        let files = try FileSystem.contents(ofDirectory: directory.subpath("s/records/Note")).map(\.name)
+        #expect(files.count == 20 && !files.contains { $0.hasPrefix(".") })
+    }
+
+    private func modeOf(_ path: String) throws -> mode_t {
+        var info = stat()
+        guard lstat(path, &info) == 0 else { throw SystemError.current("stat", path: path) }
+        return info.st_mode & 0o7777
+    }
+}
