@@ -1,8 +1,6 @@
 import Ferry
 import Foundation
-#if canImport(FoundationNetworking)
-import FoundationNetworking
-#endif
+import FerryURLSession
 
 /// Sync over HTTP against `ferry serve`'s handler on a loopback port, measured in-process:
 /// full pull of `scale` records beside the folder full pull of the same store, an incremental
@@ -51,13 +49,12 @@ func remoteBenchmarks(scale: Int, workDirectory: String) async throws -> [Benchm
     let port = try server.start()
     defer { service.close() }
     let url = "http://127.0.0.1:\(port)/bench"
-    var transportConfiguration = HTTPTransport.Configuration()
-    transportConfiguration.session = HTTPTransport.makeSession(connectionsPerHost: 64)
+    let sharedClient = URLSessionHTTPClient(connectionsPerHost: 64)
 
     // HTTP full pull.
     let remoteCopy = try Store.create(at: work + "/remote-copy")
     let remoteSeconds = try await Measure.seconds {
-        let transport = try HTTPTransport(url: url, token: token, configuration: transportConfiguration)
+        let transport = try HTTPTransport(url: url, token: token, client: sharedClient)
         _ = try await SyncEngine(store: remoteCopy, transport: transport).run()
     }
     let ratio = remoteSeconds / max(folderSeconds, 1e-9)
@@ -75,7 +72,7 @@ func remoteBenchmarks(scale: Int, workDirectory: String) async throws -> [Benchm
         }
         try remoteCopy.write(writes)
         samples.append(try await Measure.seconds {
-            let transport = try HTTPTransport(url: url, token: token, configuration: transportConfiguration)
+            let transport = try HTTPTransport(url: url, token: token, client: sharedClient)
             _ = try await SyncEngine(store: remoteCopy, transport: transport).run()
         })
     }
@@ -95,7 +92,7 @@ func remoteBenchmarks(scale: Int, workDirectory: String) async throws -> [Benchm
     for index in 0..<clients {
         let replica = try Store.create(at: work + "/noop-\(index)")
         _ = try await SyncEngine(
-            store: replica, transport: HTTPTransport(url: "http://127.0.0.1:\(port)/noop", token: token, configuration: transportConfiguration)
+            store: replica, transport: HTTPTransport(url: "http://127.0.0.1:\(port)/noop", token: token, client: sharedClient)
         ).run()
         replicas.append(replica)
     }
@@ -107,11 +104,10 @@ func remoteBenchmarks(scale: Int, workDirectory: String) async throws -> [Benchm
             group.addTask {
                 // One session per client, as separate devices would have: a session's requests
                 // share one libcurl multi handle, which would serialize them.
-                var sharedConfiguration = HTTPTransport.Configuration()
-                sharedConfiguration.session = HTTPTransport.makeSession(connectionsPerHost: 2)
+                let client = URLSessionHTTPClient(connectionsPerHost: 2)
                 var count = 0
                 while DispatchTime.now().uptimeNanoseconds < deadline {
-                    let transport = try HTTPTransport(url: "http://127.0.0.1:\(port)/noop", token: token, configuration: sharedConfiguration)
+                    let transport = try HTTPTransport(url: "http://127.0.0.1:\(port)/noop", token: token, client: client)
                     let report = try await SyncEngine(store: replica, transport: transport).run()
                     guard report.plan == .upToDate else { throw RemoteBenchmarkError.notUpToDate }
                     count += 1

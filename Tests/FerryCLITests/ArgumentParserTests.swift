@@ -1,5 +1,5 @@
 import Testing
-@testable import FerryCLI
+@testable import FerryCommandLine
 
 @Suite struct ArgumentParserTests {
     /// A `put`-like command: two required arguments, one optional, options of every kind.

@@ -1,6 +1,6 @@
 import Ferry
 import Testing
-@testable import FerryCLI
+@testable import FerryCommandLine
 
 /// The dispatcher and the error reporter, run in-process with test commands (`echo`, `fail`).
 @Suite struct FerryCommandTests {

@@ -1,5 +1,5 @@
 import Testing
-@testable import FerryCLI
+@testable import FerryCommandLine
 
 @Suite struct HelpFormatterTests {
     static let put = CommandSpec(

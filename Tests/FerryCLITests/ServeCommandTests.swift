@@ -1,6 +1,7 @@
 import Ferry
 import FerryTestSupport
 import Foundation
+import FerryURLSession
 import Testing
 #if canImport(FoundationNetworking)
 import FoundationNetworking

@@ -1,12 +1,19 @@
 extension SyncPeer {
     /// Makes the transport that reaches this peer.
-    /// - Parameter options: how a folder peer's store is opened (clock, lock timeout).
-    public func makeTransport(options: StoreOptions = StoreOptions()) throws(SyncError) -> any SyncTransport {
+    /// - Parameters:
+    ///   - options: how a folder peer's store is opened (clock, lock timeout).
+    ///   - httpClient: what a remote peer's requests go through (`FerryURLSession`'s
+    ///     `URLSessionHTTPClient`, or `makeTransport(options:)` from that module); a remote
+    ///     peer without one is an error.
+    public func makeTransport(options: StoreOptions = StoreOptions(), httpClient: (any HTTPClient)?) throws(SyncError) -> any SyncTransport {
         switch self {
         case .folder(let path):
             return FolderTransport(path: path, options: options)
         case .remote(let url, let token):
-            do { return try HTTPTransport(url: url, token: token) } catch { throw .transport(error.description) }
+            guard let httpClient else {
+                throw .transport("\(url): this program has no HTTP client (link FerryURLSession)")
+            }
+            do { return try HTTPTransport(url: url, token: token, client: httpClient) } catch { throw .transport(error.description) }
         }
     }
 }

@@ -57,6 +57,10 @@ enum SyncCommand: Command {
 
         let token = arguments.option("token") ?? context.environment["FERRY_TOKEN"]
         let peer = SyncPeer(parsing: peerText.hasPrefix("http") ? peerText : context.absolutePath(peerText), token: token)
+        if case .remote = peer, context.httpClient == nil {
+            guard let handOff = context.handOffRemoteSync else { throw CLIError("\(peerText): this program has no HTTP client") }
+            try handOff()
+        }
         let store = try context.openStore(storePath)
         defer { store.close() }
         let runner = SyncRunner(
@@ -95,7 +99,7 @@ struct SyncRunner {
                 for problem in theirs.problems { context.stderr.line("warning: \(path)/\(problem.path): \(problem.reason) (not committed)") }
             }
         }
-        let transport = try peer.makeTransport(options: context.storeOptions())
+        let transport = try peer.makeTransport(options: context.storeOptions(), httpClient: context.httpClient)
         return try await SyncEngine(store: store, transport: transport, options: options).run()
     }
 

@@ -1,3 +1,5 @@
+import Ferry
+
 /// Everything a command may use of its process, passed in rather than reached as globals, so a
 /// test can run a command against buffers and a made-up environment.
 ///
@@ -23,6 +25,11 @@ struct CommandContext: Sendable {
     var stdoutIsTerminal: Bool
     /// Whether standard error is a terminal (`isatty`): progress and colors only then.
     var stderrIsTerminal: Bool
+    /// What syncs with `http(s)://` peers send their requests through; `nil` in `ferry`, which
+    /// links no HTTP stack and hands such syncs to ``handOffRemoteSync``.
+    var httpClient: (any HTTPClient)?
+    /// Replaces this process with one that has an HTTP client, running the same command line.
+    var handOffRemoteSync: (@Sendable () throws(CLIError) -> Never)?
 
     init(
         stdout: OutputWriter, stderr: OutputWriter, stdin: InputReader = .empty,

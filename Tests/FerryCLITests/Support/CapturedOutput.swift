@@ -1,5 +1,5 @@
 import Foundation
-@testable import FerryCLI
+@testable import FerryCommandLine
 
 /// An ``OutputWriter`` target that keeps what was written, for in-process command tests.
 final class CapturedOutput: @unchecked Sendable {

@@ -1,6 +1,6 @@
 import Ferry
 import Foundation
-@testable import FerryCLI
+@testable import FerryCommandLine
 
 /// Commands that exist only in tests, to drive the dispatcher and the error reporter.
 enum TestCommands {

@@ -1,4 +1,5 @@
 import Foundation
+import FerryURLSession
 import Testing
 @testable import Ferry
 

@@ -1,5 +1,6 @@
 import FerryTestSupport
 import Foundation
+import FerryURLSession
 import Testing
 @testable import Ferry
 

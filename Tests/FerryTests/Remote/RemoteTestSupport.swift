@@ -1,4 +1,5 @@
 import Foundation
+import FerryURLSession
 #if canImport(FoundationNetworking)
 import FoundationNetworking
 #endif

@@ -1,13 +1,15 @@
 import Foundation
-#if canImport(FoundationNetworking)
-import FoundationNetworking
-#endif
 
 /// Reaches a store hosted by `ferry serve` over HTTP(S), speaking protocol version 1 (see
 /// `docs/PROTOCOL.md`). Like every transport it only moves changes; the ``SyncEngine`` plans
 /// and resolves.
 ///
+/// The exchanges go through an ``HTTPClient``; `FerryURLSession` adds the initializer that
+/// makes one on `URLSession`:
+///
 /// ```swift
+/// import FerryURLSession
+///
 /// let transport = try HTTPTransport(url: "http://127.0.0.1:8080/alice", token: token)
 /// let report = try await SyncEngine(store: laptop, transport: transport).run()
 /// ```
@@ -22,11 +24,9 @@ public final class HTTPTransport: SyncTransport, @unchecked Sendable {
     public struct Configuration: Sendable {
         /// Retries on connection errors and `5xx`.
         public var retry = RetryPolicy()
-        /// Seconds one request may wait for the server's answer.
+        /// Seconds one request may wait for the server's answer (for a client the transport
+        /// makes itself).
         public var timeout: Double = 120
-        /// A session to share among transports (to reuse connections across syncs); `nil`
-        /// makes one per transport.
-        public var session: URLSession?
         /// Whether a full pull reads ahead: the next page is requested while the engine stores
         /// the current one.
         public var readAhead = true
@@ -44,35 +44,19 @@ public final class HTTPTransport: SyncTransport, @unchecked Sendable {
     private let state = NSLock()
     private var prefetch: (query: ChangeQuery, task: Task<Result<ChangeBatch, RemoteError>, Never>)?
 
-    /// A transport to the store at `url`.
+    /// A transport to the store at `url` that exchanges through `client`. Transports may
+    /// share one client, so that syncs reuse its connections.
     /// - Parameters:
     ///   - url: `http(s)://host[:port][/prefix]/<store>`.
     ///   - token: the bearer token (`nil` for a server run with `--no-auth`).
-    ///   - configuration: retries, timeout, session.
+    ///   - client: what sends the requests.
+    ///   - configuration: retries, read-ahead.
     /// - Throws: ``RemoteError/invalidURL(_:reason:)``.
-    public init(url: String, token: String?, configuration: Configuration = Configuration()) throws(RemoteError) {
+    public init(url: String, token: String?, client: any HTTPClient, configuration: Configuration = Configuration()) throws(RemoteError) {
         self.url = url
         endpoint = try RemoteEndpoint(parsing: url)
         self.configuration = configuration
-        client = RemoteClient(
-            endpoint: endpoint, token: token, session: configuration.session, retry: configuration.retry,
-            timeout: configuration.timeout)
-    }
-
-    deinit { client.invalidate() }
-
-    /// A session fit for the protocol (no cache, no cookies), to share among many transports
-    /// through ``Configuration/session`` so that syncs reuse connections.
-    ///
-    /// ```swift
-    /// var configuration = HTTPTransport.Configuration()
-    /// configuration.session = HTTPTransport.makeSession(connectionsPerHost: 32)
-    /// ```
-    /// - Parameters:
-    ///   - timeout: seconds one request may wait for an answer.
-    ///   - connectionsPerHost: the most connections open to one server at once.
-    public static func makeSession(timeout: Double = 120, connectionsPerHost: Int = 8) -> URLSession {
-        RemoteClient.makeSession(timeout: timeout, connectionsPerHost: connectionsPerHost)
+        self.client = RemoteClient(endpoint: endpoint, token: token, client: client, retry: configuration.retry)
     }
 
     public var peerDescription: String { url }

@@ -1,0 +1,74 @@
+import Foundation
+
+/// One HTTP exchange, as ``HTTPTransport`` needs it: a request out, a whole response back.
+///
+/// The transport keeps every rule of the protocol (paths, retries, status codes, message
+/// shapes) and leaves only the exchange to a client, so the core library does not link an HTTP
+/// stack. `FerryURLSession` provides the one built on `URLSession`:
+///
+/// ```swift
+/// import Ferry
+/// import FerryURLSession
+///
+/// let transport = try HTTPTransport(url: "https://example.org/alice", token: token)
+/// ```
+public protocol HTTPClient: Sendable {
+    /// Sends `request` and returns the server's answer, whatever its status.
+    /// - Throws: ``HTTPClientFailure`` when no answer came (connection refused, reset, timed
+    ///   out, a refused certificate).
+    func send(_ request: HTTPClientRequest) async throws(HTTPClientFailure) -> HTTPClientResponse
+}
+
+/// A request for an ``HTTPClient``.
+public struct HTTPClientRequest: Sendable {
+    /// `GET`, `POST`, `PUT`…
+    public var method: String
+    /// The absolute URL.
+    public var url: URL
+    /// Header fields, in order.
+    public var headers: [(name: String, value: String)]
+    /// The body, if any.
+    public var body: [UInt8]?
+
+    /// A request.
+    public init(method: String, url: URL, headers: [(name: String, value: String)] = [], body: [UInt8]? = nil) {
+        self.method = method
+        self.url = url
+        self.headers = headers
+        self.body = body
+    }
+}
+
+/// The answer to an ``HTTPClientRequest``.
+public struct HTTPClientResponse: Sendable {
+    /// The status code.
+    public var status: Int
+    /// Header fields by lower-cased name.
+    public var headers: [String: String]
+    /// The whole body.
+    public var body: [UInt8]
+
+    /// A response.
+    public init(status: Int, headers: [String: String], body: [UInt8]) {
+        self.status = status
+        self.headers = headers
+        self.body = body
+    }
+}
+
+/// An exchange that got no answer.
+public struct HTTPClientFailure: Error, Sendable, CustomStringConvertible {
+    /// What went wrong, for people.
+    public var message: String
+    /// Whether another attempt may succeed (a refused or reset connection, a timeout), as
+    /// opposed to a failure that will repeat (a bad URL, an untrusted certificate).
+    public var isRetryable: Bool
+
+    /// A failure.
+    public init(_ message: String, isRetryable: Bool) {
+        self.message = message
+        self.isRetryable = isRetryable
+    }
+
+    public var description: String { message }
+}

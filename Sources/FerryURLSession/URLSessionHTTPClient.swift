@@ -1,0 +1,85 @@
+import Ferry
+import Foundation
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+
+/// An ``HTTPClient`` on Foundation's `URLSession`: HTTP/1.1 with keep-alive, HTTPS with the
+/// system's trusted certificates, no cache and no cookies.
+///
+/// One client may serve many transports, so that syncs reuse its connections:
+///
+/// ```swift
+/// let client = URLSessionHTTPClient(connectionsPerHost: 32)
+/// for name in ["alice", "bob"] {
+///     let transport = try HTTPTransport(url: "https://sync.example.org/\(name)", token: token, client: client)
+///     _ = try await SyncEngine(store: stores[name]!, transport: transport).run()
+/// }
+/// ```
+public final class URLSessionHTTPClient: HTTPClient {
+    private let session: URLSession
+
+    /// A client with its own session.
+    /// - Parameters:
+    ///   - timeout: seconds one request may wait for an answer.
+    ///   - connectionsPerHost: the most connections open to one server at once.
+    public init(timeout: Double = 120, connectionsPerHost: Int = 8) {
+        let configuration = URLSessionConfiguration.ephemeral
+        configuration.timeoutIntervalForRequest = timeout
+        configuration.requestCachePolicy = .reloadIgnoringLocalCacheData
+        configuration.urlCache = nil
+        configuration.httpCookieStorage = nil
+        configuration.httpShouldSetCookies = false
+        configuration.httpMaximumConnectionsPerHost = connectionsPerHost
+        session = URLSession(configuration: configuration)
+    }
+
+    deinit { session.finishTasksAndInvalidate() }
+
+    public func send(_ request: HTTPClientRequest) async throws(HTTPClientFailure) -> HTTPClientResponse {
+        var urlRequest = URLRequest(url: request.url)
+        urlRequest.httpMethod = request.method
+        for (name, value) in request.headers { urlRequest.setValue(value, forHTTPHeaderField: name) }
+        if let body = request.body { urlRequest.httpBody = Data(body) }
+        let data: Data
+        let response: URLResponse
+        do {
+            (data, response) = try await session.data(for: urlRequest)
+        } catch let error as URLError {
+            throw Self.failure(error.localizedDescription, code: error.code)
+        } catch {
+            // FoundationNetworking may report libcurl's failures as plain NSErrors.
+            let nsError = error as NSError
+            // (`Code(rawValue:)` is failable on Linux only; the annotation fits both.)
+            let code: URLError.Code? = nsError.domain == NSURLErrorDomain ? URLError.Code(rawValue: nsError.code) : nil
+            throw Self.failure(nsError.localizedDescription, code: code)
+        }
+        guard let http = response as? HTTPURLResponse else {
+            throw HTTPClientFailure("not an HTTP response", isRetryable: false)
+        }
+        var headers: [String: String] = [:]
+        for (name, value) in http.allHeaderFields {
+            if let name = name as? String, let value = value as? String { headers[name.lowercased()] = value }
+        }
+        return HTTPClientResponse(status: http.statusCode, headers: headers, body: [UInt8](data))
+    }
+
+    private static func failure(_ message: String, code: URLError.Code?) -> HTTPClientFailure {
+        // libcurl's certificate failures may come with a generic code; they never go away by retrying.
+        let retryable = code.map(isRetryable) ?? true
+        return HTTPClientFailure(message, isRetryable: retryable && !message.localizedCaseInsensitiveContains("certificate"))
+    }
+
+    /// Whether a URLSession error may go away on another attempt: connection problems yes,
+    /// a bad URL, a refused certificate or a cancellation no.
+    static func isRetryable(_ code: URLError.Code) -> Bool {
+        switch code {
+        case .cancelled, .badURL, .unsupportedURL, .userAuthenticationRequired, .secureConnectionFailed,
+            .serverCertificateUntrusted, .serverCertificateHasBadDate, .serverCertificateHasUnknownRoot,
+            .serverCertificateNotYetValid, .clientCertificateRejected, .clientCertificateRequired:
+            return false
+        default:
+            return true
+        }
+    }
+}
