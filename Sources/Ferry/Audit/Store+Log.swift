@@ -114,7 +114,7 @@ extension Store {
     /// Every entity with a record (live or deleted), or `nil` when the snapshot's lines cannot
     /// be read.
     private func entitiesWithRecords() -> [EntityName]? {
-        var entities = Set(index.records.overlay.keys.map(\.entity))
+        var entities = Set(index.records.changes.keys.map(\.entity))
         if let base = index.records.base {
             let header = base.header
             guard let listed = SnapshotRecordLookup.entities(inSnapshotAt: base.path, head: header.head, recordCount: header.recordCount)

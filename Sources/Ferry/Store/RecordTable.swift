@@ -1,6 +1,10 @@
-/// The index's records: the snapshot file on disk (read lazily, see ``SnapshotFile``) plus the
-/// states changed since it was written, in memory. Reads look in memory first; writes go to
-/// memory. It reads like a dictionary from ``RecordKey`` to ``RecordState``.
+/// The index's records: the snapshot file on disk (read lazily, see ``SnapshotFile``), the delta
+/// file written on top of it by earlier processes (read lazily too), plus the states changed
+/// since, in memory. Reads look in memory first, then in the delta, then in the snapshot;
+/// writes go to memory. It reads like a dictionary from ``RecordKey`` to ``RecordState``.
+///
+/// The delta is only decoded whole when the whole table is read or saved, so opening a store
+/// and syncing it costs the same whether the delta holds ten records or ten thousand.
 ///
 /// Records are never removed: a deleted record keeps its tombstone state.
 struct RecordTable: Sequence {
@@ -8,7 +12,9 @@ struct RecordTable: Sequence {
 
     /// The snapshot the table starts from, if any.
     private(set) var base: SnapshotFile?
-    /// States changed since the snapshot.
+    /// States changed since the snapshot by earlier processes, on disk; see ``absorbDelta()``.
+    private(set) var delta: SnapshotFile?
+    /// States changed in memory since the snapshot (and the delta) were read.
     private(set) var overlay: [RecordKey: RecordState] = [:]
     /// The number of records.
     private(set) var count: Int
@@ -19,34 +25,59 @@ struct RecordTable: Sequence {
     }
 
     /// A table from a snapshot and the delta written on top of it.
-    init(base: SnapshotFile?, delta: [(RecordKey, RecordState)], totalCount: Int) {
+    init(base: SnapshotFile?, delta: SnapshotFile, totalCount: Int) {
         self.base = base
-        for (key, state) in delta { overlay[key] = state }
+        self.delta = delta
         count = totalCount
+        // A new snapshot copies the delta's lines as they are, which needs the delta's replica
+        // numbering to extend the snapshot's (as Ferry writes it); otherwise decode it now.
+        if !delta.header.replicas.starts(with: base?.header.replicas ?? []) { absorbDelta() }
     }
 
     var isEmpty: Bool { count == 0 }
 
-    /// Why the snapshot could not be read, when a lookup found it damaged.
-    var damage: String? { base?.damage }
+    /// Why the snapshot or the delta could not be read, when a lookup found it damaged.
+    var damage: String? { delta?.damage ?? base?.damage }
 
     subscript(key: RecordKey) -> RecordState? {
-        get { overlay[key] ?? base?.lookup(key) }
+        get { overlay[key] ?? delta?.lookup(key) ?? base?.lookup(key) }
         set {
             guard let newValue else { return }
-            if overlay[key] == nil && base?.lookup(key) == nil { count += 1 }
+            if overlay[key] == nil && delta?.lookup(key) == nil && base?.lookup(key) == nil { count += 1 }
             overlay[key] = newValue
         }
     }
 
+    /// Every state changed since the snapshot: the delta's, decoded now, under the in-memory ones.
+    var changes: [RecordKey: RecordState] {
+        guard let delta else { return overlay }
+        var all = overlay
+        delta.forEachRecord { key, state in
+            if all[key] == nil { all[key] = state }
+        }
+        return all
+    }
+
+    /// About how many records changed since the snapshot (a key in both the delta and memory
+    /// counts twice): enough to decide when to merge them into a new snapshot.
+    var changedCount: Int { overlay.count + (delta?.header.recordCount ?? 0) }
+
+    /// Decodes the delta into memory and drops it, before the table is saved.
+    mutating func absorbDelta() {
+        guard delta != nil else { return }
+        overlay = changes
+        delta = nil
+    }
+
     /// Every record (base records not changed since, then the changed ones).
     func makeIterator() -> IndexingIterator<[Element]> {
+        let changes = self.changes
         var all: [Element] = []
         all.reserveCapacity(count)
         base?.forEachRecord { key, state in
-            if overlay[key] == nil { all.append((key, state)) }
+            if changes[key] == nil { all.append((key, state)) }
         }
-        for (key, state) in overlay { all.append((key, state)) }
+        for (key, state) in changes { all.append((key, state)) }
         return all.makeIterator()
     }
 
@@ -57,18 +88,20 @@ struct RecordTable: Sequence {
         unchanged: (_ sortKey: ArraySlice<UInt8>, _ line: ArraySlice<UInt8>) -> Void,
         changed: (RecordKey, RecordState) -> Void
     ) {
-        forEachUnchangedLine(of: nil, streaming: true, unchanged)
-        for (key, state) in overlay { changed(key, state) }
+        let changes = self.changes
+        forEachUnchangedLine(of: nil, streaming: true, changes: changes, unchanged)
+        for (key, state) in changes { changed(key, state) }
     }
 
     /// The snapshot's raw lines (of one entity, or all) whose records have not changed since
     /// it was written. Streaming reads the file in pieces instead of loading it for lookups.
     private func forEachUnchangedLine(
-        of entity: EntityName?, streaming: Bool, _ body: (_ sortKey: ArraySlice<UInt8>, _ line: ArraySlice<UInt8>) -> Void
+        of entity: EntityName?, streaming: Bool, changes: [RecordKey: RecordState],
+        _ body: (_ sortKey: ArraySlice<UInt8>, _ line: ArraySlice<UInt8>) -> Void
     ) {
         guard let base else { return }
         let prefix: [UInt8] = entity.map { Array($0.rawValue.utf8) + [9] } ?? []
-        let overridden = Set(overlay.keys.lazy.filter { entity == nil || $0.entity == entity }.map(SnapshotFile.sortKey))
+        let overridden = Set(changes.keys.lazy.filter { entity == nil || $0.entity == entity }.map(SnapshotFile.sortKey))
         let visit: (ArraySlice<UInt8>, ArraySlice<UInt8>) -> Void = { sortKey, line in
             guard sortKey.starts(with: prefix) else { return }
             if !overridden.isEmpty && overridden.contains(Array(sortKey)) { return }
@@ -95,7 +128,8 @@ struct RecordTable: Sequence {
 
     private func forEachLiveRecord(of entity: EntityName, withHash: Bool, _ body: (RecordID, SHA256Digest) -> Void) {
         let prefixLength = entity.rawValue.utf8.count + 1
-        forEachUnchangedLine(of: entity, streaming: false) { sortKey, line in
+        let changes = self.changes
+        forEachUnchangedLine(of: entity, streaming: false, changes: changes) { sortKey, line in
             guard SnapshotFile.lineIsLive(line), let id = RecordFileName.decode(bytes: sortKey.dropFirst(prefixLength)) else { return }
             guard withHash else { return body(id, .zero) }
             guard let hash = SnapshotFile.winnerHash(ofLine: line) else {
@@ -104,7 +138,7 @@ struct RecordTable: Sequence {
             }
             body(id, hash)
         }
-        for (key, state) in overlay where key.entity == entity && state.isLive { body(key.id, state.winner.contentHash) }
+        for (key, state) in changes where key.entity == entity && state.isLive { body(key.id, state.winner.contentHash) }
     }
 
     /// Replaces the state of a record the table already has (no lookup to count it).

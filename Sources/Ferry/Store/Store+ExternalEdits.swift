@@ -95,7 +95,7 @@ extension Store {
         status.problems.sort { $0.path.utf8.lexicographicallyPrecedes($1.path.utf8) }
         // A scan that confirmed many files (after a large import, say) merges their stamps
         // into the snapshot now, so the next scan settles them from raw snapshot lines.
-        if stampsChanged && index.records.overlay.count >= max(Int(options.snapshotInterval), index.records.count / 16) {
+        if stampsChanged && index.records.changedCount >= max(Int(options.snapshotInterval), index.records.count / 16) {
             try persistIndex()
         }
         return status

@@ -14,7 +14,7 @@ extension Store {
             snapshotSequence = snapshot.header.head.sequence
             if let delta = usableDelta(for: snapshot) {
                 let header = delta.header
-                index.records = RecordTable(base: snapshot, delta: delta.allRecords(), totalCount: header.totalRecords ?? 0)
+                index.records = RecordTable(base: snapshot, delta: delta, totalCount: header.totalRecords ?? 0)
                 index.knowledge = header.knowledge
                 index.headSequence = header.head.sequence
                 index.headHash = header.head.hash

@@ -156,7 +156,7 @@ public final class Store: @unchecked Sendable {
     func persistIndex() throws(StoreError) {
         // Merge into a new snapshot once the changed records reach the interval and a
         // sixteenth of the store, so the full rewrite is amortized over many closes.
-        let changed = index.records.overlay.count
+        let changed = index.records.changedCount
         if changed >= max(Int(options.snapshotInterval), index.records.count / 16) || index.records.base == nil {
             try writeSnapshot()
             return

@@ -39,8 +39,9 @@ extension StoreIndex {
     /// counts). Returns `nil` when done, or the number of lines written when that differs
     /// from the announced number; the caller then starts over with that number.
     private func writeSnapshot(deltaOnly: Bool, to sink: inout SnapshotSink, lines announced: Int?) throws(SystemError) -> Int? {
-        // Replica numbering: the old snapshot's, then any new replicas (old lines stay valid).
-        var replicaList = records.base?.header.replicas ?? []
+        // Replica numbering: the old delta's (which extends the snapshot's), then any new
+        // replicas, so the old files' lines stay valid as they are.
+        var replicaList = records.delta?.header.replicas ?? records.base?.header.replicas ?? []
         var numbers: [ReplicaID: Int] = [:]
         for (offset, replica) in replicaList.enumerated() { numbers[replica] = offset }
         func register(_ replica: ReplicaID) {
@@ -49,15 +50,23 @@ extension StoreIndex {
             replicaList.append(replica)
         }
         for (replica, _) in knowledge.sortedCounters { register(replica) }
-        // Changed records by sort key; their lines are encoded as they are written.
-        var changed: [(sortKey: [UInt8], key: RecordKey)] = []
-        changed.reserveCapacity(records.overlay.count)
+        // Changed records by sort key: those changed in memory are encoded as they are
+        // written; the delta's lines (changed by earlier processes, not since) are copied.
+        var changed: [(sortKey: [UInt8], change: SnapshotChange)] = []
+        changed.reserveCapacity(records.changedCount)
+        var inMemory = Set<[UInt8]>()
         for (key, state) in records.overlay {
-            changed.append((SnapshotFile.sortKey(key), key))
+            let sortKey = SnapshotFile.sortKey(key)
+            inMemory.insert(sortKey)
+            changed.append((sortKey, .state(key)))
             for version in state.versions {
                 register(version.identity.origin)
                 for (replica, _) in version.version.sortedCounters { register(replica) }
             }
+        }
+        records.delta?.forEachRawLine { sortKey, line in
+            let sortKey = Array(sortKey)
+            if !inMemory.contains(sortKey) { changed.append((sortKey, .line(line))) }
         }
         changed.sort { $0.sortKey.lexicographicallyPrecedes($1.sortKey) }
         let number: (ReplicaID) -> Int = { numbers[$0] ?? 0 }
@@ -82,20 +91,29 @@ extension StoreIndex {
 
         var written = 0
         var failure: SystemError?
-        func emit(_ key: RecordKey) {
-            guard failure == nil, let state = records.overlay[key] else { return }
-            do { try sink.append(StoreIndex.line(key, state, number: number)) } catch { failure = error }
+        func emit(_ change: SnapshotChange) {
+            guard failure == nil else { return }
+            do throws(SystemError) {
+                switch change {
+                case .state(let key):
+                    guard let state = records.overlay[key] else { return }
+                    try sink.append(StoreIndex.line(key, state, number: number))
+                case .line(let line):
+                    try sink.append(line)
+                    try sink.append([10])
+                }
+            } catch { failure = error }
             written += 1
         }
         var next = 0
         if !deltaOnly {
             records.base?.forEachRawLineStreaming { sortKey, line in
                 while next < changed.count && changed[next].sortKey.lexicographicallyPrecedes(sortKey) {
-                    emit(changed[next].key)
+                    emit(changed[next].change)
                     next += 1
                 }
                 if next < changed.count && changed[next].sortKey.elementsEqual(sortKey) {
-                    emit(changed[next].key)
+                    emit(changed[next].change)
                     next += 1
                 } else if failure == nil {
                     do throws(SystemError) {
@@ -107,13 +125,19 @@ extension StoreIndex {
             }
         }
         while next < changed.count {
-            emit(changed[next].key)
+            emit(changed[next].change)
             next += 1
         }
         if let failure { throw failure }
         if written != lines { return written }
         try sink.append(Array("E\t\(lines)\n".utf8))
         return nil
+    }
+
+    /// A changed record in a snapshot being written: a state to encode, or a line to copy.
+    private enum SnapshotChange {
+        case state(RecordKey)
+        case line(ArraySlice<UInt8>)
     }
 
     /// One record line, newline included.
