@@ -45,6 +45,7 @@ let workDirectory = String(decoding: template.prefix { $0 != 0 }.map { UInt8(bit
 defer { try? FileSystem.removeTree(workDirectory) }
 
 print("ferry-bench \(FerryVersion.current) — \(ProcessInfo.processInfo.activeProcessorCount) cores, work directory \(workDirectory)")
+print("SHA-256: \(SHA256.usesProcessorInstructions ? "the processor's SHA instructions" : "portable Swift rounds")")
 print("load average: \((try? String(contentsOfFile: "/proc/loadavg", encoding: .utf8))?.split(separator: " ").prefix(3).joined(separator: " ") ?? "?")")
 var rows: [BenchmarkRow] = []
 // Nothing is deleted until the end: on ext4 without a journal (this machine's root), allocating

@@ -35,6 +35,28 @@ import Testing
         #expect(hasher.finalize().hex == expected)
     }
 
+    /// Both compression paths, the processor's SHA instructions and the portable rounds, give
+    /// the NIST digests and agree on every length across several blocks (on a processor
+    /// without the instructions, both runs take the portable path).
+    @Test(arguments: [false, true]) func hardwareAndPortableRoundsAgree(hardware: Bool) {
+        for (message, expected) in Self.vectors {
+            var hasher = SHA256(hardware: hardware)
+            hasher.update(Array(message.utf8))
+            #expect(hasher.finalize().hex == expected)
+        }
+        var million = SHA256(hardware: hardware)
+        million.update([UInt8](repeating: UInt8(ascii: "a"), count: 1_000_000))
+        #expect(million.finalize().hex == "cdc76e5c9914fb9281a1c7e284d73e67f1809a48a497200e046d39ccc7112cd0")
+        let bytes = (0..<1000).map { UInt8(truncatingIfNeeded: $0 &* 131 &+ 17) }
+        for length in 0...300 {
+            var one = SHA256(hardware: hardware)
+            var other = SHA256(hardware: !hardware)
+            one.update(Array(bytes[..<length]))
+            other.update(Array(bytes[..<length]))
+            #expect(one.finalize() == other.finalize(), "length \(length)")
+        }
+    }
+
     @Test func pointerAndArrayEntryPointsAgree() {
         let message = Array("abc".utf8)
         let viaPointer = message.withUnsafeBytes { SHA256.hash($0) }

@@ -1,3 +1,5 @@
+internal import CFerrySHA
+
 /// An incremental SHA-256 hasher (FIPS 180-4), used to chain and check journal entries.
 ///
 /// Feed bytes in any number of ``update(_:)-(UnsafeRawBufferPointer)`` calls, then call
@@ -22,6 +24,16 @@ public struct SHA256: Sendable {
     private var pendingCount: Int
     /// Total bytes fed so far, for the length field of the padding.
     private var totalByteCount: UInt64
+    /// Whether blocks go through the processor's SHA instructions (see ``hardwareAvailable``).
+    private let usesHardware: Bool
+
+    /// Whether this processor has SHA-256 instructions (x86 SHA extensions), which hash
+    /// several times faster than the portable rounds below; checked once per process.
+    static let hardwareAvailable = ferry_sha256_hardware_available() == 1
+
+    /// Whether hashing here uses the processor's SHA-256 instructions rather than portable
+    /// Swift rounds (for benchmarks and diagnostics).
+    public static var usesProcessorInstructions: Bool { hardwareAvailable }
 
     private static let initialState: (UInt32, UInt32, UInt32, UInt32, UInt32, UInt32, UInt32, UInt32) = (
         0x6a09_e667, 0xbb67_ae85, 0x3c6e_f372, 0xa54f_f53a, 0x510e_527f, 0x9b05_688c, 0x1f83_d9ab, 0x5be0_cd19
@@ -32,10 +44,17 @@ public struct SHA256: Sendable {
 
     /// Creates a hasher with nothing hashed yet.
     public init() {
+        self.init(hardware: Self.hardwareAvailable)
+    }
+
+    /// A hasher that uses the processor's SHA instructions or not (tests check both paths;
+    /// asking for hardware that is not there gets the portable rounds).
+    init(hardware: Bool) {
         state = Self.initialState
         pending = (0, 0, 0, 0, 0, 0, 0, 0)
         pendingCount = 0
         totalByteCount = 0
+        usesHardware = hardware && Self.hardwareAvailable
     }
 
     /// Hashes more bytes.
@@ -61,14 +80,14 @@ public struct SHA256: Sendable {
             guard pendingCount == Self.blockByteCount else { return }
             let block = pending
             withUnsafeBytes(of: block) { buffer in
-                if let blockBase = buffer.baseAddress { Self.compress(&state, blocks: blockBase, count: 1) }
+                if let blockBase = buffer.baseAddress { Self.compress(&state, blocks: blockBase, count: 1, hardware: usesHardware) }
             }
             pendingCount = 0
         }
 
         let fullBlocks = remaining / Self.blockByteCount
         if fullBlocks > 0 {
-            Self.compress(&state, blocks: input, count: fullBlocks)
+            Self.compress(&state, blocks: input, count: fullBlocks, hardware: usesHardware)
             input += fullBlocks * Self.blockByteCount
             remaining -= fullBlocks * Self.blockByteCount
         }
@@ -109,14 +128,14 @@ public struct SHA256: Sendable {
             buffer[used] = 0x80
             buffer.storeBytes(of: bitLength.bigEndian, toByteOffset: tailCount - 8, as: UInt64.self)
             if let base = buffer.baseAddress {
-                Self.compress(&state, blocks: base, count: tailCount / Self.blockByteCount)
+                Self.compress(&state, blocks: base, count: tailCount / Self.blockByteCount, hardware: usesHardware)
             }
         }
         let (h0, h1, h2, h3, h4, h5, h6, h7) = state
         let digest = SHA256Digest(
             UInt64(h0) << 32 | UInt64(h1), UInt64(h2) << 32 | UInt64(h3),
             UInt64(h4) << 32 | UInt64(h5), UInt64(h6) << 32 | UInt64(h7))
-        self = SHA256()
+        self = SHA256(hardware: usesHardware)
         return digest
     }
 
@@ -153,8 +172,17 @@ extension SHA256 {
     @inline(__always)
     private static func compress(
         _ state: inout (UInt32, UInt32, UInt32, UInt32, UInt32, UInt32, UInt32, UInt32),
-        blocks: UnsafeRawPointer, count: Int
+        blocks: UnsafeRawPointer, count: Int, hardware: Bool
     ) {
+        if hardware {
+            // A tuple of eight UInt32 is laid out as a C array of eight.
+            withUnsafeMutableBytes(of: &state) { words in
+                guard let base = words.baseAddress else { return }
+                ferry_sha256_compress_hardware(
+                    base.assumingMemoryBound(to: UInt32.self), blocks.assumingMemoryBound(to: UInt8.self), count)
+            }
+            return
+        }
         withUnsafeTemporaryAllocation(of: UInt32.self, capacity: 16) { schedule in
             guard let w = schedule.baseAddress else { return }
             withUnsafeBytes(of: roundConstants) { constantBytes in

@@ -101,10 +101,14 @@ struct RecordTable: Sequence {
     ) {
         guard let base else { return }
         let prefix: [UInt8] = entity.map { Array($0.rawValue.utf8) + [9] } ?? []
-        let overridden = Set(changes.keys.lazy.filter { entity == nil || $0.entity == entity }.map(SnapshotFile.sortKey))
+        // The lines come in sort order: walk the changed keys, sorted too, alongside them.
+        let overridden = changes.keys.lazy.filter { entity == nil || $0.entity == entity }.map(SnapshotFile.sortKey)
+            .sorted { $0.lexicographicallyPrecedes($1) }
+        var next = 0
         let visit: (ArraySlice<UInt8>, ArraySlice<UInt8>) -> Void = { sortKey, line in
             guard sortKey.starts(with: prefix) else { return }
-            if !overridden.isEmpty && overridden.contains(Array(sortKey)) { return }
+            while next < overridden.count && overridden[next].lexicographicallyPrecedes(sortKey) { next += 1 }
+            if next < overridden.count && overridden[next].elementsEqual(sortKey) { return }
             body(sortKey, line)
         }
         if streaming { base.forEachRawLineStreaming(visit) } else { base.forEachRawLine(visit) }
