@@ -4,6 +4,9 @@
 #include <stddef.h>
 #include <stdint.h>
 
+/// The 64 round constants K of FIPS 180-4, shared by both compression paths.
+extern const uint32_t ferry_sha256_round_constants[64];
+
 /// Whether this processor has the SHA-256 instructions (x86 SHA extensions with SSSE3 and
 /// SSE4.1) that ferry_sha256_compress_hardware uses.
 int ferry_sha256_hardware_available(void);

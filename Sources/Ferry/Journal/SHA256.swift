@@ -185,7 +185,7 @@ extension SHA256 {
         }
         withUnsafeTemporaryAllocation(of: UInt32.self, capacity: 16) { schedule in
             guard let w = schedule.baseAddress else { return }
-            withUnsafeBytes(of: roundConstants) { constantBytes in
+            withUnsafeBytes(of: ferry_sha256_round_constants) { constantBytes in
                 let k = constantBytes.bindMemory(to: UInt32.self)
                 var (h0, h1, h2, h3, h4, h5, h6, h7) = state
                 var block = blocks
@@ -235,24 +235,3 @@ extension SHA256 {
     }
 }
 
-/// The 64 round constants: the first 32 bits of the fractional parts of the cube roots of the
-/// first 64 primes. A tuple, so reading them needs no array or lazy global.
-private let roundConstants: (
-    UInt32, UInt32, UInt32, UInt32, UInt32, UInt32, UInt32, UInt32,
-    UInt32, UInt32, UInt32, UInt32, UInt32, UInt32, UInt32, UInt32,
-    UInt32, UInt32, UInt32, UInt32, UInt32, UInt32, UInt32, UInt32,
-    UInt32, UInt32, UInt32, UInt32, UInt32, UInt32, UInt32, UInt32,
-    UInt32, UInt32, UInt32, UInt32, UInt32, UInt32, UInt32, UInt32,
-    UInt32, UInt32, UInt32, UInt32, UInt32, UInt32, UInt32, UInt32,
-    UInt32, UInt32, UInt32, UInt32, UInt32, UInt32, UInt32, UInt32,
-    UInt32, UInt32, UInt32, UInt32, UInt32, UInt32, UInt32, UInt32
-) = (
-    0x428a_2f98, 0x7137_4491, 0xb5c0_fbcf, 0xe9b5_dba5, 0x3956_c25b, 0x59f1_11f1, 0x923f_82a4, 0xab1c_5ed5,
-    0xd807_aa98, 0x1283_5b01, 0x2431_85be, 0x550c_7dc3, 0x72be_5d74, 0x80de_b1fe, 0x9bdc_06a7, 0xc19b_f174,
-    0xe49b_69c1, 0xefbe_4786, 0x0fc1_9dc6, 0x240c_a1cc, 0x2de9_2c6f, 0x4a74_84aa, 0x5cb0_a9dc, 0x76f9_88da,
-    0x983e_5152, 0xa831_c66d, 0xb003_27c8, 0xbf59_7fc7, 0xc6e0_0bf3, 0xd5a7_9147, 0x06ca_6351, 0x1429_2967,
-    0x27b7_0a85, 0x2e1b_2138, 0x4d2c_6dfc, 0x5338_0d13, 0x650a_7354, 0x766a_0abb, 0x81c2_c92e, 0x9272_2c85,
-    0xa2bf_e8a1, 0xa81a_664b, 0xc24b_8b70, 0xc76c_51a3, 0xd192_e819, 0xd699_0624, 0xf40e_3585, 0x106a_a070,
-    0x19a4_c116, 0x1e37_6c08, 0x2748_774c, 0x34b0_bcb5, 0x391c_0cb3, 0x4ed8_aa4a, 0x5b9c_ca4f, 0x682e_6ff3,
-    0x748f_82ee, 0x78a5_636f, 0x84c8_7814, 0x8cc7_0208, 0x90be_fffa, 0xa450_6ceb, 0xbef9_a3f7, 0xc671_78f2
-)
