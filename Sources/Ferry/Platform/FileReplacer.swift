@@ -90,14 +90,19 @@ public final class FileReplacer {
             if renameExchange(AT_FDCWD, sparePath, AT_FDCWD, path, FileReplacer.exchangeFlag) == 0 { return status }
             let code = errno
             if code == EINVAL || code == ENOSYS || code == EXDEV || code == EOPNOTSUPP {
-                canExchange = false
-            } else if code != ENOENT {
-                throw SystemError("rename", path: path, code: code)
+                canExchange = false  // no exchange here (or another file system): rename instead
+                return nil
             }
+            if code != ENOENT { throw SystemError("rename", path: path, code: code) }
         }
-        // Nothing to exchange with (or no exchange here): the spare simply becomes the file.
-        try FileSystem.rename(sparePath, to: path)
-        return status
+        // Nothing to exchange with: the spare simply becomes the file.
+        if rename(sparePath, path) == 0 { return status }
+        let code = errno
+        if code == EXDEV {
+            canExchange = false  // the records are on another file system than the spare
+            return nil
+        }
+        throw SystemError("rename", path: path, code: code)
     }
 
     /// Opens the spare for writing: the old one when nobody else can see it, else a new one.

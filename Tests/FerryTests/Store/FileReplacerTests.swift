@@ -56,6 +56,28 @@ import FerryTestSupport
     }
     #endif
 
+    @Test func filesOnAnotherFileSystemThanTheSpareAreStillReplaced() throws {
+        let directory = try TemporaryDirectory()
+        var here = stat(), there = stat()
+        // /dev/shm is a tmpfs on Linux: another file system than the temporary directory's.
+        guard stat(directory.path, &here) == 0, stat("/dev/shm", &there) == 0, here.st_dev != there.st_dev,
+            access("/dev/shm", W_OK) == 0
+        else { return }
+        let elsewhere = "/dev/shm/ferry-replacer-\(getpid())"
+        try FileSystem.createDirectories(elsewhere)
+        defer { try? FileSystem.removeTree(elsewhere) }
+        // The exchange fails (EXDEV): a rename of a temporary file beside the target instead.
+        let replacer = FileReplacer(sparePath: directory.subpath("spare"))
+        try FileSystem.writeFileAtomically(elsewhere + "/a.json", bytes("old"), durable: false)
+        try replacer.replace(elsewhere + "/a.json", with: bytes("new"))
+        try replacer.replace(elsewhere + "/a.json", with: bytes("newer"))
+        // Renaming the spare onto a missing target fails the same way.
+        let creating = FileReplacer(sparePath: directory.subpath("spare2"))
+        try creating.replace(elsewhere + "/b.json", with: bytes("created"))
+        #expect(try FileSystem.readFile(elsewhere + "/a.json") == bytes("newer"))
+        #expect(try FileSystem.readFile(elsewhere + "/b.json") == bytes("created"))
+    }
+
     @Test func aHardLinkedOldFileKeepsItsContent() throws {
         let directory = try TemporaryDirectory()
         let replacer = FileReplacer(sparePath: directory.subpath("spare"))
