@@ -58,8 +58,15 @@ public final class URLSessionHTTPClient: HTTPClient {
             throw HTTPClientFailure("not an HTTP response", isRetryable: false)
         }
         var headers: [String: String] = [:]
-        for (name, value) in http.allHeaderFields {
-            if let name = name as? String, let value = value as? String { headers[name.lowercased()] = value }
+        if let names = request.responseHeaderNames {
+            // Looking up a few fields costs less than converting the whole header dictionary.
+            for name in names {
+                if let value = http.value(forHTTPHeaderField: name) { headers[name.lowercased()] = value }
+            }
+        } else {
+            for (name, value) in http.allHeaderFields {
+                if let name = name as? String, let value = value as? String { headers[name.lowercased()] = value }
+            }
         }
         return HTTPClientResponse(status: http.statusCode, headers: headers, body: [UInt8](data))
     }

@@ -29,13 +29,20 @@ public struct HTTPClientRequest: Sendable {
     public var headers: [(name: String, value: String)]
     /// The body, if any.
     public var body: [UInt8]?
+    /// The response header fields the caller reads (`nil`: all of them); a client may skip
+    /// collecting the others.
+    public var responseHeaderNames: [String]?
 
     /// A request.
-    public init(method: String, url: URL, headers: [(name: String, value: String)] = [], body: [UInt8]? = nil) {
+    public init(
+        method: String, url: URL, headers: [(name: String, value: String)] = [], body: [UInt8]? = nil,
+        responseHeaderNames: [String]? = nil
+    ) {
         self.method = method
         self.url = url
         self.headers = headers
         self.body = body
+        self.responseHeaderNames = responseHeaderNames
     }
 }
 
@@ -43,7 +50,7 @@ public struct HTTPClientRequest: Sendable {
 public struct HTTPClientResponse: Sendable {
     /// The status code.
     public var status: Int
-    /// Header fields by lower-cased name.
+    /// Header fields by lower-cased name (at least those the request asked for).
     public var headers: [String: String]
     /// The whole body.
     public var body: [UInt8]

@@ -37,7 +37,7 @@ final class RemoteClient: Sendable {
         guard let url = endpoint.url(for: suffix) else {
             throw .invalidURL(endpoint.text, reason: "cannot form the request URL")
         }
-        var request = HTTPClientRequest(method: method, url: url, body: body)
+        var request = HTTPClientRequest(method: method, url: url, body: body, responseHeaderNames: [RemoteProtocol.versionHeader])
         request.headers.append(("Accept", RemoteProtocol.jsonType + ", " + RemoteProtocol.changeStreamType))
         if let token { request.headers.append(("Authorization", "Bearer \(token)")) }
         if body != nil { request.headers.append(("Content-Type", contentType)) }
