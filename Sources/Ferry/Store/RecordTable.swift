@@ -12,7 +12,8 @@ struct RecordTable: Sequence {
 
     /// The snapshot the table starts from, if any.
     private(set) var base: SnapshotFile?
-    /// States changed since the snapshot by earlier processes, on disk; see ``absorbDelta()``.
+    /// States changed since the snapshot by earlier processes, on disk, looked up like the
+    /// snapshot; new snapshot and delta files copy its lines.
     private(set) var delta: SnapshotFile?
     /// States changed in memory since the snapshot (and the delta) were read.
     private(set) var overlay: [RecordKey: RecordState] = [:]
@@ -62,7 +63,8 @@ struct RecordTable: Sequence {
     /// counts twice): enough to decide when to merge them into a new snapshot.
     var changedCount: Int { overlay.count + (delta?.header.recordCount ?? 0) }
 
-    /// Decodes the delta into memory and drops it, before the table is saved.
+    /// Decodes the delta into memory and drops it: for a delta whose lines a new file could not
+    /// copy as they are (its replica numbering does not extend the snapshot's).
     mutating func absorbDelta() {
         guard delta != nil else { return }
         overlay = changes
