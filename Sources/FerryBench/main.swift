@@ -6,6 +6,7 @@ import Foundation
 
 var scales = [10_000, 100_000]
 var suites: Set<String> = ["store", "sync", "remote", "audit", "import"]
+var keepWorkDirectory = false
 var arguments = Array(CommandLine.arguments.dropFirst())
 while let argument = arguments.first {
     arguments.removeFirst()
@@ -24,8 +25,12 @@ while let argument = arguments.first {
         guard arguments.count >= 2, let count = Int(arguments[1]) else { fatalError("--prepare-incremental DIR N") }
         try prepareIncremental(directory: arguments[0], scale: count)
         exit(0)
+    case "--keep":
+        // Leaves the work directory in place: deleting 100k files slows every file creation
+        // on this machine for minutes after (see below), so back-to-back runs keep them.
+        keepWorkDirectory = true
     case "--help", "-h":
-        print("usage: ferry-bench [--scales 10000,100000] [--only store,sync,remote,audit,import]")
+        print("usage: ferry-bench [--scales 10000,100000] [--only store,sync,remote,audit,import,writes] [--keep]")
         exit(0)
     default:
         FileHandle.standardError.write(Data("ferry-bench: unknown argument \(argument)\n".utf8))
@@ -42,7 +47,7 @@ guard FileSystem.exists(ferry) else {
 var template = Array((NSTemporaryDirectory() + "ferry-bench-XXXXXX").utf8CString)
 guard template.withUnsafeMutableBufferPointer({ mkdtemp($0.baseAddress!) }) != nil else { exit(1) }
 let workDirectory = String(decoding: template.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
-defer { try? FileSystem.removeTree(workDirectory) }
+defer { if !keepWorkDirectory { try? FileSystem.removeTree(workDirectory) } }
 
 print("ferry-bench \(FerryVersion.current) — \(ProcessInfo.processInfo.activeProcessorCount) cores, work directory \(workDirectory)")
 print("SHA-256: \(SHA256.usesProcessorInstructions ? "the processor's SHA instructions" : "portable Swift rounds")")
@@ -89,6 +94,7 @@ for scale in scales {
     let directory = workDirectory + "/\(scale)"
     try FileSystem.createDirectories(directory)
     section("store") { try storeBenchmarks(scale: scale, workDirectory: directory) }
+    section("writes") { try writeComparison(scale: scale, rounds: 3, workDirectory: directory) }
     section("sync") { try syncBenchmarks(scale: scale, workDirectory: directory, ferry: ferry) }
     await asyncSection("remote") { try await remoteBenchmarks(scale: scale, workDirectory: directory) }
     section("import") { try importBenchmarks(scale: scale, workDirectory: directory) }

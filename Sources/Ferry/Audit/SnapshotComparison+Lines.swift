@@ -133,25 +133,6 @@ extension SnapshotComparison {
             return number
         }
 
-        /// Appends `value` in decimal.
-        private mutating func append(_ value: UInt64) {
-            if value < 10 {
-                line.append(UInt8(ascii: "0") + UInt8(value))
-                return
-            }
-            var digits: (UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8,
-                UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8) =
-                (0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0)
-            var count = 0
-            var rest = value
-            withUnsafeMutableBytes(of: &digits) { buffer in
-                while rest > 0 {
-                    buffer[count] = UInt8(ascii: "0") + UInt8(rest % 10)
-                    rest /= 10
-                    count += 1
-                }
-                for index in stride(from: count - 1, through: 0, by: -1) { line.append(buffer[index]) }
-            }
-        }
+        private mutating func append(_ value: UInt64) { line.appendDecimal(value) }
     }
 }

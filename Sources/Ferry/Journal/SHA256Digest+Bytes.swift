@@ -18,9 +18,4 @@ extension SHA256Digest {
         }
         self.init(words.0, words.1, words.2, words.3)
     }
-
-    /// Appends the 64 lowercase hex digits to `output`.
-    func appendHex(to output: inout [UInt8]) {
-        output.append(contentsOf: hex.utf8)
-    }
 }

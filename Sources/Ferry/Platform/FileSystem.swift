@@ -1,5 +1,6 @@
 #if canImport(Glibc)
 import Glibc
+import Synchronization
 #elseif canImport(Musl)
 import Musl
 #elseif canImport(Darwin)
@@ -200,20 +201,68 @@ extension FileSystem {
     /// The `O_TMPFILE` path of ``createFileAtomically(_:_:)``; `nil` when it does not apply
     /// (no support, no `/proc`, or `path` exists), so the caller falls back to a rename.
     private static func linkUnnamedFile(at path: String, _ bytes: [UInt8]) throws(SystemError) -> FileStatus? {
-        let parent = parentPath(of: path)
-        let fd = retryingOnInterrupt { Glibc_open(parent, O_WRONLY | O_CLOEXEC | openUnnamedFile, 0o644) }
+        guard let (file, status) = try makeUnnamedFile(inDirectory: parentPath(of: path), bytes) else { return nil }
+        defer { file.close() }
+        return try linkUnnamedFile(file, at: path) ? status : nil
+    }
+    #endif
+
+    /// Writes `bytes` into a new file in `directory` that has no name yet (Linux `O_TMPFILE`):
+    /// nobody can see or open it until ``linkUnnamedFile(_:at:)`` gives it one, and it vanishes
+    /// if the process dies first. Returns the open file and its status, or `nil` where the
+    /// system or file system has no unnamed files (the caller writes the file another way).
+    /// - Throws: when `directory` is missing (`ENOENT`), or the write fails.
+    public static func makeUnnamedFile(inDirectory directory: String, _ bytes: [UInt8]) throws(SystemError) -> (FileDescriptor, FileStatus)? {
+        #if os(Linux) && (arch(x86_64) || arch(arm64))
+        let fd = retryingOnInterrupt { Glibc_open(directory, O_WRONLY | O_CLOEXEC | openUnnamedFile, 0o644) }
         guard fd >= 0 else {
             let code = errno
-            if code == ENOENT || code == ENOTDIR { throw SystemError("open", path: parent, code: code) }
+            if code == ENOENT || code == ENOTDIR { throw SystemError("open", path: directory, code: code) }
             return nil  // EOPNOTSUPP, EISDIR (old kernels), EINVAL: no unnamed files here
         }
-        let file = FileDescriptor(rawValue: fd, path: path)
-        defer { file.close() }
-        try file.writeAll(bytes)
-        let info = try file.status()
-        if linkat(AT_FDCWD, "/proc/self/fd/\(fd)", AT_FDCWD, path, AT_SYMLINK_FOLLOW) == 0 { return info }
-        let code = errno
-        if code == EEXIST || code == ENOENT && FileSystem.exists(parent) { return nil }
+        let file = FileDescriptor(rawValue: fd, path: directory)
+        do {
+            try file.writeAll(bytes)
+            return (file, try file.status())
+        } catch {
+            file.close()
+            throw error
+        }
+        #else
+        return nil
+        #endif
+    }
+
+    /// Gives a file made by ``makeUnnamedFile(inDirectory:_:)`` the name `path` (in the same
+    /// directory), atomically; the caller still closes it. Returns `false`, linking nothing,
+    /// when `path` already exists or links through `/proc` are unavailable.
+    public static func linkUnnamedFile(_ file: FileDescriptor, at path: String) throws(SystemError) -> Bool {
+        #if os(Linux) && (arch(x86_64) || arch(arm64))
+        // Linking the descriptor itself (AT_EMPTY_PATH) saves resolving a /proc path, but
+        // needs CAP_DAC_READ_SEARCH on most kernels; without it, ENOENT, and /proc it is.
+        if linkByDescriptor.load(ordering: .relaxed) {
+            if linkat(file.rawValue, "", AT_FDCWD, path, emptyPath) == 0 { return true }
+            let code = errno
+            if code != ENOENT || FileSystem.exists(path) || !FileSystem.exists(parentPath(of: path)) {
+                return try linkFailed(code, path)
+            }
+            linkByDescriptor.store(false, ordering: .relaxed)
+        }
+        if linkat(AT_FDCWD, "/proc/self/fd/\(file.rawValue)", AT_FDCWD, path, AT_SYMLINK_FOLLOW) == 0 { return true }
+        return try linkFailed(errno, path)
+        #else
+        return false
+        #endif
+    }
+
+    #if os(Linux) && (arch(x86_64) || arch(arm64))
+    /// Whether `linkat(AT_EMPTY_PATH)` may work in this process; cleared at its first refusal.
+    private static let linkByDescriptor = Atomic<Bool>(true)
+    /// `AT_EMPTY_PATH`, which Glibc's module does not export (`<fcntl.h>`, Linux).
+    private static let emptyPath: Int32 = 0x1000
+
+    private static func linkFailed(_ code: Int32, _ path: String) throws(SystemError) -> Bool {
+        if code == EEXIST || code == ENOENT && FileSystem.exists(parentPath(of: path)) { return false }
         throw SystemError("link", path: path, code: code)
     }
     #endif

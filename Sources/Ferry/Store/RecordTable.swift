@@ -35,6 +35,28 @@ struct RecordTable: Sequence {
         if !delta.header.replicas.starts(with: base?.header.replicas ?? []) { absorbDelta() }
     }
 
+    /// A table read from a new snapshot, with the states changed since it was made.
+    init(base: SnapshotFile, overlay: [RecordKey: RecordState], count: Int) {
+        self.base = base
+        self.overlay = overlay
+        self.count = count
+    }
+
+    /// The same table reading its files through new descriptors (see
+    /// ``SnapshotFile/reopened()``), so another thread can read it; `nil` if one cannot be made.
+    func reopened() -> RecordTable? {
+        var copy = self
+        if let base {
+            guard let reopened = base.reopened() else { return nil }
+            copy.base = reopened
+        }
+        if let delta {
+            guard let reopened = delta.reopened() else { return nil }
+            copy.delta = reopened
+        }
+        return copy
+    }
+
     var isEmpty: Bool { count == 0 }
 
     /// Why the snapshot or the delta could not be read, when a lookup found it damaged.
@@ -145,6 +167,12 @@ struct RecordTable: Sequence {
             body(id, hash)
         }
         for (key, state) in changes where key.entity == entity && state.isLive { body(key.id, state.winner.contentHash) }
+    }
+
+    /// Sets the state of a record whose presence the caller knows (no lookup to count it).
+    mutating func set(_ key: RecordKey, _ state: RecordState, isNew: Bool) {
+        if isNew { count += 1 }
+        overlay[key] = state
     }
 
     /// Replaces the state of a record the table already has (no lookup to count it).

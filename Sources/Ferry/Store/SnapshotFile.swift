@@ -68,6 +68,18 @@ final class SnapshotFile: @unchecked Sendable {
 
     deinit { file.close() }
 
+    /// Another reader of the same file (not the same path: the file it was opened from), with
+    /// its own descriptor and caches, for use on another thread.
+    func reopened() -> SnapshotFile? {
+        let copy = dup(file.rawValue)
+        guard copy >= 0 else { return nil }
+        return SnapshotFile(
+            path: path, header: header, file: FileDescriptor(rawValue: copy, path: path), bodyStart: bodyStart, bodyEnd: bodyEnd)
+    }
+
+    /// The inode of the file read, to tell whether its path still names it.
+    var inode: UInt64? { try? file.status().inode }
+
     /// Opens a snapshot and reads its header; `nil` when absent.
     /// - Throws: ``StoreError/damagedIndex(reason:)`` for a snapshot that is not well-formed.
     static func open(_ path: String, magic: String = SnapshotFile.magic) throws(StoreError) -> SnapshotFile? {

@@ -49,6 +49,7 @@ extension Store {
     /// Throws away the index and replays the whole journal, repairing record files.
     func rebuildFromJournal(warn: Bool) throws(StoreError) {
         if warn { options.warningHandler("warning: \(layout.root): rebuilding the index from the journal") }
+        cancelSnapshotMerge()
         index = StoreIndex()
         snapshotSequence = 0
         try replay(after: 0)

@@ -36,6 +36,11 @@ extension Store {
 
     /// Checks a document and returns its canonical bytes.
     func validatedCanonicalBytes(_ document: JSONValue) throws(StoreError) -> [UInt8] {
+        try Store.validatedCanonicalBytes(document, options: options)
+    }
+
+    /// Checks a document against `options`' limits and returns its canonical bytes.
+    static func validatedCanonicalBytes(_ document: JSONValue, options: StoreOptions) throws(StoreError) -> [UInt8] {
         guard case .object = document else { throw .invalid(.notAnObject(kind: document.kindName)) }
         guard document.nestingDepth(limit: options.maximumDepth) <= options.maximumDepth else {
             throw .invalid(.tooDeep(limit: options.maximumDepth))
@@ -62,7 +67,17 @@ extension Store {
         var counter = index.knowledge[replicaID]
         let head = index.headSequence
         pending.reserveCapacity(writes.count)
-        for write in writes {
+        // Each document's checks, canonical bytes and hash depend on nothing else: made first,
+        // on every core. Errors are thrown below, in the order of the writes.
+        let options = self.options
+        let canonicalForms = ParallelWork.map(count: writes.count, minimumChunk: 256) { offset -> Result<(bytes: [UInt8], hash: SHA256Digest), StoreError>? in
+            guard case .put(_, let document) = writes[offset] else { return nil }
+            return Result { () throws(StoreError) in
+                let bytes = try Store.validatedCanonicalBytes(document, options: options)
+                return (bytes, SHA256.hash(bytes))
+            }
+        }
+        for (offset, write) in writes.enumerated() {
             let key = write.key
             let current: Pending? =
                 overlay[key]
@@ -76,9 +91,12 @@ extension Store {
             var canonical: [UInt8]?
             switch write {
             case .put(_, let document):
-                let bytes = try validatedCanonicalBytes(document)
-                hash = SHA256.hash(bytes)
-                canonical = bytes
+                if let form = canonicalForms[offset] {
+                    (canonical, hash) = try form.get()
+                } else {
+                    let bytes = try validatedCanonicalBytes(document)
+                    (canonical, hash) = (bytes, SHA256.hash(bytes))
+                }
                 if let live = current?.liveHash, live == hash {
                     unchanged += 1
                     continue
@@ -128,13 +146,19 @@ extension Store {
             }
             clock.observe(entry.change.timestamp)
         }
+        // Plain file writes (a live record with a new winner, no conflict files) are gathered
+        // and written together, on every core; the rest is done one by one.
+        var fileWrites: [RecordFileWrite] = []
         for key in order {
             guard let after = index.records[key], let before = touched[key] else { continue }
-            try materialize(key, before: before, after: after, documents: documents)
+            if let write = try plainFileWrite(key, before: before, after: after, documents: documents) {
+                fileWrites.append(write)
+            } else {
+                try materialize(key, before: before, after: after, documents: documents)
+            }
         }
-        // Bound the in-memory changes: merge them into the snapshot after 16k entries, or a
-        // quarter of the store when larger, so a long run of writes rewrites it O(log n) times.
-        if index.headSequence >= snapshotSequence + UInt64(max(16_384, index.records.count / 4)) { try writeSnapshot() }
+        try writeRecordFiles(fileWrites)
+        try mergeSnapshotIfDue()
         return entries
     }
 

@@ -31,6 +31,8 @@ public final class Store: @unchecked Sendable {
     var stampsChanged = false
     /// The journal sequence the snapshot plus delta on disk cover.
     var persistedHead: UInt64 = 0
+    /// A new snapshot being written on another thread, if any (see ``SnapshotMerge``).
+    var snapshotMerge: SnapshotMerge?
     var isClosed = false
     /// Swaps new record files in over old ones, reusing inodes (see ``FileReplacer``).
     let fileReplacer: FileReplacer
@@ -144,6 +146,7 @@ public final class Store: @unchecked Sendable {
         defer { mutex.unlock() }
         guard !isClosed else { return }
         isClosed = true
+        try? finishSnapshotMerge()
         if index.headSequence != persistedHead || stampsChanged {
             try? lock.acquire(timeout: options.lockTimeout)
             if !journal.hasExternalAppends() { try? persistIndex() }
@@ -154,6 +157,7 @@ public final class Store: @unchecked Sendable {
 
     /// Writes the delta file, or a whole new snapshot when the delta is large.
     func persistIndex() throws(StoreError) {
+        try finishSnapshotMerge()
         // Merge into a new snapshot once the changed records reach the interval and a
         // sixteenth of the store, so the full rewrite is amortized over many closes.
         let changed = index.records.changedCount
@@ -170,6 +174,7 @@ public final class Store: @unchecked Sendable {
 
     /// Writes `.ferry/index` now, merging every change in; removes the delta file.
     func writeSnapshot() throws(StoreError) {
+        cancelSnapshotMerge()
         do {
             try index.writeSnapshot(toFileAt: layout.index)
             try FileSystem.removeFile(layout.indexDelta)

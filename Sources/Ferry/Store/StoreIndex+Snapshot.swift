@@ -54,10 +54,12 @@ extension StoreIndex {
         // written; the delta's lines (changed by earlier processes, not since) are copied.
         var changed: [(sortKey: [UInt8], change: SnapshotChange)] = []
         changed.reserveCapacity(records.changedCount)
+        // Only the delta's lines need checking against the keys changed in memory.
+        let hasDelta = records.delta != nil
         var inMemory = Set<[UInt8]>()
         for (key, state) in records.overlay {
             let sortKey = SnapshotFile.sortKey(key)
-            inMemory.insert(sortKey)
+            if hasDelta { inMemory.insert(sortKey) }
             changed.append((sortKey, .state(key)))
             for version in state.versions {
                 register(version.identity.origin)
@@ -140,35 +142,64 @@ extension StoreIndex {
         case line(ArraySlice<UInt8>)
     }
 
-    /// One record line, newline included.
+    /// One record line, newline included. Many thousands are written at a time, so the
+    /// numbers go straight into bytes (no String interpolation).
     static func line(_ key: RecordKey, _ state: RecordState, number: (ReplicaID) -> Int) -> [UInt8] {
         var line: [UInt8] = []
         line.reserveCapacity(256)
-        line.append(contentsOf: "K\t".utf8)
+        line.append(UInt8(ascii: "K"))
+        line.append(9)
         line.append(contentsOf: key.entity.rawValue.utf8)
         line.append(9)
         line.append(contentsOf: RecordFileName.encode(key.id).utf8)
         line.append(9)
-        line.append(contentsOf: String(state.lastSequence).utf8)
+        line.appendDecimal(state.lastSequence)
         line.append(9)
         if let file = state.file {
-            line.append(contentsOf: "\(file.size),\(file.modificationNanoseconds),\(file.inode),".utf8)
-            line.append(contentsOf: file.contentHash.hex.utf8)
-            line.append(contentsOf: ",\(file.takenAtNanoseconds)".utf8)
+            line.appendDecimal(file.size)
+            line.append(UInt8(ascii: ","))
+            line.appendDecimal(file.modificationNanoseconds)
+            line.append(UInt8(ascii: ","))
+            line.appendDecimal(file.inode)
+            line.append(UInt8(ascii: ","))
+            file.contentHash.appendHexDigits(to: &line)
+            line.append(UInt8(ascii: ","))
+            line.appendDecimal(file.takenAtNanoseconds)
         } else {
             line.append(UInt8(ascii: "-"))
         }
         line.append(9)
+        var lastReplica: (replica: ReplicaID, number: Int)?
+        func append(_ replica: ReplicaID) {
+            if let last = lastReplica, last.replica == replica { return line.appendDecimal(UInt64(last.number)) }
+            let found = number(replica)
+            lastReplica = (replica, found)
+            line.appendDecimal(UInt64(found))
+        }
         for (offset, version) in state.versions.enumerated() {
             if offset > 0 { line.append(UInt8(ascii: ";")) }
-            line.append(contentsOf: "\(number(version.identity.origin)),\(version.identity.counter),".utf8)
-            line.append(contentsOf: "\(version.timestamp.physical),\(version.timestamp.logical),".utf8)
-            line.append(contentsOf: (version.isDelete ? "1," : "0,").utf8)
-            line.append(contentsOf: version.contentHash.hex.utf8)
-            line.append(contentsOf: ",\(version.sequence),".utf8)
-            for (pair, (replica, counter)) in version.version.sortedCounters.enumerated() {
+            append(version.identity.origin)
+            line.append(UInt8(ascii: ","))
+            line.appendDecimal(version.identity.counter)
+            line.append(UInt8(ascii: ","))
+            line.appendDecimal(version.timestamp.physical)
+            line.append(UInt8(ascii: ","))
+            line.appendDecimal(UInt64(version.timestamp.logical))
+            line.append(UInt8(ascii: ","))
+            line.append(version.isDelete ? UInt8(ascii: "1") : UInt8(ascii: "0"))
+            line.append(UInt8(ascii: ","))
+            version.contentHash.appendHexDigits(to: &line)
+            line.append(UInt8(ascii: ","))
+            line.appendDecimal(version.sequence)
+            line.append(UInt8(ascii: ","))
+            let counters = version.version.counters
+            // Most vectors have one replica: no need to sort them.
+            let sorted = counters.count == 1 ? counters.map { ($0.key, $0.value) } : version.version.sortedCounters
+            for (pair, (replica, counter)) in sorted.enumerated() {
                 if pair > 0 { line.append(UInt8(ascii: "+")) }
-                line.append(contentsOf: "\(number(replica)):\(counter)".utf8)
+                append(replica)
+                line.append(UInt8(ascii: ":"))
+                line.appendDecimal(counter)
             }
         }
         line.append(10)

@@ -70,11 +70,17 @@ struct StoreIndex: Sendable {
             state = RecordState(versions: [version], lastSequence: entry.sequence, file: nil)
             incorporation = .added
         }
-        if before?.isLive == true { liveCounts[change.key.entity, default: 0] -= 1 }
-        if state.isLive { liveCounts[change.key.entity, default: 0] += 1 }
-        if liveCounts[change.key.entity] == 0 { liveCounts[change.key.entity] = nil }
-        if state.isConflicted { conflicted.insert(change.key) } else { conflicted.remove(change.key) }
-        records[change.key] = state
+        let liveChange = (state.isLive ? 1 : 0) - (before?.isLive == true ? 1 : 0)
+        if liveChange != 0 {
+            let live = liveCounts[change.key.entity, default: 0] + liveChange
+            liveCounts[change.key.entity] = live == 0 ? nil : live
+        }
+        if state.isConflicted {
+            conflicted.insert(change.key)
+        } else if !conflicted.isEmpty {
+            conflicted.remove(change.key)
+        }
+        records.set(change.key, state, isNew: before == nil)
         if knowledge[change.origin] < change.counter { knowledge[change.origin] = change.counter }
         if change.timestamp > latestModification { latestModification = change.timestamp }
         headSequence = entry.sequence

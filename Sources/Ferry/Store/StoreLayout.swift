@@ -25,6 +25,8 @@ public struct StoreLayout: Sendable, Hashable {
     public var engine: String { root + "/.ferry" }
     public var index: String { engine + "/index" }
     public var indexDelta: String { engine + "/index-delta" }
+    /// A new snapshot being written on another thread, swapped in over ``index`` when done.
+    public var indexMerging: String { engine + "/index-merging" }
     public var lock: String { engine + "/lock" }
     public var peers: String { engine + "/peers" }
     /// The spare file that replaced record files are swapped through (engine scratch).

@@ -26,6 +26,9 @@ public struct StoreOptions: Sendable {
     /// file; once this many records (and a sixteenth of the store) have changed, it writes a
     /// whole new snapshot instead.
     public var snapshotInterval: UInt64 = 4096
+    /// During a long run of writes, the records changed in memory are merged into a new
+    /// snapshot, on another thread, once this many (and a quarter of the store) have piled up.
+    public var mergeInterval: Int = 16_384
     /// Receives one-line warnings (a torn journal tail cut off, an index rebuilt).
     public var warningHandler: @Sendable (String) -> Void = { message in
         let line = Array((message + "\n").utf8)

@@ -1,0 +1,51 @@
+import Foundation
+
+/// A new index snapshot being written on another thread while the store goes on writing.
+///
+/// During a long run of writes the store merges the records changed in memory into a new
+/// `.ferry/index` every so often, so memory stays bounded. Writing it means reading the old
+/// snapshot and encoding every changed record, which costs about as much again as the writes
+/// since the last merge. On a thread of its own it overlaps those writes instead.
+///
+/// The merge writes the index as it was when the merge started (``frozen``) into a staging
+/// file; ``Store/finishSnapshotMerge()`` then swaps it in and keeps in memory only the records
+/// changed since. The frozen index reads the snapshot and delta through descriptors of its own
+/// (``RecordTable/reopened()``), so the two threads share no mutable state.
+final class SnapshotMerge: @unchecked Sendable {
+    /// The index the new snapshot describes.
+    let frozen: StoreIndex
+    /// Where the new snapshot is written before it is swapped in.
+    let stagingPath: String
+    private let condition = NSCondition()
+    private var outcome: Result<Void, SystemError>?
+
+    /// Starts writing `frozen` to `stagingPath` on a new thread.
+    init(frozen: StoreIndex, stagingPath: String) {
+        self.frozen = frozen
+        self.stagingPath = stagingPath
+        let thread = Thread { [self] in
+            let result = Result { () throws(SystemError) in try frozen.writeSnapshot(toFileAt: stagingPath) }
+            condition.lock()
+            outcome = result
+            condition.broadcast()
+            condition.unlock()
+        }
+        thread.stackSize = 4 << 20
+        thread.start()
+    }
+
+    /// Whether the snapshot is written (or failed).
+    var isDone: Bool {
+        condition.lock()
+        defer { condition.unlock() }
+        return outcome != nil
+    }
+
+    /// Waits until the snapshot is written; its outcome.
+    func wait() -> Result<Void, SystemError> {
+        condition.lock()
+        defer { condition.unlock() }
+        while outcome == nil { condition.wait() }
+        return outcome ?? .success(())
+    }
+}

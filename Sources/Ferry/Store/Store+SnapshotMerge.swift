@@ -1,0 +1,63 @@
+extension Store {
+    /// Merges the records changed in memory into a new snapshot when enough have piled up
+    /// since the last one: a quarter of the store, and at least ``StoreOptions/mergeInterval``
+    /// (16k), so a long run of writes
+    /// rewrites the snapshot O(log n) times. The merge runs on another thread
+    /// (``SnapshotMerge``); a finished one is swapped in here. If the changes outgrow twice
+    /// the interval before the running merge ends, this waits for it, so memory stays bounded.
+    func mergeSnapshotIfDue() throws(StoreError) {
+        if let merge = snapshotMerge, merge.isDone { try finishSnapshotMerge() }
+        let interval = UInt64(max(1, options.mergeInterval, index.records.count / 4))
+        guard index.headSequence >= snapshotSequence + interval else { return }
+        if snapshotMerge != nil {
+            guard index.headSequence >= snapshotSequence + 2 * interval else { return }
+            try finishSnapshotMerge()
+            guard index.headSequence >= snapshotSequence + interval else { return }
+        }
+        guard let records = index.records.reopened() else {
+            try writeSnapshot()
+            return
+        }
+        var frozen = index
+        frozen.records = records
+        snapshotMerge = SnapshotMerge(frozen: frozen, stagingPath: layout.indexMerging)
+    }
+
+    /// Waits for a running merge and swaps its snapshot in, keeping in memory only the records
+    /// changed since it started. A merge whose snapshot or delta file was replaced meanwhile
+    /// (by another process) is dropped, as is one that failed: the next merge starts afresh.
+    func finishSnapshotMerge() throws(StoreError) {
+        guard let merge = snapshotMerge else { return }
+        snapshotMerge = nil
+        guard case .success = merge.wait(), mergeReadTheCurrentFiles(merge) else {
+            try? FileSystem.removeFile(merge.stagingPath)
+            return
+        }
+        do {
+            try FileSystem.rename(merge.stagingPath, to: layout.index)
+            try FileSystem.removeFile(layout.indexDelta)
+        } catch { throw .io(error) }
+        guard let snapshot = try SnapshotFile.open(layout.index) else { return }
+        let frozen = merge.frozen
+        let changedSince = index.records.overlay.filter { key, state in frozen.records.overlay[key] != state }
+        index.records = RecordTable(base: snapshot, overlay: changedSince, count: index.records.count)
+        snapshotSequence = frozen.headSequence
+        persistedHead = frozen.headSequence
+    }
+
+    /// Drops a running merge (waiting for its thread): for callers about to write the index
+    /// themselves.
+    func cancelSnapshotMerge() {
+        guard let merge = snapshotMerge else { return }
+        snapshotMerge = nil
+        _ = merge.wait()
+        try? FileSystem.removeFile(merge.stagingPath)
+    }
+
+    /// Whether `.ferry/index` and `.ferry/index-delta` are still the files the merge read.
+    private func mergeReadTheCurrentFiles(_ merge: SnapshotMerge) -> Bool {
+        func inode(_ path: String) -> UInt64? { (try? FileSystem.status(path))?.inode }
+        let records = merge.frozen.records
+        return inode(layout.index) == records.base?.inode && inode(layout.indexDelta) == records.delta?.inode
+    }
+}

@@ -1,0 +1,129 @@
+import Testing
+import Foundation
+import FerryTestSupport
+@testable import Ferry
+
+/// Snapshot merges on another thread (``SnapshotMerge``): a long run of writes merges the
+/// records changed in memory into a new `.ferry/index` while it goes on writing.
+@Suite struct SnapshotMergeTests {
+    let notes = try! EntityName("Note")
+
+    private func key(_ id: String) -> RecordKey { RecordKey(entity: notes, id: try! RecordID(id)) }
+
+    private func options(interval: Int) -> StoreOptions {
+        var options = StoreOptions()
+        options.mergeInterval = interval
+        return options
+    }
+
+    /// A store whose first write (150 notes, past an interval of 100) started a merge, with the
+    /// merge waited for but not swapped in.
+    private func storeWithFinishedMerge(at path: String) throws -> (Store, SnapshotMerge) {
+        let store = try Store.create(at: path, options: options(interval: 100))
+        try store.write((0..<150).map { .put(key("n\($0)"), ["v": 0]) })
+        let merge = try #require(store.snapshotMerge, "150 changes past an interval of 100 start a merge")
+        _ = merge.wait()
+        return (store, merge)
+    }
+
+    /// Every record `expected` names has that document, and no other note is live.
+    private func expectRecords(_ store: Store, _ expected: [String: JSONValue]) throws {
+        for (id, document) in expected {
+            #expect(try store.get(entity: notes, id: RecordID(id)) == document, "\(id)")
+        }
+        #expect(Set(try store.ids(of: notes).map(\.rawValue)) == Set(expected.keys))
+    }
+
+    @Test func aLongRunOfWritesMergesInTheBackgroundAndLosesNothing() throws {
+        let directory = try TemporaryDirectory()
+        let path = directory.subpath("s")
+        var expected: [String: JSONValue] = [:]
+        var merges = 0
+        do {
+            let store = try Store.create(at: path, options: options(interval: 100))
+            for round in 0..<30 {
+                var writes: [RecordWrite] = []
+                for offset in 0..<40 {
+                    let id = "n\((round * 40 + offset) % 700)"  // later rounds overwrite earlier notes
+                    let document: JSONValue = ["round": .integer(Int64(round)), "offset": .integer(Int64(offset))]
+                    writes.append(.put(key(id), document))
+                    expected[id] = document
+                }
+                if round % 5 == 4, let victim = expected.keys.sorted().first {
+                    writes.append(.delete(key(victim)))
+                    expected[victim] = nil
+                }
+                try store.write(writes)
+                if store.snapshotMerge != nil { merges += 1 }
+            }
+            try expectRecords(store, expected)
+            try store.finishSnapshotMerge()
+            #expect(store.snapshotSequence > 0)
+            #expect(store.index.records.overlay.count < expected.count, "a merged snapshot holds most records")
+            try expectRecords(store, expected)
+            #expect(try store.status().isClean)
+            store.close()
+        }
+        #expect(merges > 0, "some writes must have started a merge")
+        #expect(!FileSystem.exists(path + "/.ferry/index-merging"))
+        let store = try Store.open(at: path)
+        try expectRecords(store, expected)
+        #expect(try store.status().isClean)
+        store.close()
+        let report = try StoreVerifier(path: path).verify()
+        #expect(report.isClean, "\(report.findings)")
+    }
+
+    @Test func writesMadeDuringAMergeStayInMemoryWhenItIsSwappedIn() throws {
+        let directory = try TemporaryDirectory()
+        let (store, merge) = try storeWithFinishedMerge(at: directory.subpath("s"))
+        defer { store.close() }
+        let frozenHead = merge.frozen.headSequence
+        // While the merge's snapshot waits to be swapped in: change two merged records, add one.
+        try store.write([.put(key("n3"), ["v": 1]), .put(key("new"), ["v": 1]), .delete(key("n4"))])
+        try store.finishSnapshotMerge()
+        #expect(store.snapshotSequence == frozenHead)
+        #expect(Set(store.index.records.overlay.keys) == [key("n3"), key("new"), key("n4")])
+        #expect(store.index.records.count == 151)
+        #expect(try store.get(entity: notes, id: RecordID("n3")) == ["v": 1])
+        #expect(try store.get(entity: notes, id: RecordID("n5")) == ["v": 0])
+        #expect(try store.get(entity: notes, id: RecordID("new")) == ["v": 1])
+        #expect(try store.get(entity: notes, id: RecordID("n4")) == nil)
+        #expect(store.recordCount == 150)
+    }
+
+    @Test func aMergeIsDroppedWhenTheSnapshotWasReplacedMeanwhile() throws {
+        let directory = try TemporaryDirectory()
+        let path = directory.subpath("s")
+        let (store, _) = try storeWithFinishedMerge(at: path)
+        defer { store.close() }
+        // Another process wrote its own snapshot in the meantime (a new file at the path).
+        let index = path + "/.ferry/index"
+        let copy = try FileSystem.readFile(index, limit: 1 << 30)
+        try FileSystem.removeFile(index)
+        try FileSystem.writeFileAtomically(index, copy, durable: false)
+        let before = store.snapshotSequence
+        try store.finishSnapshotMerge()
+        #expect(store.snapshotSequence == before, "the merged snapshot must not replace the other process's")
+        #expect(try FileSystem.readFile(index, limit: 1 << 30) == copy)
+        #expect(!FileSystem.exists(path + "/.ferry/index-merging"))
+        #expect(try store.get(entity: notes, id: RecordID("n149")) == ["v": 0])
+    }
+
+    @Test func closingWaitsForTheMergeAndTheNextOpenReadsNoJournal() throws {
+        let directory = try TemporaryDirectory()
+        let path = directory.subpath("s")
+        do {
+            let store = try Store.create(at: path, options: options(interval: 100))
+            try store.write((0..<150).map { .put(key("n\($0)"), ["v": .integer(Int64($0))]) })
+            #expect(store.snapshotMerge != nil)
+            store.close()
+        }
+        let snapshot = try #require(try SnapshotFile.open(path + "/.ferry/index"))
+        #expect(snapshot.header.head.sequence == 150, "the merged snapshot was swapped in at close")
+        let store = try Store.open(at: path)
+        defer { store.close() }
+        #expect(store.recordCount == 150)
+        #expect(try store.get(entity: notes, id: RecordID("n42")) == ["v": 42])
+    }
+}
