@@ -49,6 +49,7 @@ struct TortureWriter {
         var options = StoreOptions()
         options.lockTimeout = 30
         options.snapshotInterval = 1  // every close writes an index snapshot
+        options.mergeInterval = 100  // and long runs merge snapshots on another thread, often
         var store: Store
         if FileSystem.exists(storePath + "/ferry.json") {
             store = try Store.open(at: storePath, options: options)

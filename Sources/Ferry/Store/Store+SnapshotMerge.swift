@@ -25,12 +25,20 @@ extension Store {
 
     /// Waits for a running merge and swaps its snapshot in, keeping in memory only the records
     /// changed since it started. A merge whose snapshot or delta file was replaced meanwhile
-    /// (by another process) is dropped, as is one that failed: the next merge starts afresh.
+    /// (by another process) is dropped, as is one that failed or found the snapshot damaged:
+    /// the next merge starts afresh.
     func finishSnapshotMerge() throws(StoreError) {
         guard let merge = snapshotMerge else { return }
         snapshotMerge = nil
         guard case .success = merge.wait(), mergeReadTheCurrentFiles(merge) else {
             try? FileSystem.removeFile(merge.stagingPath)
+            return
+        }
+        if let damage = merge.frozen.records.damage {
+            // The merge found a line it could not read: its snapshot may lack records. The
+            // store's own reader is marked too, so the next access rebuilds from the journal.
+            try? FileSystem.removeFile(merge.stagingPath)
+            index.records.markDamaged(damage)
             return
         }
         do {

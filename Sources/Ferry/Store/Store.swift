@@ -146,11 +146,15 @@ public final class Store: @unchecked Sendable {
         defer { mutex.unlock() }
         guard !isClosed else { return }
         isClosed = true
-        try? finishSnapshotMerge()
-        if index.headSequence != persistedHead || stampsChanged {
-            try? lock.acquire(timeout: options.lockTimeout)
-            if !journal.hasExternalAppends() { try? persistIndex() }
-            lock.release()
+        if snapshotMerge != nil || index.headSequence != persistedHead || stampsChanged {
+            // The index files are only replaced under the lock; without it they stay as they
+            // are, and the next open catches up from the journal.
+            if (try? lock.acquire(timeout: options.lockTimeout)) != nil {
+                try? finishSnapshotMerge()
+                if (index.headSequence != persistedHead || stampsChanged) && !journal.hasExternalAppends() { try? persistIndex() }
+                lock.release()
+            }
+            cancelSnapshotMerge()
         }
         journal.close()
     }

@@ -47,7 +47,8 @@ import Darwin
             }
             let runSeed = seed &+ UInt64(kill) &* 7_919
             let context = Comment(rawValue: "seed \(seed), kill \(kill), writer seed \(runSeed), store \(storePath)")
-            let batchMaximum = [1, 5, 20, 60].randomElement(using: &random) ?? 20
+            // Batches past 64 make their new files on a worker thread (UnnamedFileQueue).
+            let batchMaximum = [1, 5, 20, 60, 200].randomElement(using: &random) ?? 20
             let scratch = directory.subpath("run")
             try FileSystem.createDirectory(scratch)
             let child = try ChildProcess(
