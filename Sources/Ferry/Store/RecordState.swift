@@ -76,6 +76,22 @@ struct FileStamp: Sendable, Hashable {
     /// moment is "racily clean" and must be confirmed by content.
     var takenAtNanoseconds: Int64
 
+    init(size: Int64, modificationNanoseconds: Int64, inode: UInt64, contentHash: SHA256Digest, takenAtNanoseconds: Int64) {
+        self.size = size
+        self.modificationNanoseconds = modificationNanoseconds
+        self.inode = inode
+        self.contentHash = contentHash
+        self.takenAtNanoseconds = takenAtNanoseconds
+    }
+
+    /// The stamp of a file with `status` and content hash `contentHash`, taken `at` (by
+    /// default now, which must be after the file was last written).
+    init(_ status: FileStatus, contentHash: SHA256Digest, at taken: Int64 = FileSystem.currentTimeNanoseconds()) {
+        self.init(
+            size: status.size, modificationNanoseconds: status.modificationNanoseconds, inode: status.inode,
+            contentHash: contentHash, takenAtNanoseconds: taken)
+    }
+
     /// The timestamp granularity assumed: coarse enough for FAT and network shares.
     static let granularityNanoseconds: Int64 = 2_000_000_000
 

@@ -147,9 +147,7 @@ extension Store {
         let fileHash = SHA256.hash(bytes)
         func confirm() {
             guard var confirmed = state else { return }
-            confirmed.file = FileStamp(
-                size: fileStatus.size, modificationNanoseconds: fileStatus.modificationNanoseconds, inode: fileStatus.inode,
-                contentHash: fileHash, takenAtNanoseconds: now)
+            confirmed.file = FileStamp(fileStatus, contentHash: fileHash, at: now)
             index.records.replaceExisting(key, with: confirmed)
             stampsChanged = true
         }

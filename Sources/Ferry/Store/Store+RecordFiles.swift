@@ -42,10 +42,7 @@ extension Store {
                     if case .made(let made) = queue.take(offset) {
                         defer { made.file.close() }
                         if try FileSystem.linkUnnamedFile(made.file, at: write.path) {
-                            let status = made.status
-                            index.records[write.key]?.file = FileStamp(
-                                size: status.size, modificationNanoseconds: status.modificationNanoseconds, inode: status.inode,
-                                contentHash: made.contentHash, takenAtNanoseconds: FileSystem.currentTimeNanoseconds())
+                            index.records[write.key]?.file = FileStamp(made.status, contentHash: made.contentHash)
                             continue
                         }
                     }

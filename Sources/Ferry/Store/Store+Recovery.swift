@@ -147,10 +147,7 @@ extension Store {
                 let actual = bytes.map { SHA256.hash($0) }
                 if actual == expectedHash {
                     if let status = try FileSystem.status(path) {
-                        index.records[key]?.file = FileStamp(
-                            size: status.size, modificationNanoseconds: status.modificationNanoseconds,
-                            inode: status.inode, contentHash: expectedHash,
-                            takenAtNanoseconds: FileSystem.currentTimeNanoseconds())
+                        index.records[key]?.file = FileStamp(status, contentHash: expectedHash)
                     }
                 } else if let actual, try !isStale(actual) {
                     // A hand edit: keep it.

@@ -147,7 +147,7 @@ extension Store {
             clock.observe(entry.change.timestamp)
         }
         // Plain file writes (a live record with a new winner, no conflict files) are gathered
-        // and written together, on every core; the rest is done one by one.
+        // and written together (new files with a worker thread's help); the rest one by one.
         var fileWrites: [RecordFileWrite] = []
         for key in order {
             guard let after = index.records[key], let before = touched[key] else { continue }
@@ -212,10 +212,7 @@ extension Store {
             try FileSystem.createDirectories(FileSystem.parentPath(of: path))
             status = try write()
         }
-        let stamp = FileStamp(
-            size: status.size, modificationNanoseconds: status.modificationNanoseconds, inode: status.inode,
-            contentHash: SHA256.hash(bytes), takenAtNanoseconds: FileSystem.currentTimeNanoseconds())
-        index.records[key]?.file = stamp
+        index.records[key]?.file = FileStamp(status, contentHash: SHA256.hash(bytes))
     }
 
     /// The document of a version: from `documents` when at hand, else from the journal.
