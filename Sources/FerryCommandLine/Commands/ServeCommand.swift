@@ -77,20 +77,11 @@ enum ServeCommand: Command {
         configuration.maximumConnections = connections
         let server = HTTPServer(configuration: configuration, handler: service, log: log)
 
-        // Signals are handled by Dispatch sources, not by the default action.
-        signal(SIGINT, SIG_IGN)
-        signal(SIGTERM, SIG_IGN)
-        var sources: [DispatchSourceSignal] = []
-        for number in [SIGINT, SIGTERM] {
-            let source = DispatchSource.makeSignalSource(signal: number, queue: .global())
-            source.setEventHandler {
-                stderr.line("ferry serve: stopping (signal \(number))")
-                Task { await server.stop() }
-            }
-            source.resume()
-            sources.append(source)
+        let signals = TerminationSignals { number in
+            stderr.line("ferry serve: stopping (signal \(number))")
+            Task { await server.stop() }
         }
-        defer { sources.forEach { $0.cancel() } }
+        defer { signals.cancel() }
 
         let bound = try server.start()
         let shownHost = host.contains(":") ? "[\(host)]" : host

@@ -124,18 +124,10 @@ struct SyncRunner {
     /// anywhere, but finishing keeps the report honest); a second signal exits at once.
     func watch(interval: Double) async throws -> ExitCode {
         let stop = StopFlag()
-        signal(SIGINT, SIG_IGN)
-        signal(SIGTERM, SIG_IGN)
-        var sources: [DispatchSourceSignal] = []
-        for number in [SIGINT, SIGTERM] {
-            let source = DispatchSource.makeSignalSource(signal: number, queue: .global())
-            source.setEventHandler {
-                if stop.raise() { exit(130) }
-            }
-            source.resume()
-            sources.append(source)
+        let signals = TerminationSignals { _ in
+            if stop.raise() { exit(130) }
         }
-        defer { sources.forEach { $0.cancel() } }
+        defer { signals.cancel() }
         context.stderr.line("watching \(store.path) ↔ \(peer) (every \(interval) s and on local changes; Ctrl-C to stop)")
         var lastHead = store.head
         var nextDue = Date()
