@@ -33,6 +33,15 @@ enum Measure {
         return Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9
     }
 
+    /// Flushes every dirty page and inode of the machine to disk (`sync(2)`), outside any timed
+    /// part, so that a measured phase does not pay for the file system work an earlier phase
+    /// left behind: on ext4 the store's first fsync would otherwise commit the inodes the plain
+    /// writes just created, and background writeback of the store's files would slow the next
+    /// round of plain writes.
+    static func settle() {
+        sync()
+    }
+
     /// The median of samples.
     static func median(_ samples: [Double]) -> Double {
         let sorted = samples.sorted()

@@ -161,14 +161,21 @@ func writeComparison(scale: Int, rounds: Int, workDirectory: String) throws -> [
     for round in 1...rounds {
         let plainDirectory = workDirectory + "/writes-plain-\(round)"
         try FileSystem.createDirectories(plainDirectory)
+        Measure.settle()
+        var cpu = CPUTime()
         let plain = try plainWrites(bytes, ends: ends, into: plainDirectory)
+        let plainCPU = cpu.lap()
         let store = try Store.create(at: workDirectory + "/writes-store-\(round)")
+        Measure.settle()
         var batched = 0.0
+        var batchedCPU = 0.0
         var start = 0
         while start < scale {
             let end = min(start + 1000, scale)
             let writes = (start..<end).map { RecordWrite.put(RecordKey(entity: entity, id: ids[$0]), BenchData.product($0)) }
+            _ = cpu.lap()
             batched += try Measure.seconds { try store.write(writes) }
+            batchedCPU += cpu.lap()
             start = end
         }
         store.close()
@@ -176,7 +183,8 @@ func writeComparison(scale: Int, rounds: Int, workDirectory: String) throws -> [
         rows.append(
             BenchmarkRow(
                 name: "round \(round): batched put vs plain", scale: scale, value: Format.rate(scale, batched),
-                note: Format.ratio(batched, plain, "plain writes") + " (plain " + Format.rate(scale, plain) + ")"))
+                note: Format.ratio(batched, plain, "plain writes") + ", cpu " + Format.seconds(batchedCPU) + " (plain " + Format.rate(scale, plain)
+                    + ", cpu " + Format.seconds(plainCPU) + ")"))
     }
     let median = Measure.median(ratios)
     rows.append(

@@ -19,12 +19,12 @@ struct JournalLineEncoder {
         tail.removeAll(keepingCapacity: true)
         if let batch {
             head.append(contentsOf: #"{"batch":"#.utf8)
-            head.append(contentsOf: String(batch.first).utf8)
+            head.appendDecimal(batch.first)
             head.append(contentsOf: #","counter":"#.utf8)
         } else {
             head.append(contentsOf: #"{"counter":"#.utf8)
         }
-        head.append(contentsOf: String(change.counter).utf8)
+        head.appendDecimal(change.counter)
         if let document = change.operation.document {
             head.append(contentsOf: #","doc":"#.utf8)
             if let canonicalDocument { head.append(contentsOf: canonicalDocument) } else { document.writeCanonical(to: &head) }
@@ -34,25 +34,27 @@ struct JournalLineEncoder {
         head.append(UInt8(ascii: ","))
 
         tail.append(contentsOf: #""hlc":""#.utf8)
-        tail.append(contentsOf: change.timestamp.description.utf8)
+        tail.appendDecimal(change.timestamp.physical)
+        tail.append(UInt8(ascii: "."))
+        tail.appendDecimal(UInt64(change.timestamp.logical))
         tail.append(contentsOf: #"","id":"#.utf8)
         JSONValue.string(change.key.id.rawValue).writeCanonical(to: &tail)
         if let batch {
             tail.append(contentsOf: #","more":"#.utf8)
-            tail.append(contentsOf: String(batch.remaining).utf8)
+            tail.appendDecimal(batch.remaining)
         }
         tail.append(contentsOf: #","op":""#.utf8)
         tail.append(contentsOf: change.operation.name.utf8)
         tail.append(contentsOf: #"","origin":""#.utf8)
         tail.append(contentsOf: change.origin.rawValue.utf8)
         tail.append(contentsOf: #"","prev":""#.utf8)
-        tail.append(contentsOf: previousHash.hex.utf8)
+        previousHash.appendHexDigits(to: &tail)
         tail.append(contentsOf: #"","pseq":"#.utf8)
-        tail.append(contentsOf: String(previousSequenceOfRecord).utf8)
+        tail.appendDecimal(previousSequenceOfRecord)
         tail.append(contentsOf: #","seq":"#.utf8)
-        tail.append(contentsOf: String(sequence).utf8)
+        tail.appendDecimal(sequence)
         tail.append(contentsOf: #","vv":"#.utf8)
-        change.version.jsonValue.writeCanonical(to: &tail)
+        change.version.writeCanonical(to: &tail)
         tail.append(UInt8(ascii: "}"))
 
         var hasher = SHA256()
@@ -64,7 +66,7 @@ struct JournalLineEncoder {
         line.reserveCapacity(head.count + tail.count + 80)
         line.append(contentsOf: head)
         line.append(contentsOf: #""hash":""#.utf8)
-        line.append(contentsOf: hash.hex.utf8)
+        hash.appendHexDigits(to: &line)
         line.append(contentsOf: #"","#.utf8)
         line.append(contentsOf: tail)
         line.append(UInt8(ascii: "\n"))

@@ -89,6 +89,29 @@ public struct VersionVector: Sendable, Hashable, CustomStringConvertible {
         return .object(members)
     }
 
+    /// Appends the canonical form of ``jsonValue`` without building it: the journal writes
+    /// one vector per entry. Replica ids are lowercase UUIDs, which need no escaping, and sort
+    /// by their bytes as canonical keys do.
+    func writeCanonical(to output: inout [UInt8]) {
+        output.append(UInt8(ascii: "{"))
+        func member(_ replica: ReplicaID, _ counter: UInt64) {
+            output.append(UInt8(ascii: "\""))
+            output.append(contentsOf: replica.rawValue.utf8)
+            output.append(contentsOf: #"":"#.utf8)
+            output.appendDecimal(counter)
+        }
+        if counters.count == 1, let (replica, counter) = counters.first {
+            member(replica, counter)
+        } else {
+            let ordered = counters.sorted { $0.key.rawValue.utf8.lexicographicallyPrecedes($1.key.rawValue.utf8) }
+            for (offset, (replica, counter)) in ordered.enumerated() {
+                if offset > 0 { output.append(UInt8(ascii: ",")) }
+                member(replica, counter)
+            }
+        }
+        output.append(UInt8(ascii: "}"))
+    }
+
     /// Reads a vector from its JSON object form; `nil` if malformed.
     public init?(json: JSONValue) {
         guard let members = json.objectValue else { return nil }

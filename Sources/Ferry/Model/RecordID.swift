@@ -37,8 +37,15 @@ public struct RecordID: Sendable, Hashable, Comparable, CustomStringConvertible 
 
     public var description: String { rawValue }
 
+    /// Byte equality, not String's Unicode equivalence: two ids are one record only when
+    /// they are the same bytes (as their file names are).
     public static func == (lhs: RecordID, rhs: RecordID) -> Bool {
-        lhs.rawValue.utf8.elementsEqual(rhs.rawValue.utf8)
+        let (left, right) = (lhs.rawValue.utf8, rhs.rawValue.utf8)
+        guard left.count == right.count else { return false }
+        let equal = left.withContiguousStorageIfAvailable { a in
+            right.withContiguousStorageIfAvailable { b in a.elementsEqual(b) }
+        }
+        return (equal ?? nil) ?? left.elementsEqual(right)
     }
 
     public func hash(into hasher: inout Hasher) {

@@ -1,153 +1,260 @@
 import Foundation
 
-/// Makes files without names on a worker thread, a bounded number ahead of the caller, who
-/// takes them in order and names each (``FileSystem/linkUnnamedFile(_:at:)``) when its turn
-/// comes.
+/// Makes files without names ahead of time and names them once the caller says so, on a
+/// worker thread, so that a batch of new record files costs the caller little more than the
+/// wait for the last name.
 ///
 /// Creating a file is two halves of about equal cost: making the inode and writing its bytes,
-/// and adding its name to the directory. Two threads adding names to one directory mostly wait
-/// for each other (the directory is locked for each), but the first half needs no such lock.
-/// So a worker makes the unnamed files while the caller names them, and a batch of new record
-/// files takes about the time of the naming alone.
+/// and adding its name to the directory. The first half needs no directory lock and may happen
+/// before the caller knows the file may appear (before its journal entries are durable): an
+/// unnamed file is invisible and vanishes with the process. The second half is serialized by
+/// the directory's lock however many threads try, so one thread does it.
 ///
-/// The files are invisible until named and vanish with the process, so making them ahead is
-/// safe at any moment; at most `window` are open at once.
+/// The worker makes files in the order they are added (``add(_:)``), at most `window` ahead
+/// of the naming, which starts when the caller hands over the names (``link(_:)``). While the caller waits for the names
+/// (``linkResults()``), it makes files too, so both cores work when a batch is larger than the
+/// window.
 ///
 /// ```swift
-/// let queue = UnnamedFileQueue(count: items.count) { index in
-///     UnnamedFileQueue.Request(directory: directories[index], bytes: contents[index])
-/// }
+/// let queue = UnnamedFileQueue()
 /// defer { queue.finish() }
-/// for index in items.indices {
-///     if case .made(let file) = queue.take(index) { /* link, then close */ }
-/// }
+/// let indexes = items.map { item in queue.add { (item.directory, item.contents) } }
+/// // … make the files' existence durable elsewhere (a journal), then:
+/// queue.link(zip(indexes, items).map { ($0, $1.path) })
+/// for (index, outcome) in queue.linkResults() { /* record, or write the file another way */ }
 /// ```
 final class UnnamedFileQueue: @unchecked Sendable {
-    /// What to make for one index.
-    struct Request {
-        /// The directory the file will be named in.
-        var directory: String
-        var bytes: [UInt8]
-    }
+    /// What to make for one index, computed by the thread that makes it: the directory the
+    /// file will be named in, and its bytes.
+    typealias Request = @Sendable () -> (directory: String, bytes: [UInt8])
 
-    /// One unnamed file, open, with what the caller needs to record it.
-    struct Made: Sendable {
-        var file: FileDescriptor
+    /// A file named by the worker: its status and the SHA-256 of its bytes.
+    struct Linked: Sendable {
         var status: FileStatus
-        /// SHA-256 of the bytes written.
         var contentHash: SHA256Digest
     }
 
-    /// What the worker did for one index.
+    /// What became of one file the caller asked to name.
     enum Outcome: Sendable {
-        case made(Made)
-        /// The file system has no unnamed files: write this one another way.
-        case unsupported
+        case linked(Linked)
+        /// Unnamed files are unavailable here, or the name was taken: write this file another way.
+        case notLinked
         case failed(SystemError)
     }
 
-    private let count: Int
+    /// One unnamed file, open.
+    private enum Made {
+        case file(FileDescriptor, FileStatus, SHA256Digest)
+        case unsupported
+        case failed(SystemError)
+
+        func close() {
+            if case .file(let file, _, _) = self { file.close() }
+        }
+    }
+
     private let window: Int
+    /// Requests by index; the ones made are released.
+    private var requests: [Request?] = []
+    /// How many files were requested.
+    private var count: Int { requests.count }
     private let condition = NSCondition()
-    /// Outcomes made and not taken yet, by index.
-    private var ready: [Int: Outcome] = [:]
-    /// The next index the caller will take; the worker stays within `window` of it.
-    private var nextTaken = 0
-    /// How many indexes the worker has made.
-    private var produced = 0
-    /// Whether a thread waits on `condition`: only then is it signalled.
-    private var workerWaits = false
-    private var callerWaits = false
+    /// Files made and not named or closed yet, by index.
+    private var made: [Int: Made] = [:]
+    /// The next index to make (claimed under the lock by either thread).
+    private var nextToMake = 0
+    /// Files below this index are named or closed; making stays within `window` of it.
+    private var consumed = 0
+    /// The names, in increasing index order, once the caller gives them.
+    private var targets: [(index: Int, path: String)]?
+    private var nextTarget = 0
+    private var outcomes: [Int: Outcome] = [:]
+    /// The unnamed file system was refused once: make no more.
+    private var unsupported = false
     private var isFinished = false
+    private var linkingDone = false
     private var workerDone = false
 
-    /// Starts the worker on `count` files; `request(index)` runs on the worker.
-    init(count: Int, window: Int = 64, request: @escaping @Sendable (Int) -> Request) {
-        self.count = count
+    /// Starts the worker, which waits for requests.
+    /// - Parameter window: the most files made ahead of the naming (open at once).
+    init(window: Int = UnnamedFileQueue.openFileBudget) {
         self.window = max(1, window)
-        let thread = Thread { [self] in work(request) }
+        let thread = Thread { [self] in work() }
         thread.stackSize = 1 << 20
         thread.start()
     }
 
-    private func work(_ request: (Int) -> Request) {
-        var unsupported = false
-        for index in 0..<count {
-            condition.lock()
-            while !isFinished && index - nextTaken >= window {
-                workerWaits = true
-                condition.wait()
-                workerWaits = false
-            }
-            let stop = isFinished
-            condition.unlock()
-            if stop { break }
-            let outcome: Outcome
-            if unsupported {
-                outcome = .unsupported
-            } else {
-                outcome = make(request(index))
-                if case .unsupported = outcome { unsupported = true }
-            }
-            condition.lock()
-            ready[index] = outcome
-            produced = index + 1
-            if callerWaits { condition.broadcast() }
-            condition.unlock()
-        }
+    /// The worker: names files when it may, makes them otherwise.
+    private func work() {
         condition.lock()
+        while !isFinished {
+            skipToNextTarget()
+            if let targets, nextTarget < targets.count, targets[nextTarget].index < nextToMake, made[targets[nextTarget].index] != nil {
+                let target = targets[nextTarget]
+                nextTarget += 1
+                let file = made.removeValue(forKey: target.index) ?? .unsupported
+                consumed = target.index + 1
+                condition.broadcast()
+                condition.unlock()
+                let outcome = name(file, target.path)
+                condition.lock()
+                outcomes[target.index] = outcome
+                if nextTarget == targets.count { finishLinking() }
+                continue
+            }
+            if let targets, nextTarget == targets.count {
+                finishLinking()
+                break
+            }
+            if makeOne() { continue }
+            condition.wait()
+        }
         workerDone = true
         condition.broadcast()
         condition.unlock()
     }
 
-    private func make(_ request: Request) -> Outcome {
+    /// Once the names are known, files below the next one to name will never be named: closes
+    /// them and skips their requests, so the window moves on. Called with the lock held.
+    private func skipToNextTarget() {
+        guard let targets, nextTarget < targets.count else { return }
+        let next = targets[nextTarget].index
+        guard consumed < next else { return }
+        for skipped in consumed..<next { made.removeValue(forKey: skipped)?.close() }
+        consumed = next
+        if nextToMake < next {
+            for skipped in nextToMake..<next { requests[skipped] = nil }
+            nextToMake = next
+        }
+        condition.broadcast()
+    }
+
+    private func finishLinking() {
+        linkingDone = true
+        for (_, file) in made { file.close() }
+        made = [:]
+        consumed = count
+        condition.broadcast()
+    }
+
+    /// Makes the next file if the window allows; called with the lock held, returns with it
+    /// held. Returns whether it made (or tried to make) one.
+    private func makeOne() -> Bool {
+        guard nextToMake < count, nextToMake - consumed < window, !linkingDone, let request = requests[nextToMake] else { return false }
+        let index = nextToMake
+        requests[index] = nil
+        nextToMake += 1
+        let skip = unsupported
+        condition.unlock()
+        let file = skip ? Made.unsupported : make(request())
+        condition.lock()
+        if case .unsupported = file { unsupported = true }
+        if linkingDone || index < consumed {
+            file.close()
+        } else {
+            made[index] = file
+        }
+        condition.broadcast()
+        return true
+    }
+
+    private func make(_ request: (directory: String, bytes: [UInt8])) -> Made {
+        let (directory, bytes) = request
         do {
-            let made: (FileDescriptor, FileStatus)?
+            let result: (FileDescriptor, FileStatus)?
             do {
-                made = try FileSystem.makeUnnamedFile(inDirectory: request.directory, request.bytes)
+                result = try FileSystem.makeUnnamedFile(inDirectory: directory, bytes)
             } catch where error.isNotFound {
-                try FileSystem.createDirectories(request.directory)
-                made = try FileSystem.makeUnnamedFile(inDirectory: request.directory, request.bytes)
+                try FileSystem.createDirectories(directory)
+                result = try FileSystem.makeUnnamedFile(inDirectory: directory, bytes)
             }
-            guard let (file, status) = made else { return .unsupported }
-            return .made(Made(file: file, status: status, contentHash: SHA256.hash(request.bytes)))
+            guard let (file, status) = result else { return .unsupported }
+            return .file(file, status, SHA256.hash(bytes))
         } catch {
             return .failed(error)
         }
     }
 
-    /// The outcome for `index`, waiting for the worker if needed. Indexes must be taken in
-    /// increasing order; skipped ones are closed by ``finish()``. The caller closes a made file.
-    func take(_ index: Int) -> Outcome {
-        condition.lock()
-        defer { condition.unlock() }
-        nextTaken = max(nextTaken, index + 1)
-        // Wake a worker that waits for room only once half the window is free, so the two
-        // threads do not trade places after every file.
-        if workerWaits && produced - nextTaken <= window / 2 { condition.broadcast() }
-        while ready[index] == nil && !workerDone {
-            callerWaits = true
-            condition.wait()
-            callerWaits = false
+    private func name(_ file: Made, _ path: String) -> Outcome {
+        switch file {
+        case .file(let descriptor, let status, let hash):
+            defer { descriptor.close() }
+            do {
+                return try FileSystem.linkUnnamedFile(descriptor, at: path) ? .linked(Linked(status: status, contentHash: hash)) : .notLinked
+            } catch {
+                return .failed(error)
+            }
+        case .unsupported:
+            return .notLinked
+        case .failed(let error):
+            return .failed(error)
         }
-        return ready.removeValue(forKey: index) ?? .unsupported
     }
 
-    /// Stops the worker, waits for it, and closes the files nobody took; returns how many.
-    /// Call once, when done taking (also after an error).
+    /// Adds a file to make; returns its index. Call before ``link(_:)``.
+    func add(_ request: @escaping Request) -> Int {
+        condition.lock()
+        defer { condition.unlock() }
+        guard targets == nil && !isFinished else { return -1 }
+        requests.append(request)
+        condition.broadcast()
+        return requests.count - 1
+    }
+
+    /// Hands the names to the worker: file `index` is named `path`, in index order. Files of
+    /// indexes not named are closed without a name, and no more files may be added. Call
+    /// once, when the files may appear.
+    func link(_ targets: [(index: Int, path: String)]) {
+        condition.lock()
+        if self.targets != nil { condition.unlock(); return }
+        var seen = Set<Int>()
+        self.targets = targets.filter { $0.index >= 0 && $0.index < count && seen.insert($0.index).inserted }.sorted { $0.index < $1.index }
+        condition.broadcast()
+        condition.unlock()
+    }
+
+    /// Waits until every file handed to ``link(_:)`` is named (or could not be), making files
+    /// meanwhile; returns what became of each, by index.
+    func linkResults() -> [Int: Outcome] {
+        condition.lock()
+        defer { condition.unlock() }
+        while !linkingDone && !workerDone {
+            if makeOne() { continue }
+            condition.wait()
+        }
+        return outcomes
+    }
+
+    /// How many files a queue may hold open at once: a quarter of the process's descriptor
+    /// limit, between 16 and 1,024, so that files for a whole batch can be made ahead where
+    /// the limit allows it and a small limit (macOS's 256) is never used up.
+    static let openFileBudget: Int = {
+        var limit = rlimit()
+        #if canImport(Glibc)
+        let status = getrlimit(__rlimit_resource_t(RLIMIT_NOFILE.rawValue), &limit)
+        #else
+        let status = getrlimit(RLIMIT_NOFILE, &limit)
+        #endif
+        guard status == 0 else { return 64 }
+        let soft = limit.rlim_cur > 1 << 20 ? 1 << 20 : Int(limit.rlim_cur)
+        return max(16, min(1024, (soft - 64) / 4))
+    }()
+
+    /// Stops the worker, waits for it, and closes the files nobody named; returns how many.
+    /// Call once, when done (also after an error, or without ever calling ``link(_:)``).
     @discardableResult
     func finish() -> Int {
         condition.lock()
         isFinished = true
         condition.broadcast()
         while !workerDone { condition.wait() }
-        let left = ready
-        ready = [:]
+        let left = made
+        made = [:]
+        linkingDone = true
         condition.unlock()
         var closed = 0
-        for case .made(let made) in left.values {
-            made.file.close()
+        for case .file(let file, _, _) in left.values {
+            file.close()
             closed += 1
         }
         return closed

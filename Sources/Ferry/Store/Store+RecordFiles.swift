@@ -23,46 +23,71 @@ extension Store {
 
     /// Writes record files and remembers their stamps.
     ///
-    /// New files, when there are enough of them, are made on a worker thread without names
-    /// (an ``UnnamedFileQueue``) while this thread names them in turn. Files replacing old ones
-    /// go through the one ``FileReplacer``. When a write fails, the others are still made and
-    /// stamped, and the first error is thrown.
-    func writeRecordFiles(_ writes: [RecordFileWrite]) throws(StoreError) {
+    /// New files are made unnamed and named by a worker thread (an ``UnnamedFileQueue``):
+    /// `prepared`'s, which the batch started before its journal entries were written, or one
+    /// started here when there are enough new files. Meanwhile this thread writes the other
+    /// files (replacements go through the one ``FileReplacer``). When a write fails, the
+    /// others are still made and stamped, and the first error is thrown.
+    func writeRecordFiles(_ writes: [RecordFileWrite], prepared: PreparedRecordFiles? = nil) throws(StoreError) {
         var firstError: SystemError?
         func note(_ error: SystemError) { firstError = firstError ?? error }
         let created = writes.filter(\.isNew)
-        if created.count >= Store.fileQueueThreshold {
-            let queue = UnnamedFileQueue(count: created.count) { offset in
-                let write = created[offset]
-                return UnnamedFileQueue.Request(directory: FileSystem.parentPath(of: write.path), bytes: write.document.prettyBytes())
-            }
-            defer { queue.finish() }
-            for (offset, write) in created.enumerated() {
-                do throws(SystemError) {
-                    if case .made(let made) = queue.take(offset) {
-                        defer { made.file.close() }
-                        if try FileSystem.linkUnnamedFile(made.file, at: write.path) {
-                            index.records[write.key]?.file = FileStamp(made.status, contentHash: made.contentHash)
-                            continue
-                        }
-                    }
-                    // No unnamed files here, or a file appeared at the path: the usual way.
-                    try writeRecordFile(write.key, path: write.path, document: write.document, isNew: true)
-                } catch {
-                    note(error)
-                }
-            }
-        } else {
+        var files = prepared
+        var ownQueue: UnnamedFileQueue?
+        if files == nil && created.count >= Store.fileQueueThreshold {
+            let queue = UnnamedFileQueue()
+            ownQueue = queue
+            var indexByKey: [RecordKey: Int] = [:]
             for write in created {
-                do { try writeRecordFile(write.key, path: write.path, document: write.document, isNew: true) } catch { note(error) }
+                let (directory, document) = (FileSystem.parentPath(of: write.path), write.document)
+                indexByKey[write.key] = queue.add { (directory, document.prettyBytes()) }
             }
+            files = PreparedRecordFiles(queue: queue, indexByKey: indexByKey)
+        }
+        defer { ownQueue?.finish() }
+        var named: [(index: Int, write: RecordFileWrite)] = []
+        var unprepared: [RecordFileWrite] = []
+        for write in created {
+            if let index = files?.indexByKey[write.key], index >= 0 { named.append((index, write)) } else { unprepared.append(write) }
+        }
+        files?.queue.link(named.map { ($0.index, $0.write.path) })
+        // While the worker names the new files, this thread writes the others.
+        for write in unprepared {
+            do { try writeRecordFile(write.key, path: write.path, document: write.document, isNew: true) } catch { note(error) }
         }
         for write in writes where !write.isNew {
             do { try writeRecordFile(write.key, path: write.path, document: write.document, isNew: false) } catch { note(error) }
+        }
+        if let queue = files?.queue {
+            let outcomes = queue.linkResults()
+            for (index, write) in named {
+                switch outcomes[index] {
+                case .linked(let linked):
+                    self.index.records[write.key]?.file = FileStamp(linked.status, contentHash: linked.contentHash)
+                case .failed(let error):
+                    note(error)
+                case .notLinked, nil:
+                    // No unnamed files here, or a file appeared at the path: the usual way.
+                    do { try writeRecordFile(write.key, path: write.path, document: write.document, isNew: true) } catch { note(error) }
+                }
+            }
         }
         if let firstError { throw .io(firstError) }
     }
 
     /// The fewest new files worth a worker thread.
     static let fileQueueThreshold = 64
+}
+
+/// New record files a batch of puts started making before its journal entries were written,
+/// so that the files are ready to be named once the entries are durable.
+struct PreparedRecordFiles {
+    /// Makes the unnamed files.
+    var queue: UnnamedFileQueue
+    /// For each record that gets a new file, the queue index of the file with the document
+    /// the record ends the batch with.
+    var indexByKey: [RecordKey: Int]
+    /// The files handed to the queue to name before the journal append (listed first in a
+    /// ``NewFileIntent``): queue index and path.
+    var earlyNames: [(index: Int, path: String)] = []
 }

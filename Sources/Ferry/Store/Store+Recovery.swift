@@ -29,6 +29,7 @@ extension Store {
         } else {
             try rebuildFromJournal(warn: journal.headSequence > 0 || FileSystem.exists(layout.index))
         }
+        try settleNewFileIntent()
         clock = HybridLogicalClock(wallClock: options.clock, latest: index.latestModification)
     }
 

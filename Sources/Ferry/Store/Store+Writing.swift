@@ -58,6 +58,9 @@ extension Store {
             var lastSequence: UInt64
             var vector: VersionVector
             var liveHash: SHA256Digest?
+            /// The record's state in the index before the batch.
+            var before: RecordState?
+            var hasFile: Bool { before?.file != nil }
         }
         var overlay: [RecordKey: Pending] = [:]
         var pending: [Journal.Pending] = []
@@ -67,6 +70,11 @@ extension Store {
         var counter = index.knowledge[replicaID]
         let head = index.headSequence
         pending.reserveCapacity(writes.count)
+        // New record files take longest: once the batch is large enough, a worker makes them
+        // (unnamed, invisible) while this thread builds and writes the journal entries.
+        var prepared: PreparedRecordFiles?
+        defer { prepared?.queue.finish() }
+        let layout = self.layout
         // Each document's checks, canonical bytes and hash depend on nothing else: made first,
         // on every core. Errors are thrown below, in the order of the writes.
         let options = self.options
@@ -84,7 +92,8 @@ extension Store {
                 ?? index.records[key].map { state in
                     Pending(
                         lastSequence: state.lastSequence, vector: state.mergedVersion,
-                        liveHash: state.isLive && !state.isConflicted ? state.winner.contentHash : (state.isLive ? .zero : nil))
+                        liveHash: state.isLive && !state.isConflicted ? state.winner.contentHash : (state.isLive ? .zero : nil),
+                        before: state)
                 }
             let operation: Change.Operation
             let hash: SHA256Digest
@@ -102,10 +111,20 @@ extension Store {
                     continue
                 }
                 operation = .put(document)
+                if current?.hasFile != true && (current?.before?.versions.count ?? 0) <= 1 && writes.count >= Store.fileQueueThreshold {
+                    let queue = prepared?.queue ?? UnnamedFileQueue()
+                    if prepared == nil { prepared = PreparedRecordFiles(queue: queue, indexByKey: [:]) }
+                    let canonicalBytes = canonical
+                    prepared?.indexByKey[key] = queue.add {
+                        let bytes = canonicalBytes.map { JSONWriter.prettyBytes(fromCanonical: $0) } ?? document.prettyBytes()
+                        return (FileSystem.parentPath(of: layout.recordFile(key)), bytes)
+                    }
+                }
             case .delete:
                 guard current?.liveHash != nil else { throw .recordNotFound(key) }
                 hash = .zero
                 operation = .delete
+                prepared?.indexByKey[key] = nil
             }
             counter += 1
             var vector = current?.vector ?? VersionVector()
@@ -118,10 +137,36 @@ extension Store {
             hashes.append(hash)
             let sequence = head + UInt64(pending.count)
             if let document = operation.document { documents[sequence] = document }
-            overlay[key] = Pending(lastSequence: sequence, vector: vector, liveHash: operation.document == nil ? nil : hash)
+            overlay[key] = Pending(
+                lastSequence: sequence, vector: vector, liveHash: operation.document == nil ? nil : hash, before: current?.before)
         }
         try checkIndexIntegrity()
-        let entries = try appendAndApply(pending, contentHashes: hashes, documents: documents)
+        if var files = prepared, !files.indexByKey.isEmpty, !pending.isEmpty {
+            // The new files are named while the entries are written and synced, once a list of
+            // them is durable, so that a crash before the entries are cannot leave them behind.
+            let named = files.indexByKey.sorted { $0.value < $1.value }
+            let intent = NewFileIntent(
+                firstSequence: head + 1, entryCount: UInt64(pending.count),
+                files: named.compactMap { key, _ in overlay[key]?.liveHash.map { NewFileIntent.File(key: key, contentHash: $0) } })
+            try recordNewFileIntent(intent)
+            files.earlyNames = named.map { ($0.value, layout.recordFile($0.key)) }
+            files.queue.link(files.earlyNames)
+            prepared = files
+        }
+        let seen = overlay
+        let entries: [JournalEntry]
+        do {
+            entries = try appendAndApply(
+                pending, contentHashes: hashes, documents: documents, knownBefore: { key in seen[key].map(\.before) }, prepared: prepared)
+        } catch {
+            // Entries not appended: the files named early must go. Appended: they are the
+            // batch's files, whatever failed after.
+            if let prepared, !prepared.earlyNames.isEmpty {
+                if journal.headSequence == head { undoEarlyNames(prepared) } else { clearNewFileIntent() }
+            }
+            throw error
+        }
+        if let prepared, !prepared.earlyNames.isEmpty { clearNewFileIntent() }
         return WriteResult(entries: entries, unchanged: unchanged)
     }
 
@@ -130,8 +175,11 @@ extension Store {
     /// - Parameters:
     ///   - contentHashes: each entry's content hash when known (saves hashing twice).
     ///   - documents: documents by sequence, so files need not be read back from the journal.
+    ///   - knownBefore: a record's state before the batch, when the caller looked it up.
+    ///   - prepared: new record files the caller started making (see ``writeRecordFiles(_:prepared:)``).
     func appendAndApply(
-        _ pending: [Journal.Pending], contentHashes: [SHA256Digest]? = nil, documents: [UInt64: JSONValue]
+        _ pending: [Journal.Pending], contentHashes: [SHA256Digest]? = nil, documents: [UInt64: JSONValue],
+        knownBefore: ((RecordKey) -> RecordState??)? = nil, prepared: PreparedRecordFiles? = nil
     ) throws(StoreError) -> [JournalEntry] {
         if pending.isEmpty { return [] }
         let entries: [JournalEntry]
@@ -139,10 +187,12 @@ extension Store {
         var touched: [RecordKey: RecordState?] = [:]
         var order: [RecordKey] = []
         for (offset, entry) in entries.enumerated() {
-            let application = index.apply(entry, contentHash: contentHashes?[offset])
-            if touched[application.key] == nil {
-                touched[application.key] = .some(application.before)
-                order.append(application.key)
+            let key = entry.change.key
+            let isFirst = touched[key] == nil
+            let application = index.apply(entry, contentHash: contentHashes?[offset], before: isFirst ? knownBefore?(key) : nil)
+            if isFirst {
+                touched[key] = .some(application.before)
+                order.append(key)
             }
             clock.observe(entry.change.timestamp)
         }
@@ -157,7 +207,7 @@ extension Store {
                 try materialize(key, before: before, after: after, documents: documents)
             }
         }
-        try writeRecordFiles(fileWrites)
+        try writeRecordFiles(fileWrites, prepared: prepared)
         try mergeSnapshotIfDue()
         return entries
     }

@@ -245,6 +245,7 @@ public final class Store: @unchecked Sendable {
     /// killed between its journal append and its file renames (it is not mid-way now: the
     /// caller holds the lock).
     func catchUpWithOtherProcesses() throws(StoreError) {
+        try settleNewFileIntent()
         guard journal.hasExternalAppends() else { return }
         let previousHead = index.headSequence
         do { _ = try journal.readExternalAppends() } catch { throw .journal(error) }
@@ -281,6 +282,10 @@ extension Store {
         mutex.lock()
         defer { mutex.unlock() }
         try lock.acquire(timeout: options.lockTimeout)
+        do { try settleNewFileIntent() } catch {
+            lock.release()
+            throw error
+        }
     }
 
     /// Releases the lock taken by ``beginExchange()``.

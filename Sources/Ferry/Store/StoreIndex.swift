@@ -46,7 +46,9 @@ struct StoreIndex: Sendable {
     }
 
     /// Applies a journal entry (already numbered) to the index.
-    mutating func apply(_ entry: JournalEntry, contentHash: SHA256Digest? = nil) -> Application {
+    /// - Parameter knownBefore: the record's state in the index, when the caller just looked
+    ///   it up (saves searching the snapshot again for a new record); `nil` to look it up.
+    mutating func apply(_ entry: JournalEntry, contentHash: SHA256Digest? = nil, before knownBefore: RecordState?? = nil) -> Application {
         let change = entry.change
         let hash: SHA256Digest
         if let contentHash {
@@ -59,7 +61,8 @@ struct StoreIndex: Sendable {
         let version = RecordVersion(
             identity: change.identity, timestamp: change.timestamp, version: change.version,
             isDelete: change.isDelete, contentHash: hash, sequence: entry.sequence)
-        let before = records[change.key]
+        let before: RecordState?
+        if let knownBefore { before = knownBefore } else { before = records[change.key] }
         var state: RecordState
         let incorporation: RecordState.Incorporation
         if var existing = before {

@@ -29,6 +29,9 @@ public struct StoreLayout: Sendable, Hashable {
     public var indexMerging: String { engine + "/index-merging" }
     public var lock: String { engine + "/lock" }
     public var peers: String { engine + "/peers" }
+    /// The new record files a large batch names before its journal entries are durable
+    /// (see ``NewFileIntent``); empty when no batch is in flight.
+    public var newFileIntent: String { engine + "/new-files" }
     /// The spare file that replaced record files are swapped through (engine scratch).
     public var spareFile: String { engine + "/spare" }
 

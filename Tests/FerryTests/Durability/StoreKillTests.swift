@@ -26,6 +26,8 @@ import Darwin
         var inFlightLost = 0
         var partialBatches = 0
         var acknowledged = 0
+        /// Kills between naming a batch's new files and syncing its entries, settled on open.
+        var earlyFilesRemoved = 0
     }
 
     @Test func killedWriterLosesNothingAcknowledged() async throws {
@@ -72,7 +74,7 @@ import Darwin
             "crash test: \(tally.kills) kills (seed \(seed)): \(tally.acknowledged) acknowledged writes checked, "
                 + "\(tally.beforeReady) kills before the store was open, \(tally.tornTails) torn tails cut, "
                 + "\(tally.inFlightSurvived) in-flight batches survived whole, \(tally.inFlightLost) lost whole, "
-                + "\(tally.partialBatches) survived in part")
+                + "\(tally.partialBatches) survived in part, \(tally.earlyFilesRemoved) lost batches' early-named files removed")
     }
 
     /// Checks the store after one kill against the model, then adds what survived to it.
@@ -94,6 +96,7 @@ import Darwin
         }
         defer { store.close() }
         if warnings.messages.contains(where: { $0.contains("torn last line") }) { tally.tornTails += 1 }
+        if warnings.messages.contains(where: { $0.contains("was not written") }) { tally.earlyFilesRemoved += 1 }
         let entries = try store.journalEntries()
         let problems = JournalAudit.problems(in: entries)
         #expect(problems.isEmpty, "journal: \(problems.prefix(5)); \(context)")

@@ -1,0 +1,119 @@
+import Testing
+import FerryTestSupport
+@testable import Ferry
+
+/// ``NewFileIntent``: the list of new record files a large batch names before its journal
+/// entries are durable, and how opening a store settles a list whose batch was lost.
+@Suite struct NewFileIntentTests {
+    private let entity = try! EntityName("Item")
+
+    private func key(_ name: String) throws -> RecordKey { RecordKey(entity: entity, id: try RecordID(name)) }
+
+    private func intent() throws -> NewFileIntent {
+        NewFileIntent(
+            firstSequence: 11, entryCount: 4,
+            files: try ["a", "B c", "../x", String(repeating: "z", count: 250)].map { name in
+                NewFileIntent.File(key: try key(name), contentHash: SHA256.hash(Array(name.utf8)))
+            })
+    }
+
+    @Test func readsBackWhatItWrote() throws {
+        let original = try intent()
+        #expect(NewFileIntent(decoding: original.encoded()) == original)
+        #expect(original.lastSequence == 14)
+    }
+
+    @Test func aTornOrEditedListIsNeverReadBack() throws {
+        let bytes = try intent().encoded()
+        for length in 0..<bytes.count {
+            #expect(NewFileIntent(decoding: Array(bytes.prefix(length))) == nil, "cut at \(length)")
+        }
+        for position in stride(from: 0, to: bytes.count, by: 7) {
+            var edited = bytes
+            edited[position] ^= 0x01
+            #expect(NewFileIntent(decoding: edited) == nil, "byte \(position) changed")
+        }
+        // A new list written over a longer old one, but not truncated: the old tail is refused.
+        let shorter = NewFileIntent(firstSequence: 20, entryCount: 1, files: []).encoded()
+        #expect(NewFileIntent(decoding: shorter + bytes.dropFirst(shorter.count)) == nil)
+    }
+
+    /// What a writer killed between naming its new files and syncing its entries leaves:
+    /// opening the store removes exactly the files of the lost batch.
+    @Test func openingRemovesTheFilesOfALostBatch() throws {
+        let directory = try TemporaryDirectory()
+        let path = directory.subpath("s")
+        let store = try Store.create(at: path)
+        try store.write((0..<10).map { RecordWrite.put(try key("old\($0)"), ["n": .integer(Int64($0))]) })
+        let head = store.headSequence
+        let layout = store.layout
+        store.close()
+
+        // The lost batch: two new records whose files were named, one whose file a person
+        // replaced before the store was opened again, and an existing record it updated.
+        let lost: [(String, JSONValue)] = [("new1", ["v": 1]), ("new2", ["v": 2]), ("edited", ["v": 3]), ("old3", ["v": 4])]
+        let intent = NewFileIntent(
+            firstSequence: head + 1, entryCount: UInt64(lost.count),
+            files: try lost.map { NewFileIntent.File(key: try key($0.0), contentHash: SHA256.hash($0.1.canonicalBytes())) })
+        try FileSystem.writeFileAtomically(layout.newFileIntent, intent.encoded(), durable: false)
+        for (name, document) in lost where name != "old3" {
+            try FileSystem.writeFileAtomically(layout.recordFile(try key(name)), document.prettyBytes(), durable: false)
+        }
+        try FileSystem.writeFileAtomically(layout.recordFile(try key("edited")), Array(#"{"by":"hand"}"#.utf8), durable: false)
+        let oldFile = try FileSystem.readFile(layout.recordFile(try key("old3")))
+
+        let warnings = WarningRecorder()
+        var options = StoreOptions()
+        options.warningHandler = warnings.handler
+        let reopened = try Store.open(at: path, options: options)
+        defer { reopened.close() }
+        #expect(!FileSystem.exists(layout.recordFile(try key("new1"))))
+        #expect(!FileSystem.exists(layout.recordFile(try key("new2"))))
+        #expect(try FileSystem.readFile(layout.recordFile(try key("edited"))) == Array(#"{"by":"hand"}"#.utf8), "a hand edit stays")
+        #expect(try FileSystem.readFile(layout.recordFile(try key("old3"))) == oldFile, "a live record's file stays")
+        #expect(try FileSystem.status(layout.newFileIntent)?.size == 0, "the list is settled once")
+        #expect(warnings.messages.contains { $0.contains("was not written") })
+        let status = try reopened.status()
+        #expect(status.edits.map(\.path) == ["records/Item/edited.json"])
+    }
+
+    /// A list whose batch reached the journal (the writer died after syncing, before emptying
+    /// the list) removes nothing.
+    @Test func aListWhoseBatchIsDurableRemovesNothing() throws {
+        let directory = try TemporaryDirectory()
+        let path = directory.subpath("s")
+        let store = try Store.create(at: path)
+        let writes = try (0..<100).map { RecordWrite.put(try key("r\($0)"), ["n": .integer(Int64($0))]) }
+        try store.write(writes)
+        #expect(try FileSystem.status(store.layout.newFileIntent)?.size == 0, "emptied after the batch")
+        let intent = NewFileIntent(
+            firstSequence: 1, entryCount: 100,
+            files: try (0..<100).map { NewFileIntent.File(key: try key("r\($0)"), contentHash: SHA256.hash(JSONValue.object(["n": .integer(Int64($0))]).canonicalBytes())) })
+        try FileSystem.writeFileAtomically(store.layout.newFileIntent, intent.encoded(), durable: false)
+        store.close()
+        let reopened = try Store.open(at: path)
+        defer { reopened.close() }
+        #expect(try reopened.ids(of: entity).count == 100)
+        #expect(try reopened.status().isClean)
+        for index in 0..<100 { #expect(FileSystem.exists(reopened.layout.recordFile(try key("r\(index)")))) }
+    }
+
+    /// Another process's writer died mid-batch while this store object was open: taking the
+    /// lock for the next write settles the list before anything is appended.
+    @Test func takingTheLockSettlesALostBatch() throws {
+        let directory = try TemporaryDirectory()
+        let path = directory.subpath("s")
+        let store = try Store.create(at: path)
+        defer { store.close() }
+        try store.put(["n": 0], entity: entity, id: try RecordID("first"))
+        let document: JSONValue = ["lost": true]
+        let intent = NewFileIntent(
+            firstSequence: store.headSequence + 1, entryCount: 1,
+            files: [NewFileIntent.File(key: try key("phantom"), contentHash: SHA256.hash(document.canonicalBytes()))])
+        try FileSystem.writeFileAtomically(store.layout.newFileIntent, intent.encoded(), durable: false)
+        try FileSystem.writeFileAtomically(store.layout.recordFile(try key("phantom")), document.prettyBytes(), durable: false)
+        try store.put(["n": 1], entity: entity, id: try RecordID("second"))
+        #expect(!FileSystem.exists(store.layout.recordFile(try key("phantom"))))
+        #expect(try store.status().isClean)
+    }
+}
