@@ -83,13 +83,13 @@ var rows: [BenchmarkRow] = []
     let verdict = row.met.map { $0 ? "ok" : "MISSED" } ?? ""
     print(
         row.name.padding(toLength: 44, withPad: " ", startingAt: 0) + String(row.scale).leftPadded(8) + "  "
-            + row.value.leftPadded(14) + "  " + row.target.padding(toLength: 34, withPad: " ", startingAt: 0) + verdict.padding(toLength: 7, withPad: " ", startingAt: 0) + row.note)
+            + row.value.leftPadded(14) + "  " + row.target.padding(toLength: 34, withPad: " ", startingAt: 0) + verdict.padding(toLength: 8, withPad: " ", startingAt: 0) + row.note)
 }
 extension String {
     func leftPadded(_ width: Int) -> String { count >= width ? self : String(repeating: " ", count: width - count) + self }
 }
 
-print("what".padding(toLength: 44, withPad: " ", startingAt: 0) + "records".leftPadded(8) + "  " + "measured".leftPadded(14) + "  " + "target".padding(toLength: 34, withPad: " ", startingAt: 0) + "verdict".padding(toLength: 7, withPad: " ", startingAt: 0) + "comparison")
+print("what".padding(toLength: 44, withPad: " ", startingAt: 0) + "records".leftPadded(8) + "  " + "measured".leftPadded(14) + "  " + "target".padding(toLength: 34, withPad: " ", startingAt: 0) + "verdict".padding(toLength: 8, withPad: " ", startingAt: 0) + "comparison")
 for scale in scales {
     let directory = workDirectory + "/\(scale)"
     try FileSystem.createDirectories(directory)
