@@ -33,17 +33,7 @@ func storeBenchmarks(scale: Int, workDirectory: String) throws -> [BenchmarkRow]
     // batch's documents are made outside the timed part.
     let path = workDirectory + "/store-\(scale)"
     let store = try Store.create(at: path)
-    var batched = 0.0
-    var batchedCPU = 0.0
-    var start = 0
-    while start < scale {
-        let end = min(start + 1000, scale)
-        let writes = (start..<end).map { RecordWrite.put(RecordKey(entity: entity, id: ids[$0]), BenchData.product($0)) }
-        _ = cpu.lap()
-        batched += try Measure.seconds { try store.write(writes) }
-        batchedCPU += cpu.lap()
-        start = end
-    }
+    let (batched, batchedCPU) = try batchedPuts(into: store, entity: entity, ids: ids)
     let batchedRate = Double(scale) / batched
     rows.append(
         BenchmarkRow(
@@ -114,6 +104,25 @@ func storeBenchmarks(scale: Int, workDirectory: String) throws -> [BenchmarkRow]
     return rows
 }
 
+/// Puts `BenchData.product(n)` as record `ids[n]` for every n, 1,000 records per batch (one
+/// journal append and one fsync each); returns the seconds and CPU seconds of the writes alone
+/// (each batch's documents are made outside the timed part).
+func batchedPuts(into store: Store, entity: EntityName, ids: [RecordID]) throws -> (seconds: Double, cpu: Double) {
+    var cpu = CPUTime()
+    var seconds = 0.0
+    var cpuSeconds = 0.0
+    var start = 0
+    while start < ids.count {
+        let end = min(start + 1000, ids.count)
+        let writes = (start..<end).map { RecordWrite.put(RecordKey(entity: entity, id: ids[$0]), BenchData.product($0)) }
+        _ = cpu.lap()
+        seconds += try Measure.seconds { try store.write(writes) }
+        cpuSeconds += cpu.lap()
+        start = end
+    }
+    return (seconds, cpuSeconds)
+}
+
 /// Seconds to write the record files plainly (open, write, close; no journal, no fsync):
 /// file `p<n>.json` gets `bytes` from the previous end to `ends[n]`.
 func plainWrites(_ bytes: [UInt8], ends: [Int], into directory: String) throws -> Double {
@@ -167,17 +176,7 @@ func writeComparison(scale: Int, rounds: Int, workDirectory: String) throws -> [
         let plainCPU = cpu.lap()
         let store = try Store.create(at: workDirectory + "/writes-store-\(round)")
         Measure.settle()
-        var batched = 0.0
-        var batchedCPU = 0.0
-        var start = 0
-        while start < scale {
-            let end = min(start + 1000, scale)
-            let writes = (start..<end).map { RecordWrite.put(RecordKey(entity: entity, id: ids[$0]), BenchData.product($0)) }
-            _ = cpu.lap()
-            batched += try Measure.seconds { try store.write(writes) }
-            batchedCPU += cpu.lap()
-            start = end
-        }
+        let (batched, batchedCPU) = try batchedPuts(into: store, entity: entity, ids: ids)
         store.close()
         ratios.append(batched / plain)
         rows.append(

@@ -1,4 +1,23 @@
 extension Store {
+    /// Has the queue name a batch's new files while the batch's entries are written and
+    /// synced, once the list of them is durable, so that a crash before the entries are
+    /// cannot leave them behind.
+    /// - Parameters:
+    ///   - firstSequence: the batch's first journal sequence; `entryCount`: its entries.
+    ///   - contentHash: the canonical hash of the document a record ends the batch with.
+    func startNamingEarly(
+        _ files: inout PreparedRecordFiles, firstSequence: UInt64, entryCount: Int, contentHash: (RecordKey) -> SHA256Digest?
+    ) throws(StoreError) {
+        guard !files.indexByKey.isEmpty else { return }
+        let named = files.indexByKey.sorted { $0.value < $1.value }
+        let intent = NewFileIntent(
+            firstSequence: firstSequence, entryCount: UInt64(entryCount),
+            files: named.compactMap { key, _ in contentHash(key).map { NewFileIntent.File(key: key, contentHash: $0) } })
+        try recordNewFileIntent(intent)
+        files.earlyNames = named.map { ($0.value, layout.recordFile($0.key)) }
+        files.queue.link(files.earlyNames)
+    }
+
     /// Writes `intent` to `.ferry/new-files` and syncs it, before any of its files is named.
     /// The file is overwritten in place (one sync); the first one also syncs `.ferry/`.
     func recordNewFileIntent(_ intent: NewFileIntent) throws(StoreError) {

@@ -141,16 +141,8 @@ extension Store {
                 lastSequence: sequence, vector: vector, liveHash: operation.document == nil ? nil : hash, before: current?.before)
         }
         try checkIndexIntegrity()
-        if var files = prepared, !files.indexByKey.isEmpty, !pending.isEmpty {
-            // The new files are named while the entries are written and synced, once a list of
-            // them is durable, so that a crash before the entries are cannot leave them behind.
-            let named = files.indexByKey.sorted { $0.value < $1.value }
-            let intent = NewFileIntent(
-                firstSequence: head + 1, entryCount: UInt64(pending.count),
-                files: named.compactMap { key, _ in overlay[key]?.liveHash.map { NewFileIntent.File(key: key, contentHash: $0) } })
-            try recordNewFileIntent(intent)
-            files.earlyNames = named.map { ($0.value, layout.recordFile($0.key)) }
-            files.queue.link(files.earlyNames)
+        if var files = prepared, !pending.isEmpty {
+            try startNamingEarly(&files, firstSequence: head + 1, entryCount: pending.count) { overlay[$0]?.liveHash }
             prepared = files
         }
         let seen = overlay
