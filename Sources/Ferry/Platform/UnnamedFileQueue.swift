@@ -203,7 +203,7 @@ final class UnnamedFileQueue: @unchecked Sendable {
 
     /// Hands the names to the worker: file `index` is named `path`, in index order. Files of
     /// indexes not named are closed without a name, and no more files may be added. Call
-    /// once, when the files may appear.
+    /// once, when the files may appear; later calls are ignored.
     func link(_ targets: [(index: Int, path: String)]) {
         condition.lock()
         if self.targets != nil { condition.unlock(); return }

@@ -50,7 +50,7 @@ extension Store {
         for write in created {
             if let index = files?.indexByKey[write.key], index >= 0 { named.append((index, write)) } else { unprepared.append(write) }
         }
-        files?.queue.link(named.map { ($0.index, $0.write.path) })
+        if files?.earlyNames.isEmpty ?? false { files?.queue.link(named.map { ($0.index, $0.write.path) }) }
         // While the worker names the new files, this thread writes the others.
         for write in unprepared {
             do { try writeRecordFile(write.key, path: write.path, document: write.document, isNew: true) } catch { note(error) }
@@ -80,7 +80,8 @@ extension Store {
 }
 
 /// New record files a batch of puts started making before its journal entries were written,
-/// so that the files are ready to be named once the entries are durable.
+/// named while the entries are written (``Store/startNamingEarly(_:firstSequence:entryCount:contentHash:)``)
+/// or, for a queue started after the append, once they are durable.
 struct PreparedRecordFiles {
     /// Makes the unnamed files.
     var queue: UnnamedFileQueue

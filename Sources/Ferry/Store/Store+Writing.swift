@@ -111,13 +111,13 @@ extension Store {
                     continue
                 }
                 operation = .put(document)
-                if current?.hasFile != true && (current?.before?.versions.count ?? 0) <= 1 && writes.count >= Store.fileQueueThreshold {
+                if let canonicalBytes = canonical, current?.hasFile != true, (current?.before?.versions.count ?? 0) <= 1,
+                    writes.count >= Store.fileQueueThreshold
+                {
                     let queue = prepared?.queue ?? UnnamedFileQueue()
                     if prepared == nil { prepared = PreparedRecordFiles(queue: queue, indexByKey: [:]) }
-                    let canonicalBytes = canonical
                     prepared?.indexByKey[key] = queue.add {
-                        let bytes = canonicalBytes.map { JSONWriter.prettyBytes(fromCanonical: $0) } ?? document.prettyBytes()
-                        return (FileSystem.parentPath(of: layout.recordFile(key)), bytes)
+                        (FileSystem.parentPath(of: layout.recordFile(key)), JSONWriter.prettyBytes(fromCanonical: canonicalBytes))
                     }
                 }
             case .delete:
