@@ -27,7 +27,7 @@ func storeBenchmarks(scale: Int, workDirectory: String) throws -> [BenchmarkRow]
     rows.append(
         BenchmarkRow(
             name: "plain file writes (reference)", scale: scale, value: Format.rate(scale, plain),
-            note: Format.seconds(plain) + ", cpu " + Format.seconds(plainCPU)))
+            note: Format.seconds(plain) + ", cpu " + plainCPU.text))
 
     // Batched puts (batches of 1,000 records: one journal append and one fsync each). Each
     // batch's documents are made outside the timed part.
@@ -38,7 +38,7 @@ func storeBenchmarks(scale: Int, workDirectory: String) throws -> [BenchmarkRow]
     rows.append(
         BenchmarkRow(
             name: "batched put (1,000 per batch)", scale: scale, value: Format.rate(scale, batched), target: "≥ 10,000 rec/s, ≤ 2x plain",
-            met: batchedRate >= 10_000 && batched <= 2 * plain, note: Format.ratio(batched, plain, "plain writes") + ", cpu " + Format.seconds(batchedCPU)))
+            met: batchedRate >= 10_000 && batched <= 2 * plain, note: Format.ratio(batched, plain, "plain writes") + ", cpu " + batchedCPU.text))
 
     // Single durable puts into the full store.
     var samples: [Double] = []
@@ -107,17 +107,17 @@ func storeBenchmarks(scale: Int, workDirectory: String) throws -> [BenchmarkRow]
 /// Puts `BenchData.product(n)` as record `ids[n]` for every n, 1,000 records per batch (one
 /// journal append and one fsync each); returns the seconds and CPU seconds of the writes alone
 /// (each batch's documents are made outside the timed part).
-func batchedPuts(into store: Store, entity: EntityName, ids: [RecordID]) throws -> (seconds: Double, cpu: Double) {
+func batchedPuts(into store: Store, entity: EntityName, ids: [RecordID]) throws -> (seconds: Double, cpu: CPUSeconds) {
     var cpu = CPUTime()
     var seconds = 0.0
-    var cpuSeconds = 0.0
+    var cpuSeconds = CPUSeconds.zero
     var start = 0
     while start < ids.count {
         let end = min(start + 1000, ids.count)
         let writes = (start..<end).map { RecordWrite.put(RecordKey(entity: entity, id: ids[$0]), BenchData.product($0)) }
         _ = cpu.lap()
         seconds += try Measure.seconds { try store.write(writes) }
-        cpuSeconds += cpu.lap()
+        cpuSeconds = cpuSeconds + cpu.lap()
         start = end
     }
     return (seconds, cpuSeconds)
@@ -182,8 +182,8 @@ func writeComparison(scale: Int, rounds: Int, workDirectory: String) throws -> [
         rows.append(
             BenchmarkRow(
                 name: "round \(round): batched put vs plain", scale: scale, value: Format.rate(scale, batched),
-                note: Format.ratio(batched, plain, "plain writes") + ", cpu " + Format.seconds(batchedCPU) + " (plain " + Format.rate(scale, plain)
-                    + ", cpu " + Format.seconds(plainCPU) + ")"))
+                note: Format.ratio(batched, plain, "plain writes") + ", cpu " + batchedCPU.text + " (plain " + Format.rate(scale, plain)
+                    + ", cpu " + plainCPU.text + ")"))
     }
     let median = Measure.median(ratios)
     rows.append(

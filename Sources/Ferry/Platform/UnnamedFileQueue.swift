@@ -10,17 +10,19 @@ import Foundation
 /// unnamed file is invisible and vanishes with the process. The second half is serialized by
 /// the directory's lock however many threads try, so one thread does it.
 ///
-/// The worker makes files in the order they are added (``add(_:)``), at most `window` ahead
-/// of the naming, which starts when the caller hands over the names (``link(_:)``). While the caller waits for the names
-/// (``linkResults()``), it makes files too, so both cores work when a batch is larger than the
-/// window.
+/// The worker makes files in the order they are added (``add(contentsOf:)``), at most
+/// `window` ahead of the naming, which starts when the caller hands over the names
+/// (``link(_:)``, or ``link(_:once:)`` to have another thread make them durable first). While
+/// the caller waits for the names (``linkResults()``), it makes files too; for a batch much
+/// larger than the window, ``addMaker()`` adds a thread that only makes them, so the worker
+/// only names.
 ///
 /// ```swift
 /// let queue = UnnamedFileQueue()
 /// defer { queue.finish() }
-/// let indexes = items.map { item in queue.add { (item.directory, item.contents) } }
+/// let indexes = queue.add(contentsOf: items.map { item in { (item.directory, item.contents) } })
 /// // … make the files' existence durable elsewhere (a journal), then:
-/// queue.link(zip(indexes, items).map { ($0, $1.path) })
+/// queue.link(zip(indexes, items).map { ($0, $1.path) })   // or link(_:once:) with the sync
 /// for (index, outcome) in queue.linkResults() { /* record, or write the file another way */ }
 /// ```
 final class UnnamedFileQueue: @unchecked Sendable {
@@ -53,7 +55,8 @@ final class UnnamedFileQueue: @unchecked Sendable {
         }
     }
 
-    private let window: Int
+    /// The most files made ahead of the naming.
+    let window: Int
     /// Requests by index; the ones made are released.
     private var requests: [Request?] = []
     /// How many files were requested.
@@ -72,8 +75,12 @@ final class UnnamedFileQueue: @unchecked Sendable {
     /// The unnamed file system was refused once: make no more.
     private var unsupported = false
     private var isFinished = false
+    /// ``link(_:once:)``'s check is running: the names are on their way.
+    private var gatePending = false
     private var linkingDone = false
     private var workerDone = false
+    /// Threads started by ``addMaker()`` that have not stopped.
+    private var makers = 0
 
     /// Starts the worker, which waits for requests.
     /// - Parameter window: the most files made ahead of the naming (open at once).
@@ -193,12 +200,19 @@ final class UnnamedFileQueue: @unchecked Sendable {
 
     /// Adds a file to make; returns its index. Call before ``link(_:)``.
     func add(_ request: @escaping Request) -> Int {
+        add(contentsOf: [request]).first ?? -1
+    }
+
+    /// Adds files to make, in order; returns their indexes (empty once names were handed over
+    /// or the queue finished). One lock and one wake-up for the lot.
+    func add(contentsOf newRequests: [Request]) -> Range<Int> {
         condition.lock()
         defer { condition.unlock() }
-        guard targets == nil && !isFinished else { return -1 }
-        requests.append(request)
+        guard targets == nil && !isFinished && !gatePending else { return 0..<0 }
+        let first = requests.count
+        requests.append(contentsOf: newRequests.map { Optional($0) })
         condition.broadcast()
-        return requests.count - 1
+        return first..<requests.count
     }
 
     /// Hands the names to the worker: file `index` is named `path`, in index order. Files of
@@ -211,6 +225,49 @@ final class UnnamedFileQueue: @unchecked Sendable {
         self.targets = targets.filter { $0.index >= 0 && $0.index < count && seen.insert($0.index).inserted }.sorted { $0.index < $1.index }
         condition.broadcast()
         condition.unlock()
+    }
+
+    /// Hands the names to the worker once `ready` returns `true`; `ready` runs on another
+    /// thread meanwhile (it makes the names' existence durable: a sync), so neither the caller
+    /// nor the worker, which goes on making files, waits for it. When it returns `false`,
+    /// nothing is named. No more files may be added.
+    func link(_ targets: [(index: Int, path: String)], once ready: @escaping @Sendable () -> Bool) {
+        condition.lock()
+        if self.targets != nil || gatePending { condition.unlock(); return }
+        gatePending = true
+        condition.unlock()
+        let thread = Thread { [self] in
+            let isReady = ready()
+            link(isReady ? targets : [])
+            condition.lock()
+            gatePending = false
+            condition.broadcast()
+            condition.unlock()
+        }
+        thread.stackSize = 1 << 18
+        thread.start()
+    }
+
+    /// Starts a thread that only makes files, so that the worker only names them: for a
+    /// batch much larger than the window, where making and naming one after the other on the
+    /// worker would take twice as long as naming alone. It stops when the naming is done.
+    func addMaker() {
+        condition.lock()
+        guard !isFinished && !linkingDone else { condition.unlock(); return }
+        makers += 1
+        condition.unlock()
+        let thread = Thread { [self] in
+            condition.lock()
+            while !isFinished && !linkingDone {
+                if makeOne() { continue }
+                condition.wait()
+            }
+            makers -= 1
+            condition.broadcast()
+            condition.unlock()
+        }
+        thread.stackSize = 1 << 18
+        thread.start()
     }
 
     /// Waits until every file handed to ``link(_:)`` is named (or could not be), making files
@@ -245,9 +302,10 @@ final class UnnamedFileQueue: @unchecked Sendable {
     @discardableResult
     func finish() -> Int {
         condition.lock()
+        while gatePending { condition.wait() }
         isFinished = true
         condition.broadcast()
-        while !workerDone { condition.wait() }
+        while !workerDone || makers > 0 { condition.wait() }
         let left = made
         made = [:]
         linkingDone = true

@@ -18,9 +18,16 @@ public enum RecordFileName {
 
     /// The encoded id, without extension or splitting.
     public static func encode(_ id: RecordID) -> String {
+        // Most ids (lower-case UUIDs, numbers, slugs) encode to themselves.
+        if isPlain(id) { return id.rawValue }
         var output: [UInt8] = []
-        output.reserveCapacity(id.rawValue.utf8.count + 8)
-        let hex = Array("0123456789ABCDEF".utf8)
+        appendEncoded(id, to: &output)
+        return String(decoding: output, as: UTF8.self)
+    }
+
+    /// Appends the encoded id's bytes to `output`.
+    static func appendEncoded(_ id: RecordID, to output: inout [UInt8]) {
+        output.reserveCapacity(output.count + id.rawValue.utf8.count + 8)
         for (offset, byte) in id.rawValue.utf8.enumerated() {
             switch byte {
             case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "0")...UInt8(ascii: "9"),
@@ -33,11 +40,32 @@ public enum RecordFileName {
                 output.append(byte + 32)
             default:
                 output.append(UInt8(ascii: "%"))
-                output.append(hex[Int(byte >> 4)])
-                output.append(hex[Int(byte & 0x0F)])
+                output.append(hexDigit(byte >> 4))
+                output.append(hexDigit(byte & 0x0F))
             }
         }
-        return String(decoding: output, as: UTF8.self)
+    }
+
+    /// Whether the id encodes to itself (every byte plain, no leading `.`).
+    private static func isPlain(_ id: RecordID) -> Bool {
+        var first = true
+        for byte in id.rawValue.utf8 {
+            switch byte {
+            case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "0")...UInt8(ascii: "9"),
+                UInt8(ascii: "-"), UInt8(ascii: "_"):
+                break
+            case UInt8(ascii: "."):
+                if first { return false }
+            default:
+                return false
+            }
+            first = false
+        }
+        return true
+    }
+
+    private static func hexDigit(_ value: UInt8) -> UInt8 {
+        value < 10 ? UInt8(ascii: "0") + value : UInt8(ascii: "A") + value - 10
     }
 
     /// Decodes a canonical encoding; `nil` for anything `encode` would not produce.
@@ -98,7 +126,12 @@ public enum RecordFileName {
     /// The record file's path relative to `records/<Entity>/`, with `suffix` (default `.json`).
     public static func relativePath(for id: RecordID, suffix: String = fileExtension) -> String {
         let encoded = encode(id)
-        guard encoded.utf8.count > pieceLength else { return encoded + suffix }
+        guard encoded.utf8.count > pieceLength else {
+            var path = encoded
+            path.reserveCapacity(encoded.utf8.count + suffix.utf8.count)
+            path += suffix
+            return path
+        }
         var pieces: [String] = []
         var rest = Array(encoded.utf8)[...]
         while rest.count > pieceLength {

@@ -24,6 +24,14 @@ public struct RecordState: Sendable, Hashable {
     /// Whether the record exists (its winner is not a tombstone).
     public var isLive: Bool { !versions[0].isDelete }
 
+    /// What a put must hash to to change nothing: the winner's content hash when the record
+    /// is live and not in conflict; `.zero` (no document's hash) when in conflict, so any put
+    /// resolves it; `nil` when deleted.
+    var liveContentHash: SHA256Digest? {
+        guard isLive else { return nil }
+        return isConflicted ? .zero : winner.contentHash
+    }
+
     /// Whether concurrent versions with different content wait for resolution.
     public var isConflicted: Bool {
         versions.dropFirst().contains { !$0.hasSameContent(as: versions[0]) }

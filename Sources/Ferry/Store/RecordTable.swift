@@ -63,15 +63,32 @@ struct RecordTable: Sequence {
     var damage: String? { delta?.damage ?? base?.damage }
 
     subscript(key: RecordKey) -> RecordState? {
-        get { overlay[key] ?? delta?.lookup(key) ?? base?.lookup(key) }
+        get {
+            if let state = overlay[key] { return state }
+            return stored(key)
+        }
         set {
             guard let newValue else { return }
-            if overlay[key] == nil && delta?.lookup(key) == nil && base?.lookup(key) == nil { count += 1 }
+            if overlay[key] == nil && stored(key) == nil { count += 1 }
             overlay[key] = newValue
         }
     }
 
     /// Every state changed since the snapshot: the delta's, decoded now, under the in-memory ones.
+    /// The state of `key`, like the subscript, for a caller that keeps the answer itself (the
+    /// snapshot files do not remember it).
+    func state(of key: RecordKey) -> RecordState? {
+        if let state = overlay[key] { return state }
+        return stored(key, remembering: false)
+    }
+
+    /// The state of `key` in the files (the delta, then the snapshot).
+    private func stored(_ key: RecordKey, remembering: Bool = true) -> RecordState? {
+        var sortKey: [UInt8]?
+        if let delta, let state = delta.lookup(key, sortKey: &sortKey, remembering: remembering) { return state }
+        return base?.lookup(key, sortKey: &sortKey, remembering: remembering)
+    }
+
     var changes: [RecordKey: RecordState] {
         guard let delta else { return overlay }
         var all = overlay
@@ -127,12 +144,12 @@ struct RecordTable: Sequence {
         let prefix: [UInt8] = entity.map { Array($0.rawValue.utf8) + [9] } ?? []
         // The lines come in sort order: walk the changed keys, sorted too, alongside them.
         let overridden = changes.keys.lazy.filter { entity == nil || $0.entity == entity }.map(SnapshotFile.sortKey)
-            .sorted { $0.lexicographicallyPrecedes($1) }
+            .sorted { ByteOrder.precedes($0, $1) }
         var next = 0
         let visit: (ArraySlice<UInt8>, ArraySlice<UInt8>) -> Void = { sortKey, line in
             guard sortKey.starts(with: prefix) else { return }
-            while next < overridden.count && overridden[next].lexicographicallyPrecedes(sortKey) { next += 1 }
-            if next < overridden.count && overridden[next].elementsEqual(sortKey) { return }
+            while next < overridden.count && ByteOrder.precedes(overridden[next], sortKey) { next += 1 }
+            if next < overridden.count && ByteOrder.compare(overridden[next], sortKey) == 0 { return }
             body(sortKey, line)
         }
         if streaming { base.forEachRawLineStreaming(visit) } else { base.forEachRawLine(visit) }

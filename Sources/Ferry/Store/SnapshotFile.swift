@@ -177,20 +177,36 @@ final class SnapshotFile: @unchecked Sendable {
 
     /// The sort key of a record line: `<entity>\t<encoded id>`.
     static func sortKey(_ key: RecordKey) -> [UInt8] {
-        Array(key.entity.rawValue.utf8) + [9] + Array(RecordFileName.encode(key.id).utf8)
+        var bytes: [UInt8] = []
+        bytes.reserveCapacity(key.entity.rawValue.utf8.count + key.id.rawValue.utf8.count + 9)
+        bytes.append(contentsOf: key.entity.rawValue.utf8)
+        bytes.append(9)
+        RecordFileName.appendEncoded(key.id, to: &bytes)
+        return bytes
     }
 
     /// The state of `key`, or `nil` when the snapshot has no such record.
     func lookup(_ key: RecordKey) -> RecordState? {
-        if let cached = recent[key] { return cached }
-        let found = search(key)
+        var sortKey: [UInt8]?
+        return lookup(key, sortKey: &sortKey)
+    }
+
+    /// The state of `key`; `sortKey` is its sort key, computed here when `nil` (so that one
+    /// lookup in the delta and then the snapshot computes it once).
+    /// - Parameter remembering: keep the answer for the next lookup of `key` (pass `false`
+    ///   when the caller keeps it itself).
+    func lookup(_ key: RecordKey, sortKey: inout [UInt8]?, remembering: Bool = true) -> RecordState? {
+        if remembering, let cached = recent[key] { return cached }
+        let target = sortKey ?? SnapshotFile.sortKey(key)
+        sortKey = target
+        let found = search(target)
+        guard remembering else { return found }
         if recent.count >= 4096 { recent.removeAll(keepingCapacity: true) }
         recent[key] = .some(found)
         return found
     }
 
-    private func search(_ key: RecordKey) -> RecordState? {
-        let target = SnapshotFile.sortKey(key)
+    private func search(_ target: [UInt8]) -> RecordState? {
         lookups += 1
         if memory == nil && lookups > 256 { loadIntoMemory() }
         if let memory {
@@ -441,7 +457,7 @@ final class SnapshotFile: @unchecked Sendable {
             offset += Int64(count)
             carry.append(contentsOf: piece)
             var start = 0
-            while let newline = carry[start...].firstIndex(of: 10) {
+            while let newline = ByteOrder.firstIndex(of: 10, in: carry[start...]) {
                 let line = carry[start..<newline]
                 body(SnapshotFile.sortKey(ofLine: line), line)
                 seen += 1

@@ -1,40 +1,154 @@
 extension Store {
-    /// Has the queue name a batch's new files while the batch's entries are written and
-    /// synced, once the list of them is durable, so that a crash before the entries are
-    /// cannot leave them behind.
-    /// - Parameters:
-    ///   - firstSequence: the batch's first journal sequence; `entryCount`: its entries.
-    ///   - contentHash: the canonical hash of the document a record ends the batch with.
-    func startNamingEarly(
-        _ files: inout PreparedRecordFiles, firstSequence: UInt64, entryCount: Int, contentHash: (RecordKey) -> SHA256Digest?
-    ) throws(StoreError) {
-        guard !files.indexByKey.isEmpty else { return }
-        let named = files.indexByKey.sorted { $0.value < $1.value }
-        let intent = NewFileIntent(
-            firstSequence: firstSequence, entryCount: UInt64(entryCount),
-            files: named.compactMap { key, _ in contentHash(key).map { NewFileIntent.File(key: key, contentHash: $0) } })
-        try recordNewFileIntent(intent)
-        files.earlyNames = named.map { ($0.value, layout.recordFile($0.key)) }
-        files.queue.link(files.earlyNames)
+    /// Works out which records of a batch get a new file, before anything is written, and
+    /// has a worker make and name those files while the batch is journaled: the list of them
+    /// (`.ferry/new-files`) is written first, and the names are given once a thread beside this
+    /// one has synced it, so that a crash before the entries are durable cannot leave them
+    /// behind (``settleNewFileIntent()``).
+    ///
+    /// The plan follows the writes exactly as ``performLocalWrites(_:)`` will (puts that change
+    /// nothing, deletes, a record put twice), so the list holds each new record's last document
+    /// and the batch's true number of entries. Returns `nil`, having started nothing, when the
+    /// batch will fail (an invalid document, a delete of no record: the write loop throws the
+    /// error in order) or has too few new files to be worth a worker.
+    /// - Parameter plan: each record's state before the batch, filled in as it is looked up.
+    func startNewRecordFiles(
+        _ writes: [RecordWrite], canonicalForms: [Result<(bytes: [UInt8], hash: SHA256Digest), StoreError>?],
+        firstSequence: UInt64, plan: inout [RecordKey: PlannedRecord]
+    ) throws(StoreError) -> PreparedRecordFiles? {
+        plan.reserveCapacity(writes.count)
+        var entryCount = 0
+        var newFiles = 0
+        // The worker starts making files as soon as there are enough of them, while the rest
+        // of the batch is planned: requests are handed over in chunks, each a put that gives
+        // a record a new file (a later write to the record may make it moot: then its file is
+        // never named).
+        let layout = self.layout
+        var queue: UnnamedFileQueue?
+        var unsent: [UnnamedFileQueue.Request] = []
+        var sent = 0
+        var paths: [String] = []
+        func send() {
+            if queue == nil { queue = UnnamedFileQueue() }
+            let indexes = queue?.add(contentsOf: unsent) ?? 0..<0
+            assert(indexes.lowerBound == sent, "the queue numbers requests from 0, in order")
+            sent += unsent.count
+            unsent.removeAll(keepingCapacity: true)
+        }
+        for (offset, write) in writes.enumerated() {
+            let key = write.key
+            var record: PlannedRecord
+            if let known = plan[key] {
+                record = known
+            } else {
+                let state = index.records.state(of: key)
+                record = PlannedRecord(before: state, liveHash: state?.liveContentHash)
+            }
+            switch write {
+            case .put:
+                guard case .success(let form)? = canonicalForms[offset] else {
+                    queue?.finish()
+                    return nil
+                }
+                if record.liveHash == form.hash {
+                    plan[key] = record
+                    continue
+                }
+                record.liveHash = form.hash
+                if record.before?.file == nil && (record.before?.versions.count ?? 0) <= 1 {
+                    if record.newFile == nil { newFiles += 1 }
+                    let path = layout.recordFile(key)
+                    let canonical = form.bytes
+                    record.newFile = (offset, sent + unsent.count)
+                    paths.append(path)
+                    unsent.append { (FileSystem.parentPath(of: path), JSONWriter.prettyBytes(fromCanonical: canonical)) }
+                    if unsent.count >= (queue == nil ? Store.fileQueueThreshold : 128) { send() }
+                }
+            case .delete:
+                guard record.liveHash != nil else {
+                    queue?.finish()
+                    return nil
+                }
+                record.liveHash = nil
+                if record.newFile != nil { newFiles -= 1 }
+                record.newFile = nil
+            }
+            plan[key] = record
+            entryCount += 1
+        }
+        do { try checkIndexIntegrity() } catch {
+            queue?.finish()
+            throw error
+        }
+        guard newFiles >= Store.fileQueueThreshold, queue != nil else {
+            queue?.finish()
+            return nil
+        }
+        if !unsent.isEmpty { send() }
+        guard let queue else { return nil }
+        var files: [NewFileIntent.File] = []
+        var prepared = PreparedRecordFiles(queue: queue, indexByKey: [:], entryCount: entryCount)
+        files.reserveCapacity(newFiles)
+        prepared.indexByKey.reserveCapacity(newFiles)
+        prepared.earlyNames.reserveCapacity(newFiles)
+        // In the order of the writes (the plan's order is a hash table's), which is the
+        // order of the queue's indexes.
+        for (offset, write) in writes.enumerated() {
+            guard let newFile = plan[write.key]?.newFile, newFile.offset == offset,
+                case .success(let form)? = canonicalForms[offset]
+            else { continue }
+            files.append(NewFileIntent.File(key: write.key, contentHash: form.hash))
+            prepared.indexByKey[write.key] = newFile.index
+            prepared.earlyNames.append((newFile.index, paths[newFile.index]))
+        }
+        let intent = NewFileIntent(firstSequence: firstSequence, entryCount: UInt64(entryCount), files: files)
+        let sync: @Sendable () -> Bool
+        do { sync = try writeNewFileIntent(intent) } catch {
+            queue.finish()
+            throw error
+        }
+        queue.link(prepared.earlyNames, once: sync)
+        // More files than the worker may make ahead: it would alternate making and naming
+        // while this thread writes the journal; a second thread makes them instead.
+        if sent > queue.window { queue.addMaker() }
+        return prepared
     }
 
-    /// Writes `intent` to `.ferry/new-files` and syncs it, before any of its files is named.
-    /// The file is overwritten in place (one sync); the first one also syncs `.ferry/`.
-    func recordNewFileIntent(_ intent: NewFileIntent) throws(StoreError) {
+    /// Writes `intent` to `.ferry/new-files` (overwritten in place) and returns what syncs it:
+    /// the file, and `.ferry/` the first time. It returns whether the sync succeeded; until
+    /// it has, none of the listed files may be named.
+    func writeNewFileIntent(_ intent: NewFileIntent) throws(StoreError) -> @Sendable () -> Bool {
         let path = layout.newFileIntent
+        let engine = layout.engine
         let bytes = intent.encoded()
-        do {
+        do throws(SystemError) {
             let isNew = !FileSystem.exists(path)
             let file = try FileDescriptor.open(path, .writeOnly, options: .create)
-            try file.closeAfter { () throws(SystemError) in
+            do throws(SystemError) {
                 try file.writeAll(bytes)
                 try file.truncate(to: Int64(bytes.count))
-                try file.synchronize()
+            } catch {
+                file.close()
+                throw error
             }
-            if isNew { try FileSystem.synchronizeDirectory(layout.engine) }
+            return {
+                defer { file.close() }
+                do {
+                    try file.synchronize()
+                    if isNew { try FileSystem.synchronizeDirectory(engine) }
+                    return true
+                } catch {
+                    return false
+                }
+            }
         } catch {
             throw .io(error)
         }
+    }
+
+    /// Waits for the files a batch named early and empties the list (the batch is durable).
+    func finishNewFileIntent(_ prepared: PreparedRecordFiles) {
+        _ = prepared.queue.linkResults()
+        clearNewFileIntent()
     }
 
     /// Empties `.ferry/new-files` once its batch is durable or settled. Not synced: a list
@@ -83,4 +197,17 @@ extension Store {
         }
         clearNewFileIntent()
     }
+}
+
+/// What the plan of a batch (``Store/startNewRecordFiles(_:canonicalForms:firstSequence:plan:)``)
+/// knows of one record.
+struct PlannedRecord {
+    /// The record's state in the index before the batch.
+    var before: RecordState?
+    /// What a put must hash to to change nothing, after the writes planned so far (see
+    /// ``RecordState/liveContentHash``).
+    var liveHash: SHA256Digest?
+    /// When the batch gives the record a new file: the offset of the put it ends with, and
+    /// the index of that put's file in the worker's queue.
+    var newFile: (offset: Int, index: Int)?
 }

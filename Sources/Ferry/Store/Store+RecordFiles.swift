@@ -12,13 +12,14 @@ extension Store {
     /// The file write that brings `key` from `before` to `after`, when it is only that;
     /// `nil` when ``materialize(_:before:after:documents:)`` must do the work (a delete, a
     /// conflict, or nothing to write).
+    /// - Parameter path: the record file's path, when the caller has it at hand.
     func plainFileWrite(
-        _ key: RecordKey, before: RecordState?, after: RecordState, documents: [UInt64: JSONValue]
+        _ key: RecordKey, before: RecordState?, after: RecordState, documents: [UInt64: JSONValue], path: String? = nil
     ) throws(StoreError) -> RecordFileWrite? {
         guard after.isLive, after.versions.count == 1, (before?.versions.count ?? 1) == 1 else { return nil }
         if let before, before.isLive, before.winner.identity == after.winner.identity, before.file != nil { return nil }
         let document = try self.document(of: after.winner, documents: documents)
-        return RecordFileWrite(key: key, path: layout.recordFile(key), document: document, isNew: before?.file == nil)
+        return RecordFileWrite(key: key, path: path ?? layout.recordFile(key), document: document, isNew: before?.file == nil)
     }
 
     /// Writes record files and remembers their stamps.
@@ -38,10 +39,12 @@ extension Store {
             let queue = UnnamedFileQueue()
             ownQueue = queue
             var indexByKey: [RecordKey: Int] = [:]
-            for write in created {
-                let (directory, document) = (FileSystem.parentPath(of: write.path), write.document)
-                indexByKey[write.key] = queue.add { (directory, document.prettyBytes()) }
-            }
+            let indexes = queue.add(
+                contentsOf: created.map { write in
+                    let (directory, document) = (FileSystem.parentPath(of: write.path), write.document)
+                    return { (directory, document.prettyBytes()) }
+                })
+            for (write, index) in zip(created, indexes) { indexByKey[write.key] = index }
             files = PreparedRecordFiles(queue: queue, indexByKey: indexByKey)
         }
         defer { ownQueue?.finish() }
@@ -79,9 +82,9 @@ extension Store {
     static let fileQueueThreshold = 64
 }
 
-/// New record files a batch of puts started making before its journal entries were written,
-/// named while the entries are written (``Store/startNamingEarly(_:firstSequence:entryCount:contentHash:)``)
-/// or, for a queue started after the append, once they are durable.
+/// New record files a batch of puts started making and naming before its journal entries
+/// were written (``Store/startNewRecordFiles(_:canonicalForms:firstSequence:initial:)``), or,
+/// for a queue started after the append, named once the entries are durable.
 struct PreparedRecordFiles {
     /// Makes the unnamed files.
     var queue: UnnamedFileQueue
@@ -91,4 +94,19 @@ struct PreparedRecordFiles {
     /// The files handed to the queue to name before the journal append (listed first in a
     /// ``NewFileIntent``): queue index and path.
     var earlyNames: [(index: Int, path: String)] = []
+    /// The batch's number of journal entries, as planned.
+    var entryCount = 0
+
+    /// The path of `key`'s file when it was handed over to be named early.
+    func earlyPath(of key: RecordKey) -> String? {
+        guard let index = indexByKey[key] else { return nil }
+        // earlyNames is in increasing index order.
+        var low = 0
+        var high = earlyNames.count
+        while low < high {
+            let middle = (low + high) / 2
+            if earlyNames[middle].index < index { low = middle + 1 } else { high = middle }
+        }
+        return low < earlyNames.count && earlyNames[low].index == index ? earlyNames[low].path : nil
+    }
 }

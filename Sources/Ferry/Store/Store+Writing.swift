@@ -60,21 +60,17 @@ extension Store {
             var liveHash: SHA256Digest?
             /// The record's state in the index before the batch.
             var before: RecordState?
-            var hasFile: Bool { before?.file != nil }
         }
         var overlay: [RecordKey: Pending] = [:]
+        overlay.reserveCapacity(writes.count)
         var pending: [Journal.Pending] = []
         var hashes: [SHA256Digest] = []
         var documents: [UInt64: JSONValue] = [:]
+        documents.reserveCapacity(writes.count)
         var unchanged = 0
         var counter = index.knowledge[replicaID]
         let head = index.headSequence
         pending.reserveCapacity(writes.count)
-        // New record files take longest: once the batch is large enough, a worker makes them
-        // (unnamed, invisible) while this thread builds and writes the journal entries.
-        var prepared: PreparedRecordFiles?
-        defer { prepared?.queue.finish() }
-        let layout = self.layout
         // Each document's checks, canonical bytes and hash depend on nothing else: made first,
         // on every core. Errors are thrown below, in the order of the writes.
         let options = self.options
@@ -85,66 +81,66 @@ extension Store {
                 return (bytes, SHA256.hash(bytes))
             }
         }
-        for (offset, write) in writes.enumerated() {
-            let key = write.key
-            let current: Pending? =
-                overlay[key]
-                ?? index.records[key].map { state in
-                    Pending(
-                        lastSequence: state.lastSequence, vector: state.mergedVersion,
-                        liveHash: state.isLive && !state.isConflicted ? state.winner.contentHash : (state.isLive ? .zero : nil),
-                        before: state)
+        // Each record's state before the batch, looked up once (a search of the snapshot).
+        var plan: [RecordKey: PlannedRecord] = [:]
+        // New record files take longest: once the batch is large enough, a worker makes and
+        // names them while this thread builds and writes the journal entries.
+        var prepared: PreparedRecordFiles?
+        defer { prepared?.queue.finish() }
+        if writes.count >= Store.fileQueueThreshold {
+            prepared = try startNewRecordFiles(writes, canonicalForms: canonicalForms, firstSequence: head + 1, plan: &plan)
+        }
+        // The plan foresaw every error below; should one still happen, nothing named stays.
+        do throws(StoreError) {
+            for (offset, write) in writes.enumerated() {
+                let key = write.key
+                var current = overlay[key]
+                if current == nil {
+                    let state: RecordState?
+                    if let planned = plan[key] { state = planned.before } else { state = index.records[key] }
+                    current = state.map { Pending(lastSequence: $0.lastSequence, vector: $0.mergedVersion, liveHash: $0.liveContentHash, before: $0) }
                 }
-            let operation: Change.Operation
-            let hash: SHA256Digest
-            var canonical: [UInt8]?
-            switch write {
-            case .put(_, let document):
-                if let form = canonicalForms[offset] {
-                    (canonical, hash) = try form.get()
-                } else {
-                    let bytes = try validatedCanonicalBytes(document)
-                    (canonical, hash) = (bytes, SHA256.hash(bytes))
-                }
-                if let live = current?.liveHash, live == hash {
-                    unchanged += 1
-                    continue
-                }
-                operation = .put(document)
-                if let canonicalBytes = canonical, current?.hasFile != true, (current?.before?.versions.count ?? 0) <= 1,
-                    writes.count >= Store.fileQueueThreshold
-                {
-                    let queue = prepared?.queue ?? UnnamedFileQueue()
-                    if prepared == nil { prepared = PreparedRecordFiles(queue: queue, indexByKey: [:]) }
-                    prepared?.indexByKey[key] = queue.add {
-                        (FileSystem.parentPath(of: layout.recordFile(key)), JSONWriter.prettyBytes(fromCanonical: canonicalBytes))
+                let operation: Change.Operation
+                let hash: SHA256Digest
+                var canonical: [UInt8]?
+                switch write {
+                case .put(_, let document):
+                    if let form = canonicalForms[offset] {
+                        (canonical, hash) = try form.get()
+                    } else {
+                        let bytes = try validatedCanonicalBytes(document)
+                        (canonical, hash) = (bytes, SHA256.hash(bytes))
                     }
+                    if let live = current?.liveHash, live == hash {
+                        unchanged += 1
+                        continue
+                    }
+                    operation = .put(document)
+                case .delete:
+                    guard current?.liveHash != nil else { throw .recordNotFound(key) }
+                    hash = .zero
+                    operation = .delete
                 }
-            case .delete:
-                guard current?.liveHash != nil else { throw .recordNotFound(key) }
-                hash = .zero
-                operation = .delete
-                prepared?.indexByKey[key] = nil
+                counter += 1
+                var vector = current?.vector ?? VersionVector()
+                vector[replicaID] = counter
+                let change = Change(
+                    origin: replicaID, counter: counter, timestamp: clock.tick(), key: key, operation: operation,
+                    version: vector)
+                pending.append(
+                    Journal.Pending(change: change, previousSequenceOfRecord: current?.lastSequence ?? 0, canonicalDocument: canonical))
+                hashes.append(hash)
+                let sequence = head + UInt64(pending.count)
+                if let document = operation.document { documents[sequence] = document }
+                overlay[key] = Pending(
+                    lastSequence: sequence, vector: vector, liveHash: operation.document == nil ? nil : hash, before: current?.before)
             }
-            counter += 1
-            var vector = current?.vector ?? VersionVector()
-            vector[replicaID] = counter
-            let change = Change(
-                origin: replicaID, counter: counter, timestamp: clock.tick(), key: key, operation: operation,
-                version: vector)
-            pending.append(
-                Journal.Pending(change: change, previousSequenceOfRecord: current?.lastSequence ?? 0, canonicalDocument: canonical))
-            hashes.append(hash)
-            let sequence = head + UInt64(pending.count)
-            if let document = operation.document { documents[sequence] = document }
-            overlay[key] = Pending(
-                lastSequence: sequence, vector: vector, liveHash: operation.document == nil ? nil : hash, before: current?.before)
+            try checkIndexIntegrity()
+        } catch {
+            if let prepared { undoEarlyNames(prepared) }
+            throw error
         }
-        try checkIndexIntegrity()
-        if var files = prepared, !pending.isEmpty {
-            try startNamingEarly(&files, firstSequence: head + 1, entryCount: pending.count) { overlay[$0]?.liveHash }
-            prepared = files
-        }
+        assert(prepared == nil || prepared?.entryCount == pending.count, "the plan of a batch's new files counted its entries wrong")
         let seen = overlay
         let entries: [JournalEntry]
         do {
@@ -153,12 +149,12 @@ extension Store {
         } catch {
             // Entries not appended: the files named early must go. Appended: they are the
             // batch's files, whatever failed after.
-            if let prepared, !prepared.earlyNames.isEmpty {
-                if journal.headSequence == head { undoEarlyNames(prepared) } else { clearNewFileIntent() }
+            if let prepared {
+                if journal.headSequence == head { undoEarlyNames(prepared) } else { finishNewFileIntent(prepared) }
             }
             throw error
         }
-        if let prepared, !prepared.earlyNames.isEmpty { clearNewFileIntent() }
+        if let prepared { finishNewFileIntent(prepared) }
         return WriteResult(entries: entries, unchanged: unchanged)
     }
 
@@ -177,7 +173,9 @@ extension Store {
         let entries: [JournalEntry]
         do { entries = try journal.append(pending) } catch { throw .journal(error) }
         var touched: [RecordKey: RecordState?] = [:]
+        touched.reserveCapacity(pending.count)
         var order: [RecordKey] = []
+        order.reserveCapacity(pending.count)
         for (offset, entry) in entries.enumerated() {
             let key = entry.change.key
             let isFirst = touched[key] == nil
@@ -193,7 +191,7 @@ extension Store {
         var fileWrites: [RecordFileWrite] = []
         for key in order {
             guard let after = index.records[key], let before = touched[key] else { continue }
-            if let write = try plainFileWrite(key, before: before, after: after, documents: documents) {
+            if let write = try plainFileWrite(key, before: before, after: after, documents: documents, path: prepared?.earlyPath(of: key)) {
                 fileWrites.append(write)
             } else {
                 try materialize(key, before: before, after: after, documents: documents)

@@ -50,6 +50,21 @@ extension StoreIndex {
             replicaList.append(replica)
         }
         for (replica, _) in knowledge.sortedCounters { register(replica) }
+        // Most versions come from one replica or a few: skip the table for a repeat.
+        var lastRegistered: ReplicaID?
+        func registerVersion(_ version: RecordVersion) {
+            let origin = version.identity.origin
+            if origin != lastRegistered {
+                register(origin)
+                lastRegistered = origin
+            }
+            let counters = version.version.counters
+            if counters.count == 1, let only = counters.keys.first {
+                if only != lastRegistered { register(only) }
+            } else {
+                for (replica, _) in version.version.sortedCounters { register(replica) }
+            }
+        }
         // Changed records by sort key: those changed in memory are encoded as they are
         // written; the delta's lines (changed by earlier processes, not since) are copied.
         var changed: [(sortKey: [UInt8], change: SnapshotChange)] = []
@@ -60,17 +75,14 @@ extension StoreIndex {
         for (key, state) in records.overlay {
             let sortKey = SnapshotFile.sortKey(key)
             if hasDelta { inMemory.insert(sortKey) }
-            changed.append((sortKey, .state(key)))
-            for version in state.versions {
-                register(version.identity.origin)
-                for (replica, _) in version.version.sortedCounters { register(replica) }
-            }
+            changed.append((sortKey, .state(key, state)))
+            for version in state.versions { registerVersion(version) }
         }
         records.delta?.forEachRawLine { sortKey, line in
             let sortKey = Array(sortKey)
             if !inMemory.contains(sortKey) { changed.append((sortKey, .line(line))) }
         }
-        changed.sort { $0.sortKey.lexicographicallyPrecedes($1.sortKey) }
+        changed.sort { ByteOrder.precedes($0.sortKey, $1.sortKey) }
         let number: (ReplicaID) -> Int = { numbers[$0] ?? 0 }
         // A full snapshot has one line per record; a delta one per changed record.
         let lines = announced ?? (deltaOnly ? changed.count : records.count)
@@ -97,12 +109,10 @@ extension StoreIndex {
             guard failure == nil else { return }
             do throws(SystemError) {
                 switch change {
-                case .state(let key):
-                    guard let state = records.overlay[key] else { return }
+                case .state(let key, let state):
                     try sink.append(StoreIndex.line(key, state, number: number))
                 case .line(let line):
-                    try sink.append(line)
-                    try sink.append([10])
+                    try sink.appendLine(line)
                 }
             } catch { failure = error }
             written += 1
@@ -110,17 +120,18 @@ extension StoreIndex {
         var next = 0
         if !deltaOnly {
             records.base?.forEachRawLineStreaming { sortKey, line in
-                while next < changed.count && changed[next].sortKey.lexicographicallyPrecedes(sortKey) {
+                var order = next < changed.count ? ByteOrder.compare(changed[next].sortKey, sortKey) : 1
+                while order < 0 {
                     emit(changed[next].change)
                     next += 1
+                    order = next < changed.count ? ByteOrder.compare(changed[next].sortKey, sortKey) : 1
                 }
-                if next < changed.count && changed[next].sortKey.elementsEqual(sortKey) {
+                if order == 0 {
                     emit(changed[next].change)
                     next += 1
                 } else if failure == nil {
                     do throws(SystemError) {
-                        try sink.append(line)
-                        try sink.append([10])
+                        try sink.appendLine(line)
                     } catch { failure = error }
                     written += 1
                 }
@@ -138,7 +149,7 @@ extension StoreIndex {
 
     /// A changed record in a snapshot being written: a state to encode, or a line to copy.
     private enum SnapshotChange {
-        case state(RecordKey)
+        case state(RecordKey, RecordState)
         case line(ArraySlice<UInt8>)
     }
 
@@ -219,6 +230,16 @@ struct SnapshotSink {
 
     mutating func append<Bytes: Collection>(_ bytes: Bytes) throws(SystemError) where Bytes.Element == UInt8 {
         buffer.append(contentsOf: bytes)
+        if let file, buffer.count >= 1 << 20 {
+            try file.writeAll(buffer)
+            buffer.removeAll(keepingCapacity: true)
+        }
+    }
+
+    /// Appends `line` and a newline.
+    mutating func appendLine(_ line: ArraySlice<UInt8>) throws(SystemError) {
+        buffer.append(contentsOf: line)
+        buffer.append(10)
         if let file, buffer.count >= 1 << 20 {
             try file.writeAll(buffer)
             buffer.removeAll(keepingCapacity: true)

@@ -40,7 +40,15 @@ public struct StoreLayout: Sendable, Hashable {
 
     /// The live record file of `key`.
     public func recordFile(_ key: RecordKey) -> String {
-        entityDirectory(key.entity) + "/" + RecordFileName.relativePath(for: key.id)
+        let relative = RecordFileName.relativePath(for: key.id)
+        var path = ""
+        path.reserveCapacity(root.utf8.count + key.entity.rawValue.utf8.count + relative.utf8.count + 10)
+        path += root
+        path += "/records/"
+        path += key.entity.rawValue
+        path += "/"
+        path += relative
+        return path
     }
 
     /// The path of `key`'s file relative to the store, as reports show it.

@@ -116,4 +116,39 @@ import FerryTestSupport
         #expect(!FileSystem.exists(store.layout.recordFile(try key("phantom"))))
         #expect(try store.status().isClean)
     }
+
+    /// A large batch plans its new files before anything is written. One that will fail (a
+    /// delete of a record that does not exist, a document that is not an object, at the end
+    /// of two hundred new records) must name none of them: nobody may see a file for a write
+    /// that is refused.
+    @Test func aBatchThatWillFailNamesNoFile() throws {
+        let directory = try TemporaryDirectory()
+        let store = try Store.create(at: directory.subpath("s"))
+        defer { store.close() }
+        try store.put(["kept": true], entity: entity, id: try RecordID("kept"))
+        let head = store.headSequence
+        let news = try (0..<200).map { RecordWrite.put(try key("n\($0)"), ["n": .integer(Int64($0))]) }
+        #expect(news.count >= 2 * Store.fileQueueThreshold)
+        let failing: [(String, RecordWrite, (StoreError) -> Bool)] = [
+            ("a delete of no record", .delete(try key("missing")), { if case .recordNotFound = $0 { true } else { false } }),
+            ("a document that is no object", .put(try key("bad"), [1, 2]), { if case .invalid = $0 { true } else { false } }),
+        ]
+        for (what, last, isExpected) in failing {
+            do {
+                try store.write(news + [last])
+                Issue.record("\(what): the batch was written")
+            } catch {
+                #expect(isExpected(error), "\(what): \(error)")
+            }
+            #expect(store.headSequence == head, "\(what)")
+            let names = try FileSystem.contents(ofDirectory: store.layout.entityDirectory(entity)).map(\.name)
+            #expect(names == ["kept.json"], "\(what)")
+            #expect(((try? FileSystem.readFile(store.layout.newFileIntent, limit: 1 << 20)) ?? []).isEmpty, "\(what)")
+        }
+        #expect(try store.status().isClean)
+        // The same batch without its bad write goes through whole.
+        try store.write(news)
+        #expect(try store.ids(of: entity).count == 201)
+        #expect(try store.status().isClean)
+    }
 }

@@ -69,3 +69,36 @@ import FerryTestSupport
         #expect(try store.get(entity: entity, id: RecordID("../x")) == ["id": "../x"])
     }
 }
+
+/// The fast paths of the id encoding (ids that encode to themselves; sort keys built in
+/// place) against the byte-by-byte encoding, and ``ByteOrder`` against the standard library.
+@Suite struct RecordFileNameFastPathTests {
+    @Test func everyIdEncodesAsTheByteByByteEncodingDoes() throws {
+        var random = SeededRandom(seed: 7)
+        let alphabet = Array("abcxyz0129-_.ABZ /%^~é\u{1}")
+        for _ in 0..<3000 {
+            let length = Int.random(in: 1...12, using: &random)
+            let text = String((0..<length).map { _ in alphabet[Int.random(in: 0..<alphabet.count, using: &random)] })
+            let id = try RecordID(text)
+            var bytes: [UInt8] = []
+            RecordFileName.appendEncoded(id, to: &bytes)
+            #expect(RecordFileName.encode(id) == String(decoding: bytes, as: UTF8.self), "\(text)")
+            #expect(RecordFileName.decode(RecordFileName.encode(id)) == id, "\(text)")
+            let key = RecordKey(entity: try EntityName("Item"), id: id)
+            #expect(SnapshotFile.sortKey(key) == Array("Item\t".utf8) + bytes)
+        }
+    }
+
+    @Test func byteOrderAgreesWithTheStandardLibrary() {
+        var random = SeededRandom(seed: 11)
+        for _ in 0..<3000 {
+            let a = (0..<Int.random(in: 0...6, using: &random)).map { _ in UInt8.random(in: 0...3, using: &random) * 85 }
+            let b = (0..<Int.random(in: 0...6, using: &random)).map { _ in UInt8.random(in: 0...3, using: &random) * 85 }
+            #expect(ByteOrder.precedes(a, b) == a.lexicographicallyPrecedes(b), "\(a) \(b)")
+            #expect((ByteOrder.compare(a, b) == 0) == (a == b), "\(a) \(b)")
+            let slice = (a + [10] + b)[1...]
+            #expect(ByteOrder.firstIndex(of: 10, in: slice) == slice.firstIndex(of: 10), "\(a) \(b)")
+            #expect(ByteOrder.firstIndex(of: 170, in: slice) == slice.firstIndex(of: 170), "\(a) \(b)")
+        }
+    }
+}

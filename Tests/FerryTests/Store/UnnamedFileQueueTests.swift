@@ -136,6 +136,53 @@ import FerryTestSupport
         #expect(try FileSystem.readFile(folder + "/taken", limit: 100) == [9])
     }
 
+    /// `link(_:once:)`: nothing is named until the check returns `true`, which runs on
+    /// another thread while the worker goes on making files; a `false` names nothing.
+    @Test(.enabled(if: hasUnnamedFiles)) func namesWaitForTheirCheck() throws {
+        for passes in [true, false] {
+            let directory = try TemporaryDirectory()
+            let (queue, folder) = try makeQueue(count: 40, window: 64, in: directory)
+            defer { queue.finish() }
+            let release = DispatchSemaphore(value: 0)
+            queue.link((0..<40).map { ($0, folder + "/f\($0)") }, once: {
+                release.wait()
+                return passes
+            })
+            // Made ahead meanwhile, but invisible.
+            for _ in 0..<200 where openUnnamedFiles(in: folder) < 40 { usleep(2_000) }
+            #expect(openUnnamedFiles(in: folder) == 40)
+            #expect(try FileSystem.contents(ofDirectory: folder).isEmpty)
+            release.signal()
+            let outcomes = queue.linkResults()
+            let linked = (0..<40).filter { if case .linked = outcomes[$0] { true } else { false } }
+            #expect(linked.count == (passes ? 40 : 0), "check passed: \(passes)")
+            #expect(try FileSystem.contents(ofDirectory: folder).count == (passes ? 40 : 0))
+            queue.finish()
+            #expect(openUnnamedFiles(in: folder) == 0)
+        }
+    }
+
+    /// A batch far larger than the window: a second thread makes the files while the worker
+    /// names them; every file whole, in its place, nothing left open.
+    @Test(.enabled(if: hasUnnamedFiles)) func aHelperMakesFilesWhileTheWorkerNamesThem() throws {
+        let directory = try TemporaryDirectory()
+        let (queue, folder) = try makeQueue(count: 500, window: 8, in: directory)
+        queue.link((0..<500).map { ($0, folder + "/f\($0)") })
+        queue.addMaker()
+        queue.addMaker()
+        let outcomes = queue.linkResults()
+        for index in 0..<500 {
+            guard case .linked = outcomes[index] else {
+                Issue.record("file \(index) was not named: \(String(describing: outcomes[index]))")
+                continue
+            }
+            #expect(try FileSystem.readFile(folder + "/f\(index)", limit: 1 << 20) == contents(index))
+        }
+        queue.finish()
+        #expect(openUnnamedFiles(in: folder) == 0)
+        #expect(try FileSystem.contents(ofDirectory: folder).count == 500)
+    }
+
     @Test func aQueueGivenNoNamesFinishesAtOnce() throws {
         let directory = try TemporaryDirectory()
         let (queue, folder) = try makeQueue(count: 50, window: 64, in: directory)
