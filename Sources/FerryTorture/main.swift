@@ -3,6 +3,7 @@
 //   ferry-torture syncer <storeA> <storeB> <seed>
 //   ferry-torture hold <store>
 import Ferry
+import Foundation
 
 #if canImport(Glibc)
 import Glibc
@@ -20,6 +21,20 @@ func seed(_ text: String) throws(TortureError) -> UInt64 {
     guard let value = UInt64(text) else { throw .usage("seed must be an unsigned integer, not '\(text)'") }
     return value
 }
+
+/// Exits when the process that started this one is gone (its test was interrupted), so no
+/// torture process outlives its test: they write forever until killed.
+func exitWithParent() {
+    let parent = getppid()
+    let thread = Thread {
+        while true {
+            usleep(200_000)
+            if getppid() != parent { _exit(3) }
+        }
+    }
+    thread.start()
+}
+exitWithParent()
 
 do {
     let arguments = Array(CommandLine.arguments.dropFirst())
