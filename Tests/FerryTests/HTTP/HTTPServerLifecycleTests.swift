@@ -90,13 +90,18 @@ import Testing
         try await idle.send("GET /hello HTTP/1.1\r\nHost: x\r\n\r\n")
         #expect(try await idle.readResponse()?.code == 200)
 
-        try await busy.send("GET /slow HTTP/1.1\r\nHost: x\r\n\r\n")
+        try await busy.send("GET /held HTTP/1.1\r\nHost: x\r\n\r\n")
         let answer = Task { try await busy.readResponse() }
         while server.requestsHandled < 2 { try await Task.sleep(for: .milliseconds(5)) }
         let began = ContinuousClock.now
-        await server.stop()
+        // The request is answered only once the server is stopping (it has let go of its port).
+        let stopping = Task { await server.stop() }
+        while server.server.port != nil { try await Task.sleep(for: .milliseconds(5)) }
+        try await Task.sleep(for: .milliseconds(50))
+        HeldRequests.gate.signal()
+        await stopping.value
         let response = try #require(try await answer.value)
-        #expect(response.code == 200 && response.text == "slow\n")
+        #expect(response.code == 200 && response.text == "held\n")
         #expect(response.headers["Connection"] == "close")
         #expect(ContinuousClock.now - began < .seconds(20))  // not the 30 s grace period
         #expect(await idle.isClosedByServer())

@@ -64,6 +64,16 @@ final class TestServer: Sendable {
             // Longer than any delay a saturated machine puts between the test's steps.
             try? await Task.sleep(for: .seconds(20))
             return HTTPResponse(body: Array("very slow\n".utf8))
+        case (.get, "/held"):
+            // Answers once the test opens the gate (at most 20 s), so the test decides what
+            // the server is doing meanwhile, however busy the machine.
+            await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+                DispatchQueue.global().async {
+                    _ = HeldRequests.gate.wait(timeout: .now() + 20)
+                    continuation.resume()
+                }
+            }
+            return HTTPResponse(body: Array("held\n".utf8))
         case (.get, "/slow"):
             try? await Task.sleep(for: .milliseconds(300))
             return HTTPResponse(body: Array("slow\n".utf8))
@@ -222,4 +232,9 @@ func runProgram(_ path: String, _ arguments: [String]) throws -> (status: Int32,
     let errorData = error.fileHandleForReading.readDataToEndOfFile()
     process.waitUntilExit()
     return (process.terminationStatus, outputData, String(decoding: errorData, as: UTF8.self))
+}
+
+/// The gate `/held` requests wait at (one test uses it).
+enum HeldRequests {
+    static let gate = DispatchSemaphore(value: 0)
 }
