@@ -187,12 +187,6 @@ struct RecordTable: Sequence {
     }
 
     /// Sets the state of a record whose presence the caller knows (no lookup to count it).
-    /// Makes room in memory for `additional` more changed records, so a large batch grows the
-    /// table once instead of rehashing it at every doubling.
-    mutating func reserveCapacity(forChanges additional: Int) {
-        overlay.reserveCapacity(overlay.count + additional)
-    }
-
     mutating func set(_ key: RecordKey, _ state: RecordState, isNew: Bool) {
         if isNew { count += 1 }
         overlay[key] = state

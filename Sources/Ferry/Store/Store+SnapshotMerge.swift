@@ -1,5 +1,3 @@
-import Dispatch
-
 extension Store {
     /// Merges the records changed in memory into a new snapshot when enough have piled up
     /// since the last one: a quarter of the store, and at least ``StoreOptions/mergeInterval``
@@ -53,9 +51,6 @@ extension Store {
         index.records = RecordTable(base: snapshot, overlay: changedSince, count: index.records.count)
         snapshotSequence = frozen.headSequence
         persistedHead = frozen.headSequence
-        // The frozen copy's records are freed by another thread: tens of thousands of them.
-        let finished = merge
-        DispatchQueue.global(qos: .utility).async { withExtendedLifetime(finished) {} }
     }
 
     /// Drops a running merge (waiting for its thread): for callers about to write the index

@@ -172,7 +172,6 @@ extension Store {
         if pending.isEmpty { return [] }
         let entries: [JournalEntry]
         do { entries = try journal.append(pending) } catch { throw .journal(error) }
-        if entries.count >= Store.fileQueueThreshold { index.records.reserveCapacity(forChanges: entries.count) }
         var touched: [RecordKey: RecordState?] = [:]
         touched.reserveCapacity(pending.count)
         var order: [RecordKey] = []

@@ -75,7 +75,7 @@ extension StoreIndex {
         for (key, state) in records.overlay {
             let sortKey = SnapshotFile.sortKey(key)
             if hasDelta { inMemory.insert(sortKey) }
-            changed.append((sortKey, .state(key, state)))
+            changed.append((sortKey, .state(key)))
             for version in state.versions { registerVersion(version) }
         }
         records.delta?.forEachRawLine { sortKey, line in
@@ -109,7 +109,9 @@ extension StoreIndex {
             guard failure == nil else { return }
             do throws(SystemError) {
                 switch change {
-                case .state(let key, let state):
+                case .state(let key):
+                    // Looked up again rather than held: a merge may cover every record.
+                    guard let state = records.overlay[key] else { return }
                     try sink.append(StoreIndex.line(key, state, number: number))
                 case .line(let line):
                     try sink.appendLine(line)
@@ -149,7 +151,7 @@ extension StoreIndex {
 
     /// A changed record in a snapshot being written: a state to encode, or a line to copy.
     private enum SnapshotChange {
-        case state(RecordKey, RecordState)
+        case state(RecordKey)
         case line(ArraySlice<UInt8>)
     }
 
