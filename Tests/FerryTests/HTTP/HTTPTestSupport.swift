@@ -67,11 +67,12 @@ final class TestServer: Sendable {
         case (.get, "/held"):
             // Answers once the test opens the gate (at most 20 s), so the test decides what
             // the server is doing meanwhile, however busy the machine.
+            // On a thread of its own: a blocked Dispatch worker would delay the server's timers.
             await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
-                DispatchQueue.global().async {
+                Thread {
                     _ = HeldRequests.gate.wait(timeout: .now() + 20)
                     continuation.resume()
-                }
+                }.start()
             }
             return HTTPResponse(body: Array("held\n".utf8))
         case (.get, "/slow"):
