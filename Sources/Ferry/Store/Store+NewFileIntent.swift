@@ -34,6 +34,9 @@ extension Store {
             sent += unsent.count
             unsent.removeAll(keepingCapacity: true)
         }
+        // Unless the queue is handed over at the end, its files are dropped unnamed.
+        var handedOver = false
+        defer { if !handedOver { queue?.finish() } }
         for (offset, write) in writes.enumerated() {
             let key = write.key
             var record: PlannedRecord
@@ -45,10 +48,7 @@ extension Store {
             }
             switch write {
             case .put:
-                guard case .success(let form)? = canonicalForms[offset] else {
-                    queue?.finish()
-                    return nil
-                }
+                guard case .success(let form)? = canonicalForms[offset] else { return nil }
                 if record.liveHash == form.hash {
                     plan[key] = record
                     continue
@@ -64,10 +64,7 @@ extension Store {
                     if unsent.count >= (queue == nil ? Store.fileQueueThreshold : 128) { send() }
                 }
             case .delete:
-                guard record.liveHash != nil else {
-                    queue?.finish()
-                    return nil
-                }
+                guard record.liveHash != nil else { return nil }
                 record.liveHash = nil
                 if record.newFile != nil { newFiles -= 1 }
                 record.newFile = nil
@@ -75,14 +72,8 @@ extension Store {
             plan[key] = record
             entryCount += 1
         }
-        do { try checkIndexIntegrity() } catch {
-            queue?.finish()
-            throw error
-        }
-        guard newFiles >= Store.fileQueueThreshold, queue != nil else {
-            queue?.finish()
-            return nil
-        }
+        try checkIndexIntegrity()
+        guard newFiles >= Store.fileQueueThreshold, queue != nil else { return nil }
         if !unsent.isEmpty { send() }
         guard let queue else { return nil }
         var files: [NewFileIntent.File] = []
@@ -101,12 +92,8 @@ extension Store {
             prepared.earlyNames.append((newFile.index, paths[newFile.index]))
         }
         let intent = NewFileIntent(firstSequence: firstSequence, entryCount: UInt64(entryCount), files: files)
-        let sync: @Sendable () -> Bool
-        do { sync = try writeNewFileIntent(intent) } catch {
-            queue.finish()
-            throw error
-        }
-        queue.link(prepared.earlyNames, once: sync)
+        queue.link(prepared.earlyNames, once: try writeNewFileIntent(intent))
+        handedOver = true
         // More files than the worker may make ahead: it would alternate making and naming
         // while this thread writes the journal; a second thread makes them instead.
         if sent > queue.window { queue.addMaker() }
