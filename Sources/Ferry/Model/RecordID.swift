@@ -63,10 +63,31 @@ public struct RecordID: Sendable, Hashable, Comparable, CustomStringConvertible 
 public struct RecordKey: Sendable, Hashable, Comparable, CustomStringConvertible {
     public let entity: EntityName
     public let id: RecordID
+    /// The hash of entity and id, worked out once (see ``PrecomputedHash``).
+    private let digest: Int
 
     public init(entity: EntityName, id: RecordID) {
         self.entity = entity
         self.id = id
+        digest = PrecomputedHash.digest { hasher in
+            entity.hash(into: &hasher)
+            id.hash(into: &hasher)
+        }
+    }
+
+    /// The same entity and id. Keys with different digests differ, so most unequal keys are
+    /// told apart by one comparison.
+    public static func == (lhs: RecordKey, rhs: RecordKey) -> Bool {
+        lhs.digest == rhs.digest && lhs.id == rhs.id && lhs.entity == rhs.entity
+    }
+
+    public func hash(into hasher: inout Hasher) {
+        hasher.combine(digest)
+    }
+
+    /// The digest mixed with a table's seed: no `Hasher` per lookup.
+    public func _rawHashValue(seed: Int) -> Int {
+        PrecomputedHash.rawHashValue(digest, seed: seed)
     }
 
     /// `Entity/id`, as the CLI prints it.

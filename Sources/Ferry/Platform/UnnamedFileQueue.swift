@@ -23,7 +23,8 @@ import Foundation
 /// let indexes = queue.add(contentsOf: items.map { item in { (item.directory, item.contents) } })
 /// // … make the files' existence durable elsewhere (a journal), then:
 /// queue.link(zip(indexes, items).map { ($0, $1.path) })   // or link(_:once:) with the sync
-/// for (index, outcome) in queue.linkResults() { /* record, or write the file another way */ }
+/// let outcomes = queue.linkResults()
+/// for index in indexes { /* outcomes[index]: record it, or write the file another way */ }
 /// ```
 final class UnnamedFileQueue: @unchecked Sendable {
     /// What to make for one index, computed by the thread that makes it: the directory the
@@ -42,6 +43,34 @@ final class UnnamedFileQueue: @unchecked Sendable {
         /// Unnamed files are unavailable here, or the name was taken: write this file another way.
         case notLinked
         case failed(SystemError)
+    }
+
+    /// What became of each file handed to ``link(_:)``, by index: a table as long as the
+    /// queue, not a dictionary, since a batch names tens of thousands.
+    struct Outcomes: Sendable, CustomStringConvertible {
+        private var byIndex: [Outcome?] = []
+        /// How many files have an outcome.
+        private(set) var count = 0
+
+        init(count: Int = 0) {
+            byIndex = Array(repeating: nil, count: count)
+        }
+
+        var isEmpty: Bool { count == 0 }
+
+        /// The outcome of file `index`; `nil` when it was not to be named (or is out of range).
+        subscript(index: Int) -> Outcome? {
+            get { byIndex.indices.contains(index) ? byIndex[index] : nil }
+            set {
+                guard byIndex.indices.contains(index) else { return }
+                count += (newValue != nil ? 1 : 0) - (byIndex[index] != nil ? 1 : 0)
+                byIndex[index] = newValue
+            }
+        }
+
+        var description: String {
+            "\(count) outcomes: " + byIndex.indices.compactMap { index in byIndex[index].map { "\(index): \($0)" } }.joined(separator: ", ")
+        }
     }
 
     /// One unnamed file, open.
@@ -71,7 +100,7 @@ final class UnnamedFileQueue: @unchecked Sendable {
     /// The names, in increasing index order, once the caller gives them.
     private var targets: [(index: Int, path: String)]?
     private var nextTarget = 0
-    private var outcomes: [Int: Outcome] = [:]
+    private var outcomes = Outcomes()
     /// The unnamed file system was refused once: make no more.
     private var unsupported = false
     private var isFinished = false
@@ -223,6 +252,7 @@ final class UnnamedFileQueue: @unchecked Sendable {
         if self.targets != nil { condition.unlock(); return }
         var seen = Set<Int>()
         self.targets = targets.filter { $0.index >= 0 && $0.index < count && seen.insert($0.index).inserted }.sorted { $0.index < $1.index }
+        outcomes = Outcomes(count: count)
         condition.broadcast()
         condition.unlock()
     }
@@ -272,7 +302,7 @@ final class UnnamedFileQueue: @unchecked Sendable {
 
     /// Waits until every file handed to ``link(_:)`` is named (or could not be), making files
     /// meanwhile; returns what became of each, by index.
-    func linkResults() -> [Int: Outcome] {
+    func linkResults() -> Outcomes {
         condition.lock()
         defer { condition.unlock() }
         while !linkingDone && !workerDone {

@@ -192,6 +192,18 @@ struct RecordTable: Sequence {
         overlay[key] = state
     }
 
+    /// Sets what Ferry last wrote to a record's file, in place; nothing when the table has no
+    /// such record. A batch stamps every file it wrote, and the record is in memory by then:
+    /// one lookup instead of the three of `table[key]?.file = stamp`.
+    mutating func setFile(_ stamp: FileStamp?, of key: RecordKey) {
+        if let position = overlay.index(forKey: key) {
+            overlay.values[position].file = stamp
+        } else if var state = stored(key) {
+            state.file = stamp
+            overlay[key] = state
+        }
+    }
+
     /// Replaces the state of a record the table already has (no lookup to count it).
     mutating func replaceExisting(_ key: RecordKey, with state: RecordState) {
         overlay[key] = state

@@ -32,46 +32,50 @@ extension Store {
     func writeRecordFiles(_ writes: [RecordFileWrite], prepared: PreparedRecordFiles? = nil) throws(StoreError) {
         var firstError: SystemError?
         func note(_ error: SystemError) { firstError = firstError ?? error }
-        let created = writes.filter(\.isNew)
+        // Positions in `writes`, not copies: a batch writes tens of thousands of files, and
+        // each copy of a write retains its strings and its document.
+        let created = writes.indices.filter { writes[$0].isNew }
         var files = prepared
         var ownQueue: UnnamedFileQueue?
         if files == nil && created.count >= Store.fileQueueThreshold {
             let queue = UnnamedFileQueue()
             ownQueue = queue
             var indexByKey: [RecordKey: Int] = [:]
+            indexByKey.reserveCapacity(created.count)
             let indexes = queue.add(
-                contentsOf: created.map { write in
-                    let (directory, document) = (FileSystem.parentPath(of: write.path), write.document)
+                contentsOf: created.map { position in
+                    let (directory, document) = (FileSystem.parentPath(of: writes[position].path), writes[position].document)
                     return { (directory, document.prettyBytes()) }
                 })
-            for (write, index) in zip(created, indexes) { indexByKey[write.key] = index }
+            for (position, index) in zip(created, indexes) { indexByKey[writes[position].key] = index }
             files = PreparedRecordFiles(queue: queue, indexByKey: indexByKey)
         }
         defer { ownQueue?.finish() }
-        var named: [(index: Int, write: RecordFileWrite)] = []
-        var unprepared: [RecordFileWrite] = []
-        for write in created {
-            if let index = files?.indexByKey[write.key], index >= 0 { named.append((index, write)) } else { unprepared.append(write) }
+        var named: [(index: Int, position: Int)] = []
+        named.reserveCapacity(created.count)
+        var unprepared: [Int] = []
+        for position in created {
+            if let index = files?.indexByKey[writes[position].key], index >= 0 { named.append((index, position)) } else { unprepared.append(position) }
         }
-        if files?.earlyNames.isEmpty ?? false { files?.queue.link(named.map { ($0.index, $0.write.path) }) }
+        if files?.earlyNames.isEmpty ?? false { files?.queue.link(named.map { ($0.index, writes[$0.position].path) }) }
         // While the worker names the new files, this thread writes the others.
-        for write in unprepared {
-            do { try writeRecordFile(write.key, path: write.path, document: write.document, isNew: true) } catch { note(error) }
+        func writeOne(_ position: Int, isNew: Bool) {
+            let write = writes[position]
+            do { try writeRecordFile(write.key, path: write.path, document: write.document, isNew: isNew) } catch { note(error) }
         }
-        for write in writes where !write.isNew {
-            do { try writeRecordFile(write.key, path: write.path, document: write.document, isNew: false) } catch { note(error) }
-        }
+        for position in unprepared { writeOne(position, isNew: true) }
+        for position in writes.indices where !writes[position].isNew { writeOne(position, isNew: false) }
         if let queue = files?.queue {
             let outcomes = queue.linkResults()
-            for (index, write) in named {
+            for (index, position) in named {
                 switch outcomes[index] {
                 case .linked(let linked):
-                    self.index.records[write.key]?.file = FileStamp(linked.status, contentHash: linked.contentHash)
+                    self.index.records.setFile(FileStamp(linked.status, contentHash: linked.contentHash), of: writes[position].key)
                 case .failed(let error):
                     note(error)
                 case .notLinked, nil:
                     // No unnamed files here, or a file appeared at the path: the usual way.
-                    do { try writeRecordFile(write.key, path: write.path, document: write.document, isNew: true) } catch { note(error) }
+                    writeOne(position, isNew: true)
                 }
             }
         }

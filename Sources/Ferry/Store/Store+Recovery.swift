@@ -133,7 +133,7 @@ extension Store {
         conflictFolders: inout [String: [String]]
     ) throws(StoreError) {
         let path = layout.recordFile(key)
-        index.records[key]?.file = nil
+        index.records.setFile(nil, of: key)
         func isStale(_ hash: SHA256Digest) throws(StoreError) -> Bool {
             if staleForms.contains(hash) { return true }
             guard let historyThrough else { return false }
@@ -148,7 +148,7 @@ extension Store {
                 let actual = bytes.map { SHA256.hash($0) }
                 if actual == expectedHash {
                     if let status = try FileSystem.status(path) {
-                        index.records[key]?.file = FileStamp(status, contentHash: expectedHash)
+                        index.records.setFile(FileStamp(status, contentHash: expectedHash), of: key)
                     }
                 } else if let actual, try !isStale(actual) {
                     // A hand edit: keep it.

@@ -215,7 +215,7 @@ extension Store {
                 }
             } else if before?.isLive ?? false || FileSystem.exists(path) {
                 try FileSystem.removeFile(path)
-                index.records[key]?.file = nil
+                index.records.setFile(nil, of: key)
             }
             let oldLosers = before?.losers ?? []
             let newLosers = after.losers
@@ -252,7 +252,7 @@ extension Store {
             try FileSystem.createDirectories(FileSystem.parentPath(of: path))
             status = try write()
         }
-        index.records[key]?.file = FileStamp(status, contentHash: SHA256.hash(bytes))
+        index.records.setFile(FileStamp(status, contentHash: SHA256.hash(bytes)), of: key)
     }
 
     /// The document of a version: from `documents` when at hand, else from the journal.

@@ -23,6 +23,29 @@ import FerryTestSupport
         #expect(FileSystem.exists(path + "/.ferry/index-delta"))
     }
 
+    @Test func aFileStampIsSetInPlaceWhereverTheRecordIs() throws {
+        let directory = try TemporaryDirectory()
+        let path = directory.subpath("s")
+        try storeWithDelta(at: path)
+        let store = try Store.open(at: path)
+        defer { store.close() }
+        try store.put(["v": 2], entity: notes, id: RecordID("n1"))
+        let count = store.index.records.count
+        let stamp = FileStamp(size: 7, modificationNanoseconds: 1, inode: 2, contentHash: .zero, takenAtNanoseconds: 3)
+        // In memory (just written), in the delta (n7), in the snapshot only (n2), and absent.
+        for id in ["n1", "n7", "n2"] {
+            let key = key(notes, id)
+            store.index.records.setFile(stamp, of: key)
+            #expect(store.index.records[key]?.file == stamp, "\(id)")
+            #expect(store.index.records[key]?.isLive == true, "\(id) keeps its versions")
+        }
+        store.index.records.setFile(nil, of: key(notes, "n2"))
+        #expect(store.index.records[key(notes, "n2")]?.file == nil)
+        store.index.records.setFile(stamp, of: key(notes, "absent"))
+        #expect(store.index.records[key(notes, "absent")] == nil)
+        #expect(store.index.records.count == count, "no record was added")
+    }
+
     @Test func openingAndReadingLeaveTheDeltaOnDisk() throws {
         let directory = try TemporaryDirectory()
         let path = directory.subpath("s")

@@ -187,7 +187,11 @@ import FerryTestSupport
         let directory = try TemporaryDirectory()
         let (queue, folder) = try makeQueue(count: 50, window: 64, in: directory)
         queue.link([])
-        #expect(queue.linkResults().isEmpty)
+        let outcomes = queue.linkResults()
+        #expect(outcomes.isEmpty)
+        for index in [-1, 0, 49, 50, 10_000] {
+            if let outcome = outcomes[index] { Issue.record("file \(index) has an outcome: \(outcome)") }
+        }
         queue.finish()
         #expect(try FileSystem.contents(ofDirectory: folder).isEmpty)
     }
