@@ -12,6 +12,8 @@ final class Journal {
     /// Where a new segment starts: after this many entries or bytes in the current one.
     static let segmentEntryLimit = 4096
     static let segmentByteLimit: Int64 = 8 << 20
+    /// How many bytes of encoded lines an append gathers before writing them.
+    static let writeBufferSize = 1 << 20
 
     let directory: String
     private(set) var segments: [JournalSegment]
@@ -186,46 +188,36 @@ final class Journal {
         var sequence = headSequence
         var hash = headHash
         var encoder = JournalLineEncoder()
-        // Lines grouped by the segment they go to.
-        var groups: [(segmentStart: UInt64, isNew: Bool, bytes: [UInt8])] = []
-        var size = segments.isEmpty ? Journal.segmentByteLimit : lastSegmentSize
-        var count = segments.isEmpty ? Journal.segmentEntryLimit : lastSegmentCount
-        let firstOfBatch = headSequence + 1
-        for (offset, item) in pending.enumerated() {
-            sequence += 1
-            let batch =
-                pending.count > 1 ? BatchPosition(first: firstOfBatch, remaining: UInt64(pending.count - offset - 1)) : nil
-            let (entryHash, line) = encoder.encode(
-                sequence: sequence, change: item.change,
-                previousSequenceOfRecord: item.previousSequenceOfRecord, previousHash: hash, batch: batch,
-                canonicalDocument: item.canonicalDocument)
-            entries.append(
-                JournalEntry(
-                    sequence: sequence, change: item.change,
-                    previousSequenceOfRecord: item.previousSequenceOfRecord, previousHash: hash, hash: entryHash,
-                    batch: batch))
-            hash = entryHash
-            if count >= Journal.segmentEntryLimit || size >= Journal.segmentByteLimit {
-                groups.append((sequence, true, []))
-                size = 0
-                count = 0
-            } else if groups.isEmpty {
-                groups.append((segments.last?.firstSequence ?? sequence, false, []))
-            }
-            groups[groups.count - 1].bytes.append(contentsOf: line)
-            size += Int64(line.count)
-            count += 1
-        }
+        // Lines are written as they are encoded, a buffer at a time, so a batch of any size
+        // needs one buffer; each segment the batch touches is synced before the next is opened.
+        var buffer: [UInt8] = []
+        buffer.reserveCapacity(Journal.writeBufferSize + 4096)
+        var bufferedLines = 0
         var created: [JournalSegment] = []
         let rollbackSize = lastSegmentSize
-        do {
-            for group in groups {
-                if group.isNew {
+        let firstOfBatch = headSequence + 1
+        func flush(synchronizing: Bool) throws(SystemError) {
+            guard let writer else { return }
+            if !buffer.isEmpty {
+                try writer.writeAll(buffer)
+                lastSegmentSize += Int64(buffer.count)
+                lastSegmentCount += bufferedLines
+                buffer.removeAll(keepingCapacity: true)
+                bufferedLines = 0
+            }
+            if synchronizing { try writer.synchronize() }
+        }
+        do throws(SystemError) {
+            for (offset, item) in pending.enumerated() {
+                sequence += 1
+                if segments.isEmpty || lastSegmentCount + bufferedLines >= Journal.segmentEntryLimit
+                    || lastSegmentSize + Int64(buffer.count) >= Journal.segmentByteLimit
+                {
+                    try flush(synchronizing: true)
                     writer?.close()
                     writer = nil
-                    let segment = JournalSegment(firstSequence: group.segmentStart)
-                    writer = try FileDescriptor.open(
-                        path(of: segment), .writeOnly, options: [.create, .exclusive, .append])
+                    let segment = JournalSegment(firstSequence: sequence)
+                    writer = try FileDescriptor.open(path(of: segment), .writeOnly, options: [.create, .exclusive, .append])
                     created.append(segment)
                     segments.append(segment)
                     lastSegmentSize = 0
@@ -233,12 +225,22 @@ final class Journal {
                 } else if writer == nil, let last = segments.last {
                     writer = try FileDescriptor.open(path(of: last), .writeOnly, options: [.append])
                 }
-                guard let writer else { break }
-                try writer.writeAll(group.bytes)
-                try writer.synchronize()
-                lastSegmentSize += Int64(group.bytes.count)
-                lastSegmentCount += group.bytes.reduce(0) { $0 + ($1 == UInt8(ascii: "\n") ? 1 : 0) }
+                let batch =
+                    pending.count > 1 ? BatchPosition(first: firstOfBatch, remaining: UInt64(pending.count - offset - 1)) : nil
+                let entryHash = encoder.encode(
+                    sequence: sequence, change: item.change,
+                    previousSequenceOfRecord: item.previousSequenceOfRecord, previousHash: hash, batch: batch,
+                    canonicalDocument: item.canonicalDocument, appendingTo: &buffer)
+                bufferedLines += 1
+                entries.append(
+                    JournalEntry(
+                        sequence: sequence, change: item.change,
+                        previousSequenceOfRecord: item.previousSequenceOfRecord, previousHash: hash, hash: entryHash,
+                        batch: batch))
+                hash = entryHash
+                if buffer.count >= Journal.writeBufferSize { try flush(synchronizing: false) }
             }
+            try flush(synchronizing: true)
             if !created.isEmpty { try FileSystem.synchronizeDirectory(directory) }
         } catch {
             // Undo: remove segments this call created, cut the old last segment back.

@@ -15,6 +15,19 @@ struct JournalLineEncoder {
         sequence: UInt64, change: Change, previousSequenceOfRecord: UInt64, previousHash: SHA256Digest,
         batch: BatchPosition?, canonicalDocument: [UInt8]? = nil
     ) -> (hash: SHA256Digest, line: [UInt8]) {
+        var line: [UInt8] = []
+        let hash = encode(
+            sequence: sequence, change: change, previousSequenceOfRecord: previousSequenceOfRecord, previousHash: previousHash,
+            batch: batch, canonicalDocument: canonicalDocument, appendingTo: &line)
+        return (hash, line)
+    }
+
+    /// Appends the entry's line (with its newline) to `output` and returns the entry's hash:
+    /// for a caller that gathers many lines in one buffer.
+    mutating func encode(
+        sequence: UInt64, change: Change, previousSequenceOfRecord: UInt64, previousHash: SHA256Digest,
+        batch: BatchPosition?, canonicalDocument: [UInt8]? = nil, appendingTo line: inout [UInt8]
+    ) -> SHA256Digest {
         head.removeAll(keepingCapacity: true)
         tail.removeAll(keepingCapacity: true)
         if let batch {
@@ -62,14 +75,13 @@ struct JournalLineEncoder {
         hasher.update(tail)
         let hash = hasher.finalize()
 
-        var line: [UInt8] = []
-        line.reserveCapacity(head.count + tail.count + 80)
+        line.reserveCapacity(line.count + head.count + tail.count + 80)
         line.append(contentsOf: head)
         line.append(contentsOf: #""hash":""#.utf8)
         hash.appendHexDigits(to: &line)
         line.append(contentsOf: #"","#.utf8)
         line.append(contentsOf: tail)
         line.append(UInt8(ascii: "\n"))
-        return (hash, line)
+        return hash
     }
 }
