@@ -25,6 +25,7 @@ func importBenchmarks(scale: Int, workDirectory: String) throws -> [BenchmarkRow
     func plainWrites(_ name: String) throws -> (seconds: Double, cpu: CPUSeconds) {
         let directory = root + "/" + name
         _ = try FileSystem.createDirectories(directory)
+        Measure.settle()
         _ = cpu.lap()
         let seconds = try Measure.seconds {
             for (offset, document) in documents.enumerated() {
@@ -42,6 +43,7 @@ func importBenchmarks(scale: Int, workDirectory: String) throws -> [BenchmarkRow
     func batchedPut(_ name: String) throws -> (seconds: Double, cpu: CPUSeconds) {
         let batchStore = try Store.create(at: root + "/" + name)
         defer { batchStore.close() }
+        Measure.settle()
         _ = cpu.lap()
         let seconds = try Measure.seconds { try batchStore.write(writes) }
         return (seconds, cpu.lap())
@@ -55,6 +57,9 @@ func importBenchmarks(scale: Int, workDirectory: String) throws -> [BenchmarkRow
     // The import, from the JSON text: parse, convert, diff, validate, one batch.
     let store = try Store.create(at: root + "/import")
     var firstReport: ImportReport?
+    // Each timed step starts with the file system's earlier work committed (`Measure.settle()`):
+    // otherwise the import's first fsync commits the 200k files the baselines just created.
+    Measure.settle()
     _ = cpu.lap()
     let importSeconds = try Measure.seconds { firstReport = try store.importRecords(input, into: entity) }
     let importCPU = cpu.lap()
@@ -62,11 +67,15 @@ func importBenchmarks(scale: Int, workDirectory: String) throws -> [BenchmarkRow
 
     let headBefore = store.headSequence
     var unchangedReport: ImportReport?
+    Measure.settle()
+    _ = cpu.lap()
     let unchangedSeconds = try Measure.seconds { unchangedReport = try store.importRecords(input, into: entity) }
     let unchangedCPU = cpu.lap()
     let unchangedEntries = unchangedReport?.journalEntries ?? -1
 
     var changedReport: ImportReport?
+    Measure.settle()
+    _ = cpu.lap()
     let changedSeconds = try Measure.seconds { changedReport = try store.importRecords(changed, into: entity) }
     let changedCPU = cpu.lap()
     store.close()

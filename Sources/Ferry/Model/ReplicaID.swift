@@ -6,9 +6,6 @@ import Foundation
 public struct ReplicaID: Sendable, Hashable, Comparable, CustomStringConvertible {
     /// The lowercase UUID text.
     public let rawValue: String
-    /// The hash of the text, worked out once (see ``PrecomputedHash``): version vectors and
-    /// the store's knowledge look replicas up for every change.
-    private let digest: Int
 
     /// Parses a UUID (either case); `nil` when `text` is not one.
     public init?(_ text: String) {
@@ -16,7 +13,7 @@ public struct ReplicaID: Sendable, Hashable, Comparable, CustomStringConvertible
         // more ids per entry, and Foundation's parser goes through sscanf and sprintf.
         let parsed = text.utf8.withContiguousStorageIfAvailable(Self.canonical) ?? Self.canonical(Array(text.utf8))
         guard let parsed else { return nil }
-        self.init(uncheckedLowercase: parsed)
+        rawValue = parsed
     }
 
     /// The lowercase form of a UUID in 8-4-4-4-12 form (either case), or `nil`.
@@ -44,23 +41,7 @@ public struct ReplicaID: Sendable, Hashable, Comparable, CustomStringConvertible
         ReplicaID(uncheckedLowercase: UUID().uuidString.lowercased())
     }
 
-    init(uncheckedLowercase rawValue: String) {
-        self.rawValue = rawValue
-        digest = PrecomputedHash.digest { rawValue.hash(into: &$0) }
-    }
-
-    public static func == (lhs: ReplicaID, rhs: ReplicaID) -> Bool {
-        lhs.digest == rhs.digest && lhs.rawValue == rhs.rawValue
-    }
-
-    public func hash(into hasher: inout Hasher) {
-        hasher.combine(digest)
-    }
-
-    /// The digest mixed with a table's seed: no `Hasher` per lookup.
-    public func _rawHashValue(seed: Int) -> Int {
-        PrecomputedHash.rawHashValue(digest, seed: seed)
-    }
+    init(uncheckedLowercase rawValue: String) { self.rawValue = rawValue }
 
     /// The first eight characters, as logs show a replica.
     public var short: String { String(rawValue.prefix(8)) }

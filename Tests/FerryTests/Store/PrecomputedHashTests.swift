@@ -3,8 +3,7 @@ import Foundation
 import FerryTestSupport
 @testable import Ferry
 
-/// Record keys and replica ids hash a digest worked out when they are made
-/// (``PrecomputedHash``): equal values must still hash alike, unequal ones must stay apart in
+/// Record keys hash a digest worked out when they are made (``PrecomputedHash``): equal values must still hash alike, unequal ones must stay apart in
 /// tables, and a table of them must spread them over its buckets.
 @Suite struct PrecomputedHashTests {
     @Test func equalKeysMadeApartAreEqualAndHashAlike() throws {
@@ -32,18 +31,6 @@ import FerryTestSupport
             #expect(keys.contains(RecordKey(entity: users, id: try RecordID(id.rawValue))))
             #expect(RecordKey(entity: users, id: id) != RecordKey(entity: notes, id: id))
         }
-    }
-
-    @Test func replicaIDsInEitherCaseAreOneReplica() throws {
-        let text = "3F2504E0-4F89-11D3-9A0C-0305E82C3301"
-        let upper = try #require(ReplicaID(text))
-        let lower = try #require(ReplicaID(text.lowercased()))
-        #expect(upper == lower)
-        #expect(upper.hashValue == lower.hashValue)
-        var vector = VersionVector()
-        vector[upper] = 3
-        #expect(vector[lower] == 3)
-        #expect(ReplicaID.generate() != ReplicaID.generate())
     }
 
     @Test func aLargeTableSpreadsItsKeys() throws {
