@@ -23,6 +23,9 @@
 /// 100,000 `[` is rejected with an error at the first level past the limit and never exhausts
 /// the call stack.
 ///
+/// A top-level array of a megabyte or more (an API response to import, a sync batch) is parsed
+/// on every core; what it accepts, and every error it reports, are those of the single pass.
+///
 /// ```swift
 /// let value = try JSONParser.parse(#"{"name": "Lamp", "price": 12.5}"#)
 /// value["price"] // .double(12.5)
@@ -112,6 +115,7 @@ public struct JSONParser {
                 line: 1, column: 1,
                 reason: "document is \(bytes.count) bytes; the limit is \(options.maximumByteCount)")
         }
+        if let array = parseArrayInParallel(bytes, options: options) { return array }
         var scanner = JSONScanner(input: bytes, maximumDepth: options.maximumDepth)
         return try scanner.parseDocument()
     }

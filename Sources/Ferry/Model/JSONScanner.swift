@@ -130,6 +130,21 @@ struct JSONScanner {
         }
     }
 
+    /// Parses `value (, value)*` filling the whole input, whitespace allowed around each: a run
+    /// of a top-level array's elements cut out at its commas (see ``JSONParser``'s parallel
+    /// path). The input must hold at least one value.
+    mutating func parseElementRun() throws(JSONParseError) -> [JSONValue] {
+        var elements: [JSONValue] = []
+        while true {
+            skipWhitespace()
+            elements.append(try parseValueTree())
+            skipWhitespace()
+            if offset == input.count { return elements }
+            guard input[offset] == UInt8(ascii: ",") else { throw unexpected(expecting: "',' or ']' after array element") }
+            offset += 1
+        }
+    }
+
     /// Gives the shared stacks room for a typical record before the first container opens.
     private mutating func reserveStacks(with frames: inout [Frame]) {
         frames.reserveCapacity(8)

@@ -21,6 +21,18 @@ enum ParallelWork {
         return results.compactMap { $0 }
     }
 
+    /// `body(index)` for every index in `0..<count`, each handed to the next free core (for a
+    /// few large pieces of uneven cost); results in index order.
+    static func each<T: Sendable>(count: Int, _ body: @Sendable (Int) -> T) -> [T] {
+        if count <= 1 || ProcessInfo.processInfo.activeProcessorCount == 1 { return (0..<count).map(body) }
+        var results = [T?](repeating: nil, count: count)
+        results.withUnsafeMutableBufferPointer { buffer in
+            let output = OutputSlots(buffer)
+            DispatchQueue.concurrentPerform(iterations: count) { index in output.store(body(index), at: index) }
+        }
+        return results.compactMap { $0 }
+    }
+
     /// Result slots that each worker writes at its own indexes only.
     private struct OutputSlots<T>: @unchecked Sendable {
         let buffer: UnsafeMutableBufferPointer<T?>
