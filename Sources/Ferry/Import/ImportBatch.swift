@@ -120,14 +120,22 @@ struct ImportBatch {
 
     /// Sets the record's new members.
     mutating func put(_ key: RecordKey, _ members: [String: JSONValue], origin: ImportOrigin?) {
-        if entries[key] == nil { order.append(key) }
-        entries[key] = Entry(pending: .put(members), origin: origin ?? entries[key]?.origin)
+        set(key, .put(members), origin: origin)
     }
 
     /// Marks the record deleted.
     mutating func markDeleted(_ key: RecordKey, origin: ImportOrigin?) {
-        if entries[key] == nil { order.append(key) }
-        entries[key] = Entry(pending: .delete, origin: origin ?? entries[key]?.origin)
+        set(key, .delete, origin: origin)
+    }
+
+    /// Sets what the batch does to `key`, keeping the first origin when `origin` is `nil`.
+    private mutating func set(_ key: RecordKey, _ pending: Pending, origin: ImportOrigin?) {
+        if let index = entries.index(forKey: key) {
+            entries.values[index] = Entry(pending: pending, origin: origin ?? entries.values[index].origin)
+        } else {
+            order.append(key)
+            entries[key] = Entry(pending: pending, origin: origin)
+        }
     }
 
     /// Merges `changes` into an existing record (`null` removes a key). Does nothing to a record

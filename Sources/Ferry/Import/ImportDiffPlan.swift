@@ -139,7 +139,7 @@ public struct ImportDiffPlan: Sendable, Equatable {
                 throw .duplicateItemID(id.rawValue, firstIndex: first, secondIndex: index)
             }
             guard let current = storedByID[id] else {
-                let document = JSONValue.object(members.filter { !$0.value.isNull })
+                let document = JSONValue.object(ImportDocuments.withoutNulls(members))
                 if operations.contains(.insert) {
                     inserts.append(Insert(index: index, id: id, document: document))
                 } else {

@@ -16,12 +16,18 @@ enum ImportDocuments {
                 var bytes: [UInt8] = []
                 for index in (part * chunk)..<min((part + 1) * chunk, documents.count) {
                     bytes.removeAll(keepingCapacity: true)
-                    JSONValue.object(documents[index].filter { !$0.value.isNull }).writeCanonical(to: &bytes)
+                    JSONValue.object(withoutNulls(documents[index])).writeCanonical(to: &bytes)
                     output[index] = SHA256.hash(bytes)
                 }
             }
         }
         return hashes
+    }
+
+    /// `members` without its `null` members, as an import stores a record; the same storage
+    /// when there are none (the usual case), so no dictionary is built again.
+    static func withoutNulls(_ members: [String: JSONValue]) -> [String: JSONValue] {
+        members.values.contains(where: \.isNull) ? members.filter { !$0.value.isNull } : members
     }
 
     /// Why the store would refuse `document` (too deep, too large), or `nil`.

@@ -5,49 +5,61 @@ extension Importer {
     ///   (before anything is written), ``ImportError/store(_:)`` when writing fails.
     func finish(_ batch: ImportBatch, conversion: ImportConversion) throws(ImportError) -> ImportReport {
         var batch = batch
-        var counts: [EntityName: ImportReport.Counts] = [conversion.entity: ImportReport.Counts()]
+        var counts: [EntityName: ImportReport.Counts] = [:]
+        // Most records are of the imported entity: counted here without hashing its name each time.
+        var entityCounts = ImportReport.Counts()
+        func count(_ key: RecordKey, _ add: (inout ImportReport.Counts) -> Void) {
+            if key.entity == conversion.entity { add(&entityCounts) } else { add(&counts[key.entity, default: .init()]) }
+        }
         var changes: [ImportReport.Change] = []
         var writes: [RecordWrite] = []
         writes.reserveCapacity(batch.order.count)
+        changes.reserveCapacity(batch.order.count)
         let maximumDepth = store.options.maximumDepth
         let maximumBytes = store.options.maximumDocumentBytes
-        for key in batch.order {
+        // Each new document, and whether the store would refuse it, made first on every core.
+        let keys = batch.order
+        let pendingByPosition = keys.map { batch.entries[$0]?.pending }
+        let documents = ParallelWork.map(count: keys.count, minimumChunk: 1_024) { position -> (JSONValue, problem: String?)? in
+            guard case .put(let members)? = pendingByPosition[position] else { return nil }
+            let document = JSONValue.object(ImportDocuments.withoutNulls(members))
+            return (document, ImportDocuments.problem(in: document, maximumDepth: maximumDepth, maximumBytes: maximumBytes))
+        }
+        for (position, key) in keys.enumerated() {
             guard let entry = batch.entries[key] else { continue }
             switch entry.pending {
             case .delete:
                 guard batch.storedHash(of: key) != nil else { continue }
                 writes.append(.delete(key))
                 changes.append(.init(kind: .delete, key: key, changedKeys: []))
-                counts[key.entity, default: .init()].deleted += 1
-            case .put(let members):
-                let document = JSONValue.object(members.filter { !$0.value.isNull })
-                func refuse(_ reason: String) -> ImportError {
-                    let error = ImportError.invalidDocument(reason: "\(key) \(reason)")
-                    return entry.origin.map { $0.error(error) } ?? error
-                }
-                if let problem = ImportDocuments.problem(in: document, maximumDepth: maximumDepth, maximumBytes: maximumBytes) {
-                    throw refuse(problem)
+                count(key) { $0.deleted += 1 }
+            case .put:
+                guard let (document, problem) = documents[position] else { continue }
+                if let problem {
+                    let error = ImportError.invalidDocument(reason: "\(key) \(problem)")
+                    throw entry.origin.map { $0.error(error) } ?? error
                 }
                 if let storedHash = batch.storedHash(of: key) {
                     if SHA256.hash(document.canonicalBytes()) == storedHash {
-                        counts[key.entity, default: .init()].unchanged += 1
+                        count(key) { $0.unchanged += 1 }
                         continue
                     }
                     let stored = try batch.storedDocument(of: key) ?? [:]
                     let new = document.objectValue ?? [:]
                     let changed = Set(stored.keys).union(new.keys).filter { stored[$0] != new[$0] }.sorted { $0.utf8.lexicographicallyPrecedes($1.utf8) }
                     changes.append(.init(kind: .update, key: key, changedKeys: changed))
-                    counts[key.entity, default: .init()].updated += 1
+                    count(key) { $0.updated += 1 }
                 } else {
                     changes.append(.init(kind: .insert, key: key, changedKeys: []))
-                    counts[key.entity, default: .init()].inserted += 1
+                    count(key) { $0.inserted += 1 }
                 }
                 writes.append(.put(key, document))
             }
         }
         for key in batch.unchanged where batch.entries[key] == nil {
-            counts[key.entity, default: .init()].unchanged += 1
+            count(key) { $0.unchanged += 1 }
         }
+        counts[conversion.entity] = entityCounts
         counts[conversion.entity, default: .init()].skipped = conversion.skipped.filter { $0.keyPath.isEmpty }.count
 
         var journalEntries = 0

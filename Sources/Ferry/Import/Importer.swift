@@ -45,8 +45,9 @@ struct Importer {
         // are hashed first (on every core): an item equal to its record is unchanged unread.
         var storedPositions: [Int] = []
         var storedHashes: [SHA256Digest] = []
-        for (position, item) in conversion.items.enumerated() where inScope.contains(item.id) {
-            guard let hash = batch.storedHash(of: RecordKey(entity: entity, id: item.id)) else { continue }
+        for position in conversion.items.indices where !inScope.isEmpty {
+            let id = conversion.items[position].id
+            guard inScope.contains(id), let hash = batch.storedHash(of: RecordKey(entity: entity, id: id)) else { continue }
             storedPositions.append(position)
             storedHashes.append(hash)
         }
@@ -57,6 +58,8 @@ struct Importer {
         }
         batch.named.reserveCapacity(conversion.items.count + conversion.nestedOrder.count)
         batch.unchanged.reserveCapacity(storedPositions.count)
+        batch.entries.reserveCapacity(conversion.items.count - storedPositions.count + conversion.nestedOrder.count)
+        batch.order.reserveCapacity(conversion.items.count - storedPositions.count + conversion.nestedOrder.count)
         var withheldIndexes: Set<Int> = []
         for (position, item) in conversion.items.enumerated() {
             let key = RecordKey(entity: entity, id: item.id)
@@ -66,9 +69,9 @@ struct Importer {
                 batch.unchanged.insert(key)
                 continue
             }
-            guard inScope.contains(item.id) else {
+            guard !inScope.isEmpty && inScope.contains(item.id) else {
                 if operations.contains(.insert) {
-                    batch.put(key, item.members.filter { !$0.value.isNull }, origin: origin)
+                    batch.put(key, ImportDocuments.withoutNulls(item.members), origin: origin)
                 } else {
                     batch.withheld.inserts.append(item.id)
                     withheldIndexes.insert(item.index)
@@ -86,7 +89,7 @@ struct Importer {
             guard let record = conversion.nested[key], !record.indexes.isSubset(of: withheldIndexes) else { continue }
             batch.named.insert(key)
             if batch.entries[key] == nil, batch.storedHash(of: key) == nil {
-                batch.put(key, record.members.filter { !$0.value.isNull }, origin: record.origin)
+                batch.put(key, ImportDocuments.withoutNulls(record.members), origin: record.origin)
             } else {
                 _ = try upsert(key, members: record.members, origin: record.origin, batch: &batch, alwaysUpdate: true)
             }

@@ -29,31 +29,63 @@ struct RecordConverter {
         conversion = ImportConversion(entity: entity)
     }
 
-    /// Converts `items`, all of `entity`.
+    /// Converts `items`, all of `entity`. A large input is converted on every core, in runs of
+    /// items merged in input order, so the result and the first error are the single pass's.
     /// - Throws: ``ImportError/itemNotAnObject(index:kind:)``, ``ImportError/duplicateItemID(_:firstIndex:secondIndex:)``,
     ///   ``ImportError/invalidItemID(index:reason:)``, and ``ImportError/item(index:keyPath:_:)``
     ///   naming the index and key path of a value that cannot be converted.
     static func convert(
         _ items: [JSONValue], entity: EntityName, schema: Schema?, keys: KeyConvention?
     ) throws(ImportError) -> ImportConversion {
-        var converter = RecordConverter(entity: entity, schema: schema, keys: keys)
+        let runLength = 4_096
+        let runs = (items.count + runLength - 1) / runLength
+        let parts = ParallelWork.each(count: runs) { run in
+            var converter = RecordConverter(entity: entity, schema: schema, keys: keys)
+            let failure = converter.convertItems(items, in: (run * runLength)..<min(items.count, (run + 1) * runLength))
+            return (converter.conversion, failure)
+        }
+        var merged = RecordConverter(entity: entity, schema: schema, keys: keys)
         var seen: [RecordID: Int] = [:]
         seen.reserveCapacity(items.count)
-        converter.conversion.items.reserveCapacity(items.count)
-        for (index, item) in items.enumerated() {
-            guard case .object(let members) = item else { throw .itemNotAnObject(index: index, kind: item.kindName) }
-            let origin = ImportOrigin(index: index, keyPath: "")
-            let object = try converter.convertObject(members, entity: entity, origin: origin, isTopLevel: true)
+        merged.conversion.items.reserveCapacity(items.count)
+        for (part, failure) in parts {
+            // The items of a run that failed are those before its failure, whose repeated ids
+            // the single pass would have reported first.
+            for item in part.items {
+                if let first = seen.updateValue(item.index, forKey: item.id) {
+                    throw .duplicateItemID(item.id.rawValue, firstIndex: first, secondIndex: item.index)
+                }
+            }
+            if let failure { throw failure }
+            merged.conversion.items += part.items
+            merged.conversion.skipped += part.skipped
+            merged.conversion.linkSets += part.linkSets
+            for key in part.nestedOrder {
+                guard let record = part.nested[key] else { continue }
+                merged.addNested(key, members: record.members, origin: record.origin, indexes: record.indexes)
+            }
+        }
+        return merged.conversion
+    }
+
+    /// Converts `items[range]` into ``conversion``, stopping at the first item that fails.
+    /// Repeated ids are left for the caller, which sees every run.
+    /// - Returns: the failure, or `nil`.
+    mutating func convertItems(_ items: [JSONValue], in range: Range<Int>) -> ImportError? {
+        conversion.items.reserveCapacity(range.count)
+        for index in range {
+            guard case .object(let members) = items[index] else { return .itemNotAnObject(index: index, kind: items[index].kindName) }
+            let object: ConvertedObject
+            do { object = try convertObject(members, entity: conversion.entity, origin: ImportOrigin(index: index, keyPath: ""), isTopLevel: true) } catch {
+                return error
+            }
             guard let id = object.id else {
-                converter.conversion.skipped.append(.init(index: index, keyPath: "", reason: object.skipReason ?? "no id"))
+                conversion.skipped.append(.init(index: index, keyPath: "", reason: object.skipReason ?? "no id"))
                 continue
             }
-            if let first = seen.updateValue(index, forKey: id) {
-                throw .duplicateItemID(id.rawValue, firstIndex: first, secondIndex: index)
-            }
-            converter.conversion.items.append(.init(index: index, id: id, members: object.members))
+            conversion.items.append(.init(index: index, id: id, members: object.members))
         }
-        return converter.conversion
+        return nil
     }
 
     /// The mapping of `entity`, worked out on first use.
@@ -119,13 +151,14 @@ struct RecordConverter {
     }
 
     /// Adds a record met as a nested object, merging repeated occurrences (later values win).
-    mutating func addNested(_ key: RecordKey, members: [String: JSONValue], origin: ImportOrigin) {
+    /// - Parameter indexes: the items it was met under; by default that of `origin`.
+    mutating func addNested(_ key: RecordKey, members: [String: JSONValue], origin: ImportOrigin, indexes: Set<Int>? = nil) {
         if var existing = conversion.nested[key] {
             existing.members.merge(members) { _, new in new }
-            existing.indexes.insert(origin.index)
+            existing.indexes.formUnion(indexes ?? [origin.index])
             conversion.nested[key] = existing
         } else {
-            conversion.nested[key] = .init(key: key, members: members, origin: origin, indexes: [origin.index])
+            conversion.nested[key] = .init(key: key, members: members, origin: origin, indexes: indexes ?? [origin.index])
             conversion.nestedOrder.append(key)
         }
     }

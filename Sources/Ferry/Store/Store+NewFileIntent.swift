@@ -37,8 +37,9 @@ extension Store {
         // Unless the queue is handed over at the end, its files are dropped unnamed.
         var handedOver = false
         defer { if !handedOver { queue?.finish() } }
-        for (offset, write) in writes.enumerated() {
-            let key = write.key
+        // By position: a copy of each write would retain its key and document.
+        for offset in writes.indices {
+            let key = writes[offset].key
             var record: PlannedRecord
             if let known = plan[key] {
                 record = known
@@ -46,7 +47,7 @@ extension Store {
                 let state = index.records.state(of: key)
                 record = PlannedRecord(before: state, liveHash: state?.liveContentHash)
             }
-            switch write {
+            switch writes[offset] {
             case .put:
                 guard case .success(let form)? = canonicalForms[offset] else { return nil }
                 if record.liveHash == form.hash {
@@ -83,12 +84,13 @@ extension Store {
         prepared.earlyNames.reserveCapacity(newFiles)
         // In the order of the writes (the plan's order is a hash table's), which is the
         // order of the queue's indexes.
-        for (offset, write) in writes.enumerated() {
-            guard let newFile = plan[write.key]?.newFile, newFile.offset == offset,
+        for offset in writes.indices {
+            let key = writes[offset].key
+            guard let newFile = plan[key]?.newFile, newFile.offset == offset,
                 case .success(let form)? = canonicalForms[offset]
             else { continue }
-            files.append(NewFileIntent.File(key: write.key, contentHash: form.hash))
-            prepared.indexByKey[write.key] = newFile.index
+            files.append(NewFileIntent.File(key: key, contentHash: form.hash))
+            prepared.indexByKey[key] = newFile.index
             prepared.earlyNames.append((newFile.index, paths[newFile.index]))
         }
         let intent = NewFileIntent(firstSequence: firstSequence, entryCount: UInt64(entryCount), files: files)

@@ -92,8 +92,8 @@ extension Store {
         }
         // The plan foresaw every error below; should one still happen, nothing named stays.
         do throws(StoreError) {
-            for (offset, write) in writes.enumerated() {
-                let key = write.key
+            for offset in writes.indices {
+                let key = writes[offset].key
                 var current = overlay[key]
                 if current == nil {
                     let state: RecordState?
@@ -103,7 +103,7 @@ extension Store {
                 let operation: Change.Operation
                 let hash: SHA256Digest
                 var canonical: [UInt8]?
-                switch write {
+                switch writes[offset] {
                 case .put(_, let document):
                     if let form = canonicalForms[offset] {
                         (canonical, hash) = try form.get()
