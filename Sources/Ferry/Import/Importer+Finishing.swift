@@ -17,15 +17,7 @@ extension Importer {
         changes.reserveCapacity(batch.order.count)
         let maximumDepth = store.options.maximumDepth
         let maximumBytes = store.options.maximumDocumentBytes
-        // Each new document, and whether the store would refuse it, made first on every core.
-        let keys = batch.order
-        let pendingByPosition = keys.map { batch.entries[$0]?.pending }
-        let documents = ParallelWork.map(count: keys.count, minimumChunk: 1_024) { position -> (JSONValue, problem: String?)? in
-            guard case .put(let members)? = pendingByPosition[position] else { return nil }
-            let document = JSONValue.object(ImportDocuments.withoutNulls(members))
-            return (document, ImportDocuments.problem(in: document, maximumDepth: maximumDepth, maximumBytes: maximumBytes))
-        }
-        for (position, key) in keys.enumerated() {
+        for key in batch.order {
             guard let entry = batch.entries[key] else { continue }
             switch entry.pending {
             case .delete:
@@ -33,9 +25,9 @@ extension Importer {
                 writes.append(.delete(key))
                 changes.append(.init(kind: .delete, key: key, changedKeys: []))
                 count(key) { $0.deleted += 1 }
-            case .put:
-                guard let (document, problem) = documents[position] else { continue }
-                if let problem {
+            case .put(let members):
+                let document = JSONValue.object(ImportDocuments.withoutNulls(members))
+                if let problem = ImportDocuments.problem(in: document, maximumDepth: maximumDepth, maximumBytes: maximumBytes) {
                     let error = ImportError.invalidDocument(reason: "\(key) \(problem)")
                     throw entry.origin.map { $0.error(error) } ?? error
                 }

@@ -10,12 +10,13 @@ extension Store {
     /// and the batch's true number of entries. Returns `nil`, having started nothing, when the
     /// batch will fail (an invalid document, a delete of no record: the write loop throws the
     /// error in order) or has too few new files to be worth a worker.
-    /// - Parameter plan: each record's state before the batch, filled in as it is looked up.
+    /// - Parameters:
+    ///   - slots: the batch's records, numbered.
+    ///   - plan: each record's state before the batch, by slot, filled in as it is looked up.
     func startNewRecordFiles(
         _ writes: [RecordWrite], canonicalForms: [Result<(bytes: [UInt8], hash: SHA256Digest), StoreError>?],
-        firstSequence: UInt64, plan: inout [RecordKey: PlannedRecord]
+        firstSequence: UInt64, slots: BatchSlots, plan: inout [PlannedRecord?]
     ) throws(StoreError) -> PreparedRecordFiles? {
-        plan.reserveCapacity(writes.count)
         var entryCount = 0
         var newFiles = 0
         // The worker starts making files as soon as there are enough of them, while the rest
@@ -40,8 +41,9 @@ extension Store {
         // By position: a copy of each write would retain its key and document.
         for offset in writes.indices {
             let key = writes[offset].key
+            let slot = slots.ofWrite[offset]
             var record: PlannedRecord
-            if let known = plan[key] {
+            if let known = plan[slot] {
                 record = known
             } else {
                 let state = index.records.state(of: key)
@@ -51,7 +53,7 @@ extension Store {
             case .put:
                 guard case .success(let form)? = canonicalForms[offset] else { return nil }
                 if record.liveHash == form.hash {
-                    plan[key] = record
+                    plan[slot] = record
                     continue
                 }
                 record.liveHash = form.hash
@@ -70,7 +72,7 @@ extension Store {
                 if record.newFile != nil { newFiles -= 1 }
                 record.newFile = nil
             }
-            plan[key] = record
+            plan[slot] = record
             entryCount += 1
         }
         try checkIndexIntegrity()
@@ -86,7 +88,7 @@ extension Store {
         // order of the queue's indexes.
         for offset in writes.indices {
             let key = writes[offset].key
-            guard let newFile = plan[key]?.newFile, newFile.offset == offset,
+            guard let newFile = plan[slots.ofWrite[offset]]?.newFile, newFile.offset == offset,
                 case .success(let form)? = canonicalForms[offset]
             else { continue }
             files.append(NewFileIntent.File(key: key, contentHash: form.hash))
@@ -188,7 +190,7 @@ extension Store {
     }
 }
 
-/// What the plan of a batch (``Store/startNewRecordFiles(_:canonicalForms:firstSequence:plan:)``)
+/// What the plan of a batch (``Store/startNewRecordFiles(_:canonicalForms:firstSequence:slots:plan:)``)
 /// knows of one record.
 struct PlannedRecord {
     /// The record's state in the index before the batch.

@@ -61,8 +61,11 @@ extension Store {
             /// The record's state in the index before the batch.
             var before: RecordState?
         }
-        var overlay: [RecordKey: Pending] = [:]
-        overlay.reserveCapacity(writes.count)
+        // Per-record state by slot (see ``BatchSlots``).
+        let slots = BatchSlots(writes)
+        var overlay = [Pending?](repeating: nil, count: slots.count)
+        var slotOfEntry: [Int] = []
+        slotOfEntry.reserveCapacity(writes.count)
         var pending: [Journal.Pending] = []
         var hashes: [SHA256Digest] = []
         var documents: [UInt64: JSONValue] = [:]
@@ -82,22 +85,23 @@ extension Store {
             }
         }
         // Each record's state before the batch, looked up once (a search of the snapshot).
-        var plan: [RecordKey: PlannedRecord] = [:]
+        var plan = [PlannedRecord?](repeating: nil, count: writes.count >= Store.fileQueueThreshold ? slots.count : 0)
         // New record files take longest: once the batch is large enough, a worker makes and
         // names them while this thread builds and writes the journal entries.
         var prepared: PreparedRecordFiles?
         defer { prepared?.queue.finish() }
         if writes.count >= Store.fileQueueThreshold {
-            prepared = try startNewRecordFiles(writes, canonicalForms: canonicalForms, firstSequence: head + 1, plan: &plan)
+            prepared = try startNewRecordFiles(writes, canonicalForms: canonicalForms, firstSequence: head + 1, slots: slots, plan: &plan)
         }
         // The plan foresaw every error below; should one still happen, nothing named stays.
         do throws(StoreError) {
             for offset in writes.indices {
                 let key = writes[offset].key
-                var current = overlay[key]
+                let slot = slots.ofWrite[offset]
+                var current = overlay[slot]
                 if current == nil {
                     let state: RecordState?
-                    if let planned = plan[key] { state = planned.before } else { state = index.records[key] }
+                    if !plan.isEmpty, let planned = plan[slot] { state = planned.before } else { state = index.records[key] }
                     current = state.map { Pending(lastSequence: $0.lastSequence, vector: $0.mergedVersion, liveHash: $0.liveContentHash, before: $0) }
                 }
                 let operation: Change.Operation
@@ -130,9 +134,10 @@ extension Store {
                 pending.append(
                     Journal.Pending(change: change, previousSequenceOfRecord: current?.lastSequence ?? 0, canonicalDocument: canonical))
                 hashes.append(hash)
+                slotOfEntry.append(slot)
                 let sequence = head + UInt64(pending.count)
                 if let document = operation.document { documents[sequence] = document }
-                overlay[key] = Pending(
+                overlay[slot] = Pending(
                     lastSequence: sequence, vector: vector, liveHash: operation.document == nil ? nil : hash, before: current?.before)
             }
             try checkIndexIntegrity()
@@ -145,7 +150,8 @@ extension Store {
         let entries: [JournalEntry]
         do {
             entries = try appendAndApply(
-                pending, contentHashes: hashes, documents: documents, knownBefore: { key in seen[key].map(\.before) }, prepared: prepared)
+                pending, contentHashes: hashes, documents: documents, knownBefore: { entry in seen[slotOfEntry[entry]].map(\.before) },
+                prepared: prepared)
         } catch {
             // Entries not appended: the files named early must go. Appended: they are the
             // batch's files, whatever failed after.
@@ -163,11 +169,12 @@ extension Store {
     /// - Parameters:
     ///   - contentHashes: each entry's content hash when known (saves hashing twice).
     ///   - documents: documents by sequence, so files need not be read back from the journal.
-    ///   - knownBefore: a record's state before the batch, when the caller looked it up.
+    ///   - knownBefore: the state before the batch of the record of the entry at an offset in
+    ///     `pending`, when the caller looked it up.
     ///   - prepared: new record files the caller started making (see ``writeRecordFiles(_:prepared:)``).
     func appendAndApply(
         _ pending: [Journal.Pending], contentHashes: [SHA256Digest]? = nil, documents: [UInt64: JSONValue],
-        knownBefore: ((RecordKey) -> RecordState??)? = nil, prepared: PreparedRecordFiles? = nil
+        knownBefore: ((Int) -> RecordState??)? = nil, prepared: PreparedRecordFiles? = nil
     ) throws(StoreError) -> [JournalEntry] {
         if pending.isEmpty { return [] }
         let entries: [JournalEntry]
@@ -179,7 +186,7 @@ extension Store {
         for (offset, entry) in entries.enumerated() {
             let key = entry.change.key
             let isFirst = touched[key] == nil
-            let application = index.apply(entry, contentHash: contentHashes?[offset], before: isFirst ? knownBefore?(key) : nil)
+            let application = index.apply(entry, contentHash: contentHashes?[offset], before: isFirst ? knownBefore?(offset) : nil)
             if isFirst {
                 touched[key] = .some(application.before)
                 order.append(key)
