@@ -4,7 +4,8 @@ import Foundation
 /// Issue 6's import figures at `scale` items, with the baselines timed in the same run:
 /// - importing a `scale`-item array into an empty store, against plain writes of the same record
 ///   files (open, write, close; no journal) and against the store's own batched put of the same
-///   documents (target: within 2x of plain writes);
+///   documents (target at 100k: within 2x of plain writes; smaller scales show the ratio only,
+///   as the issue sets no target for them);
 /// - re-importing the same array unchanged (target at 100k: ≤ 1.5 s and zero journal entries);
 /// - importing it with 1% of the items changed (target at 100k: ≤ 2 s).
 ///
@@ -90,8 +91,8 @@ func importBenchmarks(scale: Int, workDirectory: String) throws -> [BenchmarkRow
         BenchmarkRow(name: "plain record file writes", scale: scale, value: Format.seconds(plainSeconds), note: Format.rate(scale, plainSeconds) + ", cpu " + plainCPU.text),
         BenchmarkRow(name: "store batched put (same documents)", scale: scale, value: Format.seconds(batchSeconds), note: Format.ratio(batchSeconds, plainSeconds, "plain writes") + ", cpu " + batchCPU.text),
         BenchmarkRow(
-            name: "import into empty store", scale: scale, value: Format.seconds(importSeconds), target: "≤ 2x plain writes",
-            met: ratio <= 2 && inserted == scale,
+            name: "import into empty store", scale: scale, value: Format.seconds(importSeconds), target: atFullScale ? "≤ 2x plain writes" : "",
+            met: inserted != scale ? false : atFullScale ? ratio <= 2 : nil,
             note: Format.ratio(importSeconds, plainSeconds, "plain writes") + ", " + Format.ratio(importSeconds, batchSeconds, "batched put")
                 + ", cpu " + importCPU.text),
         BenchmarkRow(

@@ -19,16 +19,22 @@ struct BatchSlots {
     let count: Int
     private let slotByKey: [RecordKey: Int]
 
+    /// Numbers the records of `writes`.
     init(_ writes: [RecordWrite]) {
+        self.init(count: writes.count) { writes[$0].key }
+    }
+
+    /// Numbers the records of `count` writes, the one at each offset writing `key(offset)`.
+    init(count: Int, key: (Int) -> RecordKey) {
         var slotByKey: [RecordKey: Int] = [:]
-        slotByKey.reserveCapacity(writes.count)
+        slotByKey.reserveCapacity(count)
         var ofWrite: [Int] = []
-        ofWrite.reserveCapacity(writes.count)
+        ofWrite.reserveCapacity(count)
         // One lookup per write: a new key takes the next slot as it is inserted.
         func slot(_ stored: inout Int) -> Int { stored }
-        for offset in writes.indices {
+        for offset in 0..<count {
             let next = slotByKey.count
-            ofWrite.append(slot(&slotByKey[writes[offset].key, default: next]))
+            ofWrite.append(slot(&slotByKey[key(offset), default: next]))
         }
         self.ofWrite = ofWrite
         self.count = slotByKey.count

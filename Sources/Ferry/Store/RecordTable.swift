@@ -186,6 +186,12 @@ struct RecordTable: Sequence {
         for (key, state) in changes where key.entity == entity && state.isLive { body(key.id, state.winner.contentHash) }
     }
 
+    /// Makes room in memory for `count` more records, before a batch sets them: a table grown
+    /// one doubling at a time moves every record it holds at each step.
+    mutating func reserveCapacity(adding count: Int) {
+        overlay.reserveCapacity(overlay.count + count)
+    }
+
     /// Sets the state of a record whose presence the caller knows (no lookup to count it).
     mutating func set(_ key: RecordKey, _ state: RecordState, isNew: Bool) {
         if isNew { count += 1 }

@@ -80,19 +80,19 @@ extension Store {
         if !unsent.isEmpty { send() }
         guard let queue else { return nil }
         var files: [NewFileIntent.File] = []
-        var prepared = PreparedRecordFiles(queue: queue, indexByKey: [:], entryCount: entryCount)
+        var prepared = PreparedRecordFiles(
+            queue: queue, fileBySlot: [(index: Int, path: String)?](repeating: nil, count: slots.count), entryCount: entryCount)
         files.reserveCapacity(newFiles)
-        prepared.indexByKey.reserveCapacity(newFiles)
         prepared.earlyNames.reserveCapacity(newFiles)
         // In the order of the writes (the plan's order is a hash table's), which is the
         // order of the queue's indexes.
         for offset in writes.indices {
-            let key = writes[offset].key
-            guard let newFile = plan[slots.ofWrite[offset]]?.newFile, newFile.offset == offset,
+            let slot = slots.ofWrite[offset]
+            guard let newFile = plan[slot]?.newFile, newFile.offset == offset,
                 case .success(let form)? = canonicalForms[offset]
             else { continue }
-            files.append(NewFileIntent.File(key: key, contentHash: form.hash))
-            prepared.indexByKey[key] = newFile.index
+            files.append(NewFileIntent.File(key: writes[offset].key, contentHash: form.hash))
+            prepared.fileBySlot[slot] = (newFile.index, paths[newFile.index])
             prepared.earlyNames.append((newFile.index, paths[newFile.index]))
         }
         let intent = NewFileIntent(firstSequence: firstSequence, entryCount: UInt64(entryCount), files: files)

@@ -6,20 +6,26 @@ struct RecordFileWrite: Sendable {
     var document: JSONValue
     /// Ferry wrote no file for this record yet (see ``Store/writeRecordFile(_:path:document:isNew:)``).
     var isNew: Bool
+    /// The index of the unnamed file the batch's queue made for it ahead of time, if any
+    /// (see ``PreparedRecordFiles``).
+    var queueIndex: Int? = nil
 }
 
 extension Store {
     /// The file write that brings `key` from `before` to `after`, when it is only that;
     /// `nil` when ``materialize(_:before:after:documents:)`` must do the work (a delete, a
     /// conflict, or nothing to write).
-    /// - Parameter path: the record file's path, when the caller has it at hand.
+    /// - Parameter prepared: the file made for it ahead of time (queue index and path), if any.
     func plainFileWrite(
-        _ key: RecordKey, before: RecordState?, after: RecordState, documents: [UInt64: JSONValue], path: String? = nil
+        _ key: RecordKey, before: RecordState?, after: RecordState, documents: [UInt64: JSONValue],
+        prepared: (index: Int, path: String)? = nil
     ) throws(StoreError) -> RecordFileWrite? {
         guard after.isLive, after.versions.count == 1, (before?.versions.count ?? 1) == 1 else { return nil }
         if let before, before.isLive, before.winner.identity == after.winner.identity, before.file != nil { return nil }
         let document = try self.document(of: after.winner, documents: documents)
-        return RecordFileWrite(key: key, path: path ?? layout.recordFile(key), document: document, isNew: before?.file == nil)
+        return RecordFileWrite(
+            key: key, path: prepared?.path ?? layout.recordFile(key), document: document, isNew: before?.file == nil,
+            queueIndex: prepared?.index)
     }
 
     /// Writes record files and remembers their stamps.
@@ -37,26 +43,25 @@ extension Store {
         let created = writes.indices.filter { writes[$0].isNew }
         var files = prepared
         var ownQueue: UnnamedFileQueue?
+        var named: [(index: Int, position: Int)] = []
+        named.reserveCapacity(created.count)
+        var unprepared: [Int] = []
         if files == nil && created.count >= Store.fileQueueThreshold {
             let queue = UnnamedFileQueue()
             ownQueue = queue
-            var indexByKey: [RecordKey: Int] = [:]
-            indexByKey.reserveCapacity(created.count)
             let indexes = queue.add(
                 contentsOf: created.map { position in
                     let (directory, document) = (FileSystem.parentPath(of: writes[position].path), writes[position].document)
                     return { (directory, document.prettyBytes()) }
                 })
-            for (position, index) in zip(created, indexes) { indexByKey[writes[position].key] = index }
-            files = PreparedRecordFiles(queue: queue, indexByKey: indexByKey)
+            named = zip(indexes, created).map { ($0, $1) }
+            files = PreparedRecordFiles(queue: queue, fileBySlot: [])
+        } else {
+            for position in created {
+                if files != nil, let index = writes[position].queueIndex { named.append((index, position)) } else { unprepared.append(position) }
+            }
         }
         defer { ownQueue?.finish() }
-        var named: [(index: Int, position: Int)] = []
-        named.reserveCapacity(created.count)
-        var unprepared: [Int] = []
-        for position in created {
-            if let index = files?.indexByKey[writes[position].key], index >= 0 { named.append((index, position)) } else { unprepared.append(position) }
-        }
         if files?.earlyNames.isEmpty ?? false { files?.queue.link(named.map { ($0.index, writes[$0.position].path) }) }
         // While the worker names the new files, this thread writes the others.
         func writeOne(_ position: Int, isNew: Bool) {
@@ -92,25 +97,17 @@ extension Store {
 struct PreparedRecordFiles {
     /// Makes the unnamed files.
     var queue: UnnamedFileQueue
-    /// For each record that gets a new file, the queue index of the file with the document
-    /// the record ends the batch with.
-    var indexByKey: [RecordKey: Int]
+    /// For each record that gets a new file, by slot (see ``BatchSlots``): the queue index of
+    /// the file with the document the record ends the batch with, and its path.
+    var fileBySlot: [(index: Int, path: String)?]
     /// The files handed to the queue to name before the journal append (listed first in a
     /// ``NewFileIntent``): queue index and path.
     var earlyNames: [(index: Int, path: String)] = []
     /// The batch's number of journal entries, as planned.
     var entryCount = 0
 
-    /// The path of `key`'s file when it was handed over to be named early.
-    func earlyPath(of key: RecordKey) -> String? {
-        guard let index = indexByKey[key] else { return nil }
-        // earlyNames is in increasing index order.
-        var low = 0
-        var high = earlyNames.count
-        while low < high {
-            let middle = (low + high) / 2
-            if earlyNames[middle].index < index { low = middle + 1 } else { high = middle }
-        }
-        return low < earlyNames.count && earlyNames[low].index == index ? earlyNames[low].path : nil
+    /// The file made ahead of time for the record in `slot`, if any.
+    func file(ofSlot slot: Int) -> (index: Int, path: String)? {
+        slot < fileBySlot.count ? fileBySlot[slot] : nil
     }
 }

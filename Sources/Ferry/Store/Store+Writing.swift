@@ -150,7 +150,8 @@ extension Store {
         let entries: [JournalEntry]
         do {
             entries = try appendAndApply(
-                pending, contentHashes: hashes, documents: documents, knownBefore: { entry in seen[slotOfEntry[entry]].map(\.before) },
+                pending, contentHashes: hashes, documents: documents,
+                known: KnownRecords(slotOfEntry: slotOfEntry, slotCount: slots.count) { slot in seen[slot].map(\.before) },
                 prepared: prepared)
         } catch {
             // Entries not appended: the files named early must go. Appended: they are the
@@ -169,36 +170,44 @@ extension Store {
     /// - Parameters:
     ///   - contentHashes: each entry's content hash when known (saves hashing twice).
     ///   - documents: documents by sequence, so files need not be read back from the journal.
-    ///   - knownBefore: the state before the batch of the record of the entry at an offset in
-    ///     `pending`, when the caller looked it up.
+    ///   - known: the batch's records as the caller numbered them, and what it looked up.
     ///   - prepared: new record files the caller started making (see ``writeRecordFiles(_:prepared:)``).
     func appendAndApply(
         _ pending: [Journal.Pending], contentHashes: [SHA256Digest]? = nil, documents: [UInt64: JSONValue],
-        knownBefore: ((Int) -> RecordState??)? = nil, prepared: PreparedRecordFiles? = nil
+        known: KnownRecords? = nil, prepared: PreparedRecordFiles? = nil
     ) throws(StoreError) -> [JournalEntry] {
         if pending.isEmpty { return [] }
         let entries: [JournalEntry]
         do { entries = try journal.append(pending) } catch { throw .journal(error) }
-        var touched: [RecordKey: RecordState?] = [:]
-        touched.reserveCapacity(pending.count)
-        var order: [RecordKey] = []
-        order.reserveCapacity(pending.count)
+        index.records.reserveCapacity(adding: pending.count)
+        // Each record's state before and after the batch, by slot (see ``BatchSlots``), and
+        // the records in the order the batch first touched them.
+        let slots = known.map { ($0.slotOfEntry, $0.slotCount) } ?? {
+            let numbered = BatchSlots(count: entries.count) { entries[$0].change.key }
+            return (numbered.ofWrite, numbered.count)
+        }()
+        var beforeBySlot = [RecordState?](repeating: nil, count: slots.1)
+        var afterBySlot = [RecordState?](repeating: nil, count: slots.1)
+        var order: [(key: RecordKey, slot: Int)] = []
+        order.reserveCapacity(slots.1)
         for (offset, entry) in entries.enumerated() {
-            let key = entry.change.key
-            let isFirst = touched[key] == nil
-            let application = index.apply(entry, contentHash: contentHashes?[offset], before: isFirst ? knownBefore?(offset) : nil)
+            let slot = slots.0[offset]
+            let isFirst = afterBySlot[slot] == nil
+            let application = index.apply(entry, contentHash: contentHashes?[offset], before: isFirst ? known?.before(slot) : nil)
             if isFirst {
-                touched[key] = .some(application.before)
-                order.append(key)
+                beforeBySlot[slot] = application.before
+                order.append((entry.change.key, slot))
             }
+            afterBySlot[slot] = application.after
             clock.observe(entry.change.timestamp)
         }
         // Plain file writes (a live record with a new winner, no conflict files) are gathered
         // and written together (new files with a worker thread's help); the rest one by one.
         var fileWrites: [RecordFileWrite] = []
-        for key in order {
-            guard let after = index.records[key], let before = touched[key] else { continue }
-            if let write = try plainFileWrite(key, before: before, after: after, documents: documents, path: prepared?.earlyPath(of: key)) {
+        for (key, slot) in order {
+            guard let after = afterBySlot[slot] else { continue }
+            let before = beforeBySlot[slot]
+            if let write = try plainFileWrite(key, before: before, after: after, documents: documents, prepared: prepared?.file(ofSlot: slot)) {
                 fileWrites.append(write)
             } else {
                 try materialize(key, before: before, after: after, documents: documents)
@@ -207,6 +216,17 @@ extension Store {
         try writeRecordFiles(fileWrites, prepared: prepared)
         try mergeSnapshotIfDue()
         return entries
+    }
+
+    /// A batch's records as the caller of ``appendAndApply(_:contentHashes:documents:known:prepared:)``
+    /// numbered them (see ``BatchSlots``), with what it looked up of them.
+    struct KnownRecords {
+        /// The slot of the record of each pending entry.
+        var slotOfEntry: [Int]
+        /// The number of slots.
+        var slotCount: Int
+        /// A record's state before the batch, by slot, when the caller looked it up.
+        var before: (Int) -> RecordState??
     }
 
     /// Makes the record file (and conflict files) of `key` show `after`.

@@ -55,6 +55,24 @@ import Testing
         }
     }
 
+    @Test func stringsEndingInBackslashesAreSkippedWhole() throws {
+        // A quote after an even run of backslashes closes the string; after an odd run it is
+        // part of it. Each element must leave the cuts at real top-level commas.
+        let strings = [
+            "\"\\\\\"",  // "\\"
+            "\"\\\\\\\\\"",  // "\\\\"
+            "\"\\\"\"",  // "\""
+            "\"x\\\\\\\",\\\"y\"",  // "x\\\",\"y"
+            "[\",\\\\\",{\"a\\\\\":\"]\"}]",  // [",\\",{"a\\":"]"}]
+        ]
+        let bytes = Self.array(120_000) { strings[$0 % strings.count] }
+        #expect(bytes.count >= JSONParser.parallelThreshold)
+        let value = try #require(Self.parallel(bytes))
+        #expect(value == (try Self.singlePass(bytes).get()))
+        #expect(value.arrayValue?[3] == .string("x\\\",\"y"))
+        #expect(value.arrayValue?[4] == [",\\", ["a\\": "]"]])
+    }
+
     @Test func smallDocumentsAndOtherShapesTakeTheSinglePass() {
         #expect(Self.parallel(Array("[1, 2, 3]".utf8)) == nil)
         let object = Array(("{\"items\":" + String(decoding: Self.array(20_000), as: UTF8.self) + "}").utf8)
