@@ -16,8 +16,9 @@ extension JSONParser {
     /// exactly those values. When any run fails, the caller parses the whole input in one pass,
     /// which reports the first problem at its true line and column.
     static func parseArrayInParallel(_ bytes: UnsafeBufferPointer<UInt8>, options: Options) -> JSONValue? {
-        let cores = ProcessInfo.processInfo.activeProcessorCount
-        guard cores > 1, bytes.count >= parallelThreshold, options.maximumDepth >= 1 else { return nil }
+        // The size first: every journal line is parsed here.
+        guard bytes.count >= parallelThreshold, options.maximumDepth >= 1, ParallelWork.processorCount > 1 else { return nil }
+        let cores = ParallelWork.processorCount
         var start = 0
         while start < bytes.count, isWhitespace(bytes[start]) { start += 1 }
         var end = bytes.count
