@@ -104,7 +104,7 @@ func storeBenchmarks(scale: Int, workDirectory: String) throws -> [BenchmarkRow]
             name: "status scan, nothing changed", scale: scale, value: Format.milliseconds(status), target: "≤ 0.5 s", met: status <= 0.5,
             note: "first scan (confirms racy files) " + Format.milliseconds(firstStatus)))
     let peak = Measure.peakMemoryMB()
-    rows.append(BenchmarkRow(name: "peak memory of the bench so far", scale: scale, value: String(format: "%.0f MB", peak), target: "≤ 150 MB", met: peak <= 150))
+    rows.append(BenchmarkRow(name: "peak memory of the store figures", scale: scale, value: String(format: "%.0f MB", peak), target: "≤ 150 MB", met: peak <= 150))
     return rows
 }
 

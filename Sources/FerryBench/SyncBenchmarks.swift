@@ -24,6 +24,8 @@ func syncBenchmarks(scale: Int, workDirectory: String, ferry: String) throws -> 
     // tool's fsync waits behind gigabytes the step before it left dirty.
     _ = try MeasuredProcess.run(ferry, ["init", destination])
     sync()
+    // A spawned child's peak memory starts from this process's (see `Measure.resetPeakMemory()`).
+    Measure.resetPeakMemory()
     let pull = try MeasuredProcess.run(ferry, ["sync", destination, source])
     guard pull.status == 0 else { throw BenchError("ferry sync (full pull) exited \(pull.status)") }
     var rsyncFull: MeasuredProcess.Outcome?
@@ -70,6 +72,7 @@ func syncBenchmarks(scale: Int, workDirectory: String, ferry: String) throws -> 
         try reopened.write(writes)
         reopened.close()
         sync()
+        Measure.resetPeakMemory()
         let outcome = try MeasuredProcess.run(ferry, ["sync", destination, source])
         guard outcome.status == 0 else { throw BenchError("ferry sync (incremental) exited \(outcome.status)") }
         incrementals.append(outcome.seconds)

@@ -93,7 +93,11 @@ print("what".padding(toLength: 44, withPad: " ", startingAt: 0) + "records".left
 for scale in scales {
     let directory = workDirectory + "/\(scale)"
     try FileSystem.createDirectories(directory)
-    section("store") { try storeBenchmarks(scale: scale, workDirectory: directory) }
+    section("store") {
+        // The store's own peak, not that of the sections of the scale before.
+        Measure.resetPeakMemory()
+        return try storeBenchmarks(scale: scale, workDirectory: directory)
+    }
     section("writes") { try writeComparison(scale: scale, rounds: 3, workDirectory: directory) }
     section("sync") { try syncBenchmarks(scale: scale, workDirectory: directory, ferry: ferry) }
     await asyncSection("remote") { try await remoteBenchmarks(scale: scale, workDirectory: directory) }
