@@ -182,16 +182,16 @@ extension Store {
         index.records.reserveCapacity(adding: pending.count)
         // Each record's state before and after the batch, by slot (see ``BatchSlots``), and
         // the records in the order the batch first touched them.
-        let slots = known.map { ($0.slotOfEntry, $0.slotCount) } ?? {
+        let slots: (ofEntry: [Int], count: Int) = known.map { ($0.slotOfEntry, $0.slotCount) } ?? {
             let numbered = BatchSlots(count: entries.count) { entries[$0].change.key }
             return (numbered.ofWrite, numbered.count)
         }()
-        var beforeBySlot = [RecordState?](repeating: nil, count: slots.1)
-        var afterBySlot = [RecordState?](repeating: nil, count: slots.1)
+        var beforeBySlot = [RecordState?](repeating: nil, count: slots.count)
+        var afterBySlot = [RecordState?](repeating: nil, count: slots.count)
         var order: [(key: RecordKey, slot: Int)] = []
-        order.reserveCapacity(slots.1)
+        order.reserveCapacity(slots.count)
         for (offset, entry) in entries.enumerated() {
-            let slot = slots.0[offset]
+            let slot = slots.ofEntry[offset]
             let isFirst = afterBySlot[slot] == nil
             let application = index.apply(entry, contentHash: contentHashes?[offset], before: isFirst ? known?.before(slot) : nil)
             if isFirst {
