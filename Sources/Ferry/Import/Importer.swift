@@ -45,7 +45,9 @@ struct Importer {
         // are hashed first (on every core): an item equal to its record is unchanged unread.
         var storedPositions: [Int] = []
         var storedHashes: [SHA256Digest] = []
-        for position in conversion.items.indices where !inScope.isEmpty {
+        // Into an empty scope (a first import) every item is an insert: no item is hashed.
+        let scopeIsEmpty = inScope.isEmpty
+        for position in conversion.items.indices where !scopeIsEmpty {
             let id = conversion.items[position].id
             guard inScope.contains(id), let hash = batch.storedHash(of: RecordKey(entity: entity, id: id)) else { continue }
             storedPositions.append(position)
@@ -69,7 +71,7 @@ struct Importer {
                 batch.unchanged.insert(key)
                 continue
             }
-            guard !inScope.isEmpty && inScope.contains(item.id) else {
+            guard !scopeIsEmpty && inScope.contains(item.id) else {
                 if operations.contains(.insert) {
                     batch.put(key, ImportDocuments.withoutNulls(item.members), origin: origin)
                 } else {

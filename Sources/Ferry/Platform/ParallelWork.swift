@@ -1,8 +1,9 @@
 import Dispatch
 import Foundation
 
-/// Spreads CPU-bound audit work (parsing and hashing journal lines, comparing record files)
-/// over the machine's cores.
+/// Spreads CPU-bound work over the machine's cores: audit (parsing and hashing journal lines,
+/// comparing record files), a batch's canonical forms, and parsing and converting a large
+/// import.
 enum ParallelWork {
     /// The cores this process may use, read once: Foundation reads the cgroup's CPU files on
     /// Linux each time it is asked, which costs more than a small piece of work.
