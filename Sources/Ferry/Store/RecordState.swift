@@ -100,6 +100,19 @@ struct FileStamp: Sendable, Hashable {
             contentHash: contentHash, takenAtNanoseconds: taken)
     }
 
+    /// Appends the stamp as the index writes it: `size,mtime-ns,inode,sha256-hex,taken-at-ns`.
+    func appendText(to output: inout [UInt8]) {
+        output.appendDecimal(size)
+        output.append(UInt8(ascii: ","))
+        output.appendDecimal(modificationNanoseconds)
+        output.append(UInt8(ascii: ","))
+        output.appendDecimal(inode)
+        output.append(UInt8(ascii: ","))
+        contentHash.appendHexDigits(to: &output)
+        output.append(UInt8(ascii: ","))
+        output.appendDecimal(takenAtNanoseconds)
+    }
+
     /// The timestamp granularity assumed: coarse enough for FAT and network shares.
     static let granularityNanoseconds: Int64 = 2_000_000_000
 

@@ -17,6 +17,9 @@ struct RecordTable: Sequence {
     private(set) var delta: SnapshotFile?
     /// States changed in memory since the snapshot (and the delta) were read.
     private(set) var overlay: [RecordKey: RecordState] = [:]
+    /// File stamps confirmed for records that are otherwise as the snapshot has them; a state
+    /// in ``overlay`` wins over them.
+    private(set) var confirmed = ConfirmedStamps()
     /// The number of records.
     private(set) var count: Int
 
@@ -35,10 +38,12 @@ struct RecordTable: Sequence {
         if !delta.header.replicas.starts(with: base?.header.replicas ?? []) { absorbDelta() }
     }
 
-    /// A table read from a new snapshot, with the states changed since it was made.
-    init(base: SnapshotFile, overlay: [RecordKey: RecordState], count: Int) {
+    /// A table read from a new snapshot, with the states changed and the stamps confirmed
+    /// since it was made.
+    init(base: SnapshotFile, overlay: [RecordKey: RecordState], confirmed: ConfirmedStamps, count: Int) {
         self.base = base
         self.overlay = overlay
+        self.confirmed = confirmed
         self.count = count
     }
 
@@ -82,11 +87,16 @@ struct RecordTable: Sequence {
         return stored(key, remembering: false)
     }
 
-    /// The state of `key` in the files (the delta, then the snapshot).
+    /// The state of `key` in the files (the delta, then the snapshot, with the stamp
+    /// confirmed since, if any).
     private func stored(_ key: RecordKey, remembering: Bool = true) -> RecordState? {
         var sortKey: [UInt8]?
         if let delta, let state = delta.lookup(key, sortKey: &sortKey, remembering: remembering) { return state }
-        return base?.lookup(key, sortKey: &sortKey, remembering: remembering)
+        guard var state = base?.lookup(key, sortKey: &sortKey, remembering: remembering) else { return nil }
+        if !confirmed.isEmpty, let stamp = confirmed.stamp(forSortKey: sortKey ?? SnapshotFile.sortKey(key)) {
+            state.file = stamp
+        }
+        return state
     }
 
     var changes: [RecordKey: RecordState] {
@@ -98,9 +108,10 @@ struct RecordTable: Sequence {
         return all
     }
 
-    /// About how many records changed since the snapshot (a key in both the delta and memory
-    /// counts twice): enough to decide when to merge them into a new snapshot.
-    var changedCount: Int { overlay.count + (delta?.header.recordCount ?? 0) }
+    /// About how many records changed since the snapshot, confirmed stamps included (a key
+    /// in both the delta and memory counts twice): enough to decide when to merge them into a
+    /// new snapshot.
+    var changedCount: Int { overlay.count + (delta?.header.recordCount ?? 0) + confirmed.count }
 
     /// Decodes the delta into memory and drops it: for a delta whose lines a new file could not
     /// copy as they are (its replica numbering does not extend the snapshot's).
@@ -116,7 +127,10 @@ struct RecordTable: Sequence {
         var all: [Element] = []
         all.reserveCapacity(count)
         base?.forEachRecord { key, state in
-            if changes[key] == nil { all.append((key, state)) }
+            guard changes[key] == nil else { return }
+            var state = state
+            if !confirmed.isEmpty, let stamp = confirmed.stamp(forSortKey: SnapshotFile.sortKey(key)) { state.file = stamp }
+            all.append((key, state))
         }
         for (key, state) in changes { all.append((key, state)) }
         return all.makeIterator()
@@ -124,13 +138,21 @@ struct RecordTable: Sequence {
 
     /// Visits every record for a scan of the record files, cheaply: records unchanged since
     /// the snapshot as raw snapshot lines with their sort keys (`<entity>\t<encoded id>`), to
-    /// be decoded only when needed; records changed since as states.
+    /// be decoded only when needed, with the file stamp confirmed since when there is one
+    /// (it replaces the line's); records changed since as states.
     func forEachForScan(
-        unchanged: (_ sortKey: ArraySlice<UInt8>, _ line: ArraySlice<UInt8>) -> Void,
+        unchanged: (_ sortKey: ArraySlice<UInt8>, _ line: ArraySlice<UInt8>, _ confirmedStamp: FileStamp?) -> Void,
         changed: (RecordKey, RecordState) -> Void
     ) {
         let changes = self.changes
-        forEachUnchangedLine(of: nil, streaming: true, changes: changes, unchanged)
+        let stamps = confirmed.entries
+        var next = 0
+        forEachUnchangedLine(of: nil, streaming: true, changes: changes) { sortKey, line in
+            // Both in sort order: walk the confirmed stamps alongside the lines.
+            while next < stamps.count && ByteOrder.precedes(stamps[next].sortKey, sortKey) { next += 1 }
+            let stamp = next < stamps.count && ByteOrder.compare(stamps[next].sortKey, sortKey) == 0 ? stamps[next].stamp : nil
+            unchanged(sortKey, line, stamp)
+        }
         for (key, state) in changes { changed(key, state) }
     }
 
@@ -213,6 +235,12 @@ struct RecordTable: Sequence {
     /// Replaces the state of a record the table already has (no lookup to count it).
     mutating func replaceExisting(_ key: RecordKey, with state: RecordState) {
         overlay[key] = state
+    }
+
+    /// Records file stamps confirmed for records unchanged since the snapshot, sorted by sort
+    /// key (see ``ConfirmedStamps``); a record's state in memory still wins over its stamp.
+    mutating func confirm(_ stamps: [ConfirmedStamps.Entry]) {
+        confirmed.add(stamps)
     }
 
     /// Marks the snapshot damaged (a consistency check failed), so the store rebuilds it.

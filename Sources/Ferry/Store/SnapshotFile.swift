@@ -207,6 +207,17 @@ final class SnapshotFile: @unchecked Sendable {
     }
 
     private func search(_ target: [UInt8]) -> RecordState? {
+        withLine(sortKey: target) { decode($0) } ?? nil
+    }
+
+    /// The record line with sort key `sortKey`, as it is in the file; `nil` when there is none.
+    func rawLine(sortKey: [UInt8]) -> [UInt8]? {
+        withLine(sortKey: sortKey) { Array($0) }
+    }
+
+    /// Finds the line with sort key `target` (in memory once looked up often enough, else on
+    /// disk) and hands it to `body`; `nil` when there is no such line.
+    private func withLine<R>(sortKey target: [UInt8], _ body: (ArraySlice<UInt8>) -> R) -> R? {
         lookups += 1
         if memory == nil && lookups > 256 { loadIntoMemory() }
         if let memory {
@@ -216,17 +227,17 @@ final class SnapshotFile: @unchecked Sendable {
                 let middle = (low + high) / 2
                 let line = self.line(at: middle, in: memory)
                 let order = compare(sortKeyOf: line, with: target)
-                if order == 0 { return decode(line) }
+                if order == 0 { return body(line) }
                 if order < 0 { low = middle + 1 } else { high = middle }
             }
             return nil
         }
-        return lookupOnDisk(target)
+        return lineOnDisk(target, body)
     }
 
     /// Binary search over byte offsets with `pread`: each step reads the line that starts at
     /// or after the middle of the remaining range.
-    private func lookupOnDisk(_ target: [UInt8]) -> RecordState? {
+    private func lineOnDisk<R>(_ target: [UInt8], _ body: (ArraySlice<UInt8>) -> R) -> R? {
         var low = bodyStart
         var high = bodyEnd
         while high - low > 16_384 {
@@ -236,7 +247,7 @@ final class SnapshotFile: @unchecked Sendable {
                 continue
             }
             let order = compare(sortKeyOf: line[...], with: target)
-            if order == 0 { return decode(line[...]) }
+            if order == 0 { return body(line[...]) }
             if order < 0 { low = start + Int64(line.count) + 1 } else { high = start }
         }
         guard high > low, let bytes = try? file.read(at: low, count: Int(high - low)) else { return nil }
@@ -244,7 +255,7 @@ final class SnapshotFile: @unchecked Sendable {
         for index in bytes.indices where bytes[index] == 10 {
             let line = bytes[start..<index]
             let order = compare(sortKeyOf: line, with: target)
-            if order == 0 { return decode(line) }
+            if order == 0 { return body(line) }
             if order > 0 { return nil }
             start = index + 1
         }
@@ -411,6 +422,24 @@ final class SnapshotFile: @unchecked Sendable {
             else { return false }
             return SnapshotFile.winnerIsLive(versionsAt: position, in: bytes)
         }
+    }
+
+    /// `line` with its file stamp field replaced by `stamp` (the rest copied as it is), or
+    /// `nil` when the line has no stamp field.
+    static func line(_ line: ArraySlice<UInt8>, withStamp stamp: FileStamp) -> [UInt8]? {
+        // K, entity, encoded id, last sequence, then the stamp.
+        var stampStart = line.startIndex
+        for _ in 0..<4 {
+            guard let tab = ByteOrder.firstIndex(of: 9, in: line[stampStart...]) else { return nil }
+            stampStart = tab + 1
+        }
+        guard let stampEnd = ByteOrder.firstIndex(of: 9, in: line[stampStart...]) else { return nil }
+        var result: [UInt8] = []
+        result.reserveCapacity(line.count + 64)
+        result.append(contentsOf: line[..<stampStart])
+        stamp.appendText(to: &result)
+        result.append(contentsOf: line[stampEnd...])
+        return result
     }
 
     /// Whether the versions field starting at `start` begins with a live winner (its first

@@ -60,14 +60,26 @@ extension Store {
 
         // Records the index knows, each matched with its file (or its absence). The walk goes
         // over a copy of the table; confirming a file updates the store's own.
+        // Files confirmed for records unchanged since the snapshot are noted apart, in the
+        // walk's sort order (see ``ConfirmedStamps``).
         let records = index.records
+        var confirmed: [ConfirmedStamps.Entry] = []
         records.forEachForScan(
-            unchanged: { sortKey, line in
+            unchanged: { sortKey, line, confirmedStamp in
                 let file = files.take(sortKey)
-                if let file, SnapshotFile.stampOfLine(line, matches: file.status) { return }
-                guard let (key, state) = records.decode(line: line) else { return }
                 if let file {
-                    examine(key, state: state, file: file, into: &status, now: now)
+                    if let confirmedStamp {
+                        if confirmedStamp.matches(file.status) && SnapshotFile.lineIsLive(line) { return }
+                    } else if SnapshotFile.stampOfLine(line, matches: file.status) {
+                        return
+                    }
+                }
+                guard let (key, decoded) = records.decode(line: line) else { return }
+                var state = decoded
+                if let confirmedStamp { state.file = confirmedStamp }
+                if let file {
+                    let stamp = examine(key, state: state, file: file, into: &status, now: now, confirmInPlace: false)
+                    if let stamp { confirmed.append(ConfirmedStamps.Entry(sortKey: Array(sortKey), stamp: stamp)) }
                 } else if state.isLive {
                     status.edits.append(.init(kind: .deleted, key: key, path: layout.relativeRecordPath(key), document: nil))
                 }
@@ -82,6 +94,10 @@ extension Store {
                 }
             })
         if let damage = records.damage { throw .damagedIndex(reason: damage) }
+        if !confirmed.isEmpty {
+            index.records.confirm(confirmed)
+            stampsChanged = true
+        }
         // Files no record claims: new records, or names that are not record file names.
         for file in files.unclaimed {
             guard let id = RecordFileName.id(fromRelativePath: file.relativeName) else {
@@ -133,27 +149,33 @@ extension Store {
         }
     }
 
-    /// Reads a file whose stamp did not match and decides what it is.
+    /// Reads a file whose stamp did not match and decides what it is. A file that shows the
+    /// record as the index has it is confirmed: its new stamp goes into the record's state, or,
+    /// with `confirmInPlace` false, is returned for the caller to keep.
+    @discardableResult
     private func examine(
-        _ key: RecordKey, state: RecordState?, file: RecordFileListing.File, into status: inout StoreStatus, now: Int64
-    ) {
+        _ key: RecordKey, state: RecordState?, file: RecordFileListing.File, into status: inout StoreStatus, now: Int64,
+        confirmInPlace: Bool = true
+    ) -> FileStamp? {
         let displayPath = file.displayPath
         let fileStatus = file.status
         let bytes: [UInt8]
         do { bytes = try FileSystem.readFile(file.path, limit: options.maximumDocumentBytes * 4) } catch {
             status.problems.append(.init(path: displayPath, reason: error.message))
-            return
+            return nil
         }
         let fileHash = SHA256.hash(bytes)
-        func confirm() {
-            guard var confirmed = state else { return }
-            confirmed.file = FileStamp(fileStatus, contentHash: fileHash, at: now)
+        func confirm() -> FileStamp? {
+            guard var confirmed = state else { return nil }
+            let stamp = FileStamp(fileStatus, contentHash: fileHash, at: now)
+            guard confirmInPlace else { return stamp }
+            confirmed.file = stamp
             index.records.replaceExisting(key, with: confirmed)
             stampsChanged = true
+            return stamp
         }
         if let state, state.isLive, state.file?.contentHash == fileHash {
-            confirm()
-            return
+            return confirm()
         }
         let document: JSONValue
         do {
@@ -161,21 +183,21 @@ extension Store {
                 bytes, options: .init(maximumDepth: options.maximumDepth, maximumByteCount: options.maximumDocumentBytes))
         } catch {
             status.problems.append(.init(path: displayPath, reason: "invalid JSON at line \(error.line), column \(error.column): \(error.reason)"))
-            return
+            return nil
         }
         guard case .object = document else {
             status.problems.append(.init(path: displayPath, reason: "a record must be a JSON object, not \(document.kindName)"))
-            return
+            return nil
         }
         if let state, state.isLive {
             if SHA256.hash(document.canonicalBytes()) == state.winner.contentHash {
-                confirm()  // the winner's content, perhaps reformatted: not an edit (even when conflicted)
-                return
+                return confirm()  // the winner's content, perhaps reformatted: not an edit (even when conflicted)
             }
             status.edits.append(.init(kind: .modified, key: key, path: displayPath, document: document))
         } else {
             status.edits.append(.init(kind: .created, key: key, path: displayPath, document: document))
         }
+        return nil
     }
 
     private func fileNameAdvice(_ name: String) -> String {

@@ -48,7 +48,8 @@ extension Store {
         guard let snapshot = try SnapshotFile.open(layout.index) else { return }
         let frozen = merge.frozen
         let changedSince = index.records.overlay.filter { key, state in frozen.records.overlay[key] != state }
-        index.records = RecordTable(base: snapshot, overlay: changedSince, count: index.records.count)
+        let confirmedSince = index.records.confirmed.subtracting(frozen.records.confirmed)
+        index.records = RecordTable(base: snapshot, overlay: changedSince, confirmed: confirmedSince, count: index.records.count)
         snapshotSequence = frozen.headSequence
         persistedHead = frozen.headSequence
     }

@@ -83,6 +83,24 @@ extension StoreIndex {
             if !inMemory.contains(sortKey) { changed.append((sortKey, .line(line))) }
         }
         changed.sort { ByteOrder.precedes($0.sortKey, $1.sortKey) }
+        // Stamps confirmed for records otherwise as the snapshot has them: a full snapshot
+        // patches them into the lines it copies; a delta holds their lines, patched.
+        let stamps = records.confirmed.entries
+        if deltaOnly && !stamps.isEmpty {
+            var merged: [(sortKey: [UInt8], change: SnapshotChange)] = []
+            merged.reserveCapacity(changed.count + stamps.count)
+            var next = 0
+            for entry in stamps {
+                while next < changed.count && ByteOrder.precedes(changed[next].sortKey, entry.sortKey) {
+                    merged.append(changed[next])
+                    next += 1
+                }
+                if next < changed.count && ByteOrder.compare(changed[next].sortKey, entry.sortKey) == 0 { continue }
+                merged.append((entry.sortKey, .confirmedStamp(entry.sortKey, entry.stamp)))
+            }
+            merged.append(contentsOf: changed[next...])
+            changed = merged
+        }
         let number: (ReplicaID) -> Int = { numbers[$0] ?? 0 }
         // A full snapshot has one line per record; a delta one per changed record.
         let lines = announced ?? (deltaOnly ? changed.count : records.count)
@@ -115,11 +133,15 @@ extension StoreIndex {
                     try sink.append(StoreIndex.line(key, state, number: number))
                 case .line(let line):
                     try sink.appendLine(line)
+                case .confirmedStamp(let sortKey, let stamp):
+                    guard let line = records.base?.rawLine(sortKey: sortKey), let patched = SnapshotFile.line(line[...], withStamp: stamp) else { return }
+                    try sink.appendLine(patched[...])
                 }
             } catch { failure = error }
             written += 1
         }
         var next = 0
+        var nextStamp = 0
         if !deltaOnly {
             records.base?.forEachRawLineStreaming { sortKey, line in
                 var order = next < changed.count ? ByteOrder.compare(changed[next].sortKey, sortKey) : 1
@@ -132,8 +154,15 @@ extension StoreIndex {
                     emit(changed[next].change)
                     next += 1
                 } else if failure == nil {
+                    while nextStamp < stamps.count && ByteOrder.precedes(stamps[nextStamp].sortKey, sortKey) { nextStamp += 1 }
                     do throws(SystemError) {
-                        try sink.appendLine(line)
+                        if nextStamp < stamps.count && ByteOrder.compare(stamps[nextStamp].sortKey, sortKey) == 0,
+                            let patched = SnapshotFile.line(line, withStamp: stamps[nextStamp].stamp)
+                        {
+                            try sink.appendLine(patched[...])
+                        } else {
+                            try sink.appendLine(line)
+                        }
                     } catch { failure = error }
                     written += 1
                 }
@@ -149,10 +178,12 @@ extension StoreIndex {
         return nil
     }
 
-    /// A changed record in a snapshot being written: a state to encode, or a line to copy.
+    /// A changed record in a snapshot being written: a state to encode, a line to copy, or a
+    /// snapshot line to copy with a confirmed file stamp (its sort key and the stamp).
     private enum SnapshotChange {
         case state(RecordKey)
         case line(ArraySlice<UInt8>)
+        case confirmedStamp([UInt8], FileStamp)
     }
 
     /// One record line, newline included. Many thousands are written at a time, so the
@@ -169,15 +200,7 @@ extension StoreIndex {
         line.appendDecimal(state.lastSequence)
         line.append(9)
         if let file = state.file {
-            line.appendDecimal(file.size)
-            line.append(UInt8(ascii: ","))
-            line.appendDecimal(file.modificationNanoseconds)
-            line.append(UInt8(ascii: ","))
-            line.appendDecimal(file.inode)
-            line.append(UInt8(ascii: ","))
-            file.contentHash.appendHexDigits(to: &line)
-            line.append(UInt8(ascii: ","))
-            line.appendDecimal(file.takenAtNanoseconds)
+            file.appendText(to: &line)
         } else {
             line.append(UInt8(ascii: "-"))
         }
