@@ -1,10 +1,10 @@
 extension Store {
     /// Merges the records changed in memory into a new snapshot when enough have piled up
     /// since the last one: a quarter of the store, and at least ``StoreOptions/mergeInterval``
-    /// (16k), so a long run of writes
-    /// rewrites the snapshot O(log n) times. The merge runs on another thread
-    /// (``SnapshotMerge``); a finished one is swapped in here. If the changes outgrow twice
-    /// the interval before the running merge ends, this waits for it, so memory stays bounded.
+    /// (64k), so a long run of writes rewrites the snapshot O(log n) times. The merge runs on
+    /// another thread (``SnapshotMerge``); a finished one is swapped in here. If the changes
+    /// outgrow twice the interval before the running merge ends, this waits for it, so memory
+    /// stays bounded.
     func mergeSnapshotIfDue() throws(StoreError) {
         if let merge = snapshotMerge, merge.isDone { try finishSnapshotMerge() }
         let interval = UInt64(max(1, options.mergeInterval, index.records.count / 4))
