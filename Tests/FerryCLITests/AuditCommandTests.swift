@@ -248,7 +248,7 @@ import Testing
         let segment = laptop + "/journal/00000000000000000001.jsonl"
         var lines = try String(contentsOfFile: segment, encoding: .utf8).split(separator: "\n").map(String.init)
         lines[1] = lines[1].replacingOccurrences(of: "Oak chair", with: "Elm chair")
-        try (lines.joined(separator: "\n") + "\n").write(toFile: segment, atomically: true, encoding: .utf8)
+        try (lines.joined(separator: "\n") + "\n").write(toFile: segment, atomically: false, encoding: .utf8)
         let tampered = try runFerry(["verify", laptop])
         #expect(tampered.exitCode == 1)
         #expect(tampered.stdout.hasPrefix(

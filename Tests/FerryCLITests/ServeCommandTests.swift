@@ -99,7 +99,7 @@ final class ServeProcess {
         let directory = try TemporaryDirectory()
         let tokens = directory.subpath("tokens.json")
         try #"{"tokens": [{"token": "alice-secret-1", "stores": ["alice"], "access": "read-write"}]}"#
-            .write(toFile: tokens, atomically: true, encoding: .utf8)
+            .write(toFile: tokens, atomically: false, encoding: .utf8)
         let serve = try ServeProcess(root: directory.path, extra: ["--tokens", tokens])
         defer { _ = serve.stop() }
         #expect(serve.token == nil)
@@ -135,7 +135,7 @@ final class ServeProcess {
         var result = try runFerry(["serve", directory.subpath("missing"), "--port", "0"])
         #expect(result.exitCode == 1)
         #expect(result.stderr.contains("is not a folder"))
-        try "{\"tokens\": 3}".write(toFile: directory.subpath("bad.json"), atomically: true, encoding: .utf8)
+        try "{\"tokens\": 3}".write(toFile: directory.subpath("bad.json"), atomically: false, encoding: .utf8)
         result = try runFerry(["serve", directory.path, "--tokens", directory.subpath("bad.json"), "--port", "0"])
         #expect(result.exitCode == 1)
         #expect(result.stderr.contains("\"tokens\" array"))

@@ -166,7 +166,7 @@ import FerryTestSupport
         let start = try #require(text.range(of: marker))
         let lineEnd = try #require(text[start.upperBound...].firstIndex(of: "\n"))
         text.replaceSubrange(start.upperBound..<lineEnd, with: "garbage")
-        try text.write(toFile: path + "/.ferry/index-delta", atomically: true, encoding: .utf8)
+        try text.write(toFile: path + "/.ferry/index-delta", atomically: false, encoding: .utf8)
         let warnings = WarningRecorder()
         var options = StoreOptions()
         options.warningHandler = warnings.handler
