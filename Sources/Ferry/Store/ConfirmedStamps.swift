@@ -6,7 +6,7 @@ import Foundation
 /// The first scan after a large batch confirms every file the batch wrote (their stamps were
 /// taken within the timestamp granularity of the write, see ``FileStamp``). Holding each
 /// confirmation as a decoded ``RecordState`` in the table's memory cost about 700 bytes per
-/// record; a sort key and a stamp cost about a seventh of that, and a snapshot or delta written
+/// record; a sort key and a stamp cost about a sixth of that, and a snapshot or delta written
 /// later copies the record's line with only its stamp field replaced
 /// (``SnapshotFile/line(_:withStamp:)``).
 ///

@@ -15,8 +15,14 @@ struct RecordTable: Sequence {
     /// States changed since the snapshot by earlier processes, on disk, looked up like the
     /// snapshot; new snapshot and delta files copy its lines.
     private(set) var delta: SnapshotFile?
-    /// States changed in memory since the snapshot (and the delta) were read.
+    /// States changed in memory since the snapshot (and the delta) were read, or, while a
+    /// merge runs, since it started.
     private(set) var overlay: [RecordKey: RecordState] = [:]
+    /// While a snapshot merge runs on another thread: the states it is merging (the overlay as
+    /// it was when it started), shared with it, read-only. ``overlay`` wins over them. Handing
+    /// them over rather than copying the overlay saves a copy of the whole table per merge
+    /// and the memory of a second table while it runs.
+    private(set) var merging: [RecordKey: RecordState]?
     /// File stamps confirmed for records that are otherwise as the snapshot has them; a state
     /// in ``overlay`` wins over them.
     private(set) var confirmed = ConfirmedStamps()
@@ -38,14 +44,51 @@ struct RecordTable: Sequence {
         if !delta.header.replicas.starts(with: base?.header.replicas ?? []) { absorbDelta() }
     }
 
-    /// A table read from a new snapshot, with the states changed and the stamps confirmed
-    /// since it was made.
-    init(base: SnapshotFile, overlay: [RecordKey: RecordState], confirmed: ConfirmedStamps, count: Int) {
-        self.base = base
-        self.overlay = overlay
-        self.confirmed = confirmed
-        self.count = count
+    // MARK: Merges
+
+    /// Hands the states changed in memory to a snapshot merge: returns the table the merge
+    /// writes (reading the files through new descriptors, see ``reopened()``), and keeps its
+    /// states here as ``merging`` while new changes go to an empty ``overlay``. `nil` when
+    /// descriptors could not be made, or a merge already runs.
+    mutating func handOverToMerge() -> RecordTable? {
+        guard merging == nil, let frozen = reopened() else { return nil }
+        merging = overlay
+        overlay = [:]
+        return frozen
     }
+
+    /// Continues from the snapshot a merge of `frozen` wrote: its states and stamps are in it,
+    /// so memory keeps only what changed since.
+    mutating func completeMerge(into snapshot: SnapshotFile, frozen: RecordTable) {
+        base = snapshot
+        delta = nil
+        merging = nil
+        confirmed = confirmed.subtracting(frozen.confirmed)
+    }
+
+    /// Takes back the states handed to a merge that will not be swapped in.
+    mutating func abandonMerge() {
+        guard let merging else { return }
+        self.merging = nil
+        overlay = merging.merging(overlay) { _, newer in newer }
+    }
+
+    /// The state of `key` changed in memory (since the snapshot and delta were read), if any.
+    func stateInMemory(_ key: RecordKey) -> RecordState? {
+        overlay[key] ?? merging?[key]
+    }
+
+    /// Visits every state changed in memory (``overlay``, then the ``merging`` ones it does
+    /// not shadow).
+    func forEachStateInMemory(_ body: (RecordKey, RecordState) -> Void) {
+        for (key, state) in overlay { body(key, state) }
+        guard let merging else { return }
+        for (key, state) in merging where overlay[key] == nil { body(key, state) }
+    }
+
+    /// How many states are in memory (a key both handed to a merge and changed since counts
+    /// twice).
+    var inMemoryCount: Int { overlay.count + (merging?.count ?? 0) }
 
     /// The same table reading its files through new descriptors (see
     /// ``SnapshotFile/reopened()``), so another thread can read it; `nil` if one cannot be made.
@@ -69,12 +112,12 @@ struct RecordTable: Sequence {
 
     subscript(key: RecordKey) -> RecordState? {
         get {
-            if let state = overlay[key] { return state }
+            if let state = stateInMemory(key) { return state }
             return stored(key)
         }
         set {
             guard let newValue else { return }
-            if overlay[key] == nil && stored(key) == nil { count += 1 }
+            if stateInMemory(key) == nil && stored(key) == nil { count += 1 }
             overlay[key] = newValue
         }
     }
@@ -83,7 +126,7 @@ struct RecordTable: Sequence {
     /// The state of `key`, like the subscript, for a caller that keeps the answer itself (the
     /// snapshot files do not remember it).
     func state(of key: RecordKey) -> RecordState? {
-        if let state = overlay[key] { return state }
+        if let state = stateInMemory(key) { return state }
         return stored(key, remembering: false)
     }
 
@@ -100,9 +143,9 @@ struct RecordTable: Sequence {
     }
 
     var changes: [RecordKey: RecordState] {
-        guard let delta else { return overlay }
         var all = overlay
-        delta.forEachRecord { key, state in
+        if let merging { all.merge(merging) { newer, _ in newer } }
+        delta?.forEachRecord { key, state in
             if all[key] == nil { all[key] = state }
         }
         return all
@@ -111,13 +154,14 @@ struct RecordTable: Sequence {
     /// About how many records changed since the snapshot, confirmed stamps included (a key
     /// in both the delta and memory counts twice): enough to decide when to merge them into a
     /// new snapshot.
-    var changedCount: Int { overlay.count + (delta?.header.recordCount ?? 0) + confirmed.count }
+    var changedCount: Int { inMemoryCount + (delta?.header.recordCount ?? 0) + confirmed.count }
 
     /// Decodes the delta into memory and drops it: for a delta whose lines a new file could not
     /// copy as they are (its replica numbering does not extend the snapshot's).
     mutating func absorbDelta() {
         guard delta != nil else { return }
         overlay = changes
+        merging = nil
         delta = nil
     }
 
@@ -226,7 +270,7 @@ struct RecordTable: Sequence {
     mutating func setFile(_ stamp: FileStamp?, of key: RecordKey) {
         if let position = overlay.index(forKey: key) {
             overlay.values[position].file = stamp
-        } else if var state = stored(key) {
+        } else if var state = merging?[key] ?? stored(key) {
             state.file = stamp
             overlay[key] = state
         }

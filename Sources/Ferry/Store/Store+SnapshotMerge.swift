@@ -14,11 +14,11 @@ extension Store {
             try finishSnapshotMerge()
             guard index.headSequence >= snapshotSequence + interval else { return }
         }
-        guard let records = index.records.reopened() else {
+        var frozen = index
+        guard let records = index.records.handOverToMerge() else {
             try writeSnapshot()
             return
         }
-        var frozen = index
         frozen.records = records
         snapshotMerge = SnapshotMerge(frozen: frozen, stagingPath: layout.indexMerging)
     }
@@ -26,41 +26,53 @@ extension Store {
     /// Waits for a running merge and swaps its snapshot in, keeping in memory only the records
     /// changed since it started. A merge whose snapshot or delta file was replaced meanwhile
     /// (by another process) is dropped, as is one that failed or found the snapshot damaged:
-    /// the next merge starts afresh.
+    /// its states go back into memory, and the next merge starts afresh.
     func finishSnapshotMerge() throws(StoreError) {
         guard let merge = snapshotMerge else { return }
         snapshotMerge = nil
         guard case .success = merge.wait(), mergeReadTheCurrentFiles(merge) else {
             try? FileSystem.removeFile(merge.stagingPath)
+            index.records.abandonMerge()
             return
         }
         if let damage = merge.frozen.records.damage {
             // The merge found a line it could not read: its snapshot may lack records. The
             // store's own reader is marked too, so the next access rebuilds from the journal.
             try? FileSystem.removeFile(merge.stagingPath)
+            index.records.abandonMerge()
             index.records.markDamaged(damage)
             return
         }
-        do {
+        do throws(SystemError) {
             try FileSystem.rename(merge.stagingPath, to: layout.index)
             try FileSystem.removeFile(layout.indexDelta)
-        } catch { throw .io(error) }
-        guard let snapshot = try SnapshotFile.open(layout.index) else { return }
+        } catch {
+            index.records.abandonMerge()
+            throw .io(error)
+        }
+        let snapshot: SnapshotFile?
+        do { snapshot = try SnapshotFile.open(layout.index) } catch {
+            index.records.abandonMerge()
+            throw error
+        }
+        guard let snapshot else {
+            index.records.abandonMerge()
+            return
+        }
         let frozen = merge.frozen
-        let changedSince = index.records.overlay.filter { key, state in frozen.records.overlay[key] != state }
-        let confirmedSince = index.records.confirmed.subtracting(frozen.records.confirmed)
-        index.records = RecordTable(base: snapshot, overlay: changedSince, confirmed: confirmedSince, count: index.records.count)
+        index.records.completeMerge(into: snapshot, frozen: frozen.records)
         snapshotSequence = frozen.headSequence
         persistedHead = frozen.headSequence
     }
 
-    /// Drops a running merge (waiting for its thread): for callers about to write the index
-    /// themselves.
+    /// Drops a running merge (waiting for its thread), taking its states back into memory:
+    /// for callers about to write the index themselves.
     func cancelSnapshotMerge() {
         guard let merge = snapshotMerge else { return }
         snapshotMerge = nil
         _ = merge.wait()
         try? FileSystem.removeFile(merge.stagingPath)
+        index.records.abandonMerge()
     }
 
     /// Whether `.ferry/index` and `.ferry/index-delta` are still the files the merge read.

@@ -72,7 +72,7 @@ extension StoreIndex {
         // Only the delta's lines need checking against the keys changed in memory.
         let hasDelta = records.delta != nil
         var inMemory = Set<[UInt8]>()
-        for (key, state) in records.overlay {
+        records.forEachStateInMemory { key, state in
             let sortKey = SnapshotFile.sortKey(key)
             if hasDelta { inMemory.insert(sortKey) }
             changed.append((sortKey, .state(key)))
@@ -129,7 +129,7 @@ extension StoreIndex {
                 switch change {
                 case .state(let key):
                     // Looked up again rather than held: a merge may cover every record.
-                    guard let state = records.overlay[key] else { return }
+                    guard let state = records.stateInMemory(key) else { return }
                     try sink.append(StoreIndex.line(key, state, number: number))
                 case .line(let line):
                     try sink.appendLine(line)

@@ -102,12 +102,48 @@ import FerryTestSupport
         let copy = try FileSystem.readFile(index, limit: 1 << 30)
         try FileSystem.removeFile(index)
         try FileSystem.writeFileAtomically(index, copy, durable: false)
+        // A write while the merge waits: newer than the state handed to the merge.
+        try store.write([.put(key("n3"), ["v": 1])])
         let before = store.snapshotSequence
         try store.finishSnapshotMerge()
         #expect(store.snapshotSequence == before, "the merged snapshot must not replace the other process's")
         #expect(try FileSystem.readFile(index, limit: 1 << 30) == copy)
         #expect(!FileSystem.exists(path + "/.ferry/index-merging"))
+        // The states handed to the dropped merge are back in memory, the newer write on top.
+        #expect(store.index.records.merging == nil)
+        #expect(store.index.records.overlay.count == 150)
         #expect(try store.get(entity: notes, id: RecordID("n149")) == ["v": 0])
+        #expect(try store.get(entity: notes, id: RecordID("n3")) == ["v": 1])
+        store.close()
+        let reopened = try Store.open(at: path)
+        defer { reopened.close() }
+        #expect(reopened.recordCount == 150)
+        #expect(try reopened.get(entity: notes, id: RecordID("n3")) == ["v": 1])
+        #expect(try reopened.get(entity: notes, id: RecordID("n149")) == ["v": 0])
+    }
+
+    @Test func aMergeTakesTheStatesInMemoryWithoutCopyingThem() throws {
+        let directory = try TemporaryDirectory()
+        let (store, merge) = try storeWithFinishedMerge(at: directory.subpath("s"))
+        defer { store.close() }
+        // The merge holds the 150 states; the store reads them through `merging`, and a state
+        // set meanwhile goes on top.
+        #expect(store.index.records.overlay.isEmpty)
+        #expect(store.index.records.merging?.count == 150)
+        #expect(merge.frozen.records.overlay.count == 150)
+        #expect(store.index.records[key("n8")]?.isLive == true)
+        let n9 = try #require(store.index.records[key("n9")])
+        store.index.records[key("n9")] = n9
+        #expect(Array(store.index.records.overlay.keys) == [key("n9")])
+        #expect(store.index.records.count == 150, "a record handed to the merge is not counted again")
+        store.index.records.replaceExisting(key("n9"), with: n9)
+        // The next write swaps the finished merge in: memory keeps what changed since.
+        try store.write([.put(key("n7"), ["v": 7])])
+        #expect(store.snapshotMerge == nil)
+        #expect(store.index.records.merging == nil)
+        #expect(Set(store.index.records.overlay.keys) == [key("n7"), key("n9")])
+        #expect(try store.get(entity: notes, id: RecordID("n7")) == ["v": 7])
+        #expect(try store.get(entity: notes, id: RecordID("n8")) == ["v": 0])
     }
 
     @Test func closingWaitsForTheMergeAndTheNextOpenReadsNoJournal() throws {
