@@ -8,13 +8,14 @@ import Foundation
 ///
 /// - Parameters:
 ///   - scale: Records per store (100,000 for the targets).
-///   - workDirectory: A directory for the stores; they are removed afterwards.
+///   - workDirectory: A directory for the stores; they stay until the run's work directory
+///     is removed at its end (deleting them here would slow the next scale's file creation,
+///     see `main.swift`).
 /// - Returns: One row per figure.
 func auditBenchmarks(scale: Int, workDirectory: String) throws -> [BenchmarkRow] {
     let root = workDirectory + "/audit-\(scale)"
     try? FileSystem.removeTree(root)
     _ = try FileSystem.createDirectories(root)
-    defer { try? FileSystem.removeTree(root) }
     let ferry = AuditBench.ferryBinary()
     var rows: [BenchmarkRow] = []
     let targetScale = 100_000

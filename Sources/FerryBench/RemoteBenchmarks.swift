@@ -8,7 +8,8 @@ import FerryURLSession
 ///
 /// - Parameters:
 ///   - scale: records in the served store.
-///   - workDirectory: a folder for the stores; removed afterwards.
+///   - workDirectory: a folder for the stores; they stay until the run's work directory is
+///     removed at its end.
 /// - Returns: one row per figure, with the targets.
 func remoteBenchmarks(scale: Int, workDirectory: String) async throws -> [BenchmarkRow] {
     let work = workDirectory + "/remote-\(scale)"

@@ -39,10 +39,15 @@ func storeBenchmarks(scale: Int, workDirectory: String) throws -> [BenchmarkRow]
     Measure.settle()
     let (batched, batchedCPU) = try batchedPuts(into: store, entity: entity, ids: ids)
     let batchedRate = Double(scale) / batched
+    // The issue sets its targets at 100k records; smaller scales show the figures only (10k
+    // files take 0.2 s, within the run-to-run noise of creating files here).
+    let atFullScale = scale >= 100_000
     rows.append(
         BenchmarkRow(
-            name: "batched put (1,000 per batch)", scale: scale, value: Format.rate(scale, batched), target: "≥ 10,000 rec/s, ≤ 2x plain",
-            met: batchedRate >= 10_000 && batched <= 2 * plain, note: Format.ratio(batched, plain, "plain writes") + ", cpu " + batchedCPU.text))
+            name: "batched put (1,000 per batch)", scale: scale, value: Format.rate(scale, batched),
+            target: atFullScale ? "≥ 10,000 rec/s, ≤ 2x plain" : "",
+            met: atFullScale ? batchedRate >= 10_000 && batched <= 2 * plain : nil,
+            note: Format.ratio(batched, plain, "plain writes") + ", cpu " + batchedCPU.text))
 
     // Single durable puts into the full store.
     var samples: [Double] = []

@@ -102,7 +102,6 @@ for scale in scales {
     section("sync") { try syncBenchmarks(scale: scale, workDirectory: directory, ferry: ferry) }
     await asyncSection("remote") { try await remoteBenchmarks(scale: scale, workDirectory: directory) }
     section("import") { try importBenchmarks(scale: scale, workDirectory: directory) }
-    // Last: it removes its stores when done.
     section("audit") { try auditBenchmarks(scale: scale, workDirectory: directory) }
 }
 let missed = rows.filter { $0.met == false }.count
