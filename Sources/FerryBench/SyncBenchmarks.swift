@@ -101,7 +101,15 @@ func syncBenchmarks(scale: Int, workDirectory: String, ferry: String) throws -> 
             target: "≤ 50 ms, ≥ 10x rsync, ≥ 20x unison", met: met, note: note))
     let peak = [pull.peakMemoryMiB, incremental.peakMemoryMiB].max() ?? 0
     rows.append(BenchmarkRow(name: "sync: peak memory of ferry sync", scale: scale, value: String(format: "%.0f MB", peak), target: "≤ 200 MB", met: peak <= 200))
-    return rows
+    // Issue 3 sets its targets at 100k records; smaller scales show the figures only (at 10k,
+    // rsync and unison look at a tenth of the files, so the ratios shrink by design).
+    guard scale < 100_000 else { return rows }
+    return rows.map { row in
+        var figure = row
+        figure.target = ""
+        figure.met = nil
+        return figure
+    }
 }
 
 struct BenchError: Error, CustomStringConvertible {
