@@ -72,20 +72,42 @@ enum JSONWriter {
     /// canonical form is already at hand.
     /// - Precondition: `canonical` is the output of ``writeCanonical(_:to:)``.
     static func prettyBytes(fromCanonical canonical: [UInt8]) -> [UInt8] {
-        var output: [UInt8] = []
-        output.reserveCapacity(canonical.count + canonical.count / 2 + 16)
+        canonical.withUnsafeBufferPointer { input -> [UInt8] in
+            // Two passes over the bytes, one to size the output and one to fill it: cheaper
+            // than growing an array a byte at a time.
+            let size = respace(input, into: nil)
+            return [UInt8](unsafeUninitializedCapacity: size) { buffer, count in
+                count = respace(input, into: buffer.baseAddress)
+            }
+        }
+    }
+
+    /// Writes the pretty form of canonical `input` to `output` (when given; it must have room)
+    /// and returns its length.
+    private static func respace(_ input: UnsafeBufferPointer<UInt8>, into output: UnsafeMutablePointer<UInt8>?) -> Int {
+        var written = 0
+        @inline(__always) func put(_ byte: UInt8) {
+            output?[written] = byte
+            written += 1
+        }
+        @inline(__always) func newline(depth: Int) {
+            put(UInt8(ascii: "\n"))
+            let spaces = 2 * depth
+            if let output { (output + written).initialize(repeating: UInt8(ascii: " "), count: spaces) }
+            written += spaces
+        }
         var depth = 0
         var position = 0
-        let count = canonical.count
+        let count = input.count
         while position < count {
-            let byte = canonical[position]
+            let byte = input[position]
             switch byte {
             case UInt8(ascii: "\""):
                 // A string, escapes and all, as it is.
                 let start = position
                 position += 1
                 while position < count {
-                    let character = canonical[position]
+                    let character = input[position]
                     if character == UInt8(ascii: "\\") {
                         position += 2
                     } else {
@@ -93,35 +115,37 @@ enum JSONWriter {
                         if character == UInt8(ascii: "\"") { break }
                     }
                 }
-                output.append(contentsOf: canonical[start..<min(position, count)])
+                let end = min(position, count)
+                if let output, let base = input.baseAddress { (output + written).update(from: base + start, count: end - start) }
+                written += end - start
                 continue
             case UInt8(ascii: "{"), UInt8(ascii: "["):
                 let closing = byte == UInt8(ascii: "{") ? UInt8(ascii: "}") : UInt8(ascii: "]")
-                output.append(byte)
-                if position + 1 < count && canonical[position + 1] == closing {
-                    output.append(closing)
+                put(byte)
+                if position + 1 < count && input[position + 1] == closing {
+                    put(closing)
                     position += 2
                     continue
                 }
                 depth += 1
-                newline(depth: depth, to: &output)
+                newline(depth: depth)
             case UInt8(ascii: "}"), UInt8(ascii: "]"):
                 depth -= 1
-                newline(depth: max(depth, 0), to: &output)
-                output.append(byte)
+                newline(depth: max(depth, 0))
+                put(byte)
             case UInt8(ascii: ","):
-                output.append(byte)
-                newline(depth: depth, to: &output)
+                put(byte)
+                newline(depth: depth)
             case UInt8(ascii: ":"):
-                output.append(byte)
-                output.append(UInt8(ascii: " "))
+                put(byte)
+                put(UInt8(ascii: " "))
             default:
-                output.append(byte)
+                put(byte)
             }
             position += 1
         }
-        output.append(UInt8(ascii: "\n"))
-        return output
+        put(UInt8(ascii: "\n"))
+        return written
     }
 
     private static func newline(depth: Int, to output: inout [UInt8]) {
