@@ -78,6 +78,26 @@ struct ConfirmedStamps: Sendable, Equatable {
         return result
     }
 
+    /// A walk over the stamps alongside lines visited in sort order (a snapshot's), cheaper
+    /// than a search per line.
+    struct Walk {
+        fileprivate let entries: [Entry]
+        private var next = 0
+
+        fileprivate init(entries: [Entry]) { self.entries = entries }
+
+        /// The stamp of the record with `sortKey`, if any; each call's key must not precede
+        /// the previous call's.
+        mutating func stamp<Key: ContiguousBytes>(forSortKey sortKey: Key) -> FileStamp? {
+            while next < entries.count && ByteOrder.compare(entries[next].sortKey, sortKey) < 0 { next += 1 }
+            guard next < entries.count, ByteOrder.compare(entries[next].sortKey, sortKey) == 0 else { return nil }
+            return entries[next].stamp
+        }
+    }
+
+    /// A walk from the first stamp (see ``Walk``).
+    func walk() -> Walk { Walk(entries: entries) }
+
     /// The position of the first entry whose sort key does not precede `sortKey`.
     private func insertionPoint<Key: ContiguousBytes>(of sortKey: Key) -> Int {
         var low = 0

@@ -189,13 +189,9 @@ struct RecordTable: Sequence {
         changed: (RecordKey, RecordState) -> Void
     ) {
         let changes = self.changes
-        let stamps = confirmed.entries
-        var next = 0
+        var stamps = confirmed.walk()
         forEachUnchangedLine(of: nil, streaming: true, changes: changes) { sortKey, line in
-            // Both in sort order: walk the confirmed stamps alongside the lines.
-            while next < stamps.count && ByteOrder.precedes(stamps[next].sortKey, sortKey) { next += 1 }
-            let stamp = next < stamps.count && ByteOrder.compare(stamps[next].sortKey, sortKey) == 0 ? stamps[next].stamp : nil
-            unchanged(sortKey, line, stamp)
+            unchanged(sortKey, line, stamps.stamp(forSortKey: sortKey))
         }
         for (key, state) in changes { changed(key, state) }
     }

@@ -141,7 +141,7 @@ extension StoreIndex {
             written += 1
         }
         var next = 0
-        var nextStamp = 0
+        var confirmedStamps = records.confirmed.walk()
         if !deltaOnly {
             records.base?.forEachRawLineStreaming { sortKey, line in
                 var order = next < changed.count ? ByteOrder.compare(changed[next].sortKey, sortKey) : 1
@@ -154,11 +154,8 @@ extension StoreIndex {
                     emit(changed[next].change)
                     next += 1
                 } else if failure == nil {
-                    while nextStamp < stamps.count && ByteOrder.precedes(stamps[nextStamp].sortKey, sortKey) { nextStamp += 1 }
                     do throws(SystemError) {
-                        if nextStamp < stamps.count && ByteOrder.compare(stamps[nextStamp].sortKey, sortKey) == 0,
-                            let patched = SnapshotFile.line(line, withStamp: stamps[nextStamp].stamp)
-                        {
+                        if let stamp = confirmedStamps.stamp(forSortKey: sortKey), let patched = SnapshotFile.line(line, withStamp: stamp) {
                             try sink.appendLine(patched[...])
                         } else {
                             try sink.appendLine(line)
