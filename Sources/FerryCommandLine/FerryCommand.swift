@@ -21,6 +21,7 @@ enum FerryCommand {
             ListCommand.self,
             StatusCommand.self,
             CommitCommand.self,
+            ReidentifyCommand.self,
             SyncCommand.self,
             ServeCommand.self,
             ConflictsCommand.self,

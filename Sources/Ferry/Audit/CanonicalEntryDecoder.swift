@@ -3,9 +3,9 @@
 /// lines.
 ///
 /// It accepts exactly the lines ``JournalEntry/decode(line:)`` accepts that are also laid out
-/// canonically (`{"batch":…,"counter":…,"doc":…,"entity":…,"hash":…,"hlc":…,"id":…,"more":…,
-/// "op":…,"origin":…,"prev":…,"pseq":…,"seq":…,"vv":{…}}`, `batch` and `more` only for an
-/// entry of a batch of several, no whitespace), with the same checks on every field.
+/// canonically (`{"batch":…,"counter":…,"digest":…,"doc":…,"entity":…,"hash":…,"hlc":…,"id":…,
+/// "more":…,"op":…,"origin":…,"parent":…,"prev":…,"pseq":…,"seq":…,"vv":{…}}`, `batch` and `more`
+/// only for an entry of a batch of several, `digest` and `parent` together or not at all, no whitespace), with the same checks on every field.
 /// Anything else gives `nil`, and the caller falls back to the general decoder, which also
 /// says what is wrong. A seeded randomized test holds the two decoders to the same answers.
 enum CanonicalEntryDecoder {
@@ -22,6 +22,11 @@ enum CanonicalEntryDecoder {
             guard reader.expect(#"{"counter":"#) else { return nil }
         }
         guard let counter = reader.integer(), counter > 0 else { return nil }
+        var digest: SHA256Digest?
+        if reader.expect(#","digest":""#) {
+            guard let value = reader.digest(), reader.expect("\"") else { return nil }
+            digest = value
+        }
         var document: JSONValue?
         if reader.expect(#","doc":"#) {
             // The document runs to the `,"entity":"` before the hash member.
@@ -60,7 +65,14 @@ enum CanonicalEntryDecoder {
         } else {
             return nil
         }
-        guard reader.expect(#","origin":""#), let originText = reader.plainString(), let origin = ReplicaID(originText),
+        guard reader.expect(#","origin":""#), let originText = reader.plainString(), let origin = ReplicaID(originText)
+        else { return nil }
+        var parent: SHA256Digest?
+        if reader.expect(#","parent":""#) {
+            guard let value = reader.digest(), reader.expect("\"") else { return nil }
+            parent = value
+        }
+        guard (digest == nil) == (parent == nil),
             reader.expect(#","prev":""#), let previousHash = reader.digest(),
             reader.expect(#"","pseq":"#), let previousSequence = reader.integer(),
             reader.expect(#","seq":"#), let sequence = reader.integer(), sequence > 0,
@@ -83,9 +95,11 @@ enum CanonicalEntryDecoder {
         case (false, nil): operation = .delete
         default: return nil
         }
+        var chain: ChangeChain?
+        if let digest, let parent { chain = ChangeChain(parent: parent, digest: digest) }
         let change = Change(
             origin: origin, counter: counter, timestamp: timestamp, key: RecordKey(entity: entity, id: id),
-            operation: operation, version: version)
+            operation: operation, version: version, chain: chain)
         return JournalEntry(
             sequence: sequence, change: change, previousSequenceOfRecord: previousSequence, previousHash: previousHash, hash: hash,
             batch: batch)

@@ -91,12 +91,16 @@ public struct ReplicaComparison: Sendable, Hashable {
     /// How many entries of the second journal were read to find its changes.
     public var secondEntriesScanned = 0
 
+    /// Replicas whose changes the two stores hold with different content under the same
+    /// counter (the origin and the counter where it shows): a copied store folder.
+    public var divergedReplicas: [ChangeIdentity] = []
+
     /// An empty comparison: identical.
     public init() {}
 
     /// Whether the replicas have the same changes, the same content, and (when compared) the
     /// same record files.
     public var isIdentical: Bool {
-        onlyInFirst.isEmpty && onlyInSecond.isEmpty && records.isEmpty && files.isEmpty
+        onlyInFirst.isEmpty && onlyInSecond.isEmpty && records.isEmpty && files.isEmpty && divergedReplicas.isEmpty
     }
 }

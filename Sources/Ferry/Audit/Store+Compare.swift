@@ -32,6 +32,15 @@ extension Store {
             // records those changes touch can differ.
             var touched = Set(first.entries.map(\.change.key))
             touched.formUnion(second.entries.map(\.change.key))
+            // Equal counters with other content (a copied folder): every record the diverged
+            // replicas touched may differ, whatever the vectors say.
+            let divergence = try currentFrontier().divergences(from: try other.currentFrontier())
+            result.divergedReplicas = divergence.map { ChangeIdentity(origin: $0.origin, counter: $0.counter) }
+            if !divergence.isEmpty {
+                let origins = Set(divergence.map(\.origin))
+                touched.formUnion(try keys(changedBy: origins))
+                touched.formUnion(try other.keys(changedBy: origins))
+            }
             let firstSides = try currentSides(of: touched)
             let secondSides = try other.currentSides(of: touched)
             for key in touched.sorted() {
@@ -91,6 +100,20 @@ extension Store {
                 throw .journal(error)
             }
             return (found.reversed(), scanned)
+        }
+    }
+
+    /// Every record that a change of one of `origins` touched in this journal (a full read).
+    func keys(changedBy origins: Set<ReplicaID>) throws(StoreError) -> Set<RecordKey> {
+        try withReadAccess { () throws(StoreError) -> Set<RecordKey> in
+            var keys = Set<RecordKey>()
+            do throws(JournalError) {
+                try JournalReader(journal: journal).forEachEntryBackwards { entry in
+                    if origins.contains(entry.change.origin) { keys.insert(entry.change.key) }
+                    return true
+                }
+            } catch { throw .journal(error) }
+            return keys
         }
     }
 

@@ -1,5 +1,5 @@
 /// A change as JSON, with the journal's own field names (`origin`, `counter`, `hlc`, `op`,
-/// `entity`, `id`, `doc`, `vv`) and without the fields that are local to one journal (`seq`,
+/// `entity`, `id`, `doc`, `vv`, and `digest` and `parent` of its ``ChangeChain``) and without the fields that are local to one journal (`seq`,
 /// `pseq`, `prev`, `hash`). The journal and the HTTP protocol read and write changes this way.
 ///
 /// ```swift
@@ -8,7 +8,9 @@
 /// ```
 extension Change {
     /// The members a change's JSON object may have.
-    public static let jsonFieldNames: Set<String> = ["counter", "doc", "entity", "hlc", "id", "op", "origin", "vv"]
+    public static let jsonFieldNames: Set<String> = [
+        "counter", "digest", "doc", "entity", "hlc", "id", "op", "origin", "parent", "vv",
+    ]
 
     /// The change as a JSON object.
     public var jsonValue: JSONValue {
@@ -22,6 +24,10 @@ extension Change {
             "vv": version.jsonValue,
         ]
         if let document = operation.document { members["doc"] = document }
+        if let chain {
+            members["digest"] = .string(chain.digest.hex)
+            members["parent"] = .string(chain.parent.hex)
+        }
         return .object(members)
     }
 
@@ -30,6 +36,11 @@ extension Change {
     public func writeCanonicalJSON(to output: inout [UInt8]) {
         output.append(contentsOf: #"{"counter":"#.utf8)
         output.append(contentsOf: String(counter).utf8)
+        if let chain {
+            output.append(contentsOf: #","digest":""#.utf8)
+            chain.digest.appendHexDigits(to: &output)
+            output.append(UInt8(ascii: "\""))
+        }
         if let document = operation.document {
             output.append(contentsOf: #","doc":"#.utf8)
             document.writeCanonical(to: &output)
@@ -44,6 +55,10 @@ extension Change {
         output.append(contentsOf: operation.name.utf8)
         output.append(contentsOf: #"","origin":""#.utf8)
         output.append(contentsOf: origin.rawValue.utf8)
+        if let chain {
+            output.append(contentsOf: #"","parent":""#.utf8)
+            chain.parent.appendHexDigits(to: &output)
+        }
         output.append(contentsOf: #"","vv":"#.utf8)
         version.jsonValue.writeCanonical(to: &output)
         output.append(UInt8(ascii: "}"))
@@ -100,9 +115,26 @@ extension Change {
         guard version[origin] == counter else {
             throw ChangeDecodingError(field: "vv", "must hold the change's own origin and counter")
         }
+        var chain: ChangeChain?
+        switch (fields["digest"], fields["parent"]) {
+        case (nil, nil):
+            chain = nil
+        case (let digestValue?, let parentValue?):
+            guard let text = digestValue.stringValue, let digest = SHA256Digest(hex: text) else {
+                throw ChangeDecodingError(field: "digest", "must be 64 hex digits")
+            }
+            guard let text = parentValue.stringValue, let parent = SHA256Digest(hex: text) else {
+                throw ChangeDecodingError(field: "parent", "must be 64 hex digits")
+            }
+            chain = ChangeChain(parent: parent, digest: digest)
+        case (nil, _):
+            throw ChangeDecodingError(field: "digest", "must come with \"parent\"")
+        case (_, nil):
+            throw ChangeDecodingError(field: "parent", "must come with \"digest\"")
+        }
         self.init(
             origin: origin, counter: counter, timestamp: timestamp, key: RecordKey(entity: entity, id: id),
-            operation: operation, version: version)
+            operation: operation, version: version, chain: chain)
     }
 }
 

@@ -37,10 +37,13 @@ public struct Change: Sendable, Hashable {
     public var operation: Operation
     /// The record's version after the change, as the origin saw it.
     public var version: VersionVector
+    /// The change's digest and its place in its origin's chain (see ``ChangeChain``); `nil` for a
+    /// change not yet journaled, or journaled before changes carried digests.
+    public var chain: ChangeChain?
 
     public init(
         origin: ReplicaID, counter: UInt64, timestamp: HybridTimestamp, key: RecordKey,
-        operation: Operation, version: VersionVector
+        operation: Operation, version: VersionVector, chain: ChangeChain? = nil
     ) {
         self.origin = origin
         self.counter = counter
@@ -48,6 +51,19 @@ public struct Change: Sendable, Hashable {
         self.key = key
         self.operation = operation
         self.version = version
+        self.chain = chain
+    }
+
+    /// The change's digest: the one it carries, or for a change journaled before changes carried
+    /// digests, the digest of its content with no parent.
+    public var digest: SHA256Digest {
+        chain?.digest ?? ChangeChain.digest(of: self, parent: .zero)
+    }
+
+    /// The chain the change carries, or for a change journaled before changes carried digests,
+    /// one computed from its content with no parent (what such a change travels with).
+    public var chainOrLegacy: ChangeChain {
+        chain ?? ChangeChain(self, parent: .zero)
     }
 
     /// The change's global identity: origin and counter.

@@ -32,7 +32,8 @@ extension JournalEntry {
             return digest
         }
         let known: Set<String> = [
-            "batch", "counter", "doc", "entity", "hash", "hlc", "id", "more", "op", "origin", "prev", "pseq", "seq", "vv",
+            "batch", "counter", "digest", "doc", "entity", "hash", "hlc", "id", "more", "op", "origin", "parent", "prev",
+            "pseq", "seq", "vv",
         ]
         if let unknown = fields.keys.first(where: { !known.contains($0) }) {
             throw EntryDecodingFailure("unknown field \"\(unknown)\"")

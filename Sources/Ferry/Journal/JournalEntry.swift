@@ -71,6 +71,10 @@ public struct JournalEntry: Sendable, Hashable {
             "hash": .string(hash.hex),
         ]
         if let document = change.operation.document { members["doc"] = document }
+        if let chain = change.chain {
+            members["digest"] = .string(chain.digest.hex)
+            members["parent"] = .string(chain.parent.hex)
+        }
         if let batch {
             members["batch"] = .integer(Int64(batch.first))
             members["more"] = .integer(Int64(batch.remaining))

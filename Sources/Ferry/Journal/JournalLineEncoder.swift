@@ -2,8 +2,9 @@
 /// object twice.
 ///
 /// The line is the canonical form (keys sorted by code point, no whitespace) of
-/// `{"batch","counter","doc","entity","hash","hlc","id","more","op","origin","prev","pseq","seq","vv"}`
-/// (`batch` and `more` only for entries of a batch of several);
+/// `{"batch","counter","digest","doc","entity","hash","hlc","id","more","op","origin","parent","prev","pseq","seq","vv"}`
+/// (`batch` and `more` only for entries of a batch of several; `digest` and `parent`, the
+/// change's ``ChangeChain``, for every entry written since changes carry digests);
 /// the hash is SHA-256 of the same canonical object without `"hash"`. Splicing the hash in
 /// between the parts before and after it gives exactly the canonical line, because `hash`
 /// sorts between `entity` and `hlc`.
@@ -38,6 +39,11 @@ struct JournalLineEncoder {
             head.append(contentsOf: #"{"counter":"#.utf8)
         }
         head.appendDecimal(change.counter)
+        if let chain = change.chain {
+            head.append(contentsOf: #","digest":""#.utf8)
+            chain.digest.appendHexDigits(to: &head)
+            head.append(UInt8(ascii: "\""))
+        }
         if let document = change.operation.document {
             head.append(contentsOf: #","doc":"#.utf8)
             if let canonicalDocument { head.append(contentsOf: canonicalDocument) } else { document.writeCanonical(to: &head) }
@@ -60,6 +66,10 @@ struct JournalLineEncoder {
         tail.append(contentsOf: change.operation.name.utf8)
         tail.append(contentsOf: #"","origin":""#.utf8)
         tail.append(contentsOf: change.origin.rawValue.utf8)
+        if let chain = change.chain {
+            tail.append(contentsOf: #"","parent":""#.utf8)
+            chain.parent.appendHexDigits(to: &tail)
+        }
         tail.append(contentsOf: #"","prev":""#.utf8)
         previousHash.appendHexDigits(to: &tail)
         tail.append(contentsOf: #"","pseq":"#.utf8)

@@ -16,12 +16,15 @@ public struct FileStatus: Sendable, Hashable {
     public var kind: Kind
     /// Inode number, so a replaced file is noticed even with equal size and time.
     public var inode: UInt64
+    /// The device the file is on: with the inode, which file this is.
+    public var device: UInt64
 
-    public init(size: Int64, modificationNanoseconds: Int64, kind: Kind, inode: UInt64) {
+    public init(size: Int64, modificationNanoseconds: Int64, kind: Kind, inode: UInt64, device: UInt64 = 0) {
         self.size = size
         self.modificationNanoseconds = modificationNanoseconds
         self.kind = kind
         self.inode = inode
+        self.device = device
     }
 
     init(_ info: stat) {
@@ -33,6 +36,7 @@ public struct FileStatus: Sendable, Hashable {
         size = Int64(info.st_size)
         modificationNanoseconds = Int64(time.tv_sec) * 1_000_000_000 + Int64(time.tv_nsec)
         inode = UInt64(info.st_ino)
+        device = UInt64(info.st_dev)
         switch info.st_mode & S_IFMT {
         case S_IFREG: kind = .regular
         case S_IFDIR: kind = .directory

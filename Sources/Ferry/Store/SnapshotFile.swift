@@ -26,15 +26,17 @@ import Darwin
 /// `;`, each `replica#,counter,hlc-ms,hlc-logical,deleted(0/1),content-sha256,seq,vector`,
 /// the vector being `replica#:counter` pairs joined by `+`.
 final class SnapshotFile: @unchecked Sendable {
-    static let magic = "ferry-index\t2"
+    static let magic = "ferry-index\t3"
     /// The delta file: the records changed since the snapshot named by its `A` line.
-    static let deltaMagic = "ferry-index-delta\t1"
+    static let deltaMagic = "ferry-index-delta\t2"
 
     /// What the header says.
     struct Header {
         var head = StoreHead(sequence: 0, hash: .zero, latestModification: .zero)
         var replicas: [ReplicaID] = []
         var knowledge = VersionVector()
+        /// For each replica in `knowledge`, the digest of its latest change (see ``ChangeChain``).
+        var digests: [ReplicaID: SHA256Digest] = [:]
         var liveCounts: [EntityName: Int] = [:]
         var conflicted = Set<RecordKey>()
         var recordCount = 0
@@ -139,10 +141,14 @@ final class SnapshotFile: @unchecked Sendable {
                 header.head = StoreHead(sequence: sequence, hash: hash, latestModification: stamp)
             case UInt8(ascii: "R"):
                 guard let text = fields.next(), let replica = ReplicaID(String(decoding: text, as: UTF8.self)),
-                    let counter = fields.nextInteger()
+                    let counter = fields.nextInteger(), let digestText = fields.next()
                 else { throw fail("malformed replica") }
                 header.replicas.append(replica)
                 header.knowledge[replica] = counter
+                if digestText != Array("-".utf8)[...] {
+                    guard let digest = SHA256Digest(hexDigits: digestText) else { throw fail("malformed replica digest") }
+                    header.digests[replica] = digest
+                }
             case UInt8(ascii: "L"):
                 guard let text = fields.next(), let entity = try? EntityName(String(decoding: text, as: UTF8.self)),
                     let count = fields.nextInteger()

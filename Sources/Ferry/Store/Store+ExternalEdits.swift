@@ -30,6 +30,52 @@ extension Store {
         }
     }
 
+    /// Journals the hand edits of the record files of `keys` (and only those) as changes from
+    /// this replica, before something replaces those files; caller holds the lock.
+    ///
+    /// This is what keeps a sync from ever overwriting an edit it has not journaled: a received
+    /// change to such a record then meets the edit as a concurrent version (a conflict, both
+    /// kept), never as a file to replace. Costs one `stat` per record whose stamp matches.
+    /// - Throws: ``StoreError/unjournaledEdit(path:reason:)`` for an edited file that cannot be
+    ///   journaled (not JSON, not an object): replacing it would lose it.
+    /// - Returns: the edits journaled.
+    func commitHandEdits(of keys: some Sequence<RecordKey>) throws(StoreError) -> [StoreStatus.Edit] {
+        var status = StoreStatus()
+        let now = FileSystem.currentTimeNanoseconds()
+        for key in keys {
+            let state = index.records[key]
+            let path = layout.recordFile(key)
+            let fileStatus: FileStatus?
+            do { fileStatus = try FileSystem.status(path) } catch { throw .io(error) }
+            guard let fileStatus else {
+                if let state, state.isLive {
+                    status.edits.append(.init(kind: .deleted, key: key, path: layout.relativeRecordPath(key), document: nil))
+                }
+                continue
+            }
+            if let state, state.isLive, let stamp = state.file, stamp.matches(fileStatus) { continue }
+            let relative = String(layout.relativeRecordPath(key).dropFirst("records/\(key.entity.rawValue)/".count))
+            let file = RecordFileListing.File(
+                entity: key.entity, directory: FileSystem.parentPath(of: path), name: FileSystem.lastComponent(of: path),
+                relativeName: relative, status: fileStatus)
+            examine(key, state: state, file: file, into: &status, now: now)
+        }
+        if let problem = status.problems.first {
+            throw .unjournaledEdit(path: "\(path)/\(problem.path)", reason: problem.reason)
+        }
+        var writes: [RecordWrite] = []
+        for edit in status.edits {
+            switch edit.kind {
+            case .created, .modified:
+                if let document = edit.document { writes.append(.put(edit.key, document)) }
+            case .deleted:
+                writes.append(.delete(edit.key))
+            }
+        }
+        if !writes.isEmpty { _ = try performLocalWrites(writes) }
+        return status.edits
+    }
+
     /// The scan behind `status` and `commit`; caller holds the lock.
     ///
     /// It lists the record files, then walks the index once, matching each record to its file

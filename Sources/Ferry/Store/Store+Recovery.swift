@@ -16,6 +16,7 @@ extension Store {
                 let header = delta.header
                 index.records = RecordTable(base: snapshot, delta: delta, totalCount: header.totalRecords ?? 0)
                 index.knowledge = header.knowledge
+                index.digests = header.digests
                 index.headSequence = header.head.sequence
                 index.headHash = header.head.hash
                 index.latestModification = header.head.latestModification

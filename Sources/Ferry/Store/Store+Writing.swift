@@ -72,6 +72,7 @@ extension Store {
         documents.reserveCapacity(writes.count)
         var unchanged = 0
         var counter = index.knowledge[replicaID]
+        var parent = index.digests[replicaID] ?? .zero
         let head = index.headSequence
         pending.reserveCapacity(writes.count)
         // Each document's checks, canonical bytes and hash depend on nothing else: made first,
@@ -128,9 +129,12 @@ extension Store {
                 counter += 1
                 var vector = current?.vector ?? VersionVector()
                 vector[replicaID] = counter
-                let change = Change(
+                var change = Change(
                     origin: replicaID, counter: counter, timestamp: clock.tick(), key: key, operation: operation,
                     version: vector)
+                let chain = ChangeChain(change, parent: parent, canonicalDocument: canonical)
+                change.chain = chain
+                parent = chain.digest
                 pending.append(
                     Journal.Pending(change: change, previousSequenceOfRecord: current?.lastSequence ?? 0, canonicalDocument: canonical))
                 hashes.append(hash)

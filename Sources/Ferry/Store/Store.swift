@@ -264,6 +264,13 @@ public final class Store: @unchecked Sendable {
     /// The hash of the last journal entry.
     public var headHash: SHA256Digest { head.hash }
 
+    /// Which folder this store is: the device and inode of its root, `<device>:<inode>`. A copy
+    /// of the folder has the same replica id but another instance.
+    public var instance: String? {
+        guard let status = try? FileSystem.status(layout.root) else { return nil }
+        return "\(status.device):\(status.inode)"
+    }
+
     /// For each replica, the counter of its latest change this store has.
     public var knowledge: VersionVector {
         (try? withReadAccess { () throws(StoreError) -> VersionVector in index.knowledge }) ?? VersionVector()
@@ -298,5 +305,13 @@ extension Store {
     /// For each replica, the counter of its latest change this store has.
     public func currentKnowledge() throws(StoreError) -> VersionVector {
         try withReadAccess { () throws(StoreError) -> VersionVector in index.knowledge }
+    }
+
+    /// For each replica, the counter and digest of its latest change this store has: what a
+    /// sync compares to tell a copied store from the original (see ``ReplicaFrontier``).
+    public func currentFrontier() throws(StoreError) -> ReplicaFrontier {
+        try withReadAccess { () throws(StoreError) -> ReplicaFrontier in
+            ReplicaFrontier(knowledge: index.knowledge, digests: index.digests)
+        }
     }
 }

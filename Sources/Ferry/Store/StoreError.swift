@@ -26,6 +26,15 @@ public enum StoreError: Error, Sendable, Equatable, CustomStringConvertible {
     case coding(String)
     /// `resolve` on a record that has no conflict.
     case noConflict(RecordKey)
+    /// `reidentify` cannot tell the copy's own changes apart safely.
+    case reidentifyBlocked(path: String, reason: String)
+    /// A record file edited by hand cannot be journaled (not JSON, not an object), and
+    /// something was about to replace it: nothing is replaced.
+    case unjournaledEdit(path: String, reason: String)
+    /// A journal entry no longer matches the digest it was written with (or, for an entry
+    /// written before changes carried digests, its own hash): someone edited the line. The
+    /// store refuses to pass it on. `location` is `journal/<segment>:<line>`.
+    case alteredEntry(store: String, location: String, sequence: UInt64, change: ChangeIdentity, record: RecordKey)
 
     public var description: String {
         switch self {
@@ -56,6 +65,14 @@ public enum StoreError: Error, Sendable, Equatable, CustomStringConvertible {
             return reason
         case .noConflict(let key):
             return "\(key) has no conflict to resolve"
+        case .reidentifyBlocked(let path, let reason):
+            return "cannot re-identify \(path): \(reason); nothing was changed"
+        case .unjournaledEdit(let path, let reason):
+            return "\(path) was edited by hand and is not a valid record (\(reason)); replacing it would lose the edit, "
+                + "so nothing was changed: fix or remove the file, then run again"
+        case .alteredEntry(let store, let location, let sequence, let change, let record):
+            return "\(store)/\(location): journal entry \(sequence) (change \(change) to \(record)) was altered after it was "
+                + "written: it no longer matches its digest; refusing to send it, nothing was exchanged; run 'ferry verify \(store)'"
 
         }
     }

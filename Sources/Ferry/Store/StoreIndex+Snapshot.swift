@@ -111,7 +111,9 @@ extension StoreIndex {
             let base = records.base?.header.head ?? StoreHead(sequence: 0, hash: .zero, latestModification: .zero)
             header += "A\t\(base.sequence)\t\(base.hash.hex)\n"
         }
-        for replica in replicaList { header += "R\t\(replica.rawValue)\t\(knowledge[replica])\n" }
+        for replica in replicaList {
+            header += "R\t\(replica.rawValue)\t\(knowledge[replica])\t\(digests[replica]?.hex ?? "-")\n"
+        }
         for (entity, count) in liveCounts.sorted(by: { $0.key < $1.key }) where count > 0 {
             header += "L\t\(entity.rawValue)\t\(count)\n"
         }

@@ -8,6 +8,9 @@ struct StoreIndex: Sendable {
     var records = RecordTable()
     /// For each replica, the counter of its latest change this store has.
     var knowledge = VersionVector()
+    /// For each replica, the digest of its latest change this store has: where the next change of
+    /// that replica must chain on (see ``ChangeChain``).
+    var digests: [ReplicaID: SHA256Digest] = [:]
     /// The journal's last sequence and hash that this index covers.
     var headSequence: UInt64 = 0
     var headHash: SHA256Digest = .zero
@@ -25,6 +28,7 @@ struct StoreIndex: Sendable {
         let header = snapshot.header
         records = RecordTable(base: snapshot)
         knowledge = header.knowledge
+        digests = header.digests
         headSequence = header.head.sequence
         headHash = header.head.hash
         latestModification = header.head.latestModification
@@ -84,7 +88,10 @@ struct StoreIndex: Sendable {
             conflicted.remove(change.key)
         }
         records.set(change.key, state, isNew: before == nil)
-        if knowledge[change.origin] < change.counter { knowledge[change.origin] = change.counter }
+        if knowledge[change.origin] < change.counter {
+            knowledge[change.origin] = change.counter
+            digests[change.origin] = change.digest
+        }
         if change.timestamp > latestModification { latestModification = change.timestamp }
         headSequence = entry.sequence
         headHash = entry.hash

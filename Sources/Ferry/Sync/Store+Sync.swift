@@ -24,7 +24,9 @@ public struct ReceiveResult: Sendable {
     public var alreadyKnown: Int = 0
     /// Records that became conflicted.
     public var newConflicts: [RecordKey] = []
-    /// Journal head before and after.
+    /// Hand edits of the received records that were journaled first, as local changes.
+    public var committedEdits: Int = 0
+    /// Journal head before and after (after any hand edits were journaled).
     public var headBefore: UInt64 = 0
     public var headAfter: UInt64 = 0
     public var hashAfter: SHA256Digest = .zero
@@ -46,18 +48,40 @@ extension Store {
         let head = journal.headSequence
         var changes: [Change] = []
         var through = min(position, head)
-        do throws(JournalError) {
+        do {
             var cursor = try journal.entries(after: through)
             while changes.count < limit, let entry = try cursor.next() {
                 through = entry.sequence
-                let change = entry.change
+                var change = entry.change
                 if knowledge[change.origin] >= change.counter { continue }
+                try checkIntact(entry)
+                if change.chain == nil { change.chain = change.chainOrLegacy }
                 changes.append(change)
             }
-        } catch {
+        } catch let error as JournalError {
             throw .journal(error)
+        } catch let error as StoreError {
+            throw error
+        } catch {
+            throw .coding("\(error)")
         }
         return ChangeBatch(changes: changes, through: through, head: head)
+    }
+
+    /// Throws when `entry` was altered after it was written: its change no longer matches its
+    /// digest, or (written before changes carried digests) its line no longer matches its hash.
+    func checkIntact(_ entry: JournalEntry) throws(StoreError) {
+        let intact = entry.change.chain.map { $0.matches(entry.change) } ?? (entry.computedHash() == entry.hash)
+        guard !intact else { return }
+        throw .alteredEntry(
+            store: path, location: journalLocation(of: entry.sequence), sequence: entry.sequence,
+            change: entry.change.identity, record: entry.change.key)
+    }
+
+    /// `journal/<segment file>:<line>` of the entry at `sequence`, as `ferry verify` names it.
+    func journalLocation(of sequence: UInt64) -> String {
+        guard let segment = journal.segments.last(where: { $0.firstSequence <= sequence }) else { return "journal" }
+        return "journal/\(segment.name):\(sequence - segment.firstSequence + 1)"
     }
 
     /// Applies changes received from a peer: those already here are skipped; the rest are
@@ -76,27 +100,52 @@ extension Store {
             if change.version[change.origin] != change.counter {
                 throw .invalidChange(peer: peer, reason: "\(change.key): its version does not include its own change")
             }
+            guard let chain = change.chain else {
+                throw .invalidChange(peer: peer, reason: "change \(change.identity) to \(change.key) carries no digest")
+            }
+            var canonical: [UInt8]?
             if let document = change.operation.document {
-                do { _ = try validatedCanonicalBytes(document) } catch {
+                do { canonical = try validatedCanonicalBytes(document) } catch {
                     throw .invalidChange(peer: peer, reason: "\(change.key): \(error)")
                 }
             }
+            if ChangeChain.digest(of: change, parent: chain.parent, canonicalDocument: canonical) != chain.digest {
+                throw .alteredChange(source: peer, change: change.identity, record: change.key)
+            }
         }
+        var refusal: SyncError?
+        let outcome: ReceiveResult
         do {
-            return try withWriteLock { () throws(StoreError) -> ReceiveResult in
+            outcome = try withWriteLock { () throws(StoreError) -> ReceiveResult in
                 var result = ReceiveResult()
                 result.headBefore = index.headSequence
                 var pending: [Journal.Pending] = []
                 var documents: [UInt64: JSONValue] = [:]
                 var lastSequences: [RecordKey: UInt64] = [:]
-                var seen = Set<ChangeIdentity>()
                 var wasConflicted: [RecordKey: Bool] = [:]
+                // Which changes are new, in order, before anything is written.
+                var frontier = ReplicaFrontier(knowledge: index.knowledge, digests: index.digests)
+                var admitted: [Change] = []
                 for change in changes {
-                    if index.contains(change.identity) || seen.contains(change.identity) {
+                    switch frontier.admit(change, ownReplica: replicaID) {
+                    case .alreadyKnown:
                         result.alreadyKnown += 1
-                        continue
+                    case .next:
+                        admitted.append(change)
+                    case .gap(let expected):
+                        refusal = .counterGap(peer: peer, origin: change.origin, expected: expected, found: change.counter)
+                        return result
+                    case .diverged:
+                        let copy = change.origin == replicaID ? path : peer
+                        refusal = .divergedReplica(origin: change.origin, counter: change.counter, local: path, peer: peer, copy: copy)
+                        return result
                     }
-                    seen.insert(change.identity)
+                }
+                // Hand edits of the records about to change are journaled first: the incoming
+                // versions then meet them as concurrent versions, never as files to overwrite.
+                // (`headBefore` stays before them: a pusher must not count them as its own.)
+                result.committedEdits = try commitHandEdits(of: Set(admitted.map(\.key)).sorted()).count
+                for change in admitted {
                     let sequence = index.headSequence + UInt64(pending.count) + 1
                     let previous = lastSequences[change.key] ?? index.records[change.key]?.lastSequence ?? 0
                     pending.append(Journal.Pending(change: change, previousSequenceOfRecord: previous))
@@ -121,6 +170,8 @@ extension Store {
         } catch {
             throw .store(error)
         }
+        if let refusal { throw refusal }
+        return outcome
     }
 
     // MARK: Checkpoints

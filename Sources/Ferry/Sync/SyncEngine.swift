@@ -37,7 +37,12 @@ public struct SyncEngine: Sendable {
     }
 
     private func exchange(peerInfo: PeerInfo, started: Date) async throws(SyncError) -> SyncReport {
-        guard peerInfo.replica != store.replicaID else { throw .samePeer(path: transport.peerDescription) }
+        if peerInfo.replica == store.replicaID {
+            if let theirs = peerInfo.instance, let ours = store.instance, theirs != ours {
+                throw .copiedStore(local: store.path, peer: transport.peerDescription)
+            }
+            throw .samePeer(path: transport.peerDescription)
+        }
         guard peerInfo.format == StoreManifest.currentFormat else {
             throw .store(.unsupportedFormat(peerInfo.format, path: transport.peerDescription))
         }
@@ -50,6 +55,7 @@ public struct SyncEngine: Sendable {
         let plan = SyncPlanner.plan(local: localHead, peer: peerInfo.head, checkpoint: checkpoint)
         var result = SyncReport(plan: plan)
         result.peer = peerInfo.replica
+        result.direction = options.direction
         result.dryRun = options.dryRun
         result.localLatestModification = localHead.latestModification
         result.peerLatestModification = peerInfo.head.latestModification
@@ -62,12 +68,26 @@ public struct SyncEngine: Sendable {
         }
         let start = SyncPlanner.startPositions(for: plan, checkpoint: checkpoint)
 
+        // Both frontiers first: a change both sides believe the other has, held with different
+        // content, is a copied store that no exchange of changes would reveal.
+        let localFrontier: ReplicaFrontier
+        do { localFrontier = try store.currentFrontier() } catch { throw .store(error) }
+        let peerFrontier = try await transport.frontier()
+        if let (origin, counter) = localFrontier.firstDivergence(from: peerFrontier) {
+            throw diverged(origin: origin, counter: counter, peerInfo: peerInfo)
+        }
+        let localKnowledge = localFrontier.knowledge
+        let sharesHistory = localFrontier.knowledge.sortedCounters.contains { peerFrontier.knowledge[$0.0] > 0 }
+        if plan == .reconcile && checkpoint == nil && !sharesHistory && localHead.sequence > 0 && peerInfo.head.sequence > 0 {
+            result.merging = (store.recordCount, try await transport.liveRecordCount())
+        }
+
         // Pull.
-        let localKnowledge: VersionVector
-        do { localKnowledge = try store.currentKnowledge() } catch { throw .store(error) }
         var pulledThrough = start.peer
         var touched = Set<RecordKey>()
-        if plan == .fullPull && !options.dryRun {
+        if !options.direction.pulls {
+            // Push only: nothing is read from the peer's journal.
+        } else if plan == .fullPull && !options.dryRun {
             // Bulk copy into an empty store, two pages in memory at a time: the peer reads the
             // next page while this store writes the current one (on the other core).
             let transport = self.transport
@@ -99,7 +119,8 @@ public struct SyncEngine: Sendable {
                 if batch.through >= batch.head { break }
             }
             try checkSkew(incoming)
-            try checkLocalDeletions(incoming)
+            try checkChains(incoming, against: localFrontier, receiver: store.replicaID, peerInfo: peerInfo)
+            try await refuseUnlessDryRun(&result) { () throws(SyncError) in try checkLocalDeletions(incoming) }
             if options.dryRun {
                 result.pulled = incoming.count
                 result.conflicts = try predictedConflicts(incoming)
@@ -109,6 +130,7 @@ public struct SyncEngine: Sendable {
                     let page = Array(incoming[offset..<min(offset + options.pageSize, incoming.count)])
                     let received = try store.receive(page, from: transport.peerDescription, maximumSkew: options.maximumClockSkewMilliseconds)
                     result.pulled += received.applied
+                    result.committedEdits += received.committedEdits
                     offset += page.count
                     report(SyncProgress(phase: .pulling, completed: offset, total: incoming.count))
                 }
@@ -123,10 +145,10 @@ public struct SyncEngine: Sendable {
         }
 
         // Push.
-        let peerKnowledge = try await transport.knowledge()
+        let peerKnowledge = peerFrontier.knowledge
         var outgoing: [Change] = []
         var readThrough = start.local
-        while true {
+        while options.direction.pushes {
             let batch: ChangeBatch
             do { batch = try store.changes(after: readThrough, excluding: peerKnowledge, limit: options.pageSize) } catch {
                 throw .store(error)
@@ -135,7 +157,8 @@ public struct SyncEngine: Sendable {
             readThrough = batch.through
             if batch.through >= batch.head { break }
         }
-        try await checkPeerDeletions(outgoing)
+        try checkChains(outgoing, against: peerFrontier, receiver: peerInfo.replica, peerInfo: peerInfo)
+        try await refuseUnlessDryRun(&result) { () async throws(SyncError) in try await checkPeerDeletions(outgoing) }
         var peerPosition = pulledThrough
         var peerHash: SHA256Digest? = nil
         if options.dryRun {
@@ -147,6 +170,7 @@ public struct SyncEngine: Sendable {
                 let page = Array(outgoing[offset..<min(offset + options.pageSize, outgoing.count)])
                 let pushed = try await transport.push(page, maximumSkew: options.maximumClockSkewMilliseconds)
                 result.pushed += pushed.applied
+                result.committedEdits += pushed.committedEdits
                 // The peer's position may advance past our own pushes only when nothing else
                 // was appended there in between (another client of the same server).
                 if contiguous && pushed.headBefore == peerPosition {
@@ -164,8 +188,14 @@ public struct SyncEngine: Sendable {
             return result
         }
 
-        // Checkpoint, last: everything it covers is durable on both sides.
-        let finalLocal = store.head
+        // Checkpoint, last: everything it covers is durable on both sides. One way only, it
+        // covers on the other side only what that side had at the last full exchange.
+        var finalLocal = store.head
+        if !options.direction.pushes {
+            let hash: SHA256Digest?
+            do { hash = try store.entryHash(at: start.local) } catch { throw .store(error) }
+            finalLocal = StoreHead(sequence: start.local, hash: hash ?? .zero, latestModification: finalLocal.latestModification)
+        }
         if peerHash == nil {
             peerHash = peerPosition == peerInfo.head.sequence ? peerInfo.head.hash : try await transport.entryHash(at: peerPosition)
         }
@@ -173,9 +203,13 @@ public struct SyncEngine: Sendable {
             peer: peerInfo.replica, peerPosition: peerPosition, peerHash: peerHash ?? .zero,
             localPosition: finalLocal.sequence, localHash: finalLocal.hash, time: SystemClock().milliseconds(),
             peerName: peerInfo.name)
-        do { try store.saveCheckpoint(checkpointNow) } catch { throw .store(error) }
-        try await transport.saveCheckpoint(
-            checkpointNow.reversed(localReplica: store.replicaID, localName: store.manifest.name))
+        if options.direction.pulls {
+            do { try store.saveCheckpoint(checkpointNow) } catch { throw .store(error) }
+        }
+        if options.direction.pushes {
+            try await transport.saveCheckpoint(
+                checkpointNow.reversed(localReplica: store.replicaID, localName: store.manifest.name))
+        }
         result.conflicts = try conflictedKeys()
         result.duration = Date().timeIntervalSince(started)
         report(SyncProgress(phase: .done, completed: result.pulled + result.pushed, total: nil))
@@ -204,6 +238,37 @@ public struct SyncEngine: Sendable {
             }
         }
         return peerMatches && localMatches ? checkpoint : nil
+    }
+
+    /// The error for a replica whose changes differ between the two stores, naming the copy
+    /// to re-identify when it is one of them.
+    private func diverged(origin: ReplicaID, counter: UInt64, peerInfo: PeerInfo) -> SyncError {
+        let copy: String? = origin == store.replicaID ? store.path : origin == peerInfo.replica ? transport.peerDescription : nil
+        return .divergedReplica(origin: origin, counter: counter, local: store.path, peer: transport.peerDescription, copy: copy)
+    }
+
+    /// Checks, before anything is written, that `changes` continue the receiver's chains (see
+    /// ``ReplicaFrontier``): the receiver checks again, but only here can the error name both sides.
+    private func checkChains(
+        _ changes: [Change], against frontier: ReplicaFrontier, receiver: ReplicaID, peerInfo: PeerInfo
+    ) throws(SyncError) {
+        var frontier = frontier
+        for change in changes {
+            switch frontier.admit(change, ownReplica: receiver) {
+            case .next, .alreadyKnown: continue
+            case .diverged: throw diverged(origin: change.origin, counter: change.counter, peerInfo: peerInfo)
+            case .gap(let expected):
+                throw .counterGap(peer: transport.peerDescription, origin: change.origin, expected: expected, found: change.counter)
+            }
+        }
+    }
+
+    /// Runs a safety check; a dry run notes its refusal in the report instead of failing.
+    private func refuseUnlessDryRun(_ result: inout SyncReport, _ check: () async throws(SyncError) -> Void) async throws(SyncError) {
+        do { try await check() } catch {
+            guard options.dryRun, case .massDeletion = error else { throw error }
+            result.refusals.append(error.description)
+        }
     }
 
     private func checkSkew(_ changes: [Change]) throws(SyncError) {

@@ -2,6 +2,8 @@
 public enum SyncError: Error, Sendable, Equatable, CustomStringConvertible {
     /// The peer is this very store.
     case samePeer(path: String)
+    /// The peer is another folder with this store's replica id: one is a copy of the other.
+    case copiedStore(local: String, peer: String)
     /// The peer's journal is shorter than, or differs from, what this store exchanged with it
     /// before: its folder was wiped or restored. Refused unless forced.
     case peerLostHistory(peer: String, hadPosition: UInt64, nowHead: UInt64)
@@ -11,6 +13,17 @@ public enum SyncError: Error, Sendable, Equatable, CustomStringConvertible {
     case massDeletion(store: String, deleting: Int, of: Int, limitPercent: Int)
     /// A change the peer sent breaks the rules (bad entity, missing document).
     case invalidChange(peer: String, reason: String)
+    /// A change does not match its own digest: it was altered after it was made (a hand-edited
+    /// journal line, or a corrupted transfer). Nothing of the batch is applied.
+    case alteredChange(source: String, change: ChangeIdentity, record: RecordKey)
+    /// Two stores hold different changes under one identity (origin and counter): one of them
+    /// is a copy of a store folder (`cp -r`, a backup, a VM snapshot) and both went on changing.
+    /// `local` and `peer` are the stores that met; `copy` names the one to re-identify, when it
+    /// is one of them (the store whose replica id is `origin`).
+    case divergedReplica(origin: ReplicaID, counter: UInt64, local: String, peer: String, copy: String?)
+    /// A peer sent a change that skips counters of its origin: the store would then believe it
+    /// has changes it never received, and never ask for them.
+    case counterGap(peer: String, origin: ReplicaID, expected: UInt64, found: UInt64)
     /// A store error on either side.
     case store(StoreError)
     /// The transport failed.
@@ -21,7 +34,12 @@ public enum SyncError: Error, Sendable, Equatable, CustomStringConvertible {
     public var description: String {
         switch self {
         case .samePeer(let path):
-            return "\(path) is this store itself; sync needs two different replicas"
+            return "\(path) has this store's replica id: it is this store itself (or a copy of it: if so, run "
+                + "'ferry reidentify' on the copy); sync needs two different replicas"
+        case .copiedStore(let local, let peer):
+            return "\(local) and \(peer) have the same replica id: one is a copy of the other's folder (cp -r, a backup, "
+                + "a VM snapshot), and two replicas cannot share an id; give the copy a new identity with "
+                + "'ferry reidentify <copy>' (it keeps its changes), then sync again"
         case .peerLostHistory(let peer, let had, let now):
             return "peer \(peer) has lost history: this store last synced with it at journal position \(had), "
                 + "but its journal now ends at \(now) (wiped, re-created or restored from a backup?); "
@@ -34,6 +52,17 @@ public enum SyncError: Error, Sendable, Equatable, CustomStringConvertible {
                 + "run again with --force if that is intended"
         case .invalidChange(let peer, let reason):
             return "peer \(peer) sent an invalid change: \(reason)"
+        case .alteredChange(let source, let change, let record):
+            return "\(source): change \(change) to \(record) does not match its digest: it was altered after it was made "
+                + "(a hand-edited journal line?); refusing to pass it on, nothing was applied; run 'ferry verify' on the store it came from"
+        case .divergedReplica(let origin, let counter, let local, let peer, let copy):
+            let fix = copy.map { "'ferry reidentify \($0)'" } ?? "'ferry reidentify <store>' on the store whose replica id starts \(origin.short)"
+            return "\(local) and \(peer) hold different changes numbered \(counter) of replica \(origin.short): "
+                + "a store folder was copied (cp -r, a backup, a VM snapshot) and both copies went on changing; "
+                + "nothing was applied; give the copy a new identity with \(fix), which keeps its changes, then sync again"
+        case .counterGap(let peer, let origin, let expected, let found):
+            return "peer \(peer) sent change \(found) of replica \(origin.short) but this store's next change of it is \(expected); "
+                + "changes of one replica must arrive in order, without gaps; refusing the batch"
         case .store(let error):
             return error.description
         case .transport(let message):

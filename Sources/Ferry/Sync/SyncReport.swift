@@ -19,8 +19,21 @@ public struct SyncReport: Sendable {
     public var peerLatestModification: HybridTimestamp = .zero
     /// The peer's replica id.
     public var peer: ReplicaID?
+    /// Hand edits of record files journaled during the sync (the peer's, when it found them
+    /// among the records it received).
+    public var committedEdits: Int = 0
+    /// For a reconcile of two stores that never synced before: the live records each side
+    /// brings into the merge.
+    public var merging: (localRecords: Int, peerRecords: Int)?
+    /// What the sync would refuse to do (a dry run reports these instead of failing).
+    public var refusals: [String] = []
+    /// Which ways changes went.
+    public var direction: SyncDirection = .both
 
     public init(plan: SyncPlan) { self.plan = plan }
+
+    /// Whether the sync changed anything on either side.
+    public var changedAnything: Bool { pulled + pushed + resolved + committedEdits > 0 }
 
     /// The report as JSON: `plan`, `pulled`, `pushed`, `conflicts` (count), and details.
     public var jsonValue: JSONValue {
@@ -33,6 +46,14 @@ public struct SyncReport: Sendable {
             "peerLatestModification": .string(peerLatestModification.description),
         ]
         if let peer { members["peer"] = .string(peer.rawValue) }
+        members["committedEdits"] = .integer(Int64(committedEdits))
+        members["refusals"] = .array(refusals.map { .string($0) })
+        members["direction"] = .string(direction.rawValue)
+        if let merging {
+            members["merging"] = .object([
+                "localRecords": .integer(Int64(merging.localRecords)), "peerRecords": .integer(Int64(merging.peerRecords)),
+            ])
+        }
         return .object(members)
     }
 }
@@ -61,8 +82,25 @@ public struct SyncOptions: Sendable {
     public var maximumClockSkewMilliseconds: UInt64 = 86_400_000
     /// Changes per page, for bounded memory and one fsync per page.
     public var pageSize = 5_000
+    /// Which ways changes go: both (the default), or only from the peer, or only to it.
+    public var direction: SyncDirection = .both
     /// Called as the sync makes progress.
     public var progress: (@Sendable (SyncProgress) -> Void)?
 
     public init(policy: ConflictPolicy = .keepBoth) { self.policy = policy }
+}
+
+/// Which ways a sync moves changes.
+public enum SyncDirection: String, Sendable {
+    /// Pull, then push: both replicas end with the same changes.
+    case both
+    /// Only pull: the peer is not written (a read-only token, a mirror of the peer).
+    case pullOnly = "pull-only"
+    /// Only push: this store is not written (a one-way mirror to the peer).
+    case pushOnly = "push-only"
+
+    /// Whether the peer's changes come here.
+    public var pulls: Bool { self != .pushOnly }
+    /// Whether this store's changes go to the peer.
+    public var pushes: Bool { self != .pullOnly }
 }

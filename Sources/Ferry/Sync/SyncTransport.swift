@@ -9,6 +9,8 @@ public protocol SyncTransport: AnyObject, Sendable {
     func close() async
     /// For each replica, the counter of the latest change the peer has.
     func knowledge() async throws(SyncError) -> VersionVector
+    /// For each replica, the counter and digest of the latest change the peer has.
+    func frontier() async throws(SyncError) -> ReplicaFrontier
     /// The peer's number of live records.
     func liveRecordCount() async throws(SyncError) -> Int
     /// The hash of the peer's journal entry at `sequence`; `nil` past its head.
@@ -21,17 +23,28 @@ public protocol SyncTransport: AnyObject, Sendable {
     func saveCheckpoint(_ checkpoint: SyncCheckpoint) async throws(SyncError)
 }
 
+extension SyncTransport {
+    /// A peer that knows no digests: its knowledge alone (no copy can be told apart by it).
+    public func frontier() async throws(SyncError) -> ReplicaFrontier {
+        ReplicaFrontier(knowledge: try await knowledge(), digests: [:])
+    }
+}
+
 /// A peer's identity and journal head.
 public struct PeerInfo: Sendable, Hashable {
     public var replica: ReplicaID
     public var name: String?
     public var format: Int64
     public var head: StoreHead
+    /// Which folder the peer is, when it is one this process can see (device and inode of its
+    /// root): two stores with one replica id are the same store only when this matches too.
+    public var instance: String?
 
-    public init(replica: ReplicaID, name: String?, format: Int64, head: StoreHead) {
+    public init(replica: ReplicaID, name: String?, format: Int64, head: StoreHead, instance: String? = nil) {
         self.replica = replica
         self.name = name
         self.format = format
         self.head = head
+        self.instance = instance
     }
 }

@@ -79,7 +79,8 @@ enum DiffCommand: Command {
         if arguments.flag("json") {
             context.printJSONLine(json(comparison, first: first, second: second, names: names))
         } else {
-            context.stdout.write(text(comparison, first: label(first, firstPath), second: label(second, secondPath), names: names))
+            let (firstLabel, secondLabel) = labels(first, firstPath, second, secondPath)
+            context.stdout.write(text(comparison, first: firstLabel, second: secondLabel, names: names))
         }
         return comparison.isIdentical ? .success : .failure
     }
@@ -88,12 +89,22 @@ enum DiffCommand: Command {
         store.manifest.name ?? path
     }
 
+    /// Labels for the two stores: their names, or their paths when the names do not tell them apart.
+    private static func labels(_ first: Store, _ firstPath: String, _ second: Store, _ secondPath: String) -> (String, String) {
+        let (a, b) = (label(first, firstPath), label(second, secondPath))
+        return a == b ? (firstPath, secondPath) : (a, b)
+    }
+
     static func text(_ comparison: ReplicaComparison, first: String, second: String, names: ReplicaNames) -> String {
         if comparison.isIdentical {
             return "identical: \(first) and \(second) have the same changes and the same records"
                 + (comparison.comparedFiles ? " and record files" : "") + "\n"
         }
         var text = ""
+        for diverged in comparison.divergedReplicas {
+            text += "diverged: both hold a different change \(diverged.counter) of replica \(diverged.origin.short) "
+                + "(one store is a copy of the other's folder; run 'ferry reidentify' on the copy)\n"
+        }
         for (entries, name) in [(comparison.onlyInFirst, first), (comparison.onlyInSecond, second)] where !entries.isEmpty {
             text += "only in \(name): \(AuditText.plural(entries.count, "change"))\n"
             let width = entries.map { String($0.sequence).count }.max() ?? 1
@@ -149,6 +160,7 @@ enum DiffCommand: Command {
         }
         var value: JSONValue = [
             "identical": .bool(comparison.isIdentical), "first": side(first), "second": side(second),
+            "divergedReplicas": .array(comparison.divergedReplicas.map { .string("\($0.origin.rawValue):\($0.counter)") }),
             "onlyInFirst": .array(comparison.onlyInFirst.map { AuditText.entryJSON($0, names: names) }),
             "onlyInSecond": .array(comparison.onlyInSecond.map { AuditText.entryJSON($0, names: names) }),
             "records": .array(records),

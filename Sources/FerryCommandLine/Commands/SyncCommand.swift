@@ -14,7 +14,11 @@ enum SyncCommand: Command {
             Policies: keep-both (default: losers kept under conflicts/ until 'ferry resolve'), lww (the winner \
             is written as a resolution), merge (fields changed on different sides combine; the same field \
             changed on both sides falls back to keep-both).
-            Hand edits of record files are not picked up by sync unless --commit is given (or run 'ferry commit').
+            Hand edits of record files in both stores are journaled first, as 'ferry commit' does (--no-commit \
+            skips that); even then, a sync never replaces a record file whose bytes differ from what Ferry wrote \
+            without journaling that content first, so an edit becomes a change or a conflict, never a loss.
+            The first sync of two non-empty stores that never met merges them; it says so, with how many \
+            records each side brings (--dry-run shows it first).
              ferry sync ./laptop /media/usb/data
              ferry sync ./laptop http://127.0.0.1:8080/alice --token $TOKEN
              ferry sync ./laptop /media/usb/data --watch --interval 30
@@ -30,7 +34,10 @@ enum SyncCommand: Command {
             .flag("force", help: "Allow a sync that deletes more than --max-delete of a store's records."),
             .value("max-delete", valueName: "percent", help: "The largest share of records one sync may delete.", default: "50"),
             .value("max-skew", valueName: "seconds", help: "Refuse changes stamped further ahead of this clock.", default: "86400"),
-            .flag("commit", help: "First journal hand edits of record files in both stores."),
+            .flag("no-commit", help: "Do not journal hand edits of record files first (an edit is still never overwritten)."),
+            .flag("commit", help: "Journal hand edits first (the default; kept for scripts)."),
+            .flag("pull-only", help: "Only bring the peer's changes here; write nothing to the peer (read-only tokens)."),
+            .flag("push-only", help: "Only send this store's changes; change nothing here (a one-way mirror)."),
             .value("token", valueName: "token", help: "Bearer token for an HTTP peer (default: $FERRY_TOKEN)."),
             .flag("watch", help: "Keep syncing when the local store changes and on the interval, until Ctrl-C."),
             .value("interval", valueName: "seconds", help: "With --watch: sync at least this often.", default: "30"),
@@ -47,12 +54,16 @@ enum SyncCommand: Command {
         let interval = try arguments.double("interval") ?? 30
         guard interval >= 0.1 else { throw UsageError("--interval must be at least 0.1 seconds") }
         if arguments.flag("watch") && arguments.flag("dry-run") { throw UsageError("--watch and --dry-run do not go together") }
+        if arguments.flag("pull-only") && arguments.flag("push-only") { throw UsageError("--pull-only and --push-only do not go together") }
+        if arguments.flag("commit") && arguments.flag("no-commit") { throw UsageError("--commit and --no-commit do not go together") }
 
         var options = SyncOptions(policy: policy)
         options.dryRun = arguments.flag("dry-run")
         options.force = arguments.flag("force")
         options.maximumDeletionShare = Double(maxDelete) / 100
         options.maximumClockSkewMilliseconds = UInt64(maxSkew) * 1000
+        if arguments.flag("pull-only") { options.direction = .pullOnly }
+        if arguments.flag("push-only") { options.direction = .pushOnly }
         if context.stderrIsTerminal && !arguments.flag("json") { options.progress = SyncProgressPrinter(context: context).callback }
 
         let token = arguments.option("token") ?? context.environment["FERRY_TOKEN"]
@@ -64,7 +75,7 @@ enum SyncCommand: Command {
         let store = try context.openStore(storePath)
         defer { store.close() }
         let runner = SyncRunner(
-            store: store, peer: peer, options: options, commitFirst: arguments.flag("commit"), context: context,
+            store: store, peer: peer, options: options, commitFirst: !arguments.flag("no-commit"), context: context,
             json: arguments.flag("json"))
         if arguments.flag("watch") {
             return try await runner.watch(interval: interval)
@@ -89,18 +100,32 @@ struct SyncRunner {
     }
 
     private func syncOnce() async throws -> SyncReport {
-        if commitFirst && !options.dryRun {
-            let committed = try store.commit()
-            for problem in committed.problems { context.stderr.line("warning: \(problem.path): \(problem.reason) (not committed)") }
-            if case .folder(let path) = peer {
+        // Hand edits first, on the sides this sync writes to (a dry run only counts them).
+        var committed = 0
+        if commitFirst {
+            func journalEdits(of store: Store, label: String) throws {
+                let (count, problems): (Int, [StoreStatus.Problem])
+                if options.dryRun {
+                    let status = try store.status()
+                    (count, problems) = (status.edits.count, status.problems)
+                } else {
+                    let report = try store.commit()
+                    (count, problems) = (report.committed.count, report.problems)
+                }
+                committed += count
+                for problem in problems { context.stderr.line("warning: \(label)\(problem.path): \(problem.reason) (not committed)") }
+            }
+            if options.direction.pulls { try journalEdits(of: store, label: "") }
+            if options.direction.pushes, case .folder(let path) = peer {
                 let other = try Store.open(at: path, options: context.storeOptions())
                 defer { other.close() }
-                let theirs = try other.commit()
-                for problem in theirs.problems { context.stderr.line("warning: \(path)/\(problem.path): \(problem.reason) (not committed)") }
+                try journalEdits(of: other, label: "\(path)/")
             }
         }
         let transport = try peer.makeTransport(options: context.storeOptions(), httpClient: context.httpClient)
-        return try await SyncEngine(store: store, transport: transport, options: options).run()
+        var report = try await SyncEngine(store: store, transport: transport, options: options).run()
+        report.committedEdits += committed
+        return report
     }
 
     private func print(_ report: SyncReport) {
@@ -108,15 +133,26 @@ struct SyncRunner {
             context.printJSONLine(report.jsonValue)
             return
         }
+        if let merging = report.merging {
+            context.stdout.line(
+                "\(report.dryRun ? "would merge" : "merging") two stores that never synced: \(store.path) brings \(merging.localRecords) "
+                    + "record\(merging.localRecords == 1 ? "" : "s"), \(peer) brings \(merging.peerRecords)")
+        }
+        if report.committedEdits > 0 {
+            let count = report.committedEdits
+            context.stdout.line("\(report.dryRun ? "would journal" : "journaled") \(count) hand edit\(count == 1 ? "" : "s") of record files first")
+        }
         let verb = report.dryRun ? "would pull" : "pulled"
         let pushVerb = report.dryRun ? "would push" : "pushed"
         var line = "\(report.plan.rawValue): \(verb) \(report.pulled), \(pushVerb) \(report.pushed)"
+        if report.direction != .both { line += " (\(report.direction.rawValue))" }
         if report.resolved > 0 { line += ", resolved \(report.resolved) by \(options.policy.rawValue)" }
         line += ", \(report.conflicts.count) conflict\(report.conflicts.count == 1 ? "" : "s")"
         line += String(format: " (%.0f ms)", report.duration * 1000)
         context.stdout.line(line)
         for key in report.conflicts.prefix(20) { context.stdout.line("  conflict: \(key)  (see 'ferry conflicts')") }
         if report.conflicts.count > 20 { context.stdout.line("  … and \(report.conflicts.count - 20) more") }
+        for refusal in report.refusals { context.stdout.line("  would refuse: \(refusal)") }
     }
 
     /// Syncs now, then whenever the local journal grows and at least every `interval` seconds,
@@ -131,13 +167,21 @@ struct SyncRunner {
         context.stderr.line("watching \(store.path) ↔ \(peer) (every \(interval) s and on local changes; Ctrl-C to stop)")
         var lastHead = store.head
         var nextDue = Date()
+        var lastConflicts: [RecordKey]?
+        var lastError: String?
         while !stop.isRaised {
             if Date() >= nextDue || store.head != lastHead {
+                // A line only when something happened: changes moved, conflicts changed, or an
+                // error (once, until it changes).
                 do {
                     let report = try await syncOnce()
-                    print(report)
+                    if report.changedAnything || report.conflicts != lastConflicts || lastError != nil { print(report) }
+                    lastConflicts = report.conflicts
+                    lastError = nil
                 } catch {
-                    context.stderr.line("error: \(error)")  // keep watching: the peer may come back
+                    let message = "\(error)"
+                    if message != lastError { context.stderr.line("error: \(message)") }  // keep watching: the peer may come back
+                    lastError = message
                 }
                 lastHead = store.head
                 nextDue = Date().addingTimeInterval(interval)

@@ -41,7 +41,9 @@ public final class FolderTransport: SyncTransport, @unchecked Sendable {
             throw .store(error)
         }
         self.store = store
-        return PeerInfo(replica: store.replicaID, name: store.manifest.name, format: store.manifest.format, head: store.head)
+        return PeerInfo(
+            replica: store.replicaID, name: store.manifest.name, format: store.manifest.format, head: store.head,
+            instance: store.instance)
     }
 
     public func close() async {
@@ -53,6 +55,11 @@ public final class FolderTransport: SyncTransport, @unchecked Sendable {
     public func knowledge() async throws(SyncError) -> VersionVector {
         let store = try peer()
         do { return try store.currentKnowledge() } catch { throw .store(error) }
+    }
+
+    public func frontier() async throws(SyncError) -> ReplicaFrontier {
+        let store = try peer()
+        do { return try store.currentFrontier() } catch { throw .store(error) }
     }
 
     public func liveRecordCount() async throws(SyncError) -> Int {

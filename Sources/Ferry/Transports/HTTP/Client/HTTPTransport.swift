@@ -98,7 +98,11 @@ public final class HTTPTransport: SyncTransport, @unchecked Sendable {
     }
 
     public func knowledge() async throws(SyncError) -> VersionVector {
-        try await knowledgeAndCount().knowledge
+        try await knowledgeAndCount().frontier.knowledge
+    }
+
+    public func frontier() async throws(SyncError) -> ReplicaFrontier {
+        try await knowledgeAndCount().frontier
     }
 
     public func liveRecordCount() async throws(SyncError) -> Int {
@@ -182,13 +186,25 @@ public final class HTTPTransport: SyncTransport, @unchecked Sendable {
         }
     }
 
-    private func knowledgeAndCount() async throws(SyncError) -> (knowledge: VersionVector, records: Int) {
-        try await mapped { () throws(RemoteError) -> (knowledge: VersionVector, records: Int) in
+    private func knowledgeAndCount() async throws(SyncError) -> (frontier: ReplicaFrontier, records: Int) {
+        try await mapped { () throws(RemoteError) -> (frontier: ReplicaFrontier, records: Int) in
             let body = try checked(try await client.send("GET", "/knowledge"), expecting: [200])
             guard let value = try? JSONParser.parse(body), let vectorValue = value["knowledge"],
                 let vector = VersionVector(json: vectorValue), let records = value["records"]?.integerValue, records >= 0
             else { throw .malformedResponse(url, reason: "the knowledge answer needs \"knowledge\" and \"records\"") }
-            return (vector, Int(records))
+            var digests: [ReplicaID: SHA256Digest] = [:]
+            if let digestsValue = value["digests"] {
+                guard case .object(let members) = digestsValue else {
+                    throw .malformedResponse(url, reason: "\"digests\" must map replica UUIDs to digests")
+                }
+                for (key, member) in members {
+                    guard let replica = ReplicaID(key), let text = member.stringValue, let digest = SHA256Digest(hex: text) else {
+                        throw .malformedResponse(url, reason: "\"digests\" must map replica UUIDs to digests")
+                    }
+                    digests[replica] = digest
+                }
+            }
+            return (ReplicaFrontier(knowledge: vector, digests: digests), Int(records))
         }
     }
 

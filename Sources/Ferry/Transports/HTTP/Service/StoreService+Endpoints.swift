@@ -17,8 +17,13 @@ extension StoreService {
         case .knowledge:
             return try await work { () throws(ServiceFailure) -> HTTPResponse in
                 do throws(StoreError) {
-                    let knowledge = try store.currentKnowledge()
-                    return Self.json(["knowledge": knowledge.jsonValue, "records": .integer(Int64(store.recordCount))])
+                    let frontier = try store.currentFrontier()
+                    var digests: [String: JSONValue] = [:]
+                    for (replica, digest) in frontier.digests { digests[replica.rawValue] = .string(digest.hex) }
+                    return Self.json([
+                        "knowledge": frontier.knowledge.jsonValue, "digests": .object(digests),
+                        "records": .integer(Int64(store.recordCount)),
+                    ])
                 } catch { throw failure(error, store: name) }
             }
         case .entryHash(let text):
@@ -121,7 +126,9 @@ extension StoreService {
             let result: ReceiveResult
             do throws(SyncError) { result = try store.receive(push.changes, from: client, maximumSkew: skew) } catch {
                 switch error {
-                case .clockSkew, .invalidChange: throw ServiceFailure(.unprocessableContent, error.description)
+                case .clockSkew, .invalidChange, .alteredChange, .counterGap:
+                    throw ServiceFailure(.unprocessableContent, error.description)
+                case .divergedReplica: throw ServiceFailure(.conflict, error.description)
                 case .store(let storeError): throw failure(storeError, store: name)
                 default: throw ServiceFailure(.internalServerError, error.description)
                 }
