@@ -2,9 +2,9 @@
 /// its record lines are, without decoding any record (format in ``SnapshotFile``).
 ///
 /// ```
-/// ferry-index	2                 (the delta file: ferry-index-delta	1, with A and T lines)
+/// ferry-index	3                 (the delta file: ferry-index-delta	2, with A and T lines)
 /// H	<head seq>	<head hash>	<latest hlc>
-/// R	<replica uuid>	<latest counter>
+/// R	<replica uuid>	<latest counter>	<its digest or ->
 /// L	<entity>	<live records>
 /// C	<entity>	<encoded id>
 /// N	<record lines>

@@ -12,9 +12,9 @@ import Darwin
 /// write is proportional to the records it touches, not to the store's size.
 ///
 /// ```
-/// ferry-index	2
+/// ferry-index	3
 /// H	<head seq>	<head hash>	<latest hlc>
-/// R	<replica uuid>	<latest counter>      one per replica, numbered from 0 in this order
+/// R	<replica uuid>	<latest counter>	<its digest or ->   one per replica, numbered from 0 in this order
 /// L	<entity>	<live records>
 /// C	<entity>	<encoded id>                 one per conflicted record
 /// N	<record count>

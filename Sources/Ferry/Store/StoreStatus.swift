@@ -27,6 +27,12 @@ public struct StoreStatus: Sendable {
     /// Files left untouched because they cannot be read as records.
     public var problems: [Problem] = []
 
+    /// A status listing `edits` and `problems`.
+    public init(edits: [Edit] = [], problems: [Problem] = []) {
+        self.edits = edits
+        self.problems = problems
+    }
+
     /// Whether the record files match the journal exactly.
     public var isClean: Bool { edits.isEmpty && problems.isEmpty }
 }

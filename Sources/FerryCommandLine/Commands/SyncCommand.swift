@@ -100,30 +100,28 @@ struct SyncRunner {
     }
 
     private func syncOnce() async throws -> SyncReport {
-        // Hand edits first, on the sides this sync writes to (a dry run only counts them).
+        // Hand edits first, on the sides this sync writes to (a dry run only counts them); the
+        // folder transport does the peer's when it opens it.
         var committed = 0
-        if commitFirst {
-            func journalEdits(of store: Store, label: String) throws {
-                let (count, problems): (Int, [StoreStatus.Problem])
-                if options.dryRun {
-                    let status = try store.status()
-                    (count, problems) = (status.edits.count, status.problems)
-                } else {
-                    let report = try store.commit()
-                    (count, problems) = (report.committed.count, report.problems)
-                }
-                committed += count
-                for problem in problems { context.stderr.line("warning: \(label)\(problem.path): \(problem.reason) (not committed)") }
+        if commitFirst && options.direction.pulls {
+            let (count, problems): (Int, [StoreStatus.Problem])
+            if options.dryRun {
+                let status = try store.status()
+                (count, problems) = (status.edits.count, status.problems)
+            } else {
+                let report = try store.commit()
+                (count, problems) = (report.committed.count, report.problems)
             }
-            if options.direction.pulls { try journalEdits(of: store, label: "") }
-            if options.direction.pushes, case .folder(let path) = peer {
-                let other = try Store.open(at: path, options: context.storeOptions())
-                defer { other.close() }
-                try journalEdits(of: other, label: "\(path)/")
-            }
+            committed += count
+            for problem in problems { context.stderr.line("warning: \(problem.path): \(problem.reason) (not committed)") }
         }
-        let transport = try peer.makeTransport(options: context.storeOptions(), httpClient: context.httpClient)
+        let handEdits: FolderTransport.HandEdits = !commitFirst || !options.direction.pushes ? .leave : options.dryRun ? .count : .commit
+        let transport = try peer.makeTransport(options: context.storeOptions(), httpClient: context.httpClient, handEdits: handEdits)
         var report = try await SyncEngine(store: store, transport: transport, options: options).run()
+        if let found = (transport as? FolderTransport)?.handEditsFound {
+            committed += found.edits.count
+            for problem in found.problems { context.stderr.line("warning: \(peer)/\(problem.path): \(problem.reason) (not committed)") }
+        }
         report.committedEdits += committed
         return report
     }

@@ -52,9 +52,16 @@ struct RemoteCurlTests {
         // Push a change written by hand, as a client in another language would.
         let phone = ReplicaID.generate()
         let now = SystemClock().milliseconds()
+        // Its digest: SHA-256 of the change's canonical JSON with "parent" (zeros for a first change).
+        let parent = String(repeating: "0", count: 64)
+        let canonical = """
+            {"counter":1,"doc":{"text":"hello from curl"},"entity":"Note","hlc":"\(now).0","id":"from-curl","op":"put",\
+            "origin":"\(phone)","parent":"\(parent)","vv":{"\(phone)":1}}
+            """
+        let digest = SHA256.hash(Array(canonical.utf8)).hex
         let body = """
             {"changes":[{"origin":"\(phone)","counter":1,"hlc":"\(now).0","op":"put","entity":"Note","id":"from-curl",\
-            "doc":{"text":"hello from curl"},"vv":{"\(phone)":1}}]}
+            "doc":{"text":"hello from curl"},"vv":{"\(phone)":1},"parent":"\(parent)","digest":"\(digest)"}]}
             """
         result = try curl(auth + ["-X", "POST", "-H", "Content-Type: application/json", "--data", body, "\(base)/push"])
         #expect(result.status == 0, "\(result.output)")

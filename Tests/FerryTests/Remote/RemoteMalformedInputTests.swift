@@ -23,6 +23,13 @@ import Testing
             "origin": .string(origin.rawValue), "counter": .integer(counter), "hlc": "1700000000000.0", "op": "put",
             "entity": "Note", "id": "x", "doc": ["a": 1], "vv": [origin.rawValue: .integer(counter)],
         ]
+        // The digest a real client sends (no parent: a first change), made before `edit`, so an
+        // edit that changes the content also breaks the digest, as tampering would.
+        if let change = try? Change(jsonFields: members) {
+            let chain = ChangeChain(change, parent: .zero)
+            members["digest"] = .string(chain.digest.hex)
+            members["parent"] = .string(chain.parent.hex)
+        }
         edit(&members)
         return JSONValue.object(members).canonicalText
     }
@@ -60,6 +67,9 @@ import Testing
             ("{\"changes\": [\(changeJSON { $0["vv"] = ["nope": 1] })]}", 400, "changes[0].vv"),
             ("{\"changes\": [\(changeJSON { $0["seq"] = 4 })]}", 400, "changes[0]: unknown member"),
             (#"{"changes": [], "maximumSkew": -1}"#, 400, "maximumSkew"),
+            ("{\"changes\": [\(changeJSON { $0["digest"] = nil; $0["parent"] = nil })]}", 400, "changes[0].digest"),
+            ("{\"changes\": [\(changeJSON { $0["digest"] = .string(String(repeating: "0", count: 64)) })]}", 422, "does not match its digest"),
+            ("{\"changes\": [\(changeJSON(counter: 2))]}", 422, "changes of one replica must arrive in order"),
         ]
         for (body, status, mention) in cases {
             let answer = try await push(server, body)

@@ -5,15 +5,32 @@
 /// let report = try await store.sync(with: FolderTransport(path: "/media/usb/data"))
 /// ```
 public final class FolderTransport: SyncTransport, @unchecked Sendable {
+    /// What to do, on opening the peer, with hand edits of its record files.
+    public enum HandEdits: Sendable {
+        /// Nothing: a received change still never overwrites one without journaling it first.
+        case leave
+        /// Find them, for a dry run's report (``handEditsFound``).
+        case count
+        /// Journal them as changes of the peer, as `ferry commit` there would.
+        case commit
+    }
+
     /// The peer store's directory.
     public let path: String
     private let options: StoreOptions
+    private let handEdits: HandEdits
     private var store: Store?
+    /// After ``open()``: the peer's hand edits found (and, with ``HandEdits/commit``, journaled),
+    /// and the files that could not be read as records.
+    public private(set) var handEditsFound: StoreStatus?
 
-    /// - Parameter options: how to open the peer store (its clock, lock timeout).
-    public init(path: String, options: StoreOptions = StoreOptions()) {
+    /// - Parameters:
+    ///   - options: how to open the peer store (its clock, lock timeout).
+    ///   - handEdits: what to do with hand edits of the peer's record files on opening it.
+    public init(path: String, options: StoreOptions = StoreOptions(), handEdits: HandEdits = .leave) {
         self.path = path
         self.options = options
+        self.handEdits = handEdits
     }
 
     public var peerDescription: String { path }
@@ -36,7 +53,16 @@ public final class FolderTransport: SyncTransport, @unchecked Sendable {
             store.close()
             throw .transport("peer \(path) has lost its records folder; refusing to sync with it")
         }
-        do { try store.beginExchange() } catch {
+        do {
+            switch handEdits {
+            case .leave: break
+            case .count: handEditsFound = try store.status()
+            case .commit:
+                let report = try store.commit()
+                handEditsFound = StoreStatus(edits: report.committed, problems: report.problems)
+            }
+            try store.beginExchange()
+        } catch {
             store.close()
             throw .store(error)
         }

@@ -51,9 +51,14 @@ public struct PushRequest: Sendable, Equatable {
             if let unknown = fields.keys.sorted().first(where: { !Change.jsonFieldNames.contains($0) }) {
                 throw RemoteMessageError("changes[\(index)]: unknown member \(quoted(unknown))")
             }
-            do { changes.append(try Change(jsonFields: fields)) } catch {
+            let change: Change
+            do { change = try Change(jsonFields: fields) } catch {
                 throw RemoteMessageError("changes[\(index)].\(error.field ?? "")\(error.field == nil ? "" : ": ")\(error.reason)")
             }
+            guard change.chain != nil else {
+                throw RemoteMessageError("changes[\(index)].digest: every pushed change carries \"digest\" and \"parent\"")
+            }
+            changes.append(change)
         }
         self.changes = changes
         self.maximumSkew = try RemoteMessageError.count(members, "maximumSkew")
