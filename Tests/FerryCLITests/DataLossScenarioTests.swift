@@ -1,5 +1,8 @@
 import Foundation
 import FerryTestSupport
+#if canImport(Glibc)
+import Glibc
+#endif
 import Testing
 
 /// The ways a new user lost data silently before (issue 22), each run with the built binary.
@@ -147,5 +150,30 @@ import Testing
         #expect(dry.stdout.contains("brings 1 record,") && dry.stdout.contains("brings 2"), "\(dry)")
         let sync = try ferry(["sync", "a", "b"], in: directory)
         #expect(sync.stdout.hasPrefix("merging two stores that never synced"), "\(sync)")
+    }
+}
+
+/// `ferry sync --watch` prints a line only when something happened.
+@Suite struct SyncWatchOutputTests {
+    @Test func quietUntilAChangeMoves() async throws {
+        let directory = try TemporaryDirectory()
+        for store in ["a", "b"] { _ = try runFerry(["init", store], currentDirectory: directory.path) }
+        _ = try runFerry(["put", "a", "Note", "n", "--json", #"{"v": 1}"#], currentDirectory: directory.path)
+        _ = try runFerry(["sync", "a", "b"], currentDirectory: directory.path)
+        try FileManager.default.createDirectory(atPath: directory.subpath("watch-output"), withIntermediateDirectories: true)
+        let watcher = try ChildProcess(
+            try ferryBinaryPath(), ["sync", directory.subpath("a"), directory.subpath("b"), "--watch", "--interval", "0.2"],
+            outputDirectory: directory.subpath("watch-output"))
+        defer { watcher.kill() }
+        // The first sync and several up-to-date rounds after it: nothing to print.
+        try await Task.sleep(nanoseconds: 1_500_000_000)
+        #expect(try String(contentsOfFile: watcher.stdoutPath, encoding: .utf8).isEmpty)
+        _ = try runFerry(["put", "a", "Note", "m", "--json", #"{"v": 2}"#], currentDirectory: directory.path)
+        #expect(await watcher.waitForOutput(lineStartingWith: "incremental: pulled 0, pushed 1", timeout: 30))
+        try await Task.sleep(nanoseconds: 800_000_000)
+        watcher.kill(SIGINT)
+        _ = watcher.wait()
+        let lines = try String(contentsOfFile: watcher.stdoutPath, encoding: .utf8).split(separator: "\n")
+        #expect(lines.count == 1, "\(lines)")
     }
 }

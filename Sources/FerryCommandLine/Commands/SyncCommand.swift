@@ -165,7 +165,7 @@ struct SyncRunner {
         context.stderr.line("watching \(store.path) ↔ \(peer) (every \(interval) s and on local changes; Ctrl-C to stop)")
         var lastHead = store.head
         var nextDue = Date()
-        var lastConflicts: [RecordKey]?
+        var lastConflicts: [RecordKey] = []
         var lastError: String?
         while !stop.isRaised {
             if Date() >= nextDue || store.head != lastHead {
