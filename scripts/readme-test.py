@@ -124,7 +124,8 @@ class Shell:
             # many lines as the file shows, then hand them over.
             self.background += 1
             log = os.path.join(self.directory, ".readme-test-job-%d.log" % self.background)
-            script = "{ %s } > %s 2>&1\necho %s\n" % (text.rstrip()[:-1] + " &", log, marker)
+            # The job's process ids are kept, to stop it when the file is done.
+            script = "{ %s ; } > %s 2>&1 &\n__readme_jobs+=($!)\necho %s\n" % (text.rstrip()[:-1], log, marker)
             self.process.stdin.write(script)
             self.process.stdin.flush()
             self._read_until(marker, timeout)
@@ -157,7 +158,9 @@ class Shell:
 
     def close(self):
         try:
-            self.process.stdin.write("kill $(jobs -p) 2>/dev/null; wait 2>/dev/null; exit\n")
+            self.process.stdin.write(
+                'for job in "${__readme_jobs[@]}"; do pkill -TERM -P "$job" 2>/dev/null; kill "$job" 2>/dev/null; done; '
+                'wait 2>/dev/null; exit\n')
             self.process.stdin.flush()
             self.process.wait(timeout=15)
         except Exception:
