@@ -11,8 +11,9 @@ enum ServeCommand: Command {
         discussion: """
             Each store folder under <root> is reachable as http://HOST:PORT/<name>; a push to a \
             name that does not exist yet creates that store when the token may write. Requests \
-            need 'Authorization: Bearer <token>'. Without --tokens, one random read-write token \
-            for every store is made and printed once at start. --no-auth turns authentication \
+            need 'Authorization: Bearer <token>'. Without --tokens, one read-write token for every \
+            store is taken from $FERRY_TOKEN when it is set (at least 16 characters), as 'ferry sync' \
+            takes it, or else made at random and printed once at start. --no-auth turns authentication \
             off and is refused unless the host is loopback. Put a TLS proxy (nginx) in front \
             to serve beyond this machine: see docs/DEPLOY.md.
 
@@ -46,6 +47,7 @@ enum ServeCommand: Command {
         }
         let policy: AccessPolicy
         var printedToken: String?
+        var tokenFromEnvironment = false
         if arguments.flag("no-auth") {
             guard arguments.option("tokens") == nil else {
                 throw arguments.usageError("'--no-auth' and '--tokens' cannot be used together")
@@ -61,6 +63,12 @@ enum ServeCommand: Command {
                 throw CLIError("cannot read the tokens file: \(error)")
             }
             do { policy = try AccessPolicy(tokensFile: bytes) } catch { throw CLIError("\(path): \(error)") }
+        } else if let token = context.environment["FERRY_TOKEN"], !token.isEmpty {
+            guard token.utf8.count >= 16, token.allSatisfy({ $0.isASCII && !$0.isWhitespace }) else {
+                throw CLIError("FERRY_TOKEN must be at least 16 characters without spaces; unset it to get a random token")
+            }
+            policy = .single(token: token)
+            tokenFromEnvironment = true
         } else {
             let token = try randomToken()
             policy = .single(token: token)
@@ -89,6 +97,8 @@ enum ServeCommand: Command {
         if let printedToken {
             context.stdout.line("token: \(printedToken)")
             context.stdout.line("(shown once; pass it to 'ferry sync' as --token or FERRY_TOKEN)")
+        } else if tokenFromEnvironment {
+            context.stdout.line("token: the one in FERRY_TOKEN")
         } else if policy.isOpen {
             context.stdout.line("authentication is off (--no-auth)")
         }
