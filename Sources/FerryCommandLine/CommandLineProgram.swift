@@ -29,6 +29,10 @@ public enum CommandLineProgram {
             currentDirectory: FileManager.default.currentDirectoryPath,
             stdoutIsTerminal: FileDescriptor.standardOutput.isTerminal,
             stderrIsTerminal: FileDescriptor.standardError.isTerminal)
+        if let problem = ArgumentBytes.firstInvalidUTF8() {
+            context.stderr.line("error: \(problem)")
+            return ExitCode.failure.rawValue
+        }
         context.httpClient = httpClient
         if httpClient == nil, let remoteHelper {
             let arguments = CommandLine.arguments

@@ -177,3 +177,24 @@ import Testing
         #expect(lines.count == 1, "\(lines)")
     }
 }
+
+/// Every way into a store gives the same verdict on the same bytes (issue 22, item 2b).
+@Suite struct SameBytesSameAnswerTests {
+    @Test func invalidUTF8IsRefusedByEveryEntryPoint() throws {
+        let directory = try TemporaryDirectory()
+        let ferry = try ferryBinaryPath()
+        _ = try runFerry(["init", "s"], currentDirectory: directory.path)
+        // The shell passes the raw byte 0xFF, which a Swift String could not hold.
+        let script = """
+            printf '{"a":"\\377"}' > bad.json
+            "$1" put s Note argv --json "$(printf '{"a":"\\377"}')"; echo "argv $?"
+            "$1" put s Note file --file bad.json; echo "file $?"
+            "$1" put s Note stdin < bad.json; echo "stdin $?"
+            """
+        let result = try runProgram("/bin/bash", ["-c", script, "bash", ferry], currentDirectory: directory.path)
+        #expect(result.stdout == "argv 1\nfile 1\nstdin 1\n", "\(result)")
+        #expect(result.stderr.contains("not valid UTF-8"), "\(result)")
+        let listed = try runFerry(["list", "s", "Note"], currentDirectory: directory.path)
+        #expect(listed.stdout.isEmpty, "nothing was stored: \(listed)")
+    }
+}

@@ -65,7 +65,15 @@ public func runFerry(
     _ arguments: [String], stdin: String? = nil, environment: [String: String] = [:],
     currentDirectory: String? = nil, timeout: Double = 60
 ) throws -> CLIResult {
-    let binary = try ferryBinaryPath()
+    try runProgram(try ferryBinaryPath(), arguments, stdin: stdin, environment: environment, currentDirectory: currentDirectory, timeout: timeout)
+}
+
+/// Runs any program as ``runFerry(_:stdin:environment:currentDirectory:timeout:)`` runs `ferry`
+/// (a shell, say, to hand `ferry` bytes that a Swift string cannot hold).
+public func runProgram(
+    _ binary: String, _ arguments: [String], stdin: String? = nil, environment: [String: String] = [:],
+    currentDirectory: String? = nil, timeout: Double = 60
+) throws -> CLIResult {
     let scratch = try TemporaryDirectory(prefix: "ferry-run")
     let stdinPath = scratch.subpath("stdin")
     let stdoutPath = scratch.subpath("stdout")
