@@ -46,14 +46,62 @@ import Testing
         #expect(try JSONParser.parse(again.stdout)["journalEntries"] == 0)
     }
 
-    @Test func importReadsStandardInputAndReportsSkippedItems() throws {
+    @Test func importReadsStandardInputAndRefusesAnItemWithoutID() throws {
+        let directory = try TemporaryDirectory()
+        let store = directory.subpath("plain")
+        _ = try runFerry(["init", store])
+        let ok = try runFerry(["import", store, "Tag", "-", "--json"], stdin: #"[{"id": "a"}, {"id": "b"}]"#)
+        #expect(ok.exitCode == 0, "\(ok)")
+        #expect(try JSONParser.parse(ok.stdout)["inserted"] == 2)
+        let refused = try runFerry(["import", store, "Tag", "-"], stdin: #"[{"id": "a"}, {"label": "no id", "tag_id": 4}, {"id": "c"}]"#)
+        #expect(refused.exitCode == 1, "\(refused)")
+        #expect(refused.stderr == "error: item [1]: no primary key \"id\"; is the id in \"tag_id\"? name it in schema.json (entities.<Entity>.primaryKey)\n")
+        #expect(try runFerry(["list", store, "Tag"]).stdout == "a\nb\n")
+    }
+
+    @Test func onePageOfAListIsNotTakenForTheWholeList() throws {
         let directory = try TemporaryDirectory()
         let store = try Self.sampleStore(directory)
-        let result = try runFerry(["import", store, "Tag", "-", "--json"], stdin: #"[{"id": "a"}, {"label": "no id"}, {"id": "b"}]"#)
-        #expect(result.exitCode == 0, "\(result)")
-        let report = try JSONParser.parse(result.stdout)
-        #expect(report["inserted"] == 2 && report["skipped"] == 1)
-        #expect(report["skippedItems"] == [["index": 1, "keyPath": "", "reason": "no id"]])
+        _ = try runFerry(["import", store, "User", SampleFiles.path("users.json")])
+        let users = try JSONParser.parse(try FileSystem.readFile(SampleFiles.path("users.json")))
+        let page = JSONValue.array(Array((users.arrayValue ?? []).prefix(2))).canonicalText
+        let before = try runFerry(["log", store, "--json"]).stdout
+        let refused = try runFerry(["import", store, "User", "-"], stdin: page)
+        #expect(refused.exitCode == 1, "\(refused)")
+        #expect(refused.stderr.contains("would delete 38 of 40 User records"), "\(refused)")
+        #expect(refused.stderr.contains("--force") && refused.stderr.contains("--only insert,update"), "\(refused)")
+        #expect(try runFerry(["log", store, "--json"]).stdout == before, "nothing was written")
+        let dry = try runFerry(["import", store, "User", "-", "--dry-run"], stdin: page)
+        #expect(dry.exitCode == 0, "\(dry)")
+        #expect(dry.stdout.contains("would refuse: this import would delete 38 of 40 User records"), "\(dry)")
+        let onlyUpserts = try runFerry(["import", store, "User", "-", "--only", "insert,update"], stdin: page)
+        #expect(onlyUpserts.exitCode == 0, "\(onlyUpserts)")
+        let forced = try runFerry(["import", store, "User", "-", "--force", "--json"], stdin: page)
+        #expect(forced.exitCode == 0, "\(forced)")
+        #expect(try JSONParser.parse(forced.stdout)["deleted"] == 38)
+    }
+
+    @Test func aWrappedArrayIsNamedAndReachedWithPath() throws {
+        let directory = try TemporaryDirectory()
+        let store = try Self.sampleStore(directory)
+        let users = try JSONParser.parse(try FileSystem.readFile(SampleFiles.path("users.json")))
+        let wrapped = JSONValue.object(["data": users, "page": 1]).canonicalText
+        let refused = try runFerry(["import", store, "User", "-"], stdin: wrapped)
+        #expect(refused.exitCode == 1, "\(refused)")
+        #expect(refused.stderr.contains("\"data\" holds an array of 40 objects; pass --path data"), "\(refused)")
+        let imported = try runFerry(["import", store, "User", "-", "--path", "data", "--json"], stdin: wrapped)
+        #expect(imported.exitCode == 0, "\(imported)")
+        #expect(try JSONParser.parse(imported.stdout)["inserted"] == 40)
+        let missing = try runFerry(["import", store, "User", "-", "--path", "items"], stdin: wrapped)
+        #expect(missing.exitCode == 1 && missing.stderr.contains("no member \"items\""), "\(missing)")
+    }
+
+    @Test func anEntityTheSchemaDoesNotDeclareIsRefused() throws {
+        let directory = try TemporaryDirectory()
+        let store = try Self.sampleStore(directory)
+        let result = try runFerry(["import", store, "Usr", SampleFiles.path("users.json")])
+        #expect(result.exitCode == 1, "\(result)")
+        #expect(result.stderr.contains("schema.json declares no entity Usr; did you mean User?"), "\(result)")
     }
 
     @Test func parentScopeAndOnlyFromTheCommandLine() throws {

@@ -76,6 +76,8 @@ struct EntityMapping: Sendable {
             var paths = [remotePath(attribute)]
             if paths[0] != [attribute.name] { paths.append([attribute.name]) }
             if paths[0] == ["destroy"] { paths.append(["_destroy"]) }  // the nested-attributes spelling
+            let capitalizedName = KeyConvention.capitalized(attribute.name)
+            if attribute.remoteKey == nil, !paths.contains([capitalizedName]) { paths.append([capitalizedName]) }
             return AttributeLookup(attribute: attribute, paths: paths)
         }
         relationships = declared.relationships.map { relationship in
@@ -86,6 +88,9 @@ struct EntityMapping: Sendable {
             let last = path.last ?? relationship.name
             var nested = [path, parent + [last + "_attributes"], [relationship.name + "Attributes"]]
             if path != [relationship.name] { nested.insert([relationship.name], at: 1) }
+            // `GreenWallet` for `greenWallet`, as APIs that capitalize keys send it.
+            let capitalizedName = KeyConvention.capitalized(relationship.name)
+            if relationship.remoteKey == nil, !nested.contains([capitalizedName]) { nested.append([capitalizedName]) }
             let suffix = relationship.kind == .toOne ? "ID" : "IDs"
             var links: [[String]] = []
             for candidate in [parent + [last + "_" + suffix.lowercased()], parent + [last + suffix], [relationship.name + suffix]]

@@ -47,6 +47,15 @@ public indirect enum ImportError: Error, Sendable, Equatable, CustomStringConver
     case deleteDenied(record: String, relationship: String, dependents: [String])
     /// `--parent` does not name a usable parent record or relationship.
     case invalidParent(String, reason: String)
+    /// An item has no usable primary key (`member` is missing or `null`); `candidates` are
+    /// members that look like ids, for the hint.
+    case missingPrimaryKey(member: String, isNull: Bool, candidates: [String])
+    /// The input is an object that wraps the array of items under `paths` (`data`, `results`).
+    case wrappedArray(paths: [String], count: Int)
+    /// `--path` names nothing, or not an array or object.
+    case invalidPath(String, reason: String)
+    /// The import would delete more than the allowed share of an entity's records.
+    case massDeletion(entity: EntityName, deleting: Int, of: Int, limitPercent: Int)
     /// Reading or writing the store failed.
     case store(StoreError)
 
@@ -93,6 +102,22 @@ public indirect enum ImportError: Error, Sendable, Equatable, CustomStringConver
                 + "and still links to \(shown)\(more)"
         case .invalidParent(let text, let reason):
             return "--parent \(quoted(preview(text))): \(reason)"
+        case .missingPrimaryKey(let member, let isNull, let candidates):
+            let hint = candidates.isEmpty
+                ? "every item needs its primary key; name it in schema.json (entities.<Entity>.primaryKey)"
+                : "is the id in \(candidates.map(quoted).joined(separator: " or "))? name it in schema.json (entities.<Entity>.primaryKey)"
+            return isNull ? "its primary key \(quoted(member)) is null; \(hint)" : "no primary key \(quoted(member)); \(hint)"
+        case .wrappedArray(let paths, let count):
+            let path = paths.first ?? ""
+            return "the input is an object, not an array of items: \(quoted(path)) holds an array of \(count) object\(count == 1 ? "" : "s"); "
+                + "pass --path \(path) to import those"
+                + (paths.count > 1 ? " (or one of \(paths.dropFirst().map(quoted).joined(separator: ", ")))" : "")
+        case .invalidPath(let path, let reason):
+            return "--path \(quoted(preview(path))): \(reason)"
+        case .massDeletion(let entity, let deleting, let total, let limit):
+            return "this import would delete \(deleting) of \(total) \(entity.rawValue) records (more than \(limit)%): is the input one page "
+                + "of a larger list? Nothing was written; to go ahead, pass --force, limit the comparison with --scope, "
+                + "or import with --only insert,update"
         case .store(let error):
             return error.description
         }

@@ -31,6 +31,14 @@ public struct ImportOptions: Sendable {
     public var now: Int64?
     /// The largest input accepted, in bytes.
     public var maximumInputBytes = 1 << 30
+    /// Where the array of items is inside an input object (`--path data`, `--path response.items`);
+    /// the input's top level when `nil`.
+    public var path: [String]?
+    /// The largest share of an entity's records one import may delete without ``allowsMassDeletion``
+    /// (`--max-delete`), as for sync.
+    public var maximumDeletionShare = 0.5
+    /// Go ahead even when the import deletes more than ``maximumDeletionShare`` (`--force`).
+    public var allowsMassDeletion = false
 
     /// Makes the default options: every operation, no scope, no parent, written for real.
     public init() {}

@@ -99,6 +99,8 @@ public struct ImportReport: Sendable, Equatable {
     public var isDryRun: Bool
     /// The journal entries the import appended (0 for a dry run or when nothing changed).
     public var journalEntries: Int
+    /// What the import would refuse to do (a dry run reports these; a real import throws).
+    public var refusals: [String] = []
 
     /// The counts of the imported entity.
     public var counts: Counts { countsByEntity[entity] ?? Counts() }
@@ -120,6 +122,7 @@ public struct ImportReport: Sendable, Equatable {
         object["entity"] = .string(entity.rawValue)
         object["dryRun"] = .bool(isDryRun)
         object["journalEntries"] = .integer(Int64(journalEntries))
+        object["refusals"] = .array(refusals.map { .string($0) })
         object["skippedItems"] = .array(
             skipped.map { ["index": .integer(Int64($0.index)), "keyPath": .string($0.keyPath), "reason": .string($0.reason)] })
         object["missingTargets"] = .array(

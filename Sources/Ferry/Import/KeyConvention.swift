@@ -68,12 +68,13 @@ public enum KeyConvention: String, Sendable, Hashable, CaseIterable {
     /// ```swift
     /// KeyConvention.camelCased("updated_url") // "updatedURL"
     /// KeyConvention.camelCased("firstName")   // "firstName" (no `_`: taken as it is)
+    /// KeyConvention.camelCased("GreenWallet") // "greenWallet" (a leading capital is lowered)
     /// ```
     ///
     /// Leading and trailing underscores are kept; a key with two underscores in a row is
     /// returned as it is, since it would not come back the same way.
     public static func camelCased(_ key: String) -> String {
-        guard key.contains("_") else { return key }
+        guard key.contains("_") else { return key.first?.isUppercase == true ? lowerCamelCased(key) : key }
         let leading = key.prefix { $0 == "_" }
         let trailing = String(key.reversed().prefix { $0 == "_" })
         guard leading.count + trailing.count < key.count else { return key }
@@ -84,7 +85,7 @@ public enum KeyConvention: String, Sendable, Hashable, CaseIterable {
         for (index, word) in words.enumerated() {
             let lower = word.lowercased()
             if index == 0 {
-                result += word
+                result += word.first?.isUppercase == true ? lowerCamelCased(String(word)) : String(word)
             } else if acronyms.contains(lower) {
                 result += lower.uppercased()
             } else if lower.hasSuffix("s"), acronyms.contains(String(lower.dropLast())) {

@@ -37,7 +37,12 @@ extension RecordConverter {
             for element in elements {
                 switch element.value {
                 case .object(let child):
-                    let object = try convertObject(child, entity: relationship.target, origin: element.origin, isTopLevel: false)
+                    var object = try convertObject(child, entity: relationship.target, origin: element.origin, isTopLevel: false)
+                    if object.id == nil, relationship.kind == .toOne {
+                        // A to-one object without an id of its own (`"location": {"city": …}`) is
+                        // the parent's: it is stored under an id made from the parent's.
+                        object = try convertOwnedObject(child, of: source, relationship: relationship, origin: element.origin)
+                    }
                     guard let id = object.id else {
                         conversion.skipped.append(
                             .init(index: origin.index, keyPath: element.origin.keyPath, reason: object.skipReason ?? "no id"))
@@ -118,5 +123,29 @@ extension RecordConverter {
             return left.utf8.lexicographicallyPrecedes(right.utf8)
         }
         return keys.compactMap { key in byIndex[key].map { ($0, origin.appending(key)) } }
+    }
+
+    /// The id a to-one nested object without one of its own is stored under:
+    /// `<parent entity>-<parent id>-<relationship>` (`User-11-location`).
+    static func ownedID(of parent: RecordKey, relationship: String) -> String {
+        "\(parent.entity.rawValue)-\(parent.id.rawValue)-\(relationship)"
+    }
+
+    /// Converts a to-one nested object that has no id, under the id derived from its parent.
+    mutating func convertOwnedObject(
+        _ child: [String: JSONValue], of parent: RecordKey, relationship: Schema.Relationship, origin: ImportOrigin
+    ) throws(ImportError) -> ConvertedObject {
+        let target = try mapping(of: relationship.target)
+        guard let keyPath = target.primaryKeyPaths.first, keyPath.count == 1 else {
+            return ConvertedObject(id: nil, skipReason: "no id", members: [:])
+        }
+        if let attribute = target.primaryKeyAttribute, attribute.type != .string {
+            throw origin.error(.invalidLink(
+                reason: "\(relationship.name) has no id, and \(relationship.target.rawValue)'s primary key is a \(attribute.type.rawValue), "
+                    + "so none can be made from its parent's; give the nested object an id"))
+        }
+        var members = child
+        members[keyPath[0]] = .string(Self.ownedID(of: parent, relationship: relationship.name))
+        return try convertObject(members, entity: relationship.target, origin: origin, isTopLevel: false)
     }
 }

@@ -80,12 +80,26 @@ struct RecordConverter {
                 return error
             }
             guard let id = object.id else {
-                conversion.skipped.append(.init(index: index, keyPath: "", reason: object.skipReason ?? "no id"))
-                continue
+                // An item without its id cannot be matched with anything: never a silent skip.
+                let member: String
+                do { member = try mapping(of: conversion.entity).primaryKeyPaths.first?.joined(separator: ".") ?? "id" } catch { return error }
+                return .item(
+                    index: index, keyPath: "",
+                    .missingPrimaryKey(member: member, isNull: object.skipReason == "null id", candidates: Self.idLikeKeys(in: members)))
             }
             conversion.items.append(.init(index: index, id: id, members: object.members))
         }
         return nil
+    }
+
+    /// Members that look like an id (`_id`, `uuid`, `userId`), for the hint of a missing primary key.
+    static func idLikeKeys(in members: [String: JSONValue]) -> [String] {
+        members.compactMap { key, value -> String? in
+            guard value.stringValue != nil || value.integerValue != nil else { return nil }
+            let lower = key.lowercased()
+            return ["_id", "id", "uuid", "guid", "key", "pk"].contains(lower) || lower.hasSuffix("_id") || key.hasSuffix("Id") || key.hasSuffix("ID")
+                ? key : nil
+        }.sorted().prefix(3).map { $0 }
     }
 
     /// The mapping of `entity`, worked out on first use.

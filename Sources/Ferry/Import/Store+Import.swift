@@ -75,11 +75,29 @@ extension Store {
     ) throws(ImportError) -> ImportReport {
         var schema = options.schema
         if schema == nil { schema = try self.schema() }
+        var input = input
+        if let path = options.path {
+            for (depth, key) in path.enumerated() {
+                guard case .object(let members) = input, let next = members[key] else {
+                    let reason = depth == 0 ? "the input has no member \(quoted(key))" : "\(path[..<depth].joined(separator: ".")) has no member \(quoted(key))"
+                    throw .invalidPath(path.joined(separator: "."), reason: reason)
+                }
+                input = next
+            }
+        }
         let items: [JSONValue]
         let isSingleItem: Bool
         switch input {
         case .array(let elements): (items, isSingleItem) = (elements, false)
-        case .object: (items, isSingleItem) = ([input], true)
+        case .object(let members):
+            // An object that holds no id but an array of objects is a wrapper (`{"data": [...]}`),
+            // not one item: importing it as one would skip it or, worse, read it as the whole list.
+            let mapping = try EntityMapping(entity: entity, schema: schema, keys: options.keys)
+            if EntityMapping.firstValue(at: mapping.primaryKeyPaths, in: members) == nil {
+                let wrapped = Self.wrappedArrays(in: members)
+                if let first = wrapped.first { throw .wrappedArray(paths: wrapped.map(\.path), count: first.count) }
+            }
+            (items, isSingleItem) = ([input], true)
         default: throw .topLevelNotAnArray(kind: input.kindName)
         }
         var conversion = try RecordConverter.convert(items, entity: entity, schema: schema, keys: options.keys)
@@ -94,5 +112,23 @@ extension Store {
             throw .store(error)
         }
         return try outcome.get()
+    }
+
+    /// The members of an object (two levels deep at most) that hold a non-empty array of objects,
+    /// largest first: where a wrapped list of items is.
+    static func wrappedArrays(in members: [String: JSONValue], prefix: String = "") -> [(path: String, count: Int)] {
+        var found: [(path: String, count: Int)] = []
+        for (key, value) in members {
+            let path = prefix.isEmpty ? key : prefix + "." + key
+            switch value {
+            case .array(let elements) where !elements.isEmpty && elements.allSatisfy({ $0.objectValue != nil }):
+                found.append((path, elements.count))
+            case .object(let inner) where prefix.isEmpty:
+                found += wrappedArrays(in: inner, prefix: path)
+            default:
+                continue
+            }
+        }
+        return found.sorted { $0.count != $1.count ? $0.count > $1.count : $0.path < $1.path }
     }
 }

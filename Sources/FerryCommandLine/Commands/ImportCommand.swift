@@ -11,7 +11,10 @@ enum ImportCommand: Command {
             Nested objects become linked records of their own. Records whose values did not change \
             are not written. The import is one batch: an error anywhere writes nothing and names \
             the item (array index and key path). The store's schema.json, when present, gives \
-            keys, types and relationships (see docs/IMPORT.md).
+            keys, types and relationships (see docs/IMPORT.md); an entity it does not declare is refused.
+            An import that would delete more than --max-delete of an entity's records (one page of a \
+            longer list, say) stops before writing anything and says so; --force goes ahead. An input \
+            object that wraps the array ({"data": [...]}) is named with --path data.
 
             Examples:
               ferry import ./store User users.json
@@ -29,6 +32,9 @@ enum ImportCommand: Command {
             .value("parent", valueName: "entity/id", help: "Import the children of one record, diffing only its children."),
             .value("only", valueName: "operations", help: "Any of insert,update,delete; the rest is reported as withheld."),
             .value("keys", valueName: "convention", help: "camel or asis: how keys are stored, overriding schema.json."),
+            .value("path", valueName: "key[.key]", help: "Where the array of items is inside an input object ('data', 'response.items')."),
+            .flag("force", help: "Allow an import that deletes more than --max-delete of an entity's records."),
+            .value("max-delete", valueName: "percent", help: "The largest share of an entity's records one import may delete.", default: "50"),
             .flag("dry-run", help: "Show what would change without writing."),
             .flag("json", help: "Print the report as JSON."),
         ])
@@ -52,10 +58,24 @@ enum ImportCommand: Command {
         if let text = arguments.option("parent") {
             options.parent = try parentKey(text, arguments: arguments)
         }
+        if let text = arguments.option("path") {
+            let path = text.split(separator: ".", omittingEmptySubsequences: false).map(String.init)
+            guard !path.contains(where: \.isEmpty) else { throw arguments.usageError("--path expects keys separated by dots, got '\(text)'") }
+            options.path = path
+        }
+        options.allowsMassDeletion = arguments.flag("force")
+        options.maximumDeletionShare = Double(try arguments.integer("max-delete", in: 0...100) ?? 50) / 100
         let file = try arguments.requiredPositional("file")
         let bytes = file == "-" ? try context.stdin.readAll() : try FileSystem.readFile(context.absolutePath(file))
         let store = try context.openStore(try arguments.requiredPositional("store"))
         defer { store.close() }
+        if let schema = try store.schema(), schema.entity(named: entity.rawValue) == nil {
+            let declared = schema.entities.keys.map(\.rawValue).sorted()
+            let suggestion = NameSuggestion.closest(to: entity.rawValue, among: declared).map { "; did you mean \($0)?" } ?? ""
+            throw CLIError(
+                "schema.json declares no entity \(entity.rawValue)\(suggestion) (it declares \(declared.joined(separator: ", "))); "
+                    + "add it to schema.json to import it")
+        }
         let report = try store.importRecords(bytes, into: entity, options: options)
         if arguments.flag("json") {
             context.printJSON(report.jsonValue)
@@ -102,6 +122,7 @@ enum ImportCommand: Command {
             }
         }
         lines += report.summaryLines
+        for refusal in report.refusals { lines.append("would refuse: \(refusal)") }
         for skipped in report.skipped {
             let place = skipped.keyPath.isEmpty ? "item [\(skipped.index)]" : "item [\(skipped.index)] \(skipped.keyPath)"
             lines.append("skipped \(place): \(skipped.reason)")

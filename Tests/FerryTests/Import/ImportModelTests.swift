@@ -46,7 +46,7 @@ import Testing
             let plan = try ImportDiffPlan(
                 stored: model.map { (id: $0.key.rawValue, document: $0.value) }, incoming: items, operations: .all)
             let head = store.headSequence
-            let report = try store.importRecords(.array(items), into: entity)
+            let report = try store.importRecords(.array(items), into: entity, options: ImportScenario.forced)
             let context = "seed \(seed), round \(round)"
             #expect(report.counts.inserted == plan.inserts.count, "\(context)")
             #expect(report.counts.updated == plan.updates.count, "\(context)")

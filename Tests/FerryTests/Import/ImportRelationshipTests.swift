@@ -84,10 +84,10 @@ import Testing
         let directory = try TemporaryDirectory()
         let store = try ImportScenario.store(directory)
         try store.importText(#"[{"id": 1, "notes": [{"id": 1}, {"id": 2}, {"id": 3}]}]"#, into: "User")
-        let report = try store.importText(#"[{"id": 1, "notes": [{"id": 2}]}]"#, into: "User")
+        let report = try store.importText(#"[{"id": 1, "notes": [{"id": 2}]}]"#, into: "User", options: ImportScenario.forced)
         #expect(report.countsByEntity[try EntityName("Note")] == .init(deleted: 2, unchanged: 1))
         #expect(try store.idTexts("Note") == ["2"])
-        try store.importText(#"[{"id": 1, "notes": []}]"#, into: "User")
+        try store.importText(#"[{"id": 1, "notes": []}]"#, into: "User", options: ImportScenario.forced)
         #expect(try store.idTexts("Note").isEmpty)
     }
 
@@ -159,7 +159,7 @@ import Testing
         let directory = try TemporaryDirectory()
         let store = try ImportScenario.store(directory)
         try store.importText(#"[{"id": 1, "notes": [{"id": 1}, {"id": 2}]}, {"id": 2, "notes": [{"id": 3}]}]"#, into: "User")
-        let report = try store.importText(#"[{"id": 2}]"#, into: "User")
+        let report = try store.importText(#"[{"id": 2}]"#, into: "User", options: ImportScenario.forced)
         #expect(report.countsByEntity[try EntityName("Note")] == .init(deleted: 2))
         #expect(try store.idTexts("Note") == ["3"])
     }
@@ -203,5 +203,54 @@ import Testing
         let report = try store.importText(#"[{"id": 1, "notes": [{"id": 1}, {"text": "orphan"}]}]"#, into: "User")
         #expect(report.skipped == [.init(index: 0, keyPath: "notes[1]", reason: "no id")])
         #expect(try store.idTexts("Note") == ["1"])
+    }
+}
+
+/// Nested objects the way the seed library read them (issue 22, item 2).
+@Suite struct ImportOwnedObjectTests {
+    static let schema = #"""
+        {
+          "formatVersion": 1,
+          "entities": {
+            "User": {
+              "attributes": { "id": { "type": "integer" }, "name": { "type": "string" } },
+              "relationships": {
+                "location": { "kind": "to-one", "target": "Location", "inverse": "user", "deleteRule": "cascade" },
+                "greenWallet": { "kind": "to-one", "target": "Wallet", "inverse": "owner" }
+              }
+            },
+            "Location": {
+              "attributes": { "id": { "type": "string" }, "city": { "type": "string" } },
+              "relationships": { "user": { "kind": "to-one", "target": "User", "inverse": "location" } }
+            },
+            "Wallet": {
+              "attributes": { "id": { "type": "integer" }, "balance": { "type": "integer" } },
+              "relationships": { "owner": { "kind": "to-one", "target": "User", "inverse": "greenWallet" } }
+            }
+          }
+        }
+        """#
+
+    @Test func aToOneObjectWithoutAnIDIsStoredUnderItsParentsID() throws {
+        let directory = try TemporaryDirectory()
+        let store = try makeImportStore(in: directory, schema: Self.schema)
+        let report = try store.importText(#"[{"id": 11, "name": "Ana", "location": {"city": "Lyon"}}]"#, into: "User")
+        #expect(report.skipped.isEmpty)
+        #expect(try store.document("Location", "User-11-location") == ["id": "User-11-location", "city": "Lyon", "userID": "11"])
+        #expect(try store.document("User", "11")?["locationID"] == "User-11-location")
+        // The same object again updates the same record: no second location.
+        try store.importText(#"[{"id": 11, "name": "Ana", "location": {"city": "Paris"}}]"#, into: "User")
+        #expect(try store.ids(of: EntityName("Location")).map(\.rawValue) == ["User-11-location"])
+        #expect(try store.document("Location", "User-11-location")?["city"] == "Paris")
+    }
+
+    @Test func aCapitalizedKeyReachesItsCamelCaseRelationship() throws {
+        let directory = try TemporaryDirectory()
+        let store = try makeImportStore(in: directory, schema: Self.schema)
+        try store.importText(#"[{"id": 1, "name": "Ben", "GreenWallet": {"id": 5, "balance": 20}}]"#, into: "User")
+        #expect(try store.document("Wallet", "5") == ["id": 5, "balance": 20, "ownerID": "1"])
+        #expect(try store.document("User", "1")?["greenWalletID"] == "5")
+        #expect(KeyConvention.camelCased("GreenWallet") == "greenWallet")
+        #expect(KeyConvention.camelCased("Green_wallet") == "greenWallet")
     }
 }

@@ -74,6 +74,14 @@ enum ImportScenario {
         return options
     }
 
+    /// Options that let an import delete any share of an entity (`--force`): for tests of what
+    /// the deletes do, not of the guard against them.
+    static var forced: ImportOptions {
+        var options = ImportOptions()
+        options.allowsMassDeletion = true
+        return options
+    }
+
     /// Options importing the children of `parent` (`User/1`).
     static func under(_ parent: String) throws -> ImportOptions {
         var options = ImportOptions()

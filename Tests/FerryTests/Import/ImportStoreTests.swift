@@ -45,13 +45,18 @@ import Testing
         let directory = try TemporaryDirectory()
         let store = try ImportScenario.store(directory, schema: nil)
         try store.importText(#"[{"id": 1, "name": "Ana"}, {"id": 2, "name": "Ben"}]"#, into: "User")
-        let report = try store.importText(
-            #"[{"id": 1, "name": "Ana"}, {"name": "Nobody"}, {"id": null, "name": "Null"}, {"id": 2, "name": "Ben B."}]"#, into: "User")
-        #expect(report.skipped == [.init(index: 1, keyPath: "", reason: "no id"), .init(index: 2, keyPath: "", reason: "null id")])
-        #expect(report.counts == .init(updated: 1, unchanged: 1, skipped: 2))
-        #expect(try store.document("User", "2")?["name"] == "Ben B.")
-        #expect(try store.document("User", "1")?["name"] == "Ana")
-        #expect(try store.idTexts("User") == ["1", "2"])
+        // An item without its id can be matched with nothing: the import stops, naming it, and
+        // writes nothing (it used to be skipped, exit 0).
+        let head = store.headSequence
+        #expect(throws: ImportError.item(index: 1, keyPath: "", .missingPrimaryKey(member: "id", isNull: false, candidates: []))) {
+            try store.importText(
+                #"[{"id": 1, "name": "Ana"}, {"name": "Nobody"}, {"id": 2, "name": "Ben B."}]"#, into: "User")
+        }
+        #expect(throws: ImportError.item(index: 0, keyPath: "", .missingPrimaryKey(member: "id", isNull: true, candidates: ["_id"]))) {
+            try store.importText(#"[{"id": null, "_id": "x7", "name": "Null"}]"#, into: "User")
+        }
+        #expect(store.headSequence == head)
+        #expect(try store.document("User", "2")?["name"] == "Ben")
     }
 
     @Test func idsMatchAcrossStringsAndIntegers() throws {
@@ -176,7 +181,7 @@ import Testing
         try store.importText(#"[{"id": 1, "team": "red"}, {"id": 2, "team": "blue"}]"#, into: "Player")
         try store.importText("[]", into: "Player", options: try ImportScenario.scoped(#"team = "blue""#))
         #expect(try store.idTexts("Player") == ["1"])
-        let report = try store.importText("[]", into: "Player")
+        let report = try store.importText("[]", into: "Player", options: ImportScenario.forced)
         #expect(report.counts == .init(deleted: 1))
         #expect(try store.idTexts("Player").isEmpty)
     }
