@@ -33,6 +33,7 @@ public enum CommandLineProgram {
             context.stderr.line("error: \(problem)")
             return ExitCode.failure.rawValue
         }
+        context.stdinIsTerminal = FileDescriptor.standardInput.isTerminal
         context.httpClient = httpClient
         if httpClient == nil, let remoteHelper {
             let arguments = CommandLine.arguments

@@ -80,7 +80,9 @@ import Testing
         #expect(try sequences(["--op", "put", "-n", "2"]) == ["3", "2"])
         #expect(try sequences(["--since", "2025-11-21T16:03", "--until", "2025-11-21T17:16"]) == ["3", "2"])
         #expect(try sequences(["--origin", "laptop"]) == ["4", "3", "2", "1"])
-        #expect(try sequences(["--entity", "Other"]) == [])
+        // An entity the store never saw is a typo to report, not an empty log.
+        let unknown = try runFerry(["log", laptop, "--entity", "Other"])
+        #expect(unknown.exitCode == 1 && unknown.stderr.contains("has no entity Other"), "\(unknown)")
         let serverSide = try runFerry(["log", server, "--origin", "laptop", "--since", "2025-11-21T16:01:00Z"])
         #expect(serverSide.stdout.hasPrefix("2  2025-11-21T16:03:00Z  laptop"), "\(serverSide)")
     }
@@ -268,7 +270,7 @@ import Testing
             "records/Product/rug.json: uncommitted edit (run ferry commit): modified: the file differs from the journal's version of Product/rug (seq 3); a hand edit, not committed\n"), "\(result)")
         #expect(result.stdout.contains("1 finding (1 uncommitted edit)"))
         let missing = try runFerry(["verify", directory.subpath("nothing")])
-        #expect(missing.exitCode == 1)
+        #expect(missing.exitCode == 2)
         #expect(missing.stderr.contains("is not a Ferry store"))
     }
 }

@@ -10,7 +10,8 @@ enum DeleteCommand: Command {
             .required("dir", help: "The store directory."),
             .required("entity", help: "The entity."),
             .required("id", help: "The record's id."),
-        ])
+        ],
+        options: [.flag("json", help: "Print one JSON object naming the deleted record.")])
 
     static func run(_ arguments: ParsedArguments, context: CommandContext) async throws -> ExitCode {
         let path = try arguments.requiredPositional("dir")
@@ -18,7 +19,11 @@ enum DeleteCommand: Command {
         let id = try arguments.recordID()
         let store = try context.openStore(path)
         defer { store.close() }
-        try store.delete(entity: entity, id: id)
+        do { try store.delete(entity: entity, id: id) } catch StoreError.recordNotFound(let key) {
+            try context.requireKnownEntity(entity, in: store)
+            throw StoreError.recordNotFound(key)
+        }
+        if arguments.flag("json") { context.printJSONLine(["deleted": .string(RecordKey(entity: entity, id: id).description)]) }
         return .success
     }
 }

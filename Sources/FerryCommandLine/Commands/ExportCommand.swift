@@ -24,6 +24,7 @@ enum ExportCommand: Command {
             .value("keys", valueName: "style", help: "snake, camel or asis.", default: "snake"),
             .value("relationships", valueName: "style", help: "none (ids), array (inline records) or nested (Rails _attributes).", default: "none"),
             .value("scope", valueName: "filter", help: "Only records matching the filter."),
+            .flag("json", help: "Print JSON (what export always prints; for scripts that pass --json everywhere)."),
         ])
 
     static func run(_ arguments: ParsedArguments, context: CommandContext) async throws -> ExitCode {
@@ -44,6 +45,7 @@ enum ExportCommand: Command {
         }
         let store = try context.openStore(try arguments.requiredPositional("store"))
         defer { store.close() }
+        try context.requireKnownEntity(entity, in: store)
         if arguments.positional("id") != nil {
             context.printJSON(try store.exportRecord(try arguments.recordID(), of: entity, options: options))
         } else {

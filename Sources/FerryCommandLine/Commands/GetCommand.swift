@@ -11,7 +11,10 @@ enum GetCommand: Command {
             .required("entity", help: "The entity."),
             .required("id", help: "The record's id."),
         ],
-        options: [.flag("compact", help: "Print on one line (canonical form) instead of pretty.")])
+        options: [
+            .flag("compact", help: "Print on one line (canonical form) instead of pretty."),
+            .flag("json", help: "Print the document as JSON (what get always prints; for scripts that pass --json everywhere)."),
+        ])
 
     static func run(_ arguments: ParsedArguments, context: CommandContext) async throws -> ExitCode {
         let path = try arguments.requiredPositional("dir")
@@ -20,6 +23,7 @@ enum GetCommand: Command {
         let store = try context.openStore(path)
         defer { store.close() }
         guard let document = try store.get(entity: entity, id: id) else {
+            try context.requireKnownEntity(entity, in: store)
             throw StoreError.recordNotFound(RecordKey(entity: entity, id: id))
         }
         if arguments.flag("compact") { context.printJSONLine(document) } else { context.printJSON(document) }

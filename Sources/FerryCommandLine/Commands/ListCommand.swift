@@ -13,7 +13,7 @@ enum ListCommand: Command {
             .required("dir", help: "The store directory."),
             .optional("entity", help: "The entity whose records to list."),
         ],
-        options: [.flag("json", help: "Print JSON (one object per line).")])
+        options: [.flag("json", help: "Print JSON Lines: one object per record (or per entity), no line when there is none.")])
 
     static func run(_ arguments: ParsedArguments, context: CommandContext) async throws -> ExitCode {
         let path = try arguments.requiredPositional("dir")
@@ -31,6 +31,7 @@ enum ListCommand: Command {
             return .success
         }
         let entity = try arguments.entity()
+        try context.requireKnownEntity(entity, in: store)
         if json {
             try store.forEachRecord(of: entity) { id, document in
                 context.printJSONLine(["id": .string(id.rawValue), "document": document])

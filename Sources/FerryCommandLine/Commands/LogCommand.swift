@@ -38,6 +38,7 @@ enum LogCommand: Command {
         let now = context.storeOptions().clock.milliseconds()
         var query = LogQuery()
         query.entity = try arguments.entityOption("entity")
+        if let entity = query.entity { try context.requireKnownEntity(entity, in: store) }
         if let text = arguments.option("id") {
             do { query.id = try RecordID(text) } catch { throw arguments.usageError("--id: \(error.description)") }
         }

@@ -21,6 +21,7 @@ enum ResolveCommand: Command {
         options: [
             .value("take", valueName: "version-or-file", help: "The version to keep."),
             .value("file", valueName: "path", help: "A JSON file with the resolved document."),
+            .flag("json", help: "Print one JSON object naming the resolved record."),
         ])
 
     static func run(_ arguments: ParsedArguments, context: CommandContext) async throws -> ExitCode {
@@ -40,7 +41,11 @@ enum ResolveCommand: Command {
             document = try choose(take, versions: versions, store: store, context: context)
         }
         try store.resolve(key, with: document)
-        context.stdout.line("resolved \(key)")
+        if arguments.flag("json") {
+            context.printJSONLine(["resolved": .string(key.description)])
+        } else {
+            context.stdout.line("resolved \(key)")
+        }
         return .success
     }
 

@@ -19,14 +19,19 @@ enum VerifyCommand: Command {
             missing segment), an interrupted write (opening the store repairs it), an uncommitted \
             edit of a record file (run 'ferry commit'), or a stale index.
 
-            Exit status: 0 clean, 1 findings.
+            Exit status: 0 clean, 1 findings, 2 when the store cannot be checked at all (not a store, \
+            unreadable), as for 'ferry diff'.
             """,
         arguments: [.optional("store", help: "The store directory (default: the current directory).")],
         options: [.flag("json", help: "Print one JSON object with every finding.")])
 
     static func run(_ arguments: ParsedArguments, context: CommandContext) async throws -> ExitCode {
         let path = context.absolutePath(arguments.positional("store") ?? ".")
-        let report = try StoreVerifier(path: path, lockTimeout: context.storeOptions().lockTimeout).verify()
+        let report: VerificationReport
+        do { report = try StoreVerifier(path: path, lockTimeout: context.storeOptions().lockTimeout).verify() } catch {
+            // Findings are 1; a store that cannot be checked at all is an error, 2.
+            throw CLIError(ErrorReporter.message(for: error), exitCode: .usage)
+        }
         if arguments.flag("json") {
             context.printJSONLine(report.jsonValue)
         } else {

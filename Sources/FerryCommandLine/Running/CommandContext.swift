@@ -25,6 +25,8 @@ struct CommandContext: Sendable {
     var stdoutIsTerminal: Bool
     /// Whether standard error is a terminal (`isatty`): progress and colors only then.
     var stderrIsTerminal: Bool
+    /// Whether standard input is a terminal: a command reading a document from it would wait for typing.
+    var stdinIsTerminal: Bool = false
     /// What syncs with `http(s)://` peers send their requests through; `nil` in `ferry`, which
     /// links no HTTP stack and hands such syncs to ``handOffRemoteSync``.
     var httpClient: (any HTTPClient)?

@@ -26,6 +26,22 @@ extension CommandContext {
         try Store.open(at: absolutePath(path), options: storeOptions())
     }
 
+    /// Throws when `entity` is one `store` has never seen (no records, live or deleted) and its
+    /// schema does not declare: most likely a typo, which must not read as an empty entity.
+    func requireKnownEntity(_ entity: EntityName, in store: Store) throws {
+        var known = Set(try store.entities().map(\.entity.rawValue))
+        if known.contains(entity.rawValue) || FileSystem.isDirectory(store.layout.records + "/" + entity.rawValue) { return }
+        let schema = try? store.schema()
+        if schema?.entity(named: entity.rawValue) != nil { return }
+        for name in schema?.entities.keys.map(\.rawValue) ?? [] { known.insert(name) }
+        for directory in (try? FileSystem.contents(ofDirectory: store.layout.records)) ?? [] where directory.kind == .directory {
+            known.insert(directory.name)
+        }
+        let suggestion = NameSuggestion.closest(to: entity.rawValue, among: Array(known)).map { "; did you mean \($0)?" } ?? ""
+        let listing = known.isEmpty ? "it has no records yet" : "it has \(known.sorted().joined(separator: ", "))"
+        throw CLIError("\(store.path) has no entity \(entity.rawValue)\(suggestion) (\(listing))")
+    }
+
     /// Prints a JSON value on one line (canonical form) to stdout.
     func printJSONLine(_ value: JSONValue) {
         var bytes = value.canonicalBytes()

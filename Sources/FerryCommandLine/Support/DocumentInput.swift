@@ -13,6 +13,11 @@ enum DocumentInput {
             bytes = try FileSystem.readFile(context.absolutePath(file), limit: 64 << 20)
             source = file
         } else {
+            // A terminal on stdin would wait silently for typing: say what is expected instead.
+            if arguments.option("file") == nil && context.stdinIsTerminal {
+                throw UsageError(
+                    "no document given: pass it with --json TEXT or --file PATH, or pipe it in (standard input is a terminal)")
+            }
             bytes = try context.stdin.readAll()
             source = "<stdin>"
         }

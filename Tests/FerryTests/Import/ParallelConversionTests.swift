@@ -47,17 +47,23 @@ import Testing
 
     @Test func runsMergeToTheSinglePassConversion() throws {
         var items = Self.users(10_000)
-        items[5_000] = ["first_name": "no id"]
+        items[5_000] = ["id": 5_000, "first_name": "no company"]
         items[9_000] = ["id": 9_000, "notes": [["text": "a note without id"]]]
         let merged = try RecordConverter.convert(items, entity: Self.user, schema: Self.schema, keys: nil)
         #expect(Self.summary(merged) == Self.summary(try Self.singlePass(items)))
-        #expect(merged.items.count == 9_999)
+        #expect(merged.items.count == 10_000)
         // Each company was met in every run; the last spelling wins and every user is listed.
         let company = RecordKey(entity: try EntityName("Company"), id: try RecordID("2"))
         #expect(merged.nested[company]?.members["websiteURL"] == "https://c2.example/2")
         #expect(merged.nested[company]?.origin.index == 2)
         #expect(merged.nested[company]?.indexes.count == 3_332)  // 2, 5, … 9998, less item 5000
-        #expect(merged.skipped.map(\.index) == [5_000, 9_000])
+        #expect(merged.skipped.map(\.index) == [9_000])
+        // An item without its id stops the conversion, naming the first such item in input order.
+        items[7_000] = ["first_name": "no id"]
+        items[3_000] = ["first_name": "no id either"]
+        #expect(throws: ImportError.item(index: 3_000, keyPath: "", .missingPrimaryKey(member: "id", isNull: false, candidates: []))) {
+            try RecordConverter.convert(items, entity: Self.user, schema: Self.schema, keys: nil)
+        }
     }
 
     @Test func aRepeatedIdAcrossRunsNamesBothItems() throws {

@@ -27,13 +27,16 @@ import Testing
 
     @Test func changesRoundTripThroughTheWireFormat() throws {
         let origin = ReplicaID.generate(), other = ReplicaID.generate()
-        let put = Change(
+        var put = Change(
             origin: origin, counter: 7, timestamp: HybridTimestamp(physical: 1_700_000_000_123, logical: 4),
             key: RecordKey(entity: try EntityName("Note"), id: try RecordID("a/b é")),
             operation: .put(["t": "x\n\"y\"", "n": [1, 2.5, nil, true]]), version: VersionVector([origin: 7, other: 3]))
-        let delete = Change(
+        var delete = Change(
             origin: origin, counter: 8, timestamp: HybridTimestamp(physical: 1_700_000_000_124), key: put.key,
             operation: .delete, version: VersionVector([origin: 8, other: 3]))
+        // Changes travel with their digests; one without them is decoded as such (and refused by a push).
+        put.chain = ChangeChain(put, parent: SHA256.hash(Array("change 6".utf8)))
+        delete.chain = ChangeChain(delete, parent: put.digest)
         for change in [put, delete] {
             let bytes = change.canonicalJSONBytes()
             #expect(bytes == change.jsonValue.canonicalBytes())
@@ -42,6 +45,9 @@ import Testing
         }
         let request = PushRequest(changes: [put, delete], maximumSkew: 5)
         #expect(try PushRequest(body: request.bodyBytes()) == request)
+        var unsigned = put
+        unsigned.chain = nil
+        #expect(throws: RemoteMessageError.self) { try PushRequest(body: PushRequest(changes: [unsigned]).bodyBytes()) }
     }
 
     @Test func streamDecoderHandlesPiecesAndNoticesTruncation() throws {
