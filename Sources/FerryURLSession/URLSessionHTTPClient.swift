@@ -41,6 +41,7 @@ public final class URLSessionHTTPClient: HTTPClient {
         urlRequest.httpMethod = request.method
         for (name, value) in request.headers { urlRequest.setValue(value, forHTTPHeaderField: name) }
         if let body = request.body { urlRequest.httpBody = Data(body) }
+        if let timeout = request.timeout { urlRequest.timeoutInterval = timeout }
         let data: Data
         let response: URLResponse
         do {
@@ -72,16 +73,22 @@ public final class URLSessionHTTPClient: HTTPClient {
     }
 
     private static func failure(_ message: String, code: URLError.Code?) -> HTTPClientFailure {
-        // libcurl's certificate failures may come with a generic code; they never go away by retrying.
+        // libcurl's TLS failures may come with a generic code; they never go away by retrying.
         let retryable = code.map(isRetryable) ?? true
-        return HTTPClientFailure(message, isRetryable: retryable && !message.localizedCaseInsensitiveContains("certificate"))
+        let tls = ["certificate", "SSL", "TLS", "wrong version number"].contains { message.localizedCaseInsensitiveContains($0) }
+        if tls && message.localizedCaseInsensitiveContains("wrong version number") {
+            return HTTPClientFailure(
+                "the TLS handshake failed (\(message)): is it a plain http:// server?", isRetryable: false)
+        }
+        if code == .timedOut { return HTTPClientFailure("the server accepted the connection but did not answer in time", isRetryable: false) }
+        return HTTPClientFailure(message, isRetryable: retryable && !tls)
     }
 
     /// Whether a URLSession error may go away on another attempt: connection problems yes,
     /// a bad URL, a refused certificate or a cancellation no.
     static func isRetryable(_ code: URLError.Code) -> Bool {
         switch code {
-        case .cancelled, .badURL, .unsupportedURL, .userAuthenticationRequired, .secureConnectionFailed,
+        case .cancelled, .badURL, .unsupportedURL, .userAuthenticationRequired, .secureConnectionFailed, .timedOut,
             .serverCertificateUntrusted, .serverCertificateHasBadDate, .serverCertificateHasUnknownRoot,
             .serverCertificateNotYetValid, .clientCertificateRejected, .clientCertificateRequired:
             return false

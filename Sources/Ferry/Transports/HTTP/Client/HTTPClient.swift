@@ -32,6 +32,10 @@ public struct HTTPClientRequest: Sendable {
     /// The response header fields the caller reads (`nil`: all of them); a client may skip
     /// collecting the others.
     public var responseHeaderNames: [String]?
+    /// Seconds the request may go without hearing from the server; the client's own default
+    /// when `nil`. A first contact uses a short one, so a server that accepts and says nothing
+    /// is reported in seconds.
+    public var timeout: Double?
 
     /// A request.
     public init(

@@ -30,6 +30,9 @@ public final class HTTPTransport: SyncTransport, @unchecked Sendable {
         /// Whether a full pull reads ahead: the next page is requested while the engine stores
         /// the current one.
         public var readAhead = true
+        /// Seconds the first request may wait for an answer: a server that accepts connections
+        /// and says nothing (or a wrong port) is reported this soon, not after the long timeout.
+        public var firstContactTimeout: Double = 5
 
         /// The defaults.
         public init() {}
@@ -65,7 +68,7 @@ public final class HTTPTransport: SyncTransport, @unchecked Sendable {
 
     public func open() async throws(SyncError) -> PeerInfo {
         do {
-            switch try await info() {
+            switch try await info(timeout: configuration.firstContactTimeout) {
             case .some(let info): return info
             case .none:
                 // No such store: an empty push creates it, if the token allows writing.
@@ -168,8 +171,8 @@ public final class HTTPTransport: SyncTransport, @unchecked Sendable {
     // MARK: Requests
 
     /// The store's info, or `nil` when the server has no store of that name.
-    private func info() async throws(RemoteError) -> PeerInfo? {
-        let response = try await client.send("GET", "")
+    private func info(timeout: Double? = nil) async throws(RemoteError) -> PeerInfo? {
+        let response = try await client.send("GET", "", timeout: timeout)
         if response.status == 404 && response.protocolHeader != nil && !Self.hasProtocols(response.body) {
             return nil
         }

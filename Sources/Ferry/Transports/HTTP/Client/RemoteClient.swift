@@ -33,11 +33,15 @@ final class RemoteClient: Sendable {
     /// - Returns: the final response, whatever its status (server errors only once retries
     ///   are spent).
     /// - Throws: ``RemoteError/unreachable(_:reason:attempts:)`` when no attempt got an answer.
-    func send(_ method: String, _ suffix: String, body: [UInt8]? = nil, contentType: String = RemoteProtocol.jsonType) async throws(RemoteError) -> Response {
+    /// - Parameter timeout: seconds without an answer before giving up; the client's default when `nil`.
+    func send(
+        _ method: String, _ suffix: String, body: [UInt8]? = nil, contentType: String = RemoteProtocol.jsonType, timeout: Double? = nil
+    ) async throws(RemoteError) -> Response {
         guard let url = endpoint.url(for: suffix) else {
             throw .invalidURL(endpoint.text, reason: "cannot form the request URL")
         }
         var request = HTTPClientRequest(method: method, url: url, body: body, responseHeaderNames: [RemoteProtocol.versionHeader])
+        request.timeout = timeout
         request.headers.append(("Accept", RemoteProtocol.jsonType + ", " + RemoteProtocol.changeStreamType))
         if let token { request.headers.append(("Authorization", "Bearer \(token)")) }
         if body != nil { request.headers.append(("Content-Type", contentType)) }
@@ -60,6 +64,10 @@ final class RemoteClient: Sendable {
                 return answer
             } catch {
                 lastProblem = error.message
+                // A TLS client talking to a plain HTTP server waits for a handshake that never comes.
+                if url.scheme == "https", error.message.contains("did not answer in time") {
+                    lastProblem += " (no TLS handshake: is it a plain http:// server?)"
+                }
                 if !error.isRetryable { break }
             }
             if attempt >= retry.attempts { break }
