@@ -87,6 +87,16 @@ import Testing
         #expect(endpoint.base == "https://sync.example.org/ferry")
         endpoint = try RemoteEndpoint(parsing: "http://[::1]:9000/bob")
         #expect(endpoint.base == "http://[::1]:9000")
+        // The store's API URL, pasted from curl or docs/PROTOCOL.md, names the same store.
+        endpoint = try RemoteEndpoint(parsing: "http://127.0.0.1:8080/v1/stores/alice")
+        #expect(endpoint.base == "http://127.0.0.1:8080" && endpoint.store.rawValue == "alice")
+        endpoint = try RemoteEndpoint(parsing: "https://sync.example.org/ferry/v1/stores/alice")
+        #expect(endpoint.base == "https://sync.example.org/ferry" && endpoint.store.rawValue == "alice")
+        #expect(throws: RemoteError.invalidURL(
+            "http://h:1/p/v1/stores/alice/knowledge",
+            reason: "that is an API endpoint, not a store; the store's URL is http://h:1/p/alice")) {
+            try RemoteEndpoint(parsing: "http://h:1/p/v1/stores/alice/knowledge")
+        }
         for bad in ["http://127.0.0.1:8080", "http://127.0.0.1:8080/", "http://u:p@host/alice", "http://host/alice?x=1", "file:///alice", "http://host/.x"] {
             #expect(throws: RemoteError.self, "\(bad)") { try RemoteEndpoint(parsing: bad) }
         }

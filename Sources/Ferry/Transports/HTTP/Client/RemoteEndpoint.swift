@@ -34,11 +34,23 @@ public struct RemoteEndpoint: Sendable, Hashable {
         guard let slash = path.lastIndex(of: "/") else {
             throw .invalidURL(text, reason: "it names no store (add /<store> after the host)")
         }
-        let nameText = String(path[path.index(after: slash)...])
-        do { store = try StoreName(nameText) } catch { throw .invalidURL(text, reason: error.description) }
-        let prefix = String(path[..<slash])
+        var nameText = String(path[path.index(after: slash)...])
+        var prefix = String(path[..<slash])
         let hostPart = host.contains(":") && !host.hasPrefix("[") ? "[\(host)]" : host
-        base = "\(scheme)://\(hostPart)\(components.port.map { ":\($0)" } ?? "")\(prefix)"
+        let server = "\(scheme)://\(hostPart)\(components.port.map { ":\($0)" } ?? "")"
+        // The store's API URL, as curl and docs/PROTOCOL.md write it, names the same store.
+        let apiPath = RemoteProtocol.prefix + "/stores"
+        if prefix.hasSuffix(apiPath) {
+            prefix.removeLast(apiPath.count)
+        } else if let api = path.range(of: apiPath + "/") {
+            // An endpoint under the store (`…/v1/stores/alice/knowledge`): say which URL to give.
+            let rest = path[api.upperBound...]
+            nameText = String(rest.prefix { $0 != "/" })
+            throw .invalidURL(
+                text, reason: "that is an API endpoint, not a store; the store's URL is \(server)\(path[..<api.lowerBound])/\(nameText)")
+        }
+        do { store = try StoreName(nameText) } catch { throw .invalidURL(text, reason: error.description) }
+        base = server + prefix
         self.text = text
     }
 
