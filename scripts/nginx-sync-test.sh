@@ -125,9 +125,18 @@ H="Authorization: Bearer $TOKEN"
 BASE="https://127.0.0.1:$HTTPS_PORT/ferry/v1/stores/alice"
 curl -sS --fail-with-body --cacert "$WORK/nginx/cert.pem" -H "$H" "$BASE" | grep -q '"protocol":1' || fail "info over https"
 curl -sS --fail-with-body --cacert "$WORK/nginx/cert.pem" -H "$H" "$BASE/snapshot" | grep -q '"end":true' || fail "snapshot over https"
-ORIGIN=$(python3 -c 'import uuid; print(uuid.uuid4())')
-NOW=$(($(date +%s) * 1000))
-BODY="{\"changes\":[{\"origin\":\"$ORIGIN\",\"counter\":1,\"hlc\":\"$NOW.0\",\"op\":\"put\",\"entity\":\"Note\",\"id\":\"via-tls\",\"doc\":{\"title\":\"pushed over TLS\"},\"vv\":{\"$ORIGIN\":1}}]}"
+# A change written by hand, with the digest every pushed change carries (docs/PROTOCOL.md):
+# SHA-256 of its canonical JSON with "parent" (zeros for an origin's first change).
+BODY=$(python3 - <<'PY'
+import hashlib, json, time, uuid
+origin = str(uuid.uuid4())
+change = {"counter": 1, "doc": {"title": "pushed over TLS"}, "entity": "Note", "hlc": "%d.0" % (time.time() * 1000),
+          "id": "via-tls", "op": "put", "origin": origin, "parent": "0" * 64, "vv": {origin: 1}}
+canonical = json.dumps(change, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+change["digest"] = hashlib.sha256(canonical.encode()).hexdigest()
+print(json.dumps({"changes": [change]}, separators=(",", ":")))
+PY
+)
 curl -sS --fail-with-body --cacert "$WORK/nginx/cert.pem" -H "$H" -X POST --data "$BODY" "$BASE/push" | grep -q '"applied":1' \
     || fail "push over https"
 if curl -s -o /dev/null "https://127.0.0.1:$HTTPS_PORT/ferry/v1" 2>/dev/null; then fail "curl trusted the self-signed certificate without --cacert"; fi
@@ -143,4 +152,24 @@ else
     log "sync over https with URLSession: not possible with this Foundation ($(tail -1 "$WORK/tls-sync.out"))"
 fi
 grep -q "POST /v1/stores/alice/push 2" "$WORK/serve.log" || fail "ferry serve logged no push"
+
+# 7. Large records through nginx and its client_max_body_size (docs/DEPLOY.md): 5,000 records
+#    of 15 KB (75 MB) and one of 20 MB, pushed by one store and pulled by another.
+python3 - "$WORK/big.json" <<'PY'
+import json, sys
+items = [{"id": "r%d" % i, "body": ("%d" % (i % 10)) * 15000} for i in range(5000)]
+items.append({"id": "huge", "body": "x" * 20_000_000})
+json.dump(items, open(sys.argv[1], "w"))
+PY
+"$FERRY" init "$WORK/big-laptop" >/dev/null
+"$FERRY" import "$WORK/big-laptop" Blob "$WORK/big.json" >/dev/null || fail "importing the large records"
+"$FERRY" sync "$WORK/big-laptop" "http://127.0.0.1:$HTTP_PORT/ferry/big" > "$WORK/big-push.out" 2>&1 \
+    || fail "pushing large records through nginx: $(cat "$WORK/big-push.out")"
+"$FERRY" init "$WORK/big-phone" >/dev/null
+"$FERRY" sync "$WORK/big-phone" "http://127.0.0.1:$HTTP_PORT/ferry/big" > "$WORK/big-pull.out" 2>&1 \
+    || fail "pulling large records through nginx: $(cat "$WORK/big-pull.out")"
+[ "$("$FERRY" list "$WORK/big-phone" Blob | wc -l)" = 5001 ] || fail "the phone did not get every large record"
+"$FERRY" get "$WORK/big-phone" Blob huge --compact | python3 -c 'import json,sys; assert len(json.load(sys.stdin)["body"]) == 20_000_000' \
+    || fail "the 20 MB record did not arrive whole"
+log "5,000 records of 15 KB and one of 20 MB through nginx: ok"
 log "passed"

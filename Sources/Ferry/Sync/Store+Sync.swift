@@ -8,11 +8,15 @@ public struct ChangeBatch: Sendable {
     public var through: UInt64
     /// The journal's head when read.
     public var head: UInt64
+    /// Each change's journal position, when the batch was read from a journal (a page may be
+    /// cut after any of them).
+    public var sequences: [UInt64]
 
-    public init(changes: [Change], through: UInt64, head: UInt64) {
+    public init(changes: [Change], through: UInt64, head: UInt64, sequences: [UInt64] = []) {
         self.changes = changes
         self.through = through
         self.head = head
+        self.sequences = sequences
     }
 }
 
@@ -47,6 +51,7 @@ extension Store {
         }
         let head = journal.headSequence
         var changes: [Change] = []
+        var sequences: [UInt64] = []
         var through = min(position, head)
         do {
             var cursor = try journal.entries(after: through)
@@ -57,6 +62,7 @@ extension Store {
                 try checkIntact(entry)
                 if change.chain == nil { change.chain = change.chainOrLegacy }
                 changes.append(change)
+                sequences.append(entry.sequence)
             }
         } catch let error as JournalError {
             throw .journal(error)
@@ -65,7 +71,7 @@ extension Store {
         } catch {
             throw .coding("\(error)")
         }
-        return ChangeBatch(changes: changes, through: through, head: head)
+        return ChangeBatch(changes: changes, through: through, head: head, sequences: sequences)
     }
 
     /// Throws when `entry` was altered after it was written: its change no longer matches its

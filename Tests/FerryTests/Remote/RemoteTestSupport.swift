@@ -27,15 +27,19 @@ final class RemoteServer: Sendable {
     private let lines = HTTPServerLock<[String]>([])
 
     /// Starts a server on `root` (a new temporary folder's `server` subfolder by default).
-    init(root: String, port: Int = 0, policy: AccessPolicy = RemoteServer.policy, storeOptions: StoreOptions = StoreOptions()) throws {
+    init(
+        root: String, port: Int = 0, policy: AccessPolicy = RemoteServer.policy, storeOptions: StoreOptions = StoreOptions(),
+        maximumBodyBytes: Int? = nil
+    ) throws {
         self.root = root
         try FileSystem.createDirectories(root)
         let lines = self.lines
         let log: @Sendable (String) -> Void = { line in lines.withLock { $0.append(line) } }
         service = StoreService(root: root, policy: policy, storeOptions: storeOptions, log: log)
-        let configuration = HTTPServerConfiguration(
+        var configuration = HTTPServerConfiguration(
             host: "127.0.0.1", port: port, firstRequestTimeout: .seconds(2), readTimeout: .seconds(5),
             idleTimeout: .seconds(5), writeTimeout: .seconds(5), shutdownGracePeriod: .seconds(5))
+        if let maximumBodyBytes { configuration.maximumBodyBytes = maximumBodyBytes }
         server = HTTPServer(configuration: configuration, handler: service, log: log)
         self.port = try server.start()
     }

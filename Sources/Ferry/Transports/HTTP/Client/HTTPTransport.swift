@@ -33,6 +33,10 @@ public final class HTTPTransport: SyncTransport, @unchecked Sendable {
         /// Seconds the first request may wait for an answer: a server that accepts connections
         /// and says nothing (or a wrong port) is reported this soon, not after the long timeout.
         public var firstContactTimeout: Double = 5
+        /// The most bytes of changes in one push request or one page of changes: pages are cut
+        /// in bytes as well as in count, so large records travel through the server's and a
+        /// proxy's body limits (one change larger than this goes alone).
+        public var maximumRequestBytes = RemoteProtocol.pushRequestBytes
 
         /// The defaults.
         public init() {}
@@ -131,7 +135,8 @@ public final class HTTPTransport: SyncTransport, @unchecked Sendable {
     }
 
     public func changes(after position: UInt64, excluding knowledge: VersionVector, limit: Int) async throws(SyncError) -> ChangeBatch {
-        let query = ChangeQuery(after: position, limit: min(max(limit, 1), RemoteProtocol.maximumPageSize), knowledge: knowledge)
+        var query = ChangeQuery(after: position, limit: min(max(limit, 1), RemoteProtocol.maximumPageSize), knowledge: knowledge)
+        query.maximumBytes = configuration.maximumRequestBytes
         let ahead = state.withLock { () -> Task<Result<ChangeBatch, RemoteError>, Never>? in
             defer { prefetch = nil }
             return prefetch?.query == query ? prefetch?.task : nil
@@ -140,7 +145,8 @@ public final class HTTPTransport: SyncTransport, @unchecked Sendable {
         switch result {
         case .success(let batch):
             if configuration.readAhead && batch.through < batch.head && !batch.changes.isEmpty {
-                let next = ChangeQuery(after: batch.through, limit: query.limit, knowledge: knowledge)
+                var next = ChangeQuery(after: batch.through, limit: query.limit, knowledge: knowledge)
+                next.maximumBytes = query.maximumBytes
                 let task = startFetch(next)
                 state.withLock { prefetch = (next, task) }
             }
@@ -150,13 +156,38 @@ public final class HTTPTransport: SyncTransport, @unchecked Sendable {
         }
     }
 
+    /// Pushes `changes` in requests of at most ``Configuration/maximumRequestBytes`` (a larger
+    /// change alone in its request), in order; the result covers them all, and says the
+    /// requests followed each other at the server only when nobody else wrote in between.
     public func push(_ changes: [Change], maximumSkew: UInt64) async throws(SyncError) -> ReceiveResult {
         try await mapped { () throws(RemoteError) -> ReceiveResult in
-            let body = PushRequest(changes: changes, maximumSkew: maximumSkew).bodyBytes()
-            let reply = try checked(try await client.send("POST", "/push", body: body), expecting: [200, 201])
-            do throws(RemoteMessageError) { return try PushReply(body: reply).result } catch {
-                throw .malformedResponse(url, reason: error.reason)
+            var total: ReceiveResult?
+            for group in PushRequest.groups(of: changes, maximumBytes: configuration.maximumRequestBytes) {
+                let body = PushRequest.body(encodedChanges: group.encoded, maximumSkew: maximumSkew)
+                let response = try await client.send("POST", "/push", body: body)
+                if response.status == 413, group.count == 1, let change = changes.dropFirst(group.start).first {
+                    throw RemoteError.requestTooLarge(url, bytes: body.count, message: "change \(change.identity) to \(change.key) alone is that large")
+                }
+                let reply = try checked(response, expecting: [200, 201])
+                let result: ReceiveResult
+                do throws(RemoteMessageError) { result = try PushReply(body: reply).result } catch {
+                    throw .malformedResponse(url, reason: error.reason)
+                }
+                guard var sum = total else {
+                    total = result
+                    continue
+                }
+                // Contiguous only if this request started where the previous one ended.
+                if result.headBefore != sum.headAfter { sum.headBefore = UInt64.max }
+                sum.applied += result.applied
+                sum.alreadyKnown += result.alreadyKnown
+                sum.committedEdits += result.committedEdits
+                sum.newConflicts += result.newConflicts
+                sum.headAfter = result.headAfter
+                sum.hashAfter = result.hashAfter
+                total = sum
             }
+            return total ?? ReceiveResult()
         }
     }
 
@@ -251,6 +282,8 @@ public final class HTTPTransport: SyncTransport, @unchecked Sendable {
             return response.body
         }
         let message = response.errorMessage
+        // A proxy's 413 carries no protocol header: it is still about the size, not the server.
+        if response.status == 413 { throw .requestTooLarge(url, bytes: response.requestBytes, message: nil) }
         guard response.protocolHeader != nil else { throw .notAFerryServer(url, status: response.status) }
         switch response.status {
         case 401: throw .unauthorized(url, message: message)

@@ -9,6 +9,8 @@ final class RemoteClient: Sendable {
         var status: Int
         var protocolHeader: String?
         var body: [UInt8]
+        /// The size of the request's body, for a `413`'s message.
+        var requestBytes = 0
         /// The server's `{"error": "…"}` message, or a short excerpt of the body.
         var errorMessage: String {
             if let value = try? JSONParser.parse(body), let message = value["error"]?.stringValue { return message }
@@ -55,7 +57,7 @@ final class RemoteClient: Sendable {
                 let response = try await client.send(request)
                 let answer = Response(
                     status: response.status, protocolHeader: response.headers[RemoteProtocol.versionHeader.lowercased()],
-                    body: response.body)
+                    body: response.body, requestBytes: body?.count ?? 0)
                 if RetryPolicy.isRetryable(status: answer.status) && attempt < retry.attempts {
                     lastProblem = "\(answer.status): \(answer.errorMessage)"
                     attempt += 1

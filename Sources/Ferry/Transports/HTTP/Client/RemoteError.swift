@@ -25,6 +25,8 @@ public enum RemoteError: Error, Sendable, Equatable, CustomStringConvertible {
     case serverError(String, status: Int, message: String)
     /// The server's answer is not what the protocol says.
     case malformedResponse(String, reason: String)
+    /// `413`: the server, or a proxy in front of it, refused a request body of `bytes`.
+    case requestTooLarge(String, bytes: Int, message: String?)
 
     public var description: String {
         switch self {
@@ -51,6 +53,10 @@ public enum RemoteError: Error, Sendable, Equatable, CustomStringConvertible {
             return "\(url) failed (\(status)): \(message)"
         case .malformedResponse(let url, let reason):
             return "\(url) sent a malformed answer: \(reason)"
+        case .requestTooLarge(let url, let bytes, let message):
+            return "\(url): the server or a proxy in front of it refused a request of \(bytes) bytes (413)"
+                + (message.map { ": \($0)" } ?? "")
+                + "; raise nginx's client_max_body_size or ferry serve --max-body-mb (see docs/DEPLOY.md)"
         }
     }
 }

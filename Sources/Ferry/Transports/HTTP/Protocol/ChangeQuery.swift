@@ -13,6 +13,9 @@ public struct ChangeQuery: Sendable, Equatable {
     public var limit: Int
     /// For each replica, the counter of its latest change the client has; those are left out.
     public var knowledge: VersionVector
+    /// The most bytes of changes one page may carry (the server also has its own bound); a page
+    /// always carries at least one change, however large.
+    public var maximumBytes: Int?
 
     /// The page size when none is asked for.
     public static let defaultLimit = 5_000
@@ -26,16 +29,18 @@ public struct ChangeQuery: Sendable, Equatable {
 
     /// The canonical JSON body.
     public func bodyBytes() -> [UInt8] {
-        JSONValue.object([
+        var members: [String: JSONValue] = [
             "after": .integer(Int64(after)), "limit": .integer(Int64(limit)), "knowledge": knowledge.jsonValue,
-        ]).canonicalBytes()
+        ]
+        if let maximumBytes { members["maxBytes"] = .integer(Int64(maximumBytes)) }
+        return JSONValue.object(members).canonicalBytes()
     }
 
     /// Reads a query from a `POST` body.
     /// - Throws: ``RemoteMessageError`` naming the member at fault.
     public init(body: [UInt8]) throws(RemoteMessageError) {
         let members = try RemoteMessageError.object(body, what: "the changes query")
-        try RemoteMessageError.rejectUnknown(members, known: ["after", "limit", "knowledge"], in: "the changes query")
+        try RemoteMessageError.rejectUnknown(members, known: ["after", "limit", "knowledge", "maxBytes"], in: "the changes query")
         let after = try RemoteMessageError.count(members, "after") ?? 0
         let limit = try RemoteMessageError.count(members, "limit") ?? UInt64(Self.defaultLimit)
         var knowledge = VersionVector()
@@ -46,6 +51,10 @@ public struct ChangeQuery: Sendable, Equatable {
             knowledge = vector
         }
         try self.init(after: after, limit: limit, knowledge: knowledge)
+        if let bytes = try RemoteMessageError.count(members, "maxBytes") {
+            guard bytes >= 1 else { throw RemoteMessageError("maxBytes: must be at least 1") }
+            maximumBytes = Int(clamping: bytes)
+        }
     }
 
     /// Reads a query from `?after=N&limit=M`.

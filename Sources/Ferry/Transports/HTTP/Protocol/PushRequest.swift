@@ -18,6 +18,43 @@ public struct PushRequest: Sendable, Equatable {
         self.maximumSkew = maximumSkew
     }
 
+    /// A run of changes for one request: where it starts in the list, how many, and their JSON.
+    public struct Group: Sendable {
+        public var start: Int
+        public var count: Int
+        public var encoded: [UInt8]
+    }
+
+    /// Cuts `changes` into runs whose encoded changes stay within `maximumBytes` (a change
+    /// larger than that forms a run of its own), in order.
+    public static func groups(of changes: [Change], maximumBytes: Int) -> [Group] {
+        var groups: [Group] = []
+        var current = Group(start: 0, count: 0, encoded: [])
+        for (index, change) in changes.enumerated() {
+            var one: [UInt8] = []
+            change.writeCanonicalJSON(to: &one)
+            if current.count > 0 && current.encoded.count + 1 + one.count > maximumBytes {
+                groups.append(current)
+                current = Group(start: index, count: 0, encoded: [])
+            }
+            if current.count > 0 { current.encoded.append(UInt8(ascii: ",")) }
+            current.encoded += one
+            current.count += 1
+        }
+        if current.count > 0 { groups.append(current) }
+        return groups
+    }
+
+    /// The body of a push whose changes are already encoded, comma-separated.
+    public static func body(encodedChanges: [UInt8], maximumSkew: UInt64?) -> [UInt8] {
+        var bytes: [UInt8] = Array(#"{"changes":["#.utf8)
+        bytes += encodedChanges
+        bytes.append(UInt8(ascii: "]"))
+        if let maximumSkew { bytes.append(contentsOf: #","maximumSkew":\#(maximumSkew)"#.utf8) }
+        bytes.append(UInt8(ascii: "}"))
+        return bytes
+    }
+
     /// The canonical JSON body.
     public func bodyBytes() -> [UInt8] {
         var bytes: [UInt8] = Array(#"{"changes":["#.utf8)

@@ -19,6 +19,10 @@ public enum RemoteProtocol {
     public static let maximumPushChanges = 100_000
     /// The most changes one `changes` page returns; the client asks for fewer.
     public static let maximumPageSize = 100_000
+    /// The most bytes of changes one `changes` page carries (after the change that crosses it).
+    public static let maximumPageBytes = 16 << 20
+    /// The most bytes of changes the client puts in one push request (one larger change goes alone).
+    public static let pushRequestBytes = 8 << 20
 
     /// `/v1/stores/<name>`.
     public static func storePath(_ name: StoreName) -> String { "\(prefix)/stores/\(name.rawValue)" }

@@ -43,7 +43,7 @@ extension StoreService {
             } catch { throw ServiceFailure(.badRequest, error.description) }
             return try await changeStream(from: store, name: name, query: query)
         case .snapshot:
-            return try await changeStream(from: store, name: name, query: ChangeQuery(after: 0, limit: Int.max))
+            return try await changeStream(from: store, name: name, query: ChangeQuery(after: 0, limit: Int.max), paged: false)
         case .checkpoint(let replicaText):
             return try await saveCheckpoint(request, store: store, name: name, replicaText: replicaText)
         case .push:
@@ -66,7 +66,8 @@ extension StoreService {
 
     /// Streams the changes `query` asks for as JSON Lines, a page of the journal at a time,
     /// then the trailer. The first page is read before answering, so a failure gets a status.
-    private func changeStream(from store: Store, name: StoreName, query: ChangeQuery) async throws(ServiceFailure) -> HTTPResponse {
+    /// - Parameter paged: whether the stream ends at a page's byte bound (the snapshot does not).
+    private func changeStream(from store: Store, name: StoreName, query: ChangeQuery, paged: Bool = true) async throws(ServiceFailure) -> HTTPResponse {
         let pageSize = min(query.limit, 2_000)
         let first = try await work { () throws(ServiceFailure) -> ChangeBatch in
             do throws(StoreError) { return try store.changes(after: query.after, excluding: query.knowledge, limit: pageSize) } catch {
@@ -74,17 +75,29 @@ extension StoreService {
             }
         }
         let log = self.log
+        // A page ends at the query's byte bound (and never past the server's own), after the
+        // change that crosses it: at least one change, however large, always travels.
+        let byteBound = paged ? min(query.maximumBytes ?? RemoteProtocol.maximumPageBytes, RemoteProtocol.maximumPageBytes) : Int.max
         return HTTPResponse(headers: ["Content-Type": RemoteProtocol.changeStreamType]) { writer in
             var batch = first
             var count = 0
+            var sent = 0
             while true {
                 var bytes: [UInt8] = []
                 bytes.reserveCapacity(batch.changes.count * 256)
-                for change in batch.changes {
+                for (offset, change) in batch.changes.enumerated() {
+                    let start = bytes.count
                     change.writeCanonicalJSON(to: &bytes)
                     bytes.append(UInt8(ascii: "\n"))
+                    count += 1
+                    sent += bytes.count - start
+                    if sent >= byteBound, offset < batch.sequences.count, offset + 1 < batch.changes.count || batch.through < batch.head {
+                        let through = batch.sequences[offset]
+                        bytes += ChangeStreamTrailer(through: through, head: batch.head, count: count).lineBytes
+                        try await writer.write(bytes)
+                        return
+                    }
                 }
-                count += batch.changes.count
                 if batch.through >= batch.head || count >= query.limit {
                     bytes += ChangeStreamTrailer(through: batch.through, head: batch.head, count: count).lineBytes
                     try await writer.write(bytes)
