@@ -18,8 +18,9 @@ public struct StoreOptions: Sendable {
     public var clock: any WallClock = SystemClock()
     /// How long to wait for another process's lock before giving up, in seconds.
     public var lockTimeout: Double = 10
-    /// The largest document accepted, in canonical bytes.
-    public var maximumDocumentBytes: Int = 16 << 20
+    /// The largest document accepted, in canonical bytes: 32 MiB, so a journal line (at most
+    /// 40 MiB) always holds one, and one change fits the server's default 64 MiB body.
+    public var maximumDocumentBytes: Int = 32 << 20
     /// The deepest nesting accepted in a document.
     public var maximumDepth: Int = 512
     /// Closing a store writes the records changed since the index snapshot to a small delta

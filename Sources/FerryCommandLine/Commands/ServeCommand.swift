@@ -18,7 +18,8 @@ enum ServeCommand: Command {
             to serve beyond this machine: see docs/DEPLOY.md.
 
             Prints the address (and the token) on standard output, then one line per request on \
-            standard error. SIGINT or SIGTERM stops it gracefully: requests under way finish, \
+            standard error: method, path, status, bytes, time and the client's address (behind a \
+            proxy named with --trust-proxy, the address its X-Forwarded-For gives). SIGINT or SIGTERM stops it gracefully: requests under way finish, \
             then it exits 0.
 
             Examples:
@@ -34,6 +35,9 @@ enum ServeCommand: Command {
             .flag("no-auth", help: "Serve without tokens (loopback hosts only)."),
             .value("max-body-mb", valueName: "MiB", help: "The largest request body accepted.", default: "64"),
             .value("max-connections", valueName: "count", help: "The most connections served at once.", default: "256"),
+            .value(
+                "trust-proxy", valueName: "addresses",
+                help: "Reverse proxies in front (comma-separated, e.g. 127.0.0.1): the log names the client from their X-Forwarded-For."),
         ])
 
     static func run(_ arguments: ParsedArguments, context: CommandContext) async throws -> ExitCode {
@@ -83,6 +87,9 @@ enum ServeCommand: Command {
         var configuration = HTTPServerConfiguration(host: host, port: port)
         configuration.maximumBodyBytes = bodyLimit << 20
         configuration.maximumConnections = connections
+        if let text = arguments.option("trust-proxy") {
+            configuration.trustedProxies = Set(text.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty })
+        }
         let server = HTTPServer(configuration: configuration, handler: service, log: log)
 
         let signals = TerminationSignals { number in

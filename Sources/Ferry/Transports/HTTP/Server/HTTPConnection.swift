@@ -14,6 +14,9 @@ final class HTTPConnection {
     private let log: @Sendable (String) -> Void
     private let registry: HTTPConnectionRegistry
     private let stopSignal: WakeupPipe
+    private let budget: HTTPBodyBudget
+    /// Body bytes this connection holds of the budget, for the request under way.
+    private var reservedBody = 0
     private var parser: HTTPRequestParser
     private var receiveBuffer = [UInt8](repeating: 0, count: 64 * 1024)
     private let clock = ContinuousClock()
@@ -29,8 +32,9 @@ final class HTTPConnection {
     init(
         socket: Socket, peer: SocketAddress, id: HTTPConnectionRegistry.ID, configuration: HTTPServerConfiguration,
         handler: any HTTPHandler, handlerThreads: HTTPHandlerThreads, log: @escaping @Sendable (String) -> Void,
-        registry: HTTPConnectionRegistry, stopSignal: WakeupPipe
+        registry: HTTPConnectionRegistry, stopSignal: WakeupPipe, budget: HTTPBodyBudget
     ) {
+        self.budget = budget
         self.socket = socket
         self.peer = peer
         self.id = id
@@ -46,6 +50,7 @@ final class HTTPConnection {
     /// Serves requests until the connection ends, then closes the socket.
     func run() {
         defer {
+            budget.release(reservedBody)
             registry.remove(id)
             socket.close()
         }
@@ -64,8 +69,37 @@ final class HTTPConnection {
             case .sendContinue:
                 guard (try? socket.sendAll(HTTPResponseEncoder.continueHead)) != nil else { return }
                 continue
+            case .head(let head):
+                // Decided from the head alone: a request that may not be made never has its
+                // body read, and a body the budget cannot hold is not read either.
+                switch handler.admit(HTTPRequest(head: head, body: [], remoteAddress: peer)) {
+                case .reject(let response):
+                    refuse(head, response)
+                    return
+                case .accept(let limit):
+                    let bodyLimit = min(limit, configuration.maximumBodyBytes)
+                    var wanted = bodyLimit
+                    if case .length(let length) = head.framing { wanted = min(length, bodyLimit) }
+                    guard budget.reserve(wanted) else {
+                        refuse(head, .error(.serviceUnavailable, "the server is busy receiving other requests; try again shortly"))
+                        return
+                    }
+                    reservedBody = wanted
+                    do throws(HTTPRequestError) {
+                        if try parser.admit(maximumBodyBytes: bodyLimit) == .sendContinue {
+                            guard (try? socket.sendAll(HTTPResponseEncoder.continueHead)) != nil else { return }
+                        }
+                    } catch {
+                        reject(error)
+                        return
+                    }
+                }
+                continue
             case .request(let head, let body):
-                guard respond(to: head, body: body) else { return }
+                let answered = respond(to: head, body: body)
+                budget.release(reservedBody)
+                reservedBody = 0
+                guard answered else { return }
                 if registry.isStopping && parser.isIdle { return }
                 wait = parser.isIdle
                     ? .idle(until: clock.now.advanced(by: configuration.idleTimeout))
@@ -159,7 +193,7 @@ final class HTTPConnection {
             }
         }
         logRequest(head.method, target: head.target, status: response.status, bytes: sent, since: started,
-                   note: completed ? nil : "incomplete")
+                   note: completed ? nil : "incomplete", headers: head.headers)
         if !completed { return false }
         if closing { closeGracefully() }
         return !closing
@@ -192,6 +226,20 @@ final class HTTPConnection {
                 return (false, sent)
             }
         }
+    }
+
+    /// Answers a request refused from its head, without reading its body, then closes.
+    private func refuse(_ head: HTTPRequestHead, _ response: HTTPResponse) {
+        let started = clock.now
+        if case .bytes(let body) = response.body {
+            let message = HTTPResponseEncoder.head(
+                status: response.status, headers: response.headers, framing: .length(body.count), closing: true,
+                version: head.version) + body
+            _ = try? socket.sendAll(message)
+        }
+        logRequest(head.method, target: head.target, status: response.status, bytes: 0, since: started, note: "body not read",
+                   headers: head.headers)
+        socket.shutdown(.write)
     }
 
     /// Answers a malformed or timed-out request with its status and a JSON error, then closes.
@@ -228,13 +276,21 @@ final class HTTPConnection {
 
     private func logRequest(
         _ method: HTTPMethod?, target: String?, status: HTTPStatus, bytes: Int, since started: ContinuousClock.Instant,
-        note: String?
+        note: String?, headers: HTTPHeaders? = nil
     ) {
         let elapsed = started.duration(to: clock.now)
         let microseconds = elapsed.components.seconds * 1_000_000 + elapsed.components.attoseconds / 1_000_000_000_000
         let milliseconds = "\(microseconds / 1000).\(microseconds % 1000 / 100)"
         let path = target.map { String($0.prefix { $0 != "?" }) } ?? "-"
-        var line = "\(method?.rawValue ?? "-") \(path) \(status.code) \(bytes)B \(milliseconds)ms \(peer)"
+        var client = "\(peer)"
+        if configuration.trustedProxies.contains(peer.host), let forwarded = headers?.values(for: "X-Forwarded-For").last,
+            let last = forwarded.split(separator: ",").last?.trimmingCharacters(in: .whitespaces), !last.isEmpty
+        {
+            // Only a proxy the server trusts may say who the client is; the last entry is the
+            // address the proxy itself saw.
+            client = "\(last.prefix(64)) via \(peer)"
+        }
+        var line = "\(method?.rawValue ?? "-") \(path) \(status.code) \(bytes)B \(milliseconds)ms \(client)"
         if let note { line += " (\(note))" }
         log(line)
     }

@@ -18,6 +18,12 @@
 /// fully arrived and is within the configured limit. Routing, `405` and authentication are the
 /// handler's business.
 public protocol HTTPHandler: Sendable {
+    /// Decides from a request's head, before its body is read, whether to read it and how much
+    /// of it: a request that may not be made is answered at once, and its body never read.
+    /// Called only for requests that have a body; `head` is the request without its body. The
+    /// default accepts any body the server takes.
+    func admit(_ head: HTTPRequest) -> HTTPAdmission
+
     /// Answers one request.
     /// - Parameter request: the request, body included.
     /// - Returns: the response; a streamed body is produced after the head is sent.
@@ -40,5 +46,20 @@ public struct HTTPClosureHandler: HTTPHandler {
     /// Calls the closure.
     public func handle(_ request: HTTPRequest) async -> HTTPResponse {
         await body(request)
+    }
+}
+
+/// What a handler decides from a request's head, before its body is read.
+public enum HTTPAdmission: Sendable {
+    /// Read the body, up to this many bytes (`413` beyond, answered at once).
+    case accept(maximumBodyBytes: Int)
+    /// Answer this without reading the body, and close the connection.
+    case reject(HTTPResponse)
+}
+
+extension HTTPHandler {
+    /// Accepts every body up to the server's limit.
+    public func admit(_ head: HTTPRequest) -> HTTPAdmission {
+        .accept(maximumBodyBytes: .max)
     }
 }

@@ -33,12 +33,16 @@ struct HTTPRequestParser {
         case needMoreData
         /// The client sent `Expect: 100-continue` and waits: send `100 Continue`, then read.
         case sendContinue
+        /// A request's head has arrived and a body follows: decide from the head alone whether
+        /// to read it, then call ``HTTPRequestParser/admit(maximumBodyBytes:)`` (or answer and close).
+        case head(HTTPRequestHead)
         /// A whole request has arrived.
         case request(HTTPRequestHead, body: [UInt8])
     }
 
     private enum State {
         case head
+        case admitting(HTTPRequestHead)
         case fixedBody(HTTPRequestHead, remaining: Int)
         case chunkSize(HTTPRequestHead)
         case chunkData(HTTPRequestHead, remaining: Int)
@@ -57,6 +61,8 @@ struct HTTPRequestParser {
     /// Where the search for the end of a line resumes, so bytes are scanned once.
     private var scanIndex = 0
     private var body: [UInt8] = []
+    /// The current request's body limit, set when it is admitted.
+    private var bodyLimit = 0
 
     init(limits: Limits) {
         self.limits = limits
@@ -67,6 +73,32 @@ struct HTTPRequestParser {
     var isIdle: Bool {
         if case .head = state { return readIndex == buffer.count }
         return false
+    }
+
+    /// Lets the body of the request whose head was returned be read, up to `maximumBodyBytes`
+    /// (at most the parser's own limit).
+    /// - Returns: ``Action/sendContinue`` when the client waits for `100 Continue`, else `nil`.
+    /// - Throws: ``HTTPRequestError/bodyTooLarge(limit:)`` when the declared length is over the limit.
+    mutating func admit(maximumBodyBytes: Int) throws(HTTPRequestError) -> Action? {
+        guard case .admitting(let head) = state else { return nil }
+        bodyLimit = min(maximumBodyBytes, limits.maximumBodyBytes)
+        body = []
+        switch head.framing {
+        case .none:
+            state = .head
+            return nil
+        case .length(let length):
+            guard length <= bodyLimit else {
+                state = .failed
+                throw .bodyTooLarge(limit: bodyLimit)
+            }
+            body.reserveCapacity(min(length, 1 << 20))
+            state = .fixedBody(head, remaining: length)
+            return head.expectsContinue && buffer.count - readIndex < length ? .sendContinue : nil
+        case .chunked:
+            state = .chunkSize(head)
+            return head.expectsContinue && buffer.count == readIndex ? .sendContinue : nil
+        }
     }
 
     /// Adds bytes read from the connection.
@@ -110,22 +142,15 @@ struct HTTPRequestParser {
                 guard let end = try findHeadEnd() else { return .needMoreData }
                 let head = try HTTPRequestHeadParser(limits: limits).parse(buffer[readIndex..<end])
                 consume(upTo: end)
-                switch head.framing {
-                case .none:
-                    return .request(head, body: [])
-                case .length(let length):
-                    guard length <= limits.maximumBodyBytes else {
-                        throw .bodyTooLarge(limit: limits.maximumBodyBytes)
-                    }
-                    body = []
-                    body.reserveCapacity(min(length, 1 << 20))
-                    state = .fixedBody(head, remaining: length)
-                    if head.expectsContinue && buffer.count - readIndex < length { return .sendContinue }
-                case .chunked:
-                    body = []
-                    state = .chunkSize(head)
-                    if head.expectsContinue && buffer.count == readIndex { return .sendContinue }
+                if case .none = head.framing { return .request(head, body: []) }
+                if case .length(let length) = head.framing, length > limits.maximumBodyBytes {
+                    throw .bodyTooLarge(limit: limits.maximumBodyBytes)
                 }
+                state = .admitting(head)
+                return .head(head)
+
+            case .admitting:
+                return .needMoreData  // waits for admit(maximumBodyBytes:)
 
             case .fixedBody(let head, let remaining):
                 let taken = takeBody(upTo: remaining)
@@ -145,8 +170,8 @@ struct HTTPRequestParser {
                 if size == 0 {
                     state = .trailers(head, bytes: 0)
                 } else {
-                    guard size <= limits.maximumBodyBytes - body.count else {
-                        throw .bodyTooLarge(limit: limits.maximumBodyBytes)
+                    guard size <= bodyLimit - body.count else {
+                        throw .bodyTooLarge(limit: bodyLimit)
                     }
                     state = .chunkData(head, remaining: size)
                 }

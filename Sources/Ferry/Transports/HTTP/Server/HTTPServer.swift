@@ -42,6 +42,7 @@ public final class HTTPServer: Sendable {
     private let handlerThreads: HTTPHandlerThreads
     private let log: @Sendable (String) -> Void
     private let registry: HTTPConnectionRegistry
+    private let budget: HTTPBodyBudget
     private let state: HTTPServerLock<State>
     private let stopWaiters = HTTPServerLock<[CheckedContinuation<Void, Never>]>([])
 
@@ -64,6 +65,7 @@ public final class HTTPServer: Sendable {
         self.handlerThreads = HTTPHandlerThreads(maximum: 16)
         self.log = log
         self.registry = HTTPConnectionRegistry(capacity: configuration.maximumConnections)
+        self.budget = HTTPBodyBudget(capacity: configuration.bodyBudgetBytes)
         self.state = HTTPServerLock(.ready)
     }
 
@@ -240,12 +242,12 @@ public final class HTTPServer: Sendable {
             log("- - 503 0B 0.0ms \(peer) (too many connections)")
             return
         }
-        let (configuration, handler, handlerThreads, log, registry) = (configuration, handler, handlerThreads, log, registry)
+        let (configuration, handler, handlerThreads, log, registry, budget) = (configuration, handler, handlerThreads, log, registry, budget)
         let thread = Thread {
             // Built on its thread, which owns it (and its socket) from here on.
             HTTPConnection(
                 socket: socket, peer: peer, id: id, configuration: configuration, handler: handler, handlerThreads: handlerThreads,
-                log: log, registry: registry, stopSignal: stopSignal
+                log: log, registry: registry, stopSignal: stopSignal, budget: budget
             ).run()
         }
         thread.stackSize = 512 * 1024

@@ -29,6 +29,12 @@ public struct HTTPServerConfiguration: Sendable {
     public var writeTimeout: Duration
     /// How long ``HTTPServer/stop()`` waits for requests under way before it cuts connections.
     public var shutdownGracePeriod: Duration
+    /// The bytes of request bodies all connections may hold at once (`503` for a body beyond).
+    public var bodyBudgetBytes: Int = 256 << 20
+    /// Addresses of reverse proxies in front of the server (`127.0.0.1` for nginx on the same
+    /// machine): for a connection from one of them, the log names the client that
+    /// `X-Forwarded-For` gives (its last entry, the one the proxy added), followed by the proxy.
+    public var trustedProxies: Set<String> = []
 
     /// Makes a configuration; every limit has a default fit for `ferry serve`.
     public init(

@@ -133,12 +133,14 @@ public struct AccessPolicy: Sendable {
         return .allowed
     }
 
-    private static func constantTimeEquals(_ a: [UInt8], _ b: [UInt8]) -> Bool {
-        var difference = UInt8(truncatingIfNeeded: a.count ^ b.count)
+    /// Compares in time that depends only on the longer length, never on where the bytes
+    /// differ; lengths that differ by any amount (256 included) never compare equal.
+    static func constantTimeEquals(_ a: [UInt8], _ b: [UInt8]) -> Bool {
+        var difference = UInt(bitPattern: a.count ^ b.count)
         for index in 0..<max(a.count, b.count) {
             let x = index < a.count ? a[index] : 0
             let y = index < b.count ? b[index] : 0
-            difference |= x ^ y
+            difference |= UInt(x ^ y)
         }
         return difference == 0
     }

@@ -139,7 +139,8 @@ extension StoreService {
             let result: ReceiveResult
             do throws(SyncError) { result = try store.receive(push.changes, from: client, maximumSkew: skew) } catch {
                 switch error {
-                case .clockSkew, .invalidChange, .alteredChange, .counterGap:
+                case .invalidChange: throw ServiceFailure(.badRequest, error.description)
+                case .clockSkew, .alteredChange, .counterGap:
                     throw ServiceFailure(.unprocessableContent, error.description)
                 case .divergedReplica: throw ServiceFailure(.conflict, error.description)
                 case .store(let storeError): throw failure(storeError, store: name)
@@ -200,7 +201,11 @@ extension StoreService {
                         .conflict,
                         "the checkpoint does not match this store's journal at position \(checkpoint.localPosition)")
                 }
-                try store.saveCheckpoint(checkpoint)
+                // The name a replica goes by is the one it first gave: a later checkpoint for it,
+                // which any writer may send, cannot rename it in this store's log.
+                var saved = checkpoint
+                if let known = store.checkpoint(for: replica)?.peerName { saved.peerName = known }
+                try store.saveCheckpoint(saved)
             } catch let error as ServiceFailure {
                 throw error
             } catch let error as StoreError {

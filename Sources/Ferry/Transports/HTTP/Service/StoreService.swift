@@ -43,6 +43,58 @@ public struct StoreService: HTTPHandler {
     /// Closes every open store. Call after the server has stopped.
     public func close() { registry.closeAll() }
 
+    /// The largest body each kind of request may send: a push up to the server's limit; the
+    /// others are small (a changes query's knowledge, a checkpoint).
+    static func bodyLimit(for resource: RemoteRoute.StoreResource?) -> Int {
+        switch resource {
+        case .push: return .max
+        case .changes: return 1 << 20
+        case .checkpoint: return 64 << 10
+        default: return 16 << 10
+        }
+    }
+
+    /// Decides from the head, before the body is read: the route, the method and the token.
+    /// A request that may not be made is answered at once (`401`, `403`, `404`, `405`) and its
+    /// body never read; one that may gets its route's body limit.
+    public func admit(_ request: HTTPRequest) -> HTTPAdmission {
+        guard case .store(let nameText, let resource) = RemoteRoute(path: request.path) else {
+            return .accept(maximumBodyBytes: Self.bodyLimit(for: nil))
+        }
+        do throws(ServiceFailure) {
+            let writing = try Self.access(for: resource, request)
+            _ = try authorize(request, storeName: nameText, writing: writing)
+        } catch {
+            var response = HTTPResponse.error(error.status, error.message)
+            for field in error.headers { response.headers[field.name] = field.value }
+            response.headers[RemoteProtocol.versionHeader] = String(RemoteProtocol.version)
+            response.headers["Connection"] = "close"
+            return .reject(response)
+        }
+        return .accept(maximumBodyBytes: Self.bodyLimit(for: resource))
+    }
+
+    /// Checks the method for `resource` (`405`) and says whether it writes.
+    static func access(for resource: RemoteRoute.StoreResource, _ request: HTTPRequest) throws(ServiceFailure) -> Bool {
+        switch resource {
+        case .info, .knowledge, .entryHash, .snapshot:
+            try require(request, [.get, .head])
+            return false
+        case .changes:
+            try require(request, [.get, .head, .post])
+            return false
+        case .push:
+            try require(request, [.post])
+            return true
+        case .checkpoint:
+            // A checkpoint is written by the client and names a replica: only a token that may
+            // write to the store may save one (a reader could otherwise fill the folder, or
+            // record another replica's checkpoint).
+            try require(request, [.put])
+            return true
+        }
+    }
+
     /// Answers one request.
     public func handle(_ request: HTTPRequest) async -> HTTPResponse {
         var response: HTTPResponse
@@ -77,23 +129,7 @@ public struct StoreService: HTTPHandler {
             try Self.require(request, [.get, .head])
             return try await listStores(request)
         case .store(let nameText, let resource):
-            let writing: Bool
-            switch resource {
-            case .info, .knowledge, .entryHash, .snapshot:
-                try Self.require(request, [.get, .head])
-                writing = false
-            case .changes:
-                try Self.require(request, [.get, .head, .post])
-                writing = false
-            case .push:
-                try Self.require(request, [.post])
-                writing = true
-            case .checkpoint:
-                // A checkpoint records what the server exchanged with this client; it changes no
-                // record, and a reader's sync ends by saving one, so reading is enough.
-                try Self.require(request, [.put])
-                writing = false
-            }
+            let writing = try Self.access(for: resource, request)
             let name = try authorize(request, storeName: nameText, writing: writing)
             return try await serve(resource, of: name, request: request)
         }
@@ -101,6 +137,11 @@ public struct StoreService: HTTPHandler {
 
     /// Checks the token, then the name, then what the token allows on it: `401`, `400`, `403`.
     private func authorize(_ request: HTTPRequest, storeName text: String, writing: Bool) throws(ServiceFailure) -> StoreName {
+        // Two tokens in one request: which one counts would depend on the reader (a proxy may
+        // pick the other); refuse instead of guessing.
+        guard request.headers.values(for: "Authorization").count <= 1 else {
+            throw ServiceFailure(.badRequest, "the request has more than one Authorization header")
+        }
         let header = request.headers["Authorization"]
         if !policy.isOpen && policy.grant(forAuthorization: header) == nil {
             let message = header == nil
