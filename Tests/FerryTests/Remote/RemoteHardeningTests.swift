@@ -1,0 +1,122 @@
+import Foundation
+import Testing
+import FerryTestSupport
+@testable import Ferry
+
+/// `ferry serve` against clients that try to fill it up or trick it (issue 21).
+@Suite struct RemoteHardeningTests {
+    func head(_ method: String, _ path: String, token: String?, length: Int, extra: String = "") -> String {
+        var text = "\(method) \(path) HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: \(length)\r\n"
+        if let token { text += "Authorization: Bearer \(token)\r\n" }
+        return text + extra + "\r\n"
+    }
+
+    @Test func aRequestThatMayNotWriteIsAnsweredBeforeItsBodyIsSent() async throws {
+        let directory = try TemporaryDirectory()
+        let server = try RemoteServer(root: directory.subpath("server"))
+        defer { Task { await server.stop() } }
+        // 64 MiB announced, not one byte of it sent: the answer comes from the head alone.
+        for (token, code) in [(nil, 401), ("wrong-token-0123456789", 401), (RemoteServer.readOnly, 403)] as [(String?, Int)] {
+            let client = try RawClient(port: server.port, timeout: .seconds(10))
+            try await client.send(head("POST", "/v1/stores/alice/push", token: token, length: 64 << 20))
+            let response = try #require(try await client.readResponse())
+            #expect(response.code == code, "\(token ?? "no token"): \(response.text)")
+            #expect(await client.isClosedByServer())
+        }
+        // A read route's body is small: a 44 MiB knowledge query is refused unread.
+        let client = try RawClient(port: server.port, timeout: .seconds(10))
+        try await client.send(head("POST", "/v1/stores/alice/changes", token: RemoteServer.readOnly, length: 44 << 20))
+        #expect(try #require(try await client.readResponse()).code == 413)
+    }
+
+    @Test func theBodyBudgetBoundsWhatAllConnectionsHold() async throws {
+        let directory = try TemporaryDirectory()
+        var configuration = HTTPServerConfiguration(host: "127.0.0.1", port: 0)
+        configuration.bodyBudgetBytes = 1 << 20
+        let service = StoreService(root: directory.path, policy: .open)
+        let server = HTTPServer(configuration: configuration, handler: service)
+        let port = try server.start()
+        defer { Task { await server.stop() } }
+        // One push holds 800 KB of the 1 MiB budget while its body trickles in…
+        let first = try RawClient(port: port, timeout: .seconds(10))
+        try await first.send(head("POST", "/v1/stores/s/push", token: nil, length: 800_000) + "{")
+        try await Task.sleep(nanoseconds: 200_000_000)
+        // …so a second one is told to come back, at once.
+        let second = try RawClient(port: port, timeout: .seconds(10))
+        try await second.send(head("POST", "/v1/stores/s/push", token: nil, length: 800_000))
+        let busy = try #require(try await second.readResponse())
+        #expect(busy.code == 503, "\(busy.text)")
+        first.close()
+        // Once the first connection is gone, its share is back.
+        try await Task.sleep(nanoseconds: 300_000_000)
+        let third = try RawClient(port: port, timeout: .seconds(10))
+        let body = #"{"changes":[]}"#
+        try await third.send(head("POST", "/v1/stores/s/push", token: nil, length: body.utf8.count) + body)
+        #expect(try #require(try await third.readResponse()).code == 201)
+    }
+
+    @Test func tokensMeanWhatTheySay() async throws {
+        let directory = try TemporaryDirectory()
+        let server = try RemoteServer(root: directory.subpath("server"))
+        defer { Task { await server.stop() } }
+        let bob = try Store.create(at: directory.subpath("bob"), name: "bob-laptop")
+        try bob.put(["t": 1], entity: EntityName("Note"), id: RecordID("n"))
+        _ = try await sync(bob, with: server, "shared")
+        let hosted = try server.store("shared")
+        #expect(hosted.checkpoint(for: bob.replicaID)?.peerName == "bob-laptop")
+
+        // A read token may not save a checkpoint, not even its own…
+        let checkpoint = try #require(hosted.checkpoint(for: bob.replicaID))
+        var forged = checkpoint
+        forged.peerName = "alice-laptop"
+        let body = forged.jsonValue.canonicalText
+        let reader = try RawClient(port: server.port, timeout: .seconds(10))
+        try await reader.send(head("PUT", "/v1/stores/shared/checkpoints/\(bob.replicaID)", token: RemoteServer.readOnly, length: body.utf8.count) + body)
+        #expect(try #require(try await reader.readResponse()).code == 403)
+        // …and a writer may save one, but not rename Bob in the server's log.
+        let writer = try RawClient(port: server.port, timeout: .seconds(10))
+        try await writer.send(head("PUT", "/v1/stores/shared/checkpoints/\(bob.replicaID)", token: RemoteServer.readWrite, length: body.utf8.count) + body)
+        #expect(try #require(try await writer.readResponse()).code == 204)
+        #expect(hosted.checkpoint(for: bob.replicaID)?.peerName == "bob-laptop")
+
+        // A reader's sync still ends well: the server's side of its checkpoint is simply not saved.
+        let reading = try Store.create(at: directory.subpath("reader"))
+        let report = try await sync(reading, with: server, "shared", token: RemoteServer.readOnly, options: {
+            var options = SyncOptions()
+            options.direction = .pullOnly
+            return options
+        }())
+        #expect(report.pulled == 1)
+
+        // Two Authorization headers: which one counts is not guessed.
+        let doubled = try RawClient(port: server.port, timeout: .seconds(10))
+        try await doubled.send(
+            "GET /v1/stores/shared HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer \(RemoteServer.readWrite)\r\n"
+                + "Authorization: Bearer \(RemoteServer.readOnly)\r\n\r\n")
+        #expect(try #require(try await doubled.readResponse()).code == 400)
+    }
+
+    @Test func theTokenCompareCoversTheWholeLength() {
+        let token = Array("0123456789abcdef".utf8)
+        #expect(AccessPolicy.constantTimeEquals(token, token))
+        #expect(!AccessPolicy.constantTimeEquals(token, token + [UInt8](repeating: 0, count: 256)))
+        #expect(!AccessPolicy.constantTimeEquals(token, Array(token.dropLast())))
+    }
+
+    @Test func forwardedForIsLoggedOnlyFromATrustedProxy() async throws {
+        let directory = try TemporaryDirectory()
+        let lines = HTTPServerLock<[String]>([])
+        var configuration = HTTPServerConfiguration(host: "127.0.0.1", port: 0)
+        configuration.trustedProxies = ["127.0.0.1"]
+        let server = HTTPServer(
+            configuration: configuration, handler: StoreService(root: directory.path, policy: .open),
+            log: { line in lines.withLock { $0.append(line) } })
+        let port = try server.start()
+        defer { Task { await server.stop() } }
+        let client = try RawClient(port: port, timeout: .seconds(10))
+        try await client.send("GET /v1 HTTP/1.1\r\nHost: x\r\nX-Forwarded-For: 198.51.100.7, 203.0.113.9\r\n\r\n")
+        _ = try await client.readResponse()
+        try await Task.sleep(nanoseconds: 100_000_000)
+        #expect(lines.withLock { $0 }.contains { $0.contains(" 203.0.113.9 via 127.0.0.1:") }, "\(lines.withLock { $0 })")
+    }
+}
