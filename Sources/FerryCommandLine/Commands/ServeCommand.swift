@@ -36,6 +36,9 @@ enum ServeCommand: Command {
             .value("max-body-mb", valueName: "MiB", help: "The largest request body accepted.", default: "64"),
             .value("max-connections", valueName: "count", help: "The most connections served at once.", default: "256"),
             .value(
+                "max-connections-per-address", valueName: "count",
+                help: "The most connections one client address may hold (trusted proxies are not capped).", default: "64"),
+            .value(
                 "trust-proxy", valueName: "addresses",
                 help: "Reverse proxies in front (comma-separated, e.g. 127.0.0.1): the log names the client from their X-Forwarded-For."),
         ])
@@ -46,6 +49,7 @@ enum ServeCommand: Command {
         let port = try arguments.integer("port", in: 0...65_535) ?? 8080
         let bodyLimit = try arguments.integer("max-body-mb", in: 1...4096) ?? 64
         let connections = try arguments.integer("max-connections", in: 1...10_000) ?? 256
+        let perAddress = try arguments.integer("max-connections-per-address", in: 1...10_000) ?? 64
         guard FileSystem.isDirectory(root) else {
             throw CLIError("\(root) is not a folder; create it (mkdir) or name the folder that holds your stores")
         }
@@ -87,6 +91,7 @@ enum ServeCommand: Command {
         var configuration = HTTPServerConfiguration(host: host, port: port)
         configuration.maximumBodyBytes = bodyLimit << 20
         configuration.maximumConnections = connections
+        configuration.maximumConnectionsPerAddress = perAddress
         if let text = arguments.option("trust-proxy") {
             configuration.trustedProxies = Set(text.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty })
         }

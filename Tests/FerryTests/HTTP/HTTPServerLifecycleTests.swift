@@ -37,7 +37,7 @@ import Testing
         await server.stop()
     }
 
-    @Test func connectionsBeyondTheLimitGet503() async throws {
+    @Test func anIdleKeptAliveConnectionMakesRoomForANewOne() async throws {
         let server = try TestServer { $0.maximumConnections = 2 }
         let first = try RawClient(port: server.port)
         let second = try RawClient(port: server.port)
@@ -45,6 +45,20 @@ import Testing
             try await client.send("GET /hello HTTP/1.1\r\nHost: x\r\n\r\n")
             #expect(try await client.readResponse()?.code == 200)
         }
+        // Both wait idle between requests: one is closed for the newcomer, who is served.
+        let third = try RawClient(port: server.port)
+        try await third.send("GET /hello HTTP/1.1\r\nHost: x\r\n\r\n")
+        #expect(try await third.readResponse()?.code == 200)
+        await server.stop()
+    }
+
+    @Test func connectionsBeyondTheLimitGet503() async throws {
+        let server = try TestServer { $0.maximumConnections = 2 }
+        let first = try RawClient(port: server.port)
+        let second = try RawClient(port: server.port)
+        // Both are in the middle of a request (a head not yet complete): neither is idle.
+        for client in [first, second] { try await client.send("GET /hello HTTP/1.1\r\nHost: x\r\n") }
+        try await Task.sleep(for: .milliseconds(100))
         let third = try RawClient(port: server.port)
         let refused = try #require(try await third.readResponse())
         #expect(refused.code == 503)
@@ -62,8 +76,29 @@ import Testing
         await server.stop()
     }
 
+    @Test func oneAddressCannotTakeEverySlot() async throws {
+        let server = try TestServer { $0.maximumConnectionsPerAddress = 3 }
+        let held = try (0..<3).map { _ in try RawClient(port: server.port) }
+        for client in held { try await client.send("GET /hello HTTP/1.1\r\nHost: x\r\n") }
+        try await Task.sleep(for: .milliseconds(100))
+        let fourth = try RawClient(port: server.port)
+        let refused = try #require(try await fourth.readResponse())
+        #expect(refused.code == 503)
+        #expect(refused.text.contains("too many connections from this address"))
+        await server.stop()
+    }
+
+    @Test func aSlowHeadIsCutAfterTheHeadTimeout() async throws {
+        let server = try TestServer { $0.headTimeout = .milliseconds(300) }
+        let client = try RawClient(port: server.port)
+        try await client.send("GET /hello HTTP/1.1\r\n")  // and nothing more (slowloris)
+        let cut = try #require(try await client.readResponse())
+        #expect(cut.code == 408)
+        await server.stop()
+    }
+
     @Test func oneHundredFiftyConcurrentKeepAliveClients() async throws {
-        let server = try TestServer()
+        let server = try TestServer { $0.maximumConnectionsPerAddress = 200 }
         let clients = try (0..<150).map { _ in try RawClient(port: server.port) }
         for round in 0..<2 {
             let codes = try await withThrowingTaskGroup(of: Int.self) { group in

@@ -56,6 +56,9 @@ final class HTTPConnection {
         }
         try? socket.setSendTimeout(configuration.writeTimeout)
         var wait = Wait.idle(until: clock.now.advanced(by: configuration.firstRequestTimeout))
+        // A connection that has sent nothing yet, or waits between requests, may be closed to
+        // make room for a new one when every slot is taken.
+        registry.setIdle(id, true)
         var watchingStop = true
         while true {
             let action: HTTPRequestParser.Action
@@ -85,6 +88,13 @@ final class HTTPConnection {
                         return
                     }
                     reservedBody = wanted
+                    // The body must keep coming: a grace, then the minimum rate for its length.
+                    if case .length(let length) = head.framing {
+                        let seconds = Double(length) / Double(max(1, configuration.minimumBodyBytesPerSecond))
+                        wait = .request(until: clock.now.advanced(by: configuration.headTimeout + .milliseconds(Int(seconds * 1000))))
+                    } else {
+                        wait = .request(until: clock.now.advanced(by: configuration.readTimeout))
+                    }
                     do throws(HTTPRequestError) {
                         if try parser.admit(maximumBodyBytes: bodyLimit) == .sendContinue {
                             guard (try? socket.sendAll(HTTPResponseEncoder.continueHead)) != nil else { return }
@@ -103,13 +113,16 @@ final class HTTPConnection {
                 if registry.isStopping && parser.isIdle { return }
                 wait = parser.isIdle
                     ? .idle(until: clock.now.advanced(by: configuration.idleTimeout))
-                    : .request(until: clock.now.advanced(by: configuration.readTimeout))
+                    : .request(until: clock.now.advanced(by: configuration.headTimeout))
+                registry.setIdle(id, parser.isIdle)
                 continue
             case .needMoreData:
                 break
             }
             if case .idle = wait, !parser.isIdle {
-                wait = .request(until: clock.now.advanced(by: configuration.readTimeout))
+                // A request has begun: its head must arrive within a few seconds.
+                wait = .request(until: clock.now.advanced(by: configuration.headTimeout))
+                registry.setIdle(id, false)
             }
             let deadline: ContinuousClock.Instant
             switch wait {

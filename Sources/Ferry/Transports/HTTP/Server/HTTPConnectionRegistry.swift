@@ -9,33 +9,73 @@ final class HTTPConnectionRegistry: @unchecked Sendable {
         fileprivate let value: UInt64
     }
 
+    /// Why a connection was not registered.
+    enum Refusal: Error {
+        /// Every slot is busy with a request (none idle to close), or the server is stopping.
+        case full
+        /// This address already holds its share of the slots.
+        case addressFull
+    }
+
     private let lock = NSLock()
     private let capacity: Int
+    private let perAddress: Int
     private var sockets: [ID: Socket] = [:]
+    private var addresses: [ID: String] = [:]
+    private var countsByAddress: [String: Int] = [:]
+    /// Connections waiting between requests (kept alive): the first to go when slots run short.
+    private var idle: Set<ID> = []
     private var nextID: UInt64 = 0
     private var stopping = false
     private var emptyWaiters: [UInt64: CheckedContinuation<Bool, Never>] = [:]
     private var nextWaiter: UInt64 = 0
     private var expiredWaiters: Set<UInt64> = []
 
-    init(capacity: Int) {
+    init(capacity: Int, perAddress: Int = .max) {
         self.capacity = capacity
+        self.perAddress = perAddress
     }
 
-    /// Registers a connection; `nil` when the server is full or stopping.
-    func add(_ socket: Socket) -> ID? {
+    /// Registers a connection from `address`. When every slot is taken, an idle kept-alive
+    /// connection is closed to make room (its client reconnects when it needs to).
+    /// - Parameter capped: whether the per-address cap applies (not to a trusted proxy, which
+    ///   carries every client's connections and has limits of its own).
+    func add(_ socket: Socket, from address: String = "", capped: Bool = true) -> Result<ID, Refusal> {
         lock.lock()
         defer { lock.unlock() }
-        guard !stopping, sockets.count < capacity else { return nil }
+        guard !stopping else { return .failure(.full) }
+        guard !capped || countsByAddress[address, default: 0] < perAddress else { return .failure(.addressFull) }
+        if sockets.count >= capacity {
+            // Counted until its thread ends: the new connection is admitted above capacity by
+            // at most the idle ones closed for it.
+            guard let victim = idle.first, let victimSocket = sockets[victim] else { return .failure(.full) }
+            idle.remove(victim)
+            victimSocket.shutdown(.readWrite)
+        }
         nextID += 1
         let id = ID(value: nextID)
         sockets[id] = socket
-        return id
+        addresses[id] = address
+        countsByAddress[address, default: 0] += 1
+        return .success(id)
+    }
+
+    /// Marks a connection as waiting between requests (closable when slots run short), or not.
+    func setIdle(_ id: ID, _ isIdle: Bool) {
+        lock.lock()
+        defer { lock.unlock() }
+        guard sockets[id] != nil else { return }
+        if isIdle { idle.insert(id) } else { idle.remove(id) }
     }
 
     /// Forgets a connection; call it just before closing its socket.
     func remove(_ id: ID) {
         lock.lock()
+        idle.remove(id)
+        if let address = addresses.removeValue(forKey: id) {
+            let left = countsByAddress[address, default: 1] - 1
+            countsByAddress[address] = left > 0 ? left : nil
+        }
         sockets[id] = nil
         let waiters = sockets.isEmpty ? Array(emptyWaiters.values) : []
         if sockets.isEmpty { emptyWaiters.removeAll() }

@@ -64,7 +64,8 @@ public final class HTTPServer: Sendable {
         self.handler = handler
         self.handlerThreads = HTTPHandlerThreads(maximum: 16)
         self.log = log
-        self.registry = HTTPConnectionRegistry(capacity: configuration.maximumConnections)
+        self.registry = HTTPConnectionRegistry(
+            capacity: configuration.maximumConnections, perAddress: configuration.maximumConnectionsPerAddress)
         self.budget = HTTPBodyBudget(capacity: configuration.bodyBudgetBytes)
         self.state = HTTPServerLock(.ready)
     }
@@ -228,8 +229,13 @@ public final class HTTPServer: Sendable {
 
     /// Starts a connection's thread, or answers `503` when the server is full or stopping.
     private func serve(_ socket: Socket, from peer: SocketAddress, stopSignal: WakeupPipe) {
-        guard let id = registry.add(socket) else {
-            let response = HTTPResponse.error(.serviceUnavailable, "too many connections; try again later")
+        let id: HTTPConnectionRegistry.ID
+        switch registry.add(socket, from: peer.host, capped: !configuration.trustedProxies.contains(peer.host)) {
+        case .success(let added):
+            id = added
+        case .failure(let refusal):
+            let reason = refusal == .addressFull ? "too many connections from this address" : "too many connections"
+            let response = HTTPResponse.error(.serviceUnavailable, "\(reason); try again later")
             if case .bytes(let body) = response.body {
                 let head = HTTPResponseEncoder.head(
                     status: response.status, headers: response.headers, framing: .length(body.count), closing: true,
@@ -239,7 +245,7 @@ public final class HTTPServer: Sendable {
             }
             socket.shutdown(.write)
             socket.close()
-            log("- - 503 0B 0.0ms \(peer) (too many connections)")
+            log("- - 503 0B 0.0ms \(peer) (\(reason))")
             return
         }
         let (configuration, handler, handlerThreads, log, registry, budget) = (configuration, handler, handlerThreads, log, registry, budget)

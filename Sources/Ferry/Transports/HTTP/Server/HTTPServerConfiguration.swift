@@ -31,6 +31,16 @@ public struct HTTPServerConfiguration: Sendable {
     public var shutdownGracePeriod: Duration
     /// The bytes of request bodies all connections may hold at once (`503` for a body beyond).
     public var bodyBudgetBytes: Int = 256 << 20
+    /// The most connections one client address may hold at once (`503` beyond): one client
+    /// cannot take every slot. A trusted proxy (``trustedProxies``), which carries every
+    /// client's connections, is not capped: it has limits of its own.
+    public var maximumConnectionsPerAddress: Int = 64
+    /// How long a request's head may take to arrive once its first byte has come (`408`): a
+    /// client sending one header byte at a time (slowloris) holds its slot this long at most.
+    public var headTimeout: Duration = .seconds(5)
+    /// The slowest a declared body may arrive, in bytes per second, after a first grace of
+    /// ``headTimeout``: a body that trickles in slower is cut with `408`.
+    public var minimumBodyBytesPerSecond: Int = 64 << 10
     /// Addresses of reverse proxies in front of the server (`127.0.0.1` for nginx on the same
     /// machine): for a connection from one of them, the log names the client that
     /// `X-Forwarded-For` gives (its last entry, the one the proxy added), followed by the proxy.
@@ -44,7 +54,7 @@ public struct HTTPServerConfiguration: Sendable {
         maximumHeaderCount: Int = 100,
         maximumBodyBytes: Int = 64 * 1024 * 1024,
         maximumConnections: Int = 256,
-        firstRequestTimeout: Duration = .seconds(10),
+        firstRequestTimeout: Duration = .seconds(5),
         readTimeout: Duration = .seconds(30),
         idleTimeout: Duration = .seconds(60),
         writeTimeout: Duration = .seconds(30),
