@@ -26,6 +26,8 @@ public enum StoreError: Error, Sendable, Equatable, CustomStringConvertible {
     case coding(String)
     /// `resolve` on a record that has no conflict.
     case noConflict(RecordKey)
+    /// A store folder a server was asked to open is a symbolic link, which may lead out of its root.
+    case linkedFolder(path: String)
     /// `reidentify` cannot tell the copy's own changes apart safely.
     case reidentifyBlocked(path: String, reason: String)
     /// A record file edited by hand cannot be journaled (not JSON, not an object), and
@@ -65,6 +67,8 @@ public enum StoreError: Error, Sendable, Equatable, CustomStringConvertible {
             return reason
         case .noConflict(let key):
             return "\(key) has no conflict to resolve"
+        case .linkedFolder(let path):
+            return "\(path) is a symbolic link; ferry serve follows none, since it may lead out of its root"
         case .reidentifyBlocked(let path, let reason):
             return "cannot re-identify \(path): \(reason); nothing was changed"
         case .unjournaledEdit(let path, let reason):

@@ -87,7 +87,15 @@ enum ServeCommand: Command {
         let log: @Sendable (String) -> Void = { line in stderr.line(line) }
         var storeOptions = context.storeOptions()
         storeOptions.warningHandler = log
-        let service = StoreService(root: root, policy: policy, storeOptions: storeOptions, log: log)
+        // Descriptors: one per connection, two or three per open store. Raise the soft limit to
+        // the hard one and keep as many stores open as the rest leaves room for.
+        let files = OpenFileLimit.raiseToHardLimit()
+        let spare = Int(clamping: files.after) - 2 * connections - 64
+        let openStores = max(8, min(4096, spare / 3))
+        stderr.line(
+            "ferry serve: open files limit \(files.after)\(files.after > files.before ? " (raised from \(files.before))" : ""); "
+                + "keeping at most \(openStores) stores open")
+        let service = StoreService(root: root, policy: policy, storeOptions: storeOptions, maximumOpenStores: openStores, log: log)
         var configuration = HTTPServerConfiguration(host: host, port: port)
         configuration.maximumBodyBytes = bodyLimit << 20
         configuration.maximumConnections = connections

@@ -120,3 +120,45 @@ import FerryTestSupport
         #expect(lines.withLock { $0 }.contains { $0.contains(" 203.0.113.9 via 127.0.0.1:") }, "\(lines.withLock { $0 })")
     }
 }
+
+/// Stores are a bounded resource on the server (issue 21, item 5 and 6).
+@Suite struct StoreRegistryLimitTests {
+    @Test func theLeastRecentlyUsedIdleStoreIsClosedAndOneInUseNever() throws {
+        let directory = try TemporaryDirectory()
+        let registry = StoreRegistry(root: directory.path, maximumOpen: 2)
+        let names = try (0..<5).map { try StoreName("s\($0)") }
+        for name in names {
+            _ = try registry.storeCreatingIfMissing(named: name)
+            registry.checkIn(name)
+        }
+        #expect(registry.openCount == 2)
+        #expect(registry.openStore(named: names[4]) != nil && registry.openStore(named: names[0]) == nil)
+        // Checked out, a store stays open whatever else comes.
+        let held = try #require(try registry.checkOut(named: names[0]))
+        for name in names.dropFirst() {
+            _ = try registry.checkOut(named: name)
+            registry.checkIn(name)
+        }
+        #expect(registry.openStore(named: names[0]) === held)
+        try held.put(["still": "usable"], entity: EntityName("Note"), id: RecordID("x"))
+        registry.checkIn(names[0])
+        // Creation leaves no staging folder behind, and a folder that is not a store is never taken over.
+        #expect(try FileManager.default.contentsOfDirectory(atPath: directory.path).filter { $0.hasPrefix(".creating-") }.isEmpty)
+        try FileManager.default.createDirectory(atPath: directory.subpath("plain"), withIntermediateDirectories: true)
+        #expect(throws: StoreError.self) { try registry.storeCreatingIfMissing(named: StoreName("plain")) }
+        #expect(!FileManager.default.fileExists(atPath: directory.subpath("plain/ferry.json")))
+        registry.closeAll()
+    }
+
+    @Test func aStoreFolderThatIsASymbolicLinkIsNotServed() async throws {
+        let directory = try TemporaryDirectory()
+        let outside = try Store.create(at: directory.subpath("outside"))
+        outside.close()
+        let server = try RemoteServer(root: directory.subpath("server"))
+        defer { Task { await server.stop() } }
+        try FileManager.default.createSymbolicLink(atPath: directory.subpath("server/evil"), withDestinationPath: directory.subpath("outside"))
+        let answer = try await request("GET", server.address("/v1/stores/evil"), token: RemoteServer.readWrite)
+        #expect(answer.status == 409, "\(answer.body)")
+        #expect(answer.body.contains("symbolic link"))
+    }
+}

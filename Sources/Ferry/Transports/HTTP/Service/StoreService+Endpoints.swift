@@ -5,8 +5,13 @@ import Foundation
 extension StoreService {
     func serve(_ resource: RemoteRoute.StoreResource, of name: StoreName, request: HTTPRequest) async throws(ServiceFailure) -> HTTPResponse {
         if case .push = resource { return try await push(to: name, request) }
+        // Checked out for this request, so it is not closed to make room while in use; a stream
+        // gives it back when it ends.
         let store: Store
-        if let open = registry.openStore(named: name) { store = open } else { store = try await openStore(name) }
+        if let open = registry.checkOutIfOpen(named: name) { store = open } else { store = try await openStore(name) }
+        let registry = self.registry
+        var handedToStream = false
+        defer { if !handedToStream { registry.checkIn(name) } }
         switch resource {
         case .info:
             // All a no-op sync costs: read on the request's task unless a writer holds the store.
@@ -41,9 +46,14 @@ extension StoreService {
             do {
                 query = request.method == .post ? try ChangeQuery(body: request.body) : try ChangeQuery(query: request.query)
             } catch { throw ServiceFailure(.badRequest, error.description) }
-            return try await changeStream(from: store, name: name, query: query)
+            let response = try await changeStream(from: store, name: name, query: query) { registry.checkIn(name) }
+            handedToStream = true
+            return response
         case .snapshot:
-            return try await changeStream(from: store, name: name, query: ChangeQuery(after: 0, limit: Int.max), paged: false)
+            let response = try await changeStream(
+                from: store, name: name, query: ChangeQuery(after: 0, limit: Int.max), paged: false) { registry.checkIn(name) }
+            handedToStream = true
+            return response
         case .checkpoint(let replicaText):
             return try await saveCheckpoint(request, store: store, name: name, replicaText: replicaText)
         case .push:
@@ -56,7 +66,7 @@ extension StoreService {
         let registry = self.registry
         return try await work { () throws(ServiceFailure) -> Store in
             let found: Store?
-            do throws(StoreError) { found = try registry.store(named: name) } catch { throw failure(error, store: name) }
+            do throws(StoreError) { found = try registry.checkOut(named: name) } catch { throw failure(error, store: name) }
             guard let found else { throw ServiceFailure(.notFound, "no store named \(quoted(name.rawValue)) on this server") }
             return found
         }
@@ -67,7 +77,10 @@ extension StoreService {
     /// Streams the changes `query` asks for as JSON Lines, a page of the journal at a time,
     /// then the trailer. The first page is read before answering, so a failure gets a status.
     /// - Parameter paged: whether the stream ends at a page's byte bound (the snapshot does not).
-    private func changeStream(from store: Store, name: StoreName, query: ChangeQuery, paged: Bool = true) async throws(ServiceFailure) -> HTTPResponse {
+    /// - Parameter ended: called once the stream has ended (or failed), to give the store back.
+    private func changeStream(
+        from store: Store, name: StoreName, query: ChangeQuery, paged: Bool = true, ended: @escaping @Sendable () -> Void
+    ) async throws(ServiceFailure) -> HTTPResponse {
         let pageSize = min(query.limit, 2_000)
         let first = try await work { () throws(ServiceFailure) -> ChangeBatch in
             do throws(StoreError) { return try store.changes(after: query.after, excluding: query.knowledge, limit: pageSize) } catch {
@@ -79,6 +92,7 @@ extension StoreService {
         // change that crosses it: at least one change, however large, always travels.
         let byteBound = paged ? min(query.maximumBytes ?? RemoteProtocol.maximumPageBytes, RemoteProtocol.maximumPageBytes) : Int.max
         return HTTPResponse(headers: ["Content-Type": RemoteProtocol.changeStreamType]) { writer in
+            defer { ended() }
             var batch = first
             var count = 0
             var sent = 0
@@ -135,6 +149,7 @@ extension StoreService {
             do throws(StoreError) { (store, created) = try registry.storeCreatingIfMissing(named: name) } catch {
                 throw failure(error, store: name)
             }
+            defer { registry.checkIn(name) }
             try Self.checkHistoryClaims(push.changes, store: store, name: name)
             let result: ReceiveResult
             do throws(SyncError) { result = try store.receive(push.changes, from: client, maximumSkew: skew) } catch {
@@ -237,6 +252,8 @@ func failure(_ error: StoreError, store name: StoreName) -> ServiceFailure {
             .serviceUnavailable, "store \(quoted(name.rawValue)) is busy; try again", headers: ["Retry-After": "1"])
     case .alreadyExists, .notAStore:
         return ServiceFailure(.conflict, "the server holds a folder named \(quoted(name.rawValue)) that is not a Ferry store")
+    case .linkedFolder:
+        return ServiceFailure(.conflict, "the server's folder for store \(quoted(name.rawValue)) is a symbolic link, which it does not follow")
     case .unsupportedFormat(let format, _):
         return ServiceFailure(.internalServerError, "store \(quoted(name.rawValue)) has format \(format), which this server cannot read")
     default:

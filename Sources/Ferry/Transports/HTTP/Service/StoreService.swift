@@ -29,12 +29,13 @@ public struct StoreService: HTTPHandler {
     ///   - policy: the tokens and what they open.
     ///   - storeOptions: how stores are opened (clock, lock timeout, warnings).
     ///   - maximumClockSkew: the bound on pushed changes' stamps ahead of this clock, in ms.
+    ///   - maximumOpenStores: the most stores kept open at once (least recently used closed first).
     ///   - log: receives operational messages (a store that failed to open, say).
     public init(
         root: String, policy: AccessPolicy, storeOptions: StoreOptions = StoreOptions(),
-        maximumClockSkew: UInt64 = 86_400_000, log: @escaping @Sendable (String) -> Void = { _ in }
+        maximumClockSkew: UInt64 = 86_400_000, maximumOpenStores: Int = 256, log: @escaping @Sendable (String) -> Void = { _ in }
     ) {
-        self.registry = StoreRegistry(root: root, options: storeOptions)
+        self.registry = StoreRegistry(root: root, options: storeOptions, maximumOpen: maximumOpenStores)
         self.policy = policy
         self.maximumClockSkew = maximumClockSkew
         self.log = log
