@@ -1,0 +1,370 @@
+#!/usr/bin/env python3
+"""Attacks `ferry serve` on loopback while a normal client reads and writes (issue 21).
+
+    python3 scripts/attack-test.py /path/to/ferry
+
+Each attack runs for a few seconds from a loopback address of its own (127.0.0.2 and up), so
+the per-address cap applies to it and not to the normal client on 127.0.0.1:
+
+1. anonymous bodies: 60 connections without a token announcing 64 MiB pushes and sending them;
+2. silent sockets: 300 connections that say nothing and reconnect when closed;
+3. slowloris: 256 connections sending one header byte a second;
+4. read-token floods: 16 concurrent 44 MiB `POST …/changes` bodies;
+5. checkpoint spam with a read token, and a rename of another replica's checkpoint;
+6. a planted change claiming counter 1000 of another replica;
+7. 600 new stores, with the server's open-file limit at 1,024.
+
+It passes when every request of the normal client succeeded with a p99 under one second, the
+server's resident memory stayed under 300 MB, every refusal had its status, and every store
+verifies afterwards. Bounded in time (about two minutes) and in connections.
+"""
+
+import hashlib
+import http.client
+import json
+import os
+import resource
+import shutil
+import socket
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+import uuid
+
+FERRY = os.path.abspath(sys.argv[1]) if len(sys.argv) > 1 else "ferry"
+MEMORY_LIMIT_MB = 300
+P99_LIMIT = 1.0
+failures = []
+
+
+def log(message):
+    print("attack-test: %s" % message, file=sys.stderr, flush=True)
+
+
+def fail(message):
+    failures.append(message)
+    log("FAILED: " + message)
+
+
+def free_port():
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return probe.getsockname()[1]
+
+
+class Server:
+    def __init__(self, root, tokens):
+        self.port = free_port()
+
+        def lower_limit():
+            resource.setrlimit(resource.RLIMIT_NOFILE, (1024, 1024))  # systemd's default soft limit
+
+        self.process = subprocess.Popen(
+            [FERRY, "serve", root, "--port", str(self.port), "--tokens", tokens],
+            stdout=subprocess.PIPE, stderr=open(os.path.join(root, "..", "serve.log"), "w"), text=True,
+            preexec_fn=lower_limit)
+        line = self.process.stdout.readline()
+        if "serving" not in line:
+            raise SystemExit("ferry serve did not start: %r" % line)
+        self.peak_mb = 0.0
+        self.watching = True
+        threading.Thread(target=self.watch_memory, daemon=True).start()
+
+    def rss_mb(self):
+        try:
+            with open("/proc/%d/status" % self.process.pid) as status:
+                for line in status:
+                    if line.startswith("VmRSS:"):
+                        return int(line.split()[1]) / 1024
+        except OSError:
+            pass
+        return 0.0
+
+    def watch_memory(self):
+        while self.watching:
+            self.peak_mb = max(self.peak_mb, self.rss_mb())
+            time.sleep(0.05)
+
+    def stop(self):
+        self.watching = False
+        self.process.terminate()
+        try:
+            self.process.wait(timeout=20)
+        except subprocess.TimeoutExpired:
+            self.process.kill()
+
+
+def connect(port, source, timeout=10):
+    sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+    sock.settimeout(timeout)
+    sock.bind((source, 0))
+    sock.connect(("127.0.0.1", port))
+    return sock
+
+
+def status_of(sock):
+    """The status code of the response on `sock`, or None."""
+    data = b""
+    try:
+        while b"\r\n" not in data:
+            chunk = sock.recv(4096)
+            if not chunk:
+                break
+            data += chunk
+    except OSError:
+        return None
+    try:
+        return int(data.split(b" ", 2)[1])
+    except (IndexError, ValueError):
+        return None
+
+
+def signed_change(origin, counter, parent, entity, record, doc, vv):
+    change = {"counter": counter, "doc": doc, "entity": entity, "hlc": "%d.0" % (time.time() * 1000), "id": record,
+              "op": "put", "origin": origin, "parent": parent, "vv": vv}
+    canonical = json.dumps(change, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+    change["digest"] = hashlib.sha256(canonical.encode()).hexdigest()
+    return change
+
+
+class NormalClient:
+    """Reads (knowledge) and writes (put + ferry sync) in a loop, timing every request."""
+
+    def __init__(self, work, port, token):
+        self.port, self.token = port, token
+        self.store = os.path.join(work, "normal")
+        subprocess.run([FERRY, "init", self.store], check=True, stdout=subprocess.DEVNULL)
+        self.timings, self.errors, self.running = [], [], True
+        self.env = dict(os.environ, FERRY_TOKEN=token)
+        self.threads = [threading.Thread(target=self.read_loop, daemon=True), threading.Thread(target=self.write_loop, daemon=True)]
+        for thread in self.threads:
+            thread.start()
+
+    def read_loop(self):
+        while self.running:
+            started = time.monotonic()
+            try:
+                connection = http.client.HTTPConnection("127.0.0.1", self.port, timeout=10)
+                connection.request("GET", "/v1/stores/normal/knowledge", headers={"Authorization": "Bearer " + self.token})
+                response = connection.getresponse()
+                response.read()
+                connection.close()
+                if response.status not in (200, 404):
+                    self.errors.append("knowledge: %d" % response.status)
+            except Exception as error:  # noqa: BLE001 - any failure counts
+                self.errors.append("knowledge: %s" % error)
+            self.timings.append(time.monotonic() - started)
+            time.sleep(0.05)
+
+    def write_loop(self):
+        index = 0
+        while self.running:
+            index += 1
+            subprocess.run([FERRY, "put", self.store, "Note", "n%d" % index, "--json", '{"n": %d}' % index],
+                           stdout=subprocess.DEVNULL, check=True)
+            started = time.monotonic()
+            result = subprocess.run([FERRY, "sync", self.store, "http://127.0.0.1:%d/normal" % self.port, "--no-commit"],
+                                    capture_output=True, text=True, env=self.env)
+            self.timings.append(time.monotonic() - started)
+            if result.returncode != 0:
+                self.errors.append("sync: %s" % result.stderr.strip())
+            time.sleep(0.1)
+
+    def stop(self):
+        self.running = False
+        for thread in self.threads:
+            thread.join(timeout=30)
+
+
+def run_for(seconds, target, count):
+    stop = time.monotonic() + seconds
+    threads = [threading.Thread(target=target, args=(stop, n), daemon=True) for n in range(count)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join(timeout=seconds + 30)
+
+
+def attack_anonymous_bodies(port):
+    statuses = []
+
+    def one(stop, n):
+        try:
+            sock = connect(port, "127.0.0.2")
+            sock.sendall(b"POST /v1/stores/normal/push HTTP/1.1\r\nHost: x\r\nContent-Length: 67108864\r\n\r\n")
+            sock.settimeout(2)
+            chunk = b"x" * 65536
+            sent = 0
+            try:
+                while sent < (64 << 20) - 1024 and time.monotonic() < stop:
+                    sock.sendall(chunk)
+                    sent += len(chunk)
+            except OSError:
+                pass  # the server answered and closed: the body is not wanted
+            sock.settimeout(5)
+            statuses.append(status_of(sock))
+            sock.close()
+        except OSError as error:
+            statuses.append(str(error))
+
+    run_for(8, one, 60)
+    if any(status not in (401, None) for status in statuses if not isinstance(status, str)):
+        fail("anonymous 64 MiB pushes got %s, not 401" % sorted(set(map(str, statuses))))
+    log("anonymous 64 MiB bodies: %s" % sorted(set(map(str, statuses))))
+
+
+def attack_silent_sockets(port):
+    def one(stop, n):
+        while time.monotonic() < stop:
+            try:
+                sock = connect(port, "127.0.0.3", timeout=3)
+                sock.recv(1)  # wait until the server closes it, then come back
+                sock.close()
+            except OSError:
+                time.sleep(0.05)
+
+    run_for(10, one, 300)
+    log("300 silent sockets for 10 s: done")
+
+
+def attack_slowloris(port):
+    def one(stop, n):
+        try:
+            sock = connect(port, "127.0.0.4", timeout=3)
+            for byte in b"GET /v1/stores/normal HTTP/1.1\r\nHost: x\r\nX-Slow: " + b"a" * 100:
+                if time.monotonic() > stop:
+                    break
+                sock.sendall(bytes([byte]))
+                time.sleep(1)
+            sock.close()
+        except OSError:
+            pass
+
+    run_for(10, one, 256)
+    log("256 slowloris connections for 10 s: done")
+
+
+def attack_read_floods(port, read_token):
+    statuses = []
+
+    def one(stop, n):
+        try:
+            sock = connect(port, "127.0.0.5")
+            sock.sendall(("POST /v1/stores/normal/changes HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer %s\r\n"
+                          "Content-Length: %d\r\n\r\n" % (read_token, 44 << 20)).encode())
+            sock.settimeout(5)
+            statuses.append(status_of(sock))
+            sock.close()
+        except OSError as error:
+            statuses.append(str(error))
+
+    run_for(5, one, 16)
+    if any(status != 413 for status in statuses):
+        fail("44 MiB knowledge queries got %s, not 413" % sorted(set(map(str, statuses))))
+    log("16 read-token 44 MiB queries: %s" % sorted(set(map(str, statuses))))
+
+
+def attack_checkpoints(port, read_token, stores_root):
+    before = len(os.listdir(os.path.join(stores_root, "normal", ".ferry", "peers")))
+    statuses = set()
+    for n in range(300):
+        replica = str(uuid.uuid4())
+        body = json.dumps({"peer": replica, "peerPosition": 0, "peerHash": "0" * 64, "localPosition": 0,
+                           "localHash": "0" * 64, "time": "2026-11-24T00:00:00.000Z", "peerName": "alice-laptop"})
+        connection = http.client.HTTPConnection("127.0.0.1", port, timeout=10, source_address=("127.0.0.6", 0))
+        connection.request("PUT", "/v1/stores/normal/checkpoints/" + replica, body=body,
+                           headers={"Authorization": "Bearer " + read_token, "Content-Type": "application/json"})
+        statuses.add(connection.getresponse().status)
+        connection.close()
+    after = len(os.listdir(os.path.join(stores_root, "normal", ".ferry", "peers")))
+    if statuses != {403} or after != before:
+        fail("read-token checkpoints: statuses %s, files %d -> %d" % (statuses, before, after))
+    log("300 read-token checkpoints: %s, checkpoint files %d -> %d" % (sorted(statuses), before, after))
+
+
+def attack_planted_counter(port, token):
+    origin = str(uuid.uuid4())
+    change = signed_change(origin, 1000, "0" * 64, "Note", "planted", {"x": 1}, {origin: 1000})
+    connection = http.client.HTTPConnection("127.0.0.1", port, timeout=10)
+    connection.request("POST", "/v1/stores/normal/push", body=json.dumps({"changes": [change]}),
+                       headers={"Authorization": "Bearer " + token, "Content-Type": "application/json"})
+    response = connection.getresponse()
+    text = response.read().decode()
+    if response.status != 422 or "in order" not in text:
+        fail("a planted counter got %d: %s" % (response.status, text))
+    log("planted change 1000: %d" % response.status)
+
+
+def attack_many_stores(port, token):
+    statuses = {}
+    for n in range(600):
+        connection = http.client.HTTPConnection("127.0.0.1", port, timeout=10)
+        connection.request("POST", "/v1/stores/many-%d/push" % n, body='{"changes":[]}',
+                           headers={"Authorization": "Bearer " + token, "Content-Type": "application/json"})
+        status = connection.getresponse().status
+        statuses[status] = statuses.get(status, 0) + 1
+        connection.close()
+    if set(statuses) != {201}:
+        fail("creating 600 stores: %s" % statuses)
+    log("600 new stores under a 1,024 open-file limit: %s" % statuses)
+
+
+def main():
+    work = tempfile.mkdtemp(prefix="ferry-attack-")
+    stores = os.path.join(work, "stores")
+    os.makedirs(stores)
+    token, read_token = uuid.uuid4().hex * 2, uuid.uuid4().hex * 2
+    tokens = os.path.join(work, "tokens.json")
+    with open(tokens, "w") as handle:
+        json.dump({"tokens": [{"token": token, "stores": ["*"], "access": "read-write"},
+                              {"token": read_token, "stores": ["*"], "access": "read"}]}, handle)
+    server = Server(stores, tokens)
+    normal = None
+    try:
+        normal = NormalClient(work, server.port, token)
+        time.sleep(2)
+        started = time.monotonic()
+        attack_anonymous_bodies(server.port)
+        attack_silent_sockets(server.port)
+        attack_slowloris(server.port)
+        attack_read_floods(server.port, read_token)
+        attack_checkpoints(server.port, read_token, stores)
+        attack_planted_counter(server.port, token)
+        attack_many_stores(server.port, token)
+        time.sleep(1)
+        normal.stop()
+        log("attacks took %.0f s" % (time.monotonic() - started))
+        timings = sorted(normal.timings)
+        p99 = timings[int(len(timings) * 0.99) - 1] if timings else float("inf")
+        log("normal client: %d requests, %d errors, p99 %.3f s, slowest %.3f s; server peak memory %.0f MB"
+            % (len(timings), len(normal.errors), p99, timings[-1] if timings else 0, server.peak_mb))
+        if normal.errors:
+            fail("the normal client's requests failed: %s" % normal.errors[:5])
+        if p99 >= P99_LIMIT:
+            fail("the normal client's p99 was %.3f s (limit %.1f s)" % (p99, P99_LIMIT))
+        if server.peak_mb >= MEMORY_LIMIT_MB:
+            fail("the server's memory peaked at %.0f MB (limit %d MB)" % (server.peak_mb, MEMORY_LIMIT_MB))
+    finally:
+        if normal:
+            normal.running = False
+        server.stop()
+    bad = []
+    for name in sorted(os.listdir(stores)):
+        result = subprocess.run([FERRY, "verify", os.path.join(stores, name)], capture_output=True, text=True)
+        if result.returncode != 0:
+            bad.append("%s: %s" % (name, (result.stdout + result.stderr).strip().splitlines()[-1:]))
+    if bad:
+        fail("stores that do not verify: %s" % bad[:5])
+    log("%d stores verified" % (len(os.listdir(stores)) - len(bad)))
+    shutil.rmtree(work, ignore_errors=True)
+    if failures:
+        log("%d failure(s)" % len(failures))
+        return 1
+    log("passed")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
