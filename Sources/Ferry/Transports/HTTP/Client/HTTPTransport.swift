@@ -286,7 +286,10 @@ public final class HTTPTransport: SyncTransport, @unchecked Sendable {
         }
         let message = response.errorMessage
         // A proxy's 413 carries no protocol header: it is still about the size, not the server.
-        if response.status == 413 { throw .requestTooLarge(url, bytes: response.requestBytes, message: nil) }
+        if response.status == 413 {
+            // The server's own message says which limit; a proxy's HTML page says nothing useful.
+            throw .requestTooLarge(url, bytes: response.requestBytes, message: response.protocolHeader != nil ? message : nil)
+        }
         guard response.protocolHeader != nil else { throw .notAFerryServer(url, status: response.status) }
         switch response.status {
         case 401: throw .unauthorized(url, message: message)

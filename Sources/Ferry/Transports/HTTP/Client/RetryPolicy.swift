@@ -30,8 +30,10 @@ public struct RetryPolicy: Sendable, Hashable {
         return base * (1 + 0.25 * jitter)
     }
 
-    /// Whether a response status is worth another attempt: server errors (not `501`).
+    /// Whether a response status is worth another attempt: a proxy that lost the server
+    /// (`502`, `504`) or a server that is busy (`503`). A `500` is a failure that another
+    /// attempt would only repeat.
     public static func isRetryable(status: Int) -> Bool {
-        status >= 500 && status != 501 && status != 505
+        status == 502 || status == 503 || status == 504
     }
 }

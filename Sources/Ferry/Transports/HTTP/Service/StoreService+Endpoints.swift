@@ -81,9 +81,13 @@ extension StoreService {
     private func changeStream(
         from store: Store, name: StoreName, query: ChangeQuery, paged: Bool = true, ended: @escaping @Sendable () -> Void
     ) async throws(ServiceFailure) -> HTTPResponse {
+        // Journal reads are sized by the bytes seen so far: a few changes first (they may be
+        // huge), then as many as the read budget holds at the average size, so memory stays
+        // near the budget even for records of many megabytes.
         let pageSize = min(query.limit, 2_000)
+        let readBudget = RemoteProtocol.maximumPageBytes
         let first = try await work { () throws(ServiceFailure) -> ChangeBatch in
-            do throws(StoreError) { return try store.changes(after: query.after, excluding: query.knowledge, limit: pageSize) } catch {
+            do throws(StoreError) { return try store.changes(after: query.after, excluding: query.knowledge, limit: min(pageSize, 16)) } catch {
                 throw failure(error, store: name)
             }
         }
@@ -118,7 +122,9 @@ extension StoreService {
                     return
                 }
                 try await writer.write(bytes)
-                let (after, limit) = (batch.through, min(query.limit - count, pageSize))
+                let average = max(1, sent / max(count, 1))
+                let fitting = max(1, (byteBound == Int.max ? readBudget : min(readBudget, byteBound - sent)) / average)
+                let (after, limit) = (batch.through, min(query.limit - count, pageSize, fitting))
                 let next = await BlockingWork.run { () -> Result<ChangeBatch, StoreError> in
                     do throws(StoreError) { return .success(try store.changes(after: after, excluding: query.knowledge, limit: limit)) } catch {
                         return .failure(error)
