@@ -19,6 +19,30 @@ public enum SyncPeer: Sendable, Hashable, CustomStringConvertible {
         }
     }
 
+    /// Reads a peer argument by one rule: text that starts with a scheme (`name://`, any case)
+    /// is a URL, and only `http` and `https` are supported; anything else is a store folder,
+    /// made absolute with `resolvingFolder` (so `http-backup` is a folder, `HTTP://h/a` a URL).
+    /// - Throws: ``SyncError/transport(_:)`` for a scheme ferry cannot sync with.
+    public static func classify(
+        _ text: String, token: String? = nil, resolvingFolder: (String) -> String = { $0 }
+    ) throws(SyncError) -> SyncPeer {
+        if let range = text.range(of: "://") {
+            let scheme = text[..<range.lowerBound]
+            let isScheme = scheme.first?.isLetter == true
+                && scheme.allSatisfy { $0.isASCII && ($0.isLetter || $0.isNumber || "+-.".contains($0)) }
+            if isScheme {
+                switch scheme.lowercased() {
+                case "http", "https":
+                    return .remote(url: scheme.lowercased() + text[range.lowerBound...], token: token)
+                default:
+                    throw .transport(
+                        "\(text): ferry sync reaches store folders and http(s):// servers, not \(scheme.lowercased()):// locations")
+                }
+            }
+        }
+        return .folder(resolvingFolder(text))
+    }
+
     public var description: String {
         switch self {
         case .folder(let path): return path

@@ -67,7 +67,7 @@ enum SyncCommand: Command {
         if context.stderrIsTerminal && !arguments.flag("json") { options.progress = SyncProgressPrinter(context: context).callback }
 
         let token = arguments.option("token") ?? context.environment["FERRY_TOKEN"]
-        let peer = SyncPeer(parsing: peerText.hasPrefix("http") ? peerText : context.absolutePath(peerText), token: token)
+        let peer = try SyncPeer.classify(peerText, token: token, resolvingFolder: context.absolutePath)
         if case .remote = peer, context.httpClient == nil {
             guard let handOff = context.handOffRemoteSync else { throw CLIError("\(peerText): this program has no HTTP client") }
             try handOff()

@@ -52,6 +52,8 @@ public enum HTTPRequestError: Error, Sendable, Hashable, CustomStringConvertible
     case malformedChunkedBody
     /// The request did not arrive completely in time (`408`).
     case timeout
+    /// The client opened a TLS handshake (its first byte is 0x16) with a plain HTTP server.
+    case tlsHandshake
 
     /// The status the client is answered with.
     public var status: HTTPStatus {
@@ -69,6 +71,7 @@ public enum HTTPRequestError: Error, Sendable, Hashable, CustomStringConvertible
     /// A one-line message naming the problem.
     public var message: String {
         switch self {
+        case .tlsHandshake: "this server speaks plain HTTP: use an http:// URL, or put a TLS proxy in front (docs/DEPLOY.md)"
         case .malformedRequestLine: "malformed request line"
         case .invalidMethod: "invalid method token"
         case .methodNotImplemented(let method): "method \(method) is not implemented"

@@ -139,6 +139,9 @@ struct HTTPRequestParser {
                 return .needMoreData
 
             case .head:
+                // A TLS ClientHello starts with 0x16; no request line does. Answer at once
+                // instead of waiting for a line end that never comes.
+                if readIndex < buffer.count && buffer[readIndex] == 0x16 { throw .tlsHandshake }
                 guard let end = try findHeadEnd() else { return .needMoreData }
                 let head = try HTTPRequestHeadParser(limits: limits).parse(buffer[readIndex..<end])
                 consume(upTo: end)
