@@ -77,6 +77,12 @@ import Testing
             #expect(answer.body.hasPrefix("{\"error\":"), "\(body)")
             #expect(answer.body.contains(mention), "\(body): \(answer.body)")
         }
+        // A document nested deeper than a store holds is a bad request (400), not 422, which is
+        // for changes refused for what they claim.
+        var deep: JSONValue = ["leaf": 1]
+        for _ in 0..<600 { deep = ["d": deep] }
+        let tooDeep = try await push(server, "{\"changes\": [\(changeJSON { $0["doc"] = deep })]}")
+        #expect(tooDeep.status == 400, "\(tooDeep.body.prefix(200))")
         // A change stamped a week ahead of the server's clock: refused whole, nothing applied.
         let future = SystemClock().milliseconds() + 7 * 86_400_000
         let answer = try await push(server, "{\"changes\": [\(changeJSON(counter: 1)), \(changeJSON { $0["hlc"] = .string("\(future).0") })]}")
