@@ -163,6 +163,11 @@ public struct SyncEngine: Sendable {
         var peerHash: SHA256Digest? = nil
         if options.dryRun {
             result.pushed = outgoing.count
+            if !outgoing.isEmpty, await transport.mayWrite() == false {
+                result.refusals.append(
+                    "\(transport.peerDescription) may not be written with this token: the push of \(outgoing.count) "
+                        + "change\(outgoing.count == 1 ? "" : "s") would be refused (403); sync with --pull-only, or use a read-write token")
+            }
         } else {
             var offset = 0
             var contiguous = true

@@ -11,6 +11,8 @@ public protocol SyncTransport: AnyObject, Sendable {
     func knowledge() async throws(SyncError) -> VersionVector
     /// For each replica, the counter and digest of the latest change the peer has.
     func frontier() async throws(SyncError) -> ReplicaFrontier
+    /// Whether this exchange may write to the peer; `nil` when the transport cannot tell.
+    func mayWrite() async -> Bool?
     /// The peer's number of live records.
     func liveRecordCount() async throws(SyncError) -> Int
     /// The hash of the peer's journal entry at `sequence`; `nil` past its head.
@@ -24,6 +26,10 @@ public protocol SyncTransport: AnyObject, Sendable {
 }
 
 extension SyncTransport {
+    /// Whether this exchange may write to the peer (a read-only token may not); `nil` when the
+    /// transport cannot tell without writing. A dry run asks, to list the refusal a push would meet.
+    public func mayWrite() async -> Bool? { nil }
+
     /// A peer that knows no digests: its knowledge alone (no copy can be told apart by it).
     public func frontier() async throws(SyncError) -> ReplicaFrontier {
         ReplicaFrontier(knowledge: try await knowledge(), digests: [:])

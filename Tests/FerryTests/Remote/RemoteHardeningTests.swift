@@ -87,6 +87,12 @@ import FerryTestSupport
             return options
         }())
         #expect(report.pulled == 1)
+        // With a change to push, a dry run lists the refusal the push would meet.
+        try reading.put(["t": 2], entity: EntityName("Note"), id: RecordID("mine"))
+        var dry = SyncOptions()
+        dry.dryRun = true
+        let planned = try await sync(reading, with: server, "shared", token: RemoteServer.readOnly, options: dry)
+        #expect(planned.refusals.contains { $0.contains("may not be written with this token") }, "\(planned.plan) pushed \(planned.pushed) \(planned.refusals)")
 
         // Two Authorization headers: which one counts is not guessed.
         let doubled = try RawClient(port: server.port, timeout: .seconds(10))

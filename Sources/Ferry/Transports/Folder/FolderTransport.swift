@@ -83,6 +83,8 @@ public final class FolderTransport: SyncTransport, @unchecked Sendable {
         do { return try store.currentKnowledge() } catch { throw .store(error) }
     }
 
+    public func mayWrite() async -> Bool? { true }
+
     public func frontier() async throws(SyncError) -> ReplicaFrontier {
         let store = try peer()
         do { return try store.currentFrontier() } catch { throw .store(error) }

@@ -191,6 +191,18 @@ public final class HTTPTransport: SyncTransport, @unchecked Sendable {
         }
     }
 
+    /// Asks with an empty push, which writes nothing: `403` means the token may only read.
+    public func mayWrite() async -> Bool? {
+        guard let response = try? await client.send("POST", "/push", body: PushRequest(changes: []).bodyBytes()),
+            response.protocolHeader != nil
+        else { return nil }
+        switch response.status {
+        case 200, 201: return true
+        case 403: return false
+        default: return nil
+        }
+    }
+
     public func saveCheckpoint(_ checkpoint: SyncCheckpoint) async throws(SyncError) {
         try await mapped { () throws(RemoteError) in
             let response = try await client.send(
