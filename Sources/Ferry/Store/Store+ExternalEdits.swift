@@ -16,16 +16,7 @@ extension Store {
     public func commit() throws(StoreError) -> CommitReport {
         try withWriteLock { () throws(StoreError) -> CommitReport in
             let status = try scanForEdits()
-            var writes: [RecordWrite] = []
-            for edit in status.edits {
-                switch edit.kind {
-                case .created, .modified:
-                    if let document = edit.document { writes.append(.put(edit.key, document)) }
-                case .deleted:
-                    writes.append(.delete(edit.key))
-                }
-            }
-            _ = try performLocalWrites(writes)
+            _ = try performLocalWrites(Self.writes(journaling: status.edits))
             return CommitReport(committed: status.edits, problems: status.problems)
         }
     }
@@ -63,17 +54,19 @@ extension Store {
         if let problem = status.problems.first {
             throw .unjournaledEdit(path: "\(path)/\(problem.path)", reason: problem.reason)
         }
-        var writes: [RecordWrite] = []
-        for edit in status.edits {
-            switch edit.kind {
-            case .created, .modified:
-                if let document = edit.document { writes.append(.put(edit.key, document)) }
-            case .deleted:
-                writes.append(.delete(edit.key))
-            }
-        }
+        let writes = Self.writes(journaling: status.edits)
         if !writes.isEmpty { _ = try performLocalWrites(writes) }
         return status.edits
+    }
+
+    /// The writes that journal `edits` as changes from this replica.
+    static func writes(journaling edits: [StoreStatus.Edit]) -> [RecordWrite] {
+        edits.compactMap { edit in
+            switch edit.kind {
+            case .created, .modified: return edit.document.map { .put(edit.key, $0) }
+            case .deleted: return .delete(edit.key)
+            }
+        }
     }
 
     /// The scan behind `status` and `commit`; caller holds the lock.
