@@ -18,7 +18,14 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 
 log() { printf 'nginx-sync-test: %s\n' "$*" >&2; }
-fail() { log "FAILED: $*"; exit 1; }
+fail() {
+    log "FAILED: $*"
+    # What the two servers said, for whoever reads the CI log.
+    for file in "${WORK:-}/nginx/logs/error.log" "${WORK:-}/serve.log"; do
+        [ -f "$file" ] && { log "--- tail of $file"; tail -n 15 "$file" >&2; }
+    done
+    exit 1
+}
 
 if ! command -v nginx >/dev/null 2>&1 && [ ! -x /usr/sbin/nginx ]; then
     log "installing nginx from Debian's packages"
@@ -52,6 +59,10 @@ free_port() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",
 
 # 1. ferry serve on loopback, with a tokens file.
 mkdir -p "$WORK/stores" "$WORK/nginx/logs" "$WORK/nginx/tmp"
+# nginx buffers request bodies to disk (docs/DEPLOY.md), from workers that drop root: they must
+# reach its temporary folder.
+chmod 755 "$WORK" "$WORK/nginx"
+chmod 777 "$WORK/nginx/tmp"
 TOKEN=$(openssl rand -hex 32)
 printf '{"tokens": [{"token": "%s", "stores": ["*"], "access": "read-write"}]}\n' "$TOKEN" > "$WORK/tokens.json"
 FERRY_PORT=$(free_port)
