@@ -13,7 +13,11 @@ import Testing
     }
 
     @Test func stalledRequestGets408() async throws {
-        let server = try TestServer { $0.readTimeout = .milliseconds(300) }
+        // A body or a head that stops coming: the head deadline, and the body's grace after it.
+        let server = try TestServer {
+            $0.readTimeout = .milliseconds(300)
+            $0.headTimeout = .milliseconds(300)
+        }
         let client = try RawClient(port: server.port)
         try await client.send("POST /echo HTTP/1.1\r\nHost: x\r\nContent-Length: 10\r\n\r\nabc")
         let response = try #require(try await client.readResponse())
@@ -53,7 +57,11 @@ import Testing
     }
 
     @Test func connectionsBeyondTheLimitGet503() async throws {
-        let server = try TestServer { $0.maximumConnections = 2 }
+        // (The short head deadline lets the held requests end soon after the test.)
+        let server = try TestServer {
+            $0.maximumConnections = 2
+            $0.headTimeout = .seconds(2)
+        }
         let first = try RawClient(port: server.port)
         let second = try RawClient(port: server.port)
         // Both are in the middle of a request (a head not yet complete): neither is idle.
@@ -77,7 +85,10 @@ import Testing
     }
 
     @Test func oneAddressCannotTakeEverySlot() async throws {
-        let server = try TestServer { $0.maximumConnectionsPerAddress = 3 }
+        let server = try TestServer {
+            $0.maximumConnectionsPerAddress = 3
+            $0.headTimeout = .seconds(2)
+        }
         let held = try (0..<3).map { _ in try RawClient(port: server.port) }
         for client in held { try await client.send("GET /hello HTTP/1.1\r\nHost: x\r\n") }
         try await Task.sleep(for: .milliseconds(100))

@@ -95,7 +95,10 @@ import Testing
     }
 
     @Test func randomGarbageNeverWedgesTheServer() async throws {
-        let server = try TestServer { $0.readTimeout = .milliseconds(100) }
+        let server = try TestServer {
+            $0.readTimeout = .milliseconds(100)
+            $0.headTimeout = .milliseconds(100)
+        }
         let seed = UInt64.random(in: 0...UInt64.max)
         var generator = SplitMix(seed: seed)
         for _ in 0..<20 {

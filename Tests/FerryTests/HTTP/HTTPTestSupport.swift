@@ -14,6 +14,7 @@ final class TestServer: Sendable {
         var configuration = HTTPServerConfiguration(
             host: "127.0.0.1", port: 0, firstRequestTimeout: .seconds(30), readTimeout: .seconds(30),
             idleTimeout: .seconds(30), writeTimeout: .seconds(30), shutdownGracePeriod: .seconds(30))
+        configuration.headTimeout = .seconds(30)
         adjust(&configuration)
         let lines = HTTPServerLock<[String]>([])
         let handled = HTTPServerLock<Int>(0)
