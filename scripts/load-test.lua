@@ -3,13 +3,16 @@
 --   7 no-op syncs (GET store info: all an up-to-date sync costs),
 --   1 incremental pull (POST /changes after a position, with knowledge),
 --   1 knowledge read (before a push),
---   1 push of one new change from this thread's own replica (applied atomically, durable).
+--   1 push of one new change (applied atomically, durable), signed beforehand by load-test.sh:
+--     each from an origin of its own, since a thread's connections answer out of order and one
+--     origin's changes must arrive in order.
 -- Every answer must be 2xx; wrk counts anything else as an error.
 local token = os.getenv("FERRY_TOKEN") or ""
 local store = os.getenv("FERRY_STORE") or "load"
 local headers = { ["Authorization"] = "Bearer " .. token, ["Content-Type"] = "application/json" }
 local threads = {}
 local counter = 0
+local pushes = {}
 
 function setup(thread)
     thread:set("id", #threads + 1)
@@ -17,9 +20,18 @@ function setup(thread)
 end
 
 function init(args)
-    origin = string.format("00000000-0000-4000-8000-%012d", id)
     step = 0
     counter = 0
+    -- Thread `id` takes its share of the pre-signed pushes (FERRY_THREADS threads in all).
+    local file = os.getenv("FERRY_PUSHES")
+    local count = tonumber(os.getenv("FERRY_THREADS") or "2")
+    local index = 0
+    if file then
+        for line in io.lines(file) do
+            index = index + 1
+            if index % count == id % count then table.insert(pushes, line) end
+        end
+    end
 end
 
 function request()
@@ -31,13 +43,9 @@ function request()
         return wrk.format("POST", base .. "/changes", headers, body)
     elseif phase == 8 then
         return wrk.format("GET", base .. "/knowledge", headers)
-    elseif phase == 9 then
+    elseif phase == 9 and counter < #pushes then
         counter = counter + 1
-        local hlc = string.format("%d.0", os.time() * 1000)
-        local body = string.format(
-            '{"changes":[{"origin":"%s","counter":%d,"hlc":"%s","op":"put","entity":"Load","id":"t%d-%d",' ..
-            '"doc":{"n":%d},"vv":{"%s":%d}}]}', origin, counter, hlc, id, counter, counter, origin, counter)
-        return wrk.format("POST", base .. "/push", headers, body)
+        return wrk.format("POST", base .. "/push", headers, pushes[counter])
     end
     return wrk.format("GET", base, headers)
 end

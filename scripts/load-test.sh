@@ -51,13 +51,31 @@ TOKEN=$(sed -n 's/^token: //p' "$WORK/serve.out")
 BASE="http://127.0.0.1:$PORT/v1/stores/load"
 
 # Seed the store with 1,000 records in one push (which also creates it).
-python3 - "$WORK/seed.json" <<'PY'
-import json, sys, time, uuid
+python3 - "$WORK/seed.json" "$WORK/pushes.jsonl" <<'PY'
+import hashlib, json, sys, time, uuid
+# Every pushed change carries its digest, chained to its origin's previous one (docs/PROTOCOL.md).
+def signed(change, parent):
+    change["parent"] = parent
+    canonical = json.dumps(change, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+    change["digest"] = hashlib.sha256(canonical.encode()).hexdigest()
+    return change
 origin = str(uuid.uuid4())
 now = int(time.time() * 1000)
-changes = [{"origin": origin, "counter": i + 1, "hlc": f"{now}.{i}", "op": "put", "entity": "Item", "id": f"item-{i}",
-            "doc": {"name": f"item {i}", "price": i % 100}, "vv": {origin: i + 1}} for i in range(1000)]
+changes, parent = [], "0" * 64
+for i in range(1000):
+    change = signed({"origin": origin, "counter": i + 1, "hlc": f"{now}.{i}", "op": "put", "entity": "Item", "id": f"item-{i}",
+                     "doc": {"name": f"item {i}", "price": i % 100}, "vv": {origin: i + 1}}, parent)
+    parent = change["digest"]
+    changes.append(change)
 json.dump({"changes": changes}, open(sys.argv[1], "w"))
+# The pushes wrk sends: each the first change of an origin of its own, since a thread's
+# connections answer out of order and an origin's changes must arrive in order.
+with open(sys.argv[2], "w") as pushes:
+    for i in range(40000):
+        o = str(uuid.uuid4())
+        change = signed({"origin": o, "counter": 1, "hlc": f"{now}.0", "op": "put", "entity": "Load", "id": f"l{i}",
+                         "doc": {"n": i}, "vv": {o: 1}}, "0" * 64)
+        pushes.write(json.dumps({"changes": [change]}, separators=(",", ":")) + "\n")
 PY
 curl -sS --fail-with-body -H "Authorization: Bearer $TOKEN" -X POST --data-binary "@$WORK/seed.json" "$BASE/push" > /dev/null \
     || fail "seeding the store"
@@ -65,7 +83,7 @@ curl -sS --fail-with-body -H "Authorization: Bearer $TOKEN" -X POST --data-binar
 rss() { awk '/^VmRSS:/ { printf "%.1f MB", $2 / 1024 }' "/proc/$SERVE_PID/status"; }
 RSS_BEFORE=$(rss)
 log "server pid $SERVE_PID on :$PORT, RSS before: $RSS_BEFORE; $CLIENTS clients for ${SECONDS_TO_RUN}s"
-FERRY_TOKEN="$TOKEN" FERRY_STORE=load wrk -t2 -c"$CLIENTS" -d"${SECONDS_TO_RUN}s" --timeout 10s --latency \
+FERRY_TOKEN="$TOKEN" FERRY_STORE=load FERRY_PUSHES="$WORK/pushes.jsonl" FERRY_THREADS=2 wrk -t2 -c"$CLIENTS" -d"${SECONDS_TO_RUN}s" --timeout 10s --latency \
     -s scripts/load-test.lua "http://127.0.0.1:$PORT" > "$WORK/wrk.out" 2>&1 || { cat "$WORK/wrk.out"; fail "wrk failed"; }
 RSS_AFTER=$(rss)
 RSS_PEAK=$(awk '/^VmHWM:/ { printf "%.1f MB", $2 / 1024 }' "/proc/$SERVE_PID/status")
