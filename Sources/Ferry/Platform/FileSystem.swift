@@ -36,6 +36,12 @@ public enum FileSystem {
         return stat(path, &info) == 0 && (info.st_mode & S_IFMT) == S_IFDIR
     }
 
+    /// Whether `path` is a regular file (following links).
+    public static func isRegularFile(_ path: String) -> Bool {
+        var info = stat()
+        return stat(path, &info) == 0 && (info.st_mode & S_IFMT) == S_IFREG
+    }
+
     /// Lists a directory, without `.` and `..`, in no particular order.
     public static func contents(ofDirectory path: String) throws(SystemError) -> [DirectoryEntry] {
         guard let directory = opendir(path) else { throw .current("opendir", path: path) }

@@ -29,6 +29,8 @@ public struct StoreLayout: Sendable, Hashable {
     public var indexMerging: String { engine + "/index-merging" }
     public var lock: String { engine + "/lock" }
     public var peers: String { engine + "/peers" }
+    /// What this store remembers of each hub it syncs with (a cache: rebuilt when lost).
+    public var hubs: String { engine + "/hubs" }
     /// The new record files a large batch names before its journal entries are durable
     /// (see ``NewFileIntent``); empty when no batch is in flight.
     public var newFileIntent: String { engine + "/new-files" }

@@ -21,10 +21,13 @@ public struct SyncEngine: Sendable {
     /// Runs the sync.
     public func run() async throws(SyncError) -> SyncReport {
         let started = Date()
+        transport.prepare(for: store)
         let peerInfo = try await transport.open()
         do {
-            let report = try await exchange(peerInfo: peerInfo, started: started)
+            var report = try await exchange(peerInfo: peerInfo, started: started)
             await transport.close()
+            report.notes = transport.notes
+            report.requests = transport.requestCount
             return report
         } catch {
             await transport.close()
@@ -213,7 +216,8 @@ public struct SyncEngine: Sendable {
         }
         if options.direction.pushes {
             try await transport.saveCheckpoint(
-                checkpointNow.reversed(localReplica: store.replicaID, localName: store.manifest.name))
+                checkpointNow.reversed(localReplica: store.replicaID, localName: store.manifest.name),
+                localRecordCount: store.recordCount)
         }
         result.conflicts = try conflictedKeys()
         result.duration = Date().timeIntervalSince(started)

@@ -28,6 +28,8 @@ public enum SyncError: Error, Sendable, Equatable, CustomStringConvertible {
     case store(StoreError)
     /// The transport failed.
     case transport(String)
+    /// A hub could not be read or written (see ``HubError``).
+    case hub(HubError)
     /// The sync was cancelled (Ctrl-C) before it finished; nothing acknowledged is lost.
     case cancelled
 
@@ -67,6 +69,8 @@ public enum SyncError: Error, Sendable, Equatable, CustomStringConvertible {
             return error.description
         case .transport(let message):
             return message
+        case .hub(let error):
+            return error.description
         case .cancelled:
             return "sync cancelled"
         }

@@ -29,6 +29,10 @@ public struct SyncReport: Sendable {
     public var refusals: [String] = []
     /// Which ways changes went.
     public var direction: SyncDirection = .both
+    /// What the peer's transport noticed without failing (a hub segment not arrived yet).
+    public var notes: [String] = []
+    /// Requests made to the peer, when its transport counts them (a hub).
+    public var requests: Int?
 
     public init(plan: SyncPlan) { self.plan = plan }
 
@@ -49,6 +53,8 @@ public struct SyncReport: Sendable {
         members["committedEdits"] = .integer(Int64(committedEdits))
         members["refusals"] = .array(refusals.map { .string($0) })
         members["direction"] = .string(direction.rawValue)
+        members["notes"] = .array(notes.map { .string($0) })
+        if let requests { members["requests"] = .integer(Int64(requests)) }
         if let merging {
             members["merging"] = .object([
                 "localRecords": .integer(Int64(merging.localRecords)), "peerRecords": .integer(Int64(merging.peerRecords)),

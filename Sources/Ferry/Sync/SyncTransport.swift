@@ -23,12 +23,32 @@ public protocol SyncTransport: AnyObject, Sendable {
     func push(_ changes: [Change], maximumSkew: UInt64) async throws(SyncError) -> ReceiveResult
     /// Records, at the peer, what it exchanged with this store.
     func saveCheckpoint(_ checkpoint: SyncCheckpoint) async throws(SyncError)
+    /// Told, before ``open()``, which store is syncing: a hub needs it to know which of its
+    /// heads is the store's own and where to keep its cache.
+    func prepare(for store: Store)
+    /// Records, at the peer, what it exchanged with this store and how many live records the
+    /// store holds now (a hub shows it in the replica's head).
+    func saveCheckpoint(_ checkpoint: SyncCheckpoint, localRecordCount: Int) async throws(SyncError)
+    /// What the exchange noticed without failing (a hub's segment that has not arrived yet).
+    var notes: [String] { get }
+    /// Requests made to the peer so far, when the transport counts them.
+    var requestCount: Int? { get }
 }
 
 extension SyncTransport {
     /// Whether this exchange may write to the peer (a read-only token may not); `nil` when the
     /// transport cannot tell without writing. A dry run asks, to list the refusal a push would meet.
     public func mayWrite() async -> Bool? { nil }
+
+    public func prepare(for store: Store) {}
+
+    public func saveCheckpoint(_ checkpoint: SyncCheckpoint, localRecordCount: Int) async throws(SyncError) {
+        try await saveCheckpoint(checkpoint)
+    }
+
+    public var notes: [String] { [] }
+
+    public var requestCount: Int? { nil }
 
     /// A peer that knows no digests: its knowledge alone (no copy can be told apart by it).
     public func frontier() async throws(SyncError) -> ReplicaFrontier {

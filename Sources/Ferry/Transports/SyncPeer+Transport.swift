@@ -1,3 +1,5 @@
+import Foundation
+
 extension SyncPeer {
     /// Makes the transport that reaches this peer.
     /// - Parameters:
@@ -5,6 +7,8 @@ extension SyncPeer {
     ///   - httpClient: what a remote peer's requests go through (`FerryURLSession`'s
     ///     `URLSessionHTTPClient`, or `makeTransport(options:)` from that module); a remote
     ///     peer without one is an error.
+    ///   - s3: how to reach an `s3://` hub; `nil` reads it from the process's environment and
+    ///     `~/.aws` as the AWS CLI does (``S3Configuration/fromEnvironment(_:endpoint:)``).
     public func makeTransport(
         options: StoreOptions = StoreOptions(), httpClient: (any HTTPClient)?, handEdits: FolderTransport.HandEdits = .leave
     ) throws(SyncError) -> any SyncTransport {
@@ -16,6 +20,10 @@ extension SyncPeer {
                 throw .transport("\(url): this program has no HTTP client (link FerryURLSession)")
             }
             do { return try HTTPTransport(url: url, token: token, client: httpClient) } catch { throw .transport(error.description) }
+        case .hubFolder(let path):
+            return HubTransport(folder: path)
+        case .s3(let location):
+            throw .transport("\(location): S3 is not built yet")
         }
     }
 }

@@ -1,14 +1,20 @@
-/// Where a sync peer is, as a user names it: a store folder or (with the HTTP transport) a URL.
+/// Where a sync peer is, as a user names it: a store folder, a hub folder, an `s3://` hub or a
+/// `ferry serve` URL. Parsed once, by ``classify(_:token:resolvingFolder:)``.
 ///
 /// ```swift
-/// let peer = try SyncPeer(parsing: "/media/usb/data")          // .folder
-/// let peer = try SyncPeer(parsing: "http://127.0.0.1:8080/alice") // .remote
+/// let peer = try SyncPeer.classify("/media/usb/data")               // .folder
+/// let peer = try SyncPeer.classify("http://127.0.0.1:8080/alice")   // .remote
+/// let peer = try SyncPeer.classify("s3://team-bucket/notes")        // .s3
 /// ```
 public enum SyncPeer: Sendable, Hashable, CustomStringConvertible {
     /// Another store directory.
     case folder(String)
     /// A store hosted by `ferry serve`: the server's base URL and the store's name.
     case remote(url: String, token: String?)
+    /// A hub kept in a folder (one that holds `hub.json`): a cloud-drive folder, a share.
+    case hubFolder(String)
+    /// A hub under an S3 prefix.
+    case s3(S3Location)
 
     /// Reads a peer argument: `http://` or `https://` URLs are remote, anything else a folder.
     public init(parsing text: String, token: String? = nil) {
@@ -34,19 +40,30 @@ public enum SyncPeer: Sendable, Hashable, CustomStringConvertible {
                 switch scheme.lowercased() {
                 case "http", "https":
                     return .remote(url: scheme.lowercased() + text[range.lowerBound...], token: token)
+                case "s3":
+                    do { return .s3(try S3Location(parsing: text)) } catch { throw .hub(error) }
                 default:
                     throw .transport(
-                        "\(text): ferry sync reaches store folders and http(s):// servers, not \(scheme.lowercased()):// locations")
+                        "\(text): ferry sync reaches store folders, hub folders, s3:// hubs and http(s):// servers, "
+                            + "not \(scheme.lowercased()):// locations")
                 }
             }
         }
-        return .folder(resolvingFolder(text))
+        let path = resolvingFolder(text)
+        // A hub folder is told apart by what it holds: its descriptor, and no store manifest.
+        let layout = StoreLayout(root: path)
+        if FileSystem.isRegularFile(path + "/" + HubDescriptor.key) && !FileSystem.isRegularFile(layout.manifest) {
+            return .hubFolder(path)
+        }
+        return .folder(path)
     }
 
     public var description: String {
         switch self {
         case .folder(let path): return path
         case .remote(let url, _): return url
+        case .hubFolder(let path): return path
+        case .s3(let location): return location.description
         }
     }
 }

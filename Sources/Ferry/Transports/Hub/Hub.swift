@@ -1,0 +1,76 @@
+/// Creating and inspecting hubs (`ferry hub init`, `ferry hub status`); syncing with one is
+/// ``HubTransport``'s job.
+///
+/// ```swift
+/// let storage = FolderHubStorage(root: "/Users/me/Dropbox/notes-hub")
+/// let descriptor = try await Hub.create(in: storage)
+/// let status = try await Hub.status(of: storage)
+/// ```
+public enum Hub {
+    /// Makes `storage` a new, empty hub. A folder that does not exist yet is created.
+    /// - Throws: ``HubError/alreadyExists(location:)`` when it is a hub already,
+    ///   ``HubError/notEmpty(location:example:)`` when it holds anything else.
+    @discardableResult
+    public static func create(in storage: any HubStorage, clock: any WallClock = SystemClock()) async throws(HubError) -> HubDescriptor {
+        if let folder = storage as? FolderHubStorage {
+            do { _ = try FileSystem.createDirectories(folder.root) } catch {
+                throw .storage("\(folder.root): cannot create the hub folder: \(error.message)")
+            }
+        }
+        let existing = try await storage.list(prefix: "")
+        if existing.contains(where: { $0.key == HubDescriptor.key }) { throw .alreadyExists(location: storage.location) }
+        if let first = existing.first { throw .notEmpty(location: storage.location, example: first.key) }
+        let descriptor = HubDescriptor(created: clock.milliseconds())
+        do { _ = try await storage.put(HubDescriptor.key, descriptor.bytes, createOnly: true) } catch {
+            if case .alreadyExists = error { throw .alreadyExists(location: storage.location) }
+            throw error
+        }
+        return descriptor
+    }
+
+    /// Reads every head of the hub (and lists its objects) to describe it.
+    public static func status(of storage: any HubStorage, clock: any WallClock = SystemClock()) async throws(HubError) -> HubStatus {
+        let objects = try await storage.list(prefix: "")
+        guard objects.contains(where: { $0.key == HubDescriptor.key }),
+            let descriptorBytes = try await storage.get(HubDescriptor.key)?.bytes
+        else { throw .noHub(location: storage.location) }
+        let descriptor = try HubDescriptor(bytes: descriptorBytes, location: storage.location)
+        var status = HubStatus(descriptor: descriptor, location: storage.location)
+        var present = Set<String>()
+        for object in objects {
+            status.byteCount += object.size
+            present.insert(object.key)
+        }
+        var heads: [HubHead] = []
+        for object in objects where object.key.hasPrefix("heads/") && object.key.hasSuffix(".json") {
+            let name = String(object.key.dropFirst("heads/".count).dropLast(".json".count))
+            guard let replica = ReplicaID(name), HubHead.key(of: replica) == object.key else {
+                status.ignored.append(object.key)
+                continue
+            }
+            guard let bytes = try await storage.get(object.key)?.bytes else { continue }
+            do { heads.append(try HubHead(bytes: bytes, key: object.key, expected: replica, location: storage.location)) } catch {
+                status.unreadable.append("\(object.key): \(error)")
+            }
+        }
+        let newest = heads.map(\.updated).max() ?? 0
+        for head in heads.sorted(by: { $0.updated > $1.updated }) {
+            // What it has not read: the changes of others' segments past its `read` count.
+            var unread = 0
+            for other in heads where other.replica != head.replica {
+                unread += other.segments.dropFirst(Int(head.read[other.replica] ?? 0)).reduce(0) { $0 + $1.changeCount }
+            }
+            let missing = head.segments.filter { !present.contains(head.key(of: $0)) }.count
+            status.replicas.append(
+                HubStatus.Replica(
+                    replica: head.replica, name: head.name, lastSeen: head.updated, behindNewest: newest - head.updated,
+                    segments: head.segments.count, missingSegments: missing,
+                    changes: head.segments.reduce(0) { $0 + $1.changeCount },
+                    segmentBytes: head.segments.reduce(Int64(0)) { $0 + $1.byteCount }, records: head.recordCount, unreadChanges: unread))
+        }
+        status.segmentCount = objects.filter { $0.key.hasPrefix("segments/") && $0.key.hasSuffix(".seg") }.count
+        status.snapshotCount = objects.filter { $0.key.hasPrefix("snapshots/") }.count
+        status.requests = storage.requestCount
+        return status
+    }
+}

@@ -1,0 +1,63 @@
+/// What a store remembers of a hub between syncs, in `.ferry/hubs/<location hash>.json`: the
+/// tag and content of every head it read, and the hashes of the heads it wrote itself.
+///
+/// It is a cache and nothing more: it saves requests (a head whose tag has not changed is not
+/// read again, so a sync with nothing new makes one listing request) and lets a store tell its
+/// own head from one a copy of it wrote. When it is missing or unreadable, the next sync reads
+/// every head again and goes on.
+struct HubCache: Sendable {
+    static let format: Int64 = 1
+
+    /// The hub's id, as its descriptor said.
+    var hub: ReplicaID?
+    /// The descriptor's tag when it was read.
+    var descriptorTag: String?
+    /// Every head read (or written), with its tag.
+    var heads: [ReplicaID: (tag: String, head: HubHead)] = [:]
+    /// SHA-256 of the last heads this store wrote (the newest last): a listing that shows
+    /// another tag for its own head is still its own when the content is one of these.
+    var ownHeadHashes: [SHA256Digest] = []
+
+    init() {}
+
+    /// The cache file of the hub at `location` for the store at `layout`.
+    static func path(for location: String, in layout: StoreLayout) -> String {
+        layout.hubs + "/" + String(SHA256.hash(Array(location.utf8)).hex.prefix(24)) + ".json"
+    }
+
+    /// Reads a cache; `nil` when there is none or it cannot be read (it is rebuilt).
+    static func load(from path: String, location: String) -> HubCache? {
+        guard let bytes = try? FileSystem.readFile(path),
+            let value = try? JSONParser.parse(bytes, options: .init(maximumDepth: 32, maximumByteCount: 256 << 20)),
+            value["ferry-hub-cache"]?.integerValue == format, value["location"]?.stringValue == location
+        else { return nil }
+        var cache = HubCache()
+        cache.hub = value["hub"]?.stringValue.flatMap { ReplicaID($0) }
+        cache.descriptorTag = value["descriptorTag"]?.stringValue
+        for (replicaText, item) in value["heads"]?.objectValue ?? [:] {
+            guard let replica = ReplicaID(replicaText), let tag = item["tag"]?.stringValue, let headValue = item["head"],
+                let head = try? HubHead(bytes: headValue.canonicalBytes(), key: HubHead.key(of: replica), expected: replica, location: location)
+            else { continue }
+            cache.heads[replica] = (tag, head)
+        }
+        cache.ownHeadHashes = (value["own"]?.arrayValue ?? []).compactMap { $0.stringValue.flatMap { SHA256Digest(hex: $0) } }
+        return cache
+    }
+
+    /// Writes the cache atomically; `durable` waits for the disk (before this store writes its
+    /// own head, whose hash must not be forgotten).
+    func save(to path: String, location: String, durable: Bool) {
+        var heads: [String: JSONValue] = [:]
+        for (replica, entry) in self.heads {
+            heads[replica.rawValue] = ["tag": .string(entry.tag), "head": entry.head.jsonValue]
+        }
+        var value: JSONValue = [
+            "ferry-hub-cache": .integer(Self.format), "location": .string(location), "heads": .object(heads),
+            "own": .array(ownHeadHashes.suffix(4).map { .string($0.hex) }),
+        ]
+        if let hub { value["hub"] = .string(hub.rawValue) }
+        if let descriptorTag { value["descriptorTag"] = .string(descriptorTag) }
+        _ = try? FileSystem.createDirectories(FileSystem.parentPath(of: path))
+        _ = try? FileSystem.writeFileAtomically(path, value.canonicalBytes(), durable: durable)
+    }
+}

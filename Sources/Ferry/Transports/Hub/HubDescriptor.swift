@@ -1,0 +1,50 @@
+/// The object that makes a location a hub: `hub.json`, written once by `ferry hub init` and
+/// never changed. Its id is the hub's replica id as stores see it (checkpoints, logs).
+public struct HubDescriptor: Sendable, Hashable {
+    /// The hub format this Ferry writes and reads.
+    public static let currentFormat: Int64 = 1
+    /// The descriptor's key.
+    public static let key = "hub.json"
+
+    /// The hub's identity.
+    public var id: ReplicaID
+    /// The hub's format number.
+    public var format: Int64
+    /// When it was created, milliseconds since 1970.
+    public var created: UInt64
+
+    public init(id: ReplicaID = .generate(), format: Int64 = HubDescriptor.currentFormat, created: UInt64) {
+        self.id = id
+        self.format = format
+        self.created = created
+    }
+
+    /// The descriptor's bytes (pretty, so a user who opens it sees what it is).
+    public var bytes: [UInt8] {
+        let value: JSONValue = [
+            "ferry-hub": .integer(format), "id": .string(id.rawValue),
+            "created": .string(ISO8601Milliseconds.format(milliseconds: created)),
+            "about": "A Ferry hub: replicas sync through the objects under heads/, segments/ and snapshots/. See docs/FORMAT.md.",
+        ]
+        return value.prettyBytes() + [UInt8(ascii: "\n")]
+    }
+
+    /// Reads a descriptor.
+    /// - Throws: ``HubError/unsupportedFormat(location:found:)`` for a newer format,
+    ///   ``HubError/malformed(location:key:reason:)`` for anything that is not a descriptor.
+    public init(bytes: [UInt8], location: String) throws(HubError) {
+        let value: JSONValue
+        do { value = try JSONParser.parse(bytes, options: .init(maximumDepth: 8, maximumByteCount: 1 << 16)) } catch {
+            throw .malformed(location: location, key: Self.key, reason: error.description)
+        }
+        guard let format = value["ferry-hub"]?.integerValue else {
+            throw .malformed(location: location, key: Self.key, reason: "no \"ferry-hub\" format number")
+        }
+        guard format == Self.currentFormat else { throw .unsupportedFormat(location: location, found: format) }
+        guard let idText = value["id"]?.stringValue, let id = ReplicaID(idText) else {
+            throw .malformed(location: location, key: Self.key, reason: "no valid \"id\"")
+        }
+        let created = value["created"]?.stringValue.flatMap { ISO8601Milliseconds.parse($0) } ?? 0
+        self.init(id: id, format: format, created: UInt64(max(0, created)))
+    }
+}

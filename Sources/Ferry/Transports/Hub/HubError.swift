@@ -1,0 +1,49 @@
+/// What can go wrong with a hub: each case names the location, and the object when one is concerned.
+public enum HubError: Error, Sendable, Equatable, CustomStringConvertible {
+    /// The location exists but holds no hub: never silently made into a new one.
+    case noHub(location: String)
+    /// The hub's folder (or the folder above it) is missing: an unmounted drive, a typo.
+    case missingRoot(location: String)
+    /// The hub was written by a newer Ferry.
+    case unsupportedFormat(location: String, found: Int64)
+    /// `hub init` on a location that already holds a hub.
+    case alreadyExists(location: String)
+    /// `hub init` on a location that holds something other than a hub.
+    case notEmpty(location: String, example: String)
+    /// An object the hub depends on could not be read as what it should be.
+    case malformed(location: String, key: String, reason: String)
+    /// Another writer uses this replica's head: the store folder was copied.
+    case foreignHeadWrite(location: String, replica: ReplicaID)
+    /// The storage refused or failed a request (one line: bucket, key, status, code).
+    case storage(String)
+    /// A location that cannot name a hub (`s3://` with a bad bucket name).
+    case invalidLocation(String, reason: String)
+    /// No credentials were given or found for an S3 hub.
+    case missingCredentials(String)
+
+    public var description: String {
+        switch self {
+        case .noHub(let location):
+            return "\(location) holds no Ferry hub (an empty prefix, a wrong folder or a typo?); create one with 'ferry hub init \(location)'"
+        case .missingRoot(let location):
+            return "\(location) does not exist (is the drive mounted, or the cloud-drive folder synced?); nothing was changed, sync again once it is back"
+        case .unsupportedFormat(let location, let found):
+            return "\(location) is a hub of format \(found), which this ferry cannot read (it reads format \(HubDescriptor.currentFormat)); update ferry"
+        case .alreadyExists(let location):
+            return "\(location) already holds a Ferry hub"
+        case .notEmpty(let location, let example):
+            return "\(location) already holds other things (\(example)); a hub needs an empty folder or prefix of its own"
+        case .malformed(let location, let key, let reason):
+            return "\(location): \(key) is not a valid hub object: \(reason)"
+        case .foreignHeadWrite(let location, let replica):
+            return "\(location): the head of replica \(replica.short) was written by someone else since this store last wrote it: "
+                + "this store folder was copied (run 'ferry reidentify' on the copy)"
+        case .storage(let message):
+            return message
+        case .invalidLocation(let text, let reason):
+            return "\(text) is not a hub location: \(reason)"
+        case .missingCredentials(let message):
+            return message
+        }
+    }
+}

@@ -1,0 +1,59 @@
+/// What `ferry hub status` shows.
+public struct HubStatus: Sendable {
+    /// One replica as its head describes it.
+    public struct Replica: Sendable {
+        public var replica: ReplicaID
+        public var name: String?
+        /// When it last wrote its head, milliseconds since 1970.
+        public var lastSeen: UInt64
+        /// Milliseconds between its last sync and the newest replica's.
+        public var behindNewest: UInt64
+        public var segments: Int
+        /// Segments its head lists that the hub does not hold (not arrived yet, or lost).
+        public var missingSegments: Int
+        public var changes: Int
+        public var segmentBytes: Int64
+        public var records: Int
+        /// Changes in other replicas' segments it has not read.
+        public var unreadChanges: Int
+    }
+
+    public var descriptor: HubDescriptor
+    public var location: String
+    public var replicas: [Replica] = []
+    public var segmentCount = 0
+    public var snapshotCount = 0
+    /// Bytes of every object under the hub.
+    public var byteCount: Int64 = 0
+    /// Files under `heads/` that Ferry did not write (conflicted copies, placeholders).
+    public var ignored: [String] = []
+    public var unreadable: [String] = []
+    public var requests = 0
+
+    init(descriptor: HubDescriptor, location: String) {
+        self.descriptor = descriptor
+        self.location = location
+    }
+
+    /// The status as JSON, for scripts.
+    public var jsonValue: JSONValue {
+        [
+            "location": .string(location), "hub": .string(descriptor.id.rawValue), "format": .integer(descriptor.format),
+            "created": .string(ISO8601Milliseconds.format(milliseconds: descriptor.created)),
+            "segments": .integer(Int64(segmentCount)), "snapshots": .integer(Int64(snapshotCount)), "bytes": .integer(byteCount),
+            "ignored": .array(ignored.map { .string($0) }), "unreadable": .array(unreadable.map { .string($0) }),
+            "replicas": .array(replicas.map { replica in
+                var value: JSONValue = [
+                    "replica": .string(replica.replica.rawValue),
+                    "lastSeen": .string(ISO8601Milliseconds.format(milliseconds: replica.lastSeen)),
+                    "behindNewestSeconds": .number(Double(replica.behindNewest) / 1000), "segments": .integer(Int64(replica.segments)),
+                    "missingSegments": .integer(Int64(replica.missingSegments)), "changes": .integer(Int64(replica.changes)),
+                    "segmentBytes": .integer(replica.segmentBytes), "records": .integer(Int64(replica.records)),
+                    "unreadChanges": .integer(Int64(replica.unreadChanges)),
+                ]
+                if let name = replica.name { value["name"] = .string(name) }
+                return value
+            }),
+        ]
+    }
+}

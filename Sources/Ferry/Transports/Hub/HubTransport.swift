@@ -1,0 +1,361 @@
+import Foundation
+
+/// Syncs a store with a hub: objects in a folder or under an S3 prefix that any number of
+/// replicas share without a server or a lock (see docs/FORMAT.md, "Hubs").
+///
+/// Each replica writes only its own objects: immutable segments of the changes it brings, and
+/// one head listing them. The hub's knowledge is the union of what the heads list, and its
+/// position, for the engine's checkpoints, is the number of changes in that union: it grows
+/// exactly when the hub gains a change, so "up to date" is decided from the heads alone.
+///
+/// ```swift
+/// let hub = HubTransport(storage: FolderHubStorage(root: "/Users/me/Dropbox/notes-hub"))
+/// let report = try await store.sync(with: hub)
+/// ```
+///
+/// One exchange at a time: the engine calls a transport from one task.
+public final class HubTransport: SyncTransport, @unchecked Sendable {
+    /// Where the hub's objects are.
+    public let storage: any HubStorage
+    private let clock: any WallClock
+
+    /// The syncing store, from ``prepare(for:)``.
+    private var localReplica: ReplicaID?
+    private var localName: String?
+    private var cachePath: String?
+    private var cache = HubCache()
+
+    private var hubID: ReplicaID?
+    /// Every head the hub shows, this store's own included.
+    private var heads: [ReplicaID: HubHead] = [:]
+    private var own: HubHead?
+    private var hubFrontier = ReplicaFrontier(knowledge: VersionVector(), digests: [:])
+    private var total: UInt64 = 0
+    private var reading: HubReading?
+    /// What the local store holds, as far as this exchange saw (for the head's `read`).
+    private var localKnowledge: VersionVector?
+    private var collectedNotes: [String] = []
+
+    /// A transport to the hub kept in `storage`.
+    /// - Parameter clock: the time written into this replica's head.
+    public init(storage: any HubStorage, clock: any WallClock = SystemClock()) {
+        self.storage = storage
+        self.clock = clock
+    }
+
+    /// A transport to a hub folder.
+    public convenience init(folder: String) {
+        self.init(storage: FolderHubStorage(root: folder))
+    }
+
+    public var peerDescription: String { storage.location }
+    public var notes: [String] { storage.notices + collectedNotes }
+    public var requestCount: Int? { storage.requestCount }
+
+    public func prepare(for store: Store) {
+        localReplica = store.replicaID
+        localName = store.manifest.name
+        cachePath = HubCache.path(for: storage.location, in: StoreLayout(root: store.path))
+    }
+
+    /// The hash standing for the hub's position `p`: a hub has no single journal, so a
+    /// checkpoint is bound to the hub's id and the number of changes it held.
+    private func positionHash(_ position: UInt64) -> SHA256Digest {
+        SHA256.hash(Array("ferry-hub \(hubID?.rawValue ?? "") \(position)".utf8))
+    }
+
+    private func hub<T>(_ operation: () async throws(HubError) -> T) async throws(SyncError) -> T {
+        do { return try await operation() } catch { throw .hub(error) }
+    }
+
+    public func open() async throws(SyncError) -> PeerInfo {
+        guard let localReplica else { throw .transport("\(storage.location): the hub transport was opened without a store") }
+        if let cachePath, let loaded = HubCache.load(from: cachePath, location: storage.location) { cache = loaded }
+        collectedNotes = []
+        reading = nil
+        localKnowledge = nil
+        // One listing: the descriptor and every head (both keys start with "h"; segments and
+        // snapshots do not), with tags that say which changed since the last sync.
+        let objects = try await hub { () async throws(HubError) in try await storage.list(prefix: "h") }
+        var descriptorObject: HubObject?
+        var headObjects: [ReplicaID: HubObject] = [:]
+        var ignored: [String] = []
+        for object in objects {
+            if object.key == HubDescriptor.key {
+                descriptorObject = object
+            } else if object.key.hasPrefix("heads/") {
+                let name = object.key.dropFirst("heads/".count)
+                if name.hasSuffix(".json"), let replica = ReplicaID(String(name.dropLast(5))), HubHead.key(of: replica) == object.key {
+                    headObjects[replica] = object
+                } else {
+                    ignored.append(object.key)  // a conflicted copy, a placeholder, a stray file
+                }
+            }
+        }
+        if !ignored.isEmpty {
+            collectedNotes.append(
+                "ignored \(ignored.count) file\(ignored.count == 1 ? "" : "s") that Ferry did not write (\(ignored.prefix(3).joined(separator: ", ")))")
+        }
+        guard let descriptorObject else { throw .hub(.noHub(location: storage.location)) }
+        if let id = cache.hub, cache.descriptorTag == descriptorObject.tag {
+            hubID = id
+        } else {
+            guard let fetched = try await hub({ () async throws(HubError) in try await storage.get(HubDescriptor.key) }) else {
+                throw .hub(.noHub(location: storage.location))
+            }
+            let descriptor = try await hub { () throws(HubError) in try HubDescriptor(bytes: fetched.bytes, location: storage.location) }
+            if cache.hub != descriptor.id { cache = HubCache() }  // another hub at this location now
+            cache.hub = descriptor.id
+            cache.descriptorTag = fetched.tag
+            hubID = descriptor.id
+        }
+
+        heads = [:]
+        own = nil
+        for (replica, object) in headObjects.sorted(by: { $0.key.rawValue < $1.key.rawValue }) {
+            if let cached = cache.heads[replica], cached.tag == object.tag {
+                heads[replica] = cached.head
+                continue
+            }
+            let key = HubHead.key(of: replica)
+            let fetched = try await hub { () async throws(HubError) in try await storage.get(key) }
+            guard let fetched else {
+                if let cached = cache.heads[replica] { heads[replica] = cached.head }
+                continue
+            }
+            do {
+                let head = try HubHead(bytes: fetched.bytes, key: key, expected: replica, location: storage.location)
+                if replica == localReplica, cache.heads[replica] != nil, !cache.ownHeadHashes.contains(SHA256.hash(fetched.bytes)) {
+                    throw SyncError.hub(.foreignHeadWrite(location: storage.location, replica: replica))
+                }
+                heads[replica] = head
+                cache.heads[replica] = (fetched.tag, head)
+            } catch let error as SyncError {
+                throw error
+            } catch let error as HubError {
+                if case .unsupportedFormat = error { throw SyncError.hub(error) }
+                // Half written by a copying tool, or damaged: the last good copy, or nothing yet.
+                if let cached = cache.heads[replica] {
+                    heads[replica] = cached.head
+                    collectedNotes.append("\(key) could not be read (\(error)); used the copy read at the last sync")
+                } else {
+                    collectedNotes.append("\(key) could not be read (\(error)); its changes are left for the next sync")
+                }
+            } catch {
+                collectedNotes.append("\(key) could not be read (\(error))")
+            }
+        }
+        for replica in cache.heads.keys where headObjects[replica] == nil {
+            cache.heads[replica] = nil
+            if replica == localReplica {
+                collectedNotes.append("this replica's head was missing from the hub; it is written anew")
+            }
+        }
+        own = heads[localReplica] ?? HubHead(replica: localReplica, name: localName, updated: clock.milliseconds())
+        recomputeFrontier()
+        saveCache(durable: false)
+        let latest = heads.values.map(\.latestModification).max() ?? .zero
+        return PeerInfo(
+            replica: hubID ?? localReplica, name: "hub", format: StoreManifest.currentFormat,
+            head: StoreHead(sequence: total, hash: positionHash(total), latestModification: latest))
+    }
+
+    /// The union of what the heads list: for each origin, its highest counter and that change's digest.
+    private func recomputeFrontier() {
+        var counters: [ReplicaID: UInt64] = [:]
+        var digests: [ReplicaID: SHA256Digest] = [:]
+        for head in heads.values {
+            for segment in head.segments {
+                for (origin, range) in segment.origins where range.last > counters[origin, default: 0] {
+                    counters[origin] = range.last
+                    digests[origin] = range.lastDigest
+                }
+            }
+        }
+        hubFrontier = ReplicaFrontier(knowledge: VersionVector(counters), digests: digests)
+        total = counters.values.reduce(0, +)
+    }
+
+    private func saveCache(durable: Bool) {
+        guard let cachePath else { return }
+        cache.save(to: cachePath, location: storage.location, durable: durable)
+    }
+
+    public func close() async {
+        saveCache(durable: false)
+        reading = nil
+    }
+
+    public func knowledge() async throws(SyncError) -> VersionVector { hubFrontier.knowledge }
+
+    public func frontier() async throws(SyncError) -> ReplicaFrontier { hubFrontier }
+
+    public func liveRecordCount() async throws(SyncError) -> Int {
+        heads.values.map(\.recordCount).max() ?? 0
+    }
+
+    public func entryHash(at sequence: UInt64) async throws(SyncError) -> SHA256Digest? {
+        sequence <= total ? positionHash(sequence) : nil
+    }
+
+    /// The changes the store lacks, read segment by segment from the heads that list them. The
+    /// position is not used: the hub has no single order, so `knowledge` says what to send.
+    public func changes(after position: UInt64, excluding knowledge: VersionVector, limit: Int) async throws(SyncError) -> ChangeBatch {
+        if reading?.basis != knowledge {
+            var planned: [(replica: ReplicaID, segment: HubHead.Segment)] = []
+            for (replica, head) in heads {
+                for segment in head.segments where segment.hasChanges(beyond: knowledge) { planned.append((replica, segment)) }
+            }
+            // Roughly in the order they were written: a change waits less for the one before it.
+            planned.sort { ($0.segment.number, $0.replica.rawValue) < ($1.segment.number, $1.replica.rawValue) }
+            reading = HubReading(basis: knowledge, plan: planned)
+        }
+        guard var reading else { return ChangeBatch(changes: [], through: total, head: total) }
+        var batch: [Change] = []
+        while batch.count < max(1, limit), let (replica, segment) = reading.nextSegment() {
+            let key = HubHead.segmentKey(replica: replica, number: segment.number, hash: segment.hash)
+            let name = "segment \(segment.number) of replica \(replica.short)"
+            guard let fetched = try await hub({ () async throws(HubError) in try await storage.get(key) }) else {
+                collectedNotes.append("\(name) has not arrived yet; its changes are left for the next sync")
+                continue
+            }
+            do {
+                let decoded = try HubSegment.decode(fetched.bytes, expected: segment, replica: replica, key: key, location: storage.location)
+                for change in decoded.changes { reading.offer(change, into: &batch) }
+            } catch {
+                collectedNotes.append("\(name) is incomplete or altered (\(error)); its changes are left for the next sync")
+            }
+        }
+        let through = reading.reached.sortedCounters.reduce(UInt64(0)) { $0 + min($1.1, hubFrontier.knowledge[$1.0]) }
+        let finished = reading.isFinished
+        if finished, reading.waiting > 0 {
+            collectedNotes.append(
+                "\(reading.waiting) change\(reading.waiting == 1 ? "" : "s") wait for earlier ones that have not arrived; left for the next sync")
+        }
+        localKnowledge = reading.reached
+        self.reading = reading
+        return ChangeBatch(changes: batch, through: through, head: finished ? through : max(total, through + 1))
+    }
+
+    /// Writes `changes` as a new segment of this replica, then its head naming it.
+    public func push(_ changes: [Change], maximumSkew: UInt64) async throws(SyncError) -> ReceiveResult {
+        guard let localReplica, var head = own else { throw .transport("\(storage.location): the hub is not open") }
+        var result = ReceiveResult()
+        result.headBefore = total
+        guard !changes.isEmpty else {
+            result.headAfter = total
+            result.hashAfter = positionHash(total)
+            return result
+        }
+        let number = UInt64(head.segments.count + 1)
+        let encoded = HubSegment.encode(changes, replica: localReplica, number: number, previous: head.segments.last?.hash ?? .zero)
+        let key = head.key(of: encoded.segment)
+        do {
+            _ = try await storage.put(key, encoded.bytes, createOnly: true)
+        } catch {
+            // Its name is its content's hash: one already there is this very segment, written
+            // by a push that stopped before its head.
+            guard case .alreadyExists = error else { throw .hub(error) }
+        }
+        head.segments.append(encoded.segment)
+        head.latestModification = max(head.latestModification, encoded.latest)
+        try await writeOwnHead(head)
+        var frontier = hubFrontier
+        for change in changes {
+            if frontier.admit(change, ownReplica: hubID ?? localReplica) == .next { result.applied += 1 } else { result.alreadyKnown += 1 }
+        }
+        recomputeFrontier()
+        if var known = localKnowledge {
+            for change in changes where change.counter > known[change.origin] { known = known.merged(with: VersionVector([change.origin: change.counter])) }
+            localKnowledge = known
+        }
+        result.headAfter = total
+        result.hashAfter = positionHash(total)
+        return result
+    }
+
+    /// Writes this replica's head: its hash is noted durably first, so a head this store wrote
+    /// is never taken for a copy's after a crash between the two.
+    private func writeOwnHead(_ newHead: HubHead) async throws(SyncError) {
+        guard let localReplica else { return }
+        var head = newHead
+        head.updated = max(head.updated, clock.milliseconds())
+        head.name = localName
+        let bytes = head.bytes
+        cache.ownHeadHashes.append(SHA256.hash(bytes))
+        saveCache(durable: true)
+        let tag = try await hub { () async throws(HubError) in try await storage.put(HubHead.key(of: localReplica), bytes, createOnly: false) }
+        own = head
+        heads[localReplica] = head
+        cache.heads[localReplica] = (tag, head)
+        saveCache(durable: false)
+    }
+
+    public func saveCheckpoint(_ checkpoint: SyncCheckpoint) async throws(SyncError) {
+        try await saveCheckpoint(checkpoint, localRecordCount: own?.recordCount ?? 0)
+    }
+
+    /// Updates this replica's head: when it synced, its record count, and how many segments
+    /// of every other replica it has read in full (what `hub compact` may collect).
+    public func saveCheckpoint(_ checkpoint: SyncCheckpoint, localRecordCount: Int) async throws(SyncError) {
+        guard var head = own else { return }
+        head.recordCount = localRecordCount
+        if let known = localKnowledge {
+            for (replica, other) in heads where replica != localReplica {
+                let read = other.segments.prefix { segment in !segment.hasChanges(beyond: known) }.count
+                head.read[replica] = max(head.read[replica] ?? 0, UInt64(read))
+            }
+        }
+        try await writeOwnHead(head)
+    }
+}
+
+/// The progress of one pull from a hub: which segments remain, what the store holds so far,
+/// and the changes that arrived before the ones they follow.
+struct HubReading {
+    /// The knowledge the plan was made for.
+    let basis: VersionVector
+    private let plan: [(replica: ReplicaID, segment: HubHead.Segment)]
+    private var next = 0
+    /// The store's knowledge with what this reading has handed out.
+    private(set) var reached: VersionVector
+    /// Changes that came before their predecessor, by origin and counter.
+    private var early: [ReplicaID: [UInt64: Change]] = [:]
+
+    init(basis: VersionVector, plan: [(replica: ReplicaID, segment: HubHead.Segment)]) {
+        self.basis = basis
+        self.plan = plan
+        self.reached = basis
+    }
+
+    var isFinished: Bool { next >= plan.count }
+
+    /// Changes still waiting for an earlier one.
+    var waiting: Int { early.values.reduce(0) { $0 + $1.count } }
+
+    mutating func nextSegment() -> (ReplicaID, HubHead.Segment)? {
+        guard next < plan.count else { return nil }
+        defer { next += 1 }
+        return (plan[next].replica, plan[next].segment)
+    }
+
+    /// Hands out `change` if it is its origin's next, with any that were waiting for it;
+    /// keeps it if it came early; drops it if the store has it.
+    mutating func offer(_ change: Change, into batch: inout [Change]) {
+        let origin = change.origin
+        var held = reached[origin]
+        guard change.counter > held else { return }
+        guard change.counter == held + 1 else {
+            early[origin, default: [:]][change.counter] = change
+            return
+        }
+        batch.append(change)
+        held += 1
+        while let following = early[origin]?.removeValue(forKey: held + 1) {
+            batch.append(following)
+            held += 1
+        }
+        if early[origin]?.isEmpty == true { early[origin] = nil }
+        reached = reached.merged(with: VersionVector([origin: held]))
+    }
+}

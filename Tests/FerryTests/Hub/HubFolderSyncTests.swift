@@ -1,0 +1,312 @@
+import Foundation
+import Testing
+import FerryTestSupport
+@testable import Ferry
+
+/// Syncing through a hub folder: replicas that never meet converge through it, a sync with
+/// nothing new reads no segment, and what a cloud drive does to a folder (late, half-written
+/// and doubled files, a folder that is gone) never reads as a deletion.
+@Suite struct HubFolderSyncTests {
+    static let notes = try! EntityName("Note")
+
+    func makeHub(_ directory: TemporaryDirectory, _ name: String = "hub") async throws -> String {
+        let path = directory.subpath(name)
+        try await Hub.create(in: FolderHubStorage(root: path))
+        return path
+    }
+
+    func makeStore(_ directory: TemporaryDirectory, _ name: String) throws -> Store {
+        try Store.create(at: directory.subpath(name), name: name)
+    }
+
+    func sync(_ store: Store, _ hub: String, policy: ConflictPolicy = .keepBoth, force: Bool = false) async throws -> SyncReport {
+        var options = SyncOptions(policy: policy)
+        options.force = force
+        return try await store.sync(with: HubTransport(folder: hub), options: options)
+    }
+
+    func key(_ id: String) -> RecordKey { RecordKey(entity: Self.notes, id: try! RecordID(id)) }
+
+    /// Every file of a folder with its bytes, for "exactly as it was".
+    func snapshot(_ path: String) throws -> [String: [UInt8]] {
+        var files: [String: [UInt8]] = [:]
+        let enumerator = FileManager.default.enumerator(atPath: path)
+        while let relative = enumerator?.nextObject() as? String {
+            var isDirectory: ObjCBool = false
+            if FileManager.default.fileExists(atPath: path + "/" + relative, isDirectory: &isDirectory), !isDirectory.boolValue,
+                !relative.hasPrefix(".ferry/lock")
+            {
+                files[relative] = try FileSystem.readFile(path + "/" + relative)
+            }
+        }
+        return files
+    }
+
+    @Test func fourReplicasSyncingConcurrentlyConverge() async throws {
+        let directory = try TemporaryDirectory()
+        let hub = try await makeHub(directory)
+        let stores = try ["laptop", "phone", "desk", "tablet"].map { try makeStore(directory, $0) }
+        for (index, store) in stores.enumerated() {
+            for n in 0..<20 { try store.put(["by": .string(store.manifest.name ?? ""), "n": .integer(Int64(n))], entity: Self.notes, id: RecordID("\(index)-\(n)")) }
+            try store.put(["shared": .integer(Int64(index))], entity: Self.notes, id: RecordID("shared"))
+        }
+        // Everyone at once, twice: no lock, each writes only its own objects.
+        for _ in 0..<2 {
+            try await withThrowingTaskGroup(of: Void.self) { group in
+                for store in stores { group.addTask { _ = try await self.sync(store, hub) } }
+                try await group.waitForAll()
+            }
+        }
+        for store in stores { _ = try await sync(store, hub) }
+        let first = try ReplicaState(stores[0])
+        #expect(first.records.count == 81)
+        #expect(first.conflicts[key("shared")] != nil, "four concurrent versions of one record are a conflict")
+        for store in stores.dropFirst() {
+            let state = try ReplicaState(store)
+            #expect(state == first, "\(store.manifest.name ?? ""): \(state.differences(from: first).prefix(5))")
+        }
+        for store in stores { #expect(try StoreVerifier(path: store.path).verify().isClean) }
+    }
+
+    @Test(arguments: [UInt64(1), 2, 3, 4, 5])
+    func randomEditsAndSyncsConverge(seed: UInt64) async throws {
+        var random = SeededRandom(seed: seed)
+        let directory = try TemporaryDirectory()
+        let hub = try await makeHub(directory)
+        let stores = try (0..<4).map { try makeStore(directory, "r\($0)") }
+        let ids = (0..<10).map { "k\($0)" }
+        for _ in 0..<12 {
+            let store = stores.randomElement(using: &random)!
+            for _ in 0..<Int.random(in: 1...4, using: &random) {
+                let id = try RecordID(ids.randomElement(using: &random)!)
+                if Bool.random(using: &random), try store.get(entity: Self.notes, id: id) != nil {
+                    try store.delete(entity: Self.notes, id: id)
+                } else {
+                    try store.put(["v": .integer(Int64.random(in: 0...1000, using: &random))], entity: Self.notes, id: id)
+                }
+            }
+            let policy = [ConflictPolicy.keepBoth, .lastWriterWins].randomElement(using: &random)!
+            // Random deletes of a few records are "mass deletions" of a small store: allowed here.
+            _ = try await sync(stores.randomElement(using: &random)!, hub, policy: policy, force: true)
+        }
+        // Until a whole round moves nothing.
+        var rounds = 0
+        while rounds < 6 {
+            rounds += 1
+            var moved = 0
+            for store in stores {
+                let report = try await sync(store, hub, force: true)
+                moved += report.pulled + report.pushed
+            }
+            if moved == 0 { break }
+        }
+        let first = try ReplicaState(stores[0])
+        for store in stores.dropFirst() {
+            let state = try ReplicaState(store)
+            #expect(state == first, "seed \(seed): \(state.differences(from: first).prefix(5))")
+        }
+    }
+
+    @Test func syncWithNothingNewMakesOneRequestAndReadsNoSegment() async throws {
+        let directory = try TemporaryDirectory()
+        let hub = try await makeHub(directory)
+        let a = try makeStore(directory, "a")
+        let b = try makeStore(directory, "b")
+        try a.put(["v": 1], entity: Self.notes, id: RecordID("x"))
+        #expect(try await sync(a, hub).plan == .fullPush)
+        #expect(try await sync(b, hub).plan == .fullPull)
+        _ = try await sync(a, hub)  // sees b's head once
+        let again = try await sync(a, hub)
+        #expect(again.plan == .upToDate)
+        #expect(again.requests == 1, "a sync with nothing new lists the heads and reads nothing: \(again.requests ?? -1)")
+        // An incremental pull reads only the new segment.
+        try b.put(["v": 2], entity: Self.notes, id: RecordID("y"))
+        _ = try await sync(b, hub)
+        let incremental = try await sync(a, hub)
+        #expect(incremental.plan == .incremental)
+        #expect(incremental.pulled == 1)
+        // list, b's head, its new segment, then a's head written with what it read.
+        #expect(incremental.requests == 4, "\(incremental.requests ?? -1) requests")
+    }
+
+    @Test func lostCacheIsRebuiltFromTheHeadsWithoutAResync() async throws {
+        let directory = try TemporaryDirectory()
+        let hub = try await makeHub(directory)
+        let a = try makeStore(directory, "a")
+        let b = try makeStore(directory, "b")
+        try a.put(["v": 1], entity: Self.notes, id: RecordID("x"))
+        _ = try await sync(a, hub)
+        _ = try await sync(b, hub)
+        _ = try await sync(a, hub)
+        try FileManager.default.removeItem(atPath: StoreLayout(root: a.path).hubs)
+        let report = try await sync(a, hub)
+        #expect(report.plan == .upToDate)
+        #expect(report.pulled == 0 && report.pushed == 0)
+        #expect(report.requests == 4, "list, descriptor and both heads: \(report.requests ?? -1)")
+        #expect(try await sync(a, hub).requests == 1)
+    }
+
+    @Test func segmentsAreNeverRewrittenOnlyTheReplicasOwnHeadChanges() async throws {
+        let directory = try TemporaryDirectory()
+        let hub = try await makeHub(directory)
+        let a = try makeStore(directory, "a")
+        let b = try makeStore(directory, "b")
+        var seen: [String: String] = [:]
+        let storage = FolderHubStorage(root: hub)
+        for round in 0..<4 {
+            try a.put(["round": .integer(Int64(round))], entity: Self.notes, id: RecordID("a\(round)"))
+            try b.put(["round": .integer(Int64(round))], entity: Self.notes, id: RecordID("b\(round)"))
+            _ = try await sync(a, hub)
+            _ = try await sync(b, hub)
+            for object in try await storage.list(prefix: "") where !object.key.hasPrefix("heads/") {
+                if let tag = seen[object.key] { #expect(tag == object.tag, "\(object.key) was rewritten") }
+                seen[object.key] = object.tag
+            }
+        }
+        #expect(seen.keys.filter { $0.hasPrefix("segments/") }.count >= 8)
+    }
+
+    @Test func locationWithoutAHubIsAnErrorThatSuggestsInitAndChangesNothing() async throws {
+        let directory = try TemporaryDirectory()
+        let a = try makeStore(directory, "a")
+        try a.put(["v": 1], entity: Self.notes, id: RecordID("x"))
+        let before = try snapshot(a.path)
+        let empty = directory.subpath("empty")
+        try FileManager.default.createDirectory(atPath: empty, withIntermediateDirectories: true)
+        await #expect(throws: SyncError.hub(.noHub(location: empty))) { _ = try await sync(a, empty) }
+        #expect(SyncError.hub(.noHub(location: empty)).description.contains("ferry hub init"))
+        let missing = directory.subpath("not-mounted/hub")
+        await #expect(throws: SyncError.hub(.missingRoot(location: missing))) { _ = try await sync(a, missing) }
+        #expect(!FileManager.default.fileExists(atPath: missing), "a missing hub is never created by a sync")
+        #expect(try snapshot(a.path) == before)
+        // A hub of a newer format.
+        let newer = try await makeHub(directory, "newer")
+        try Array(#"{"ferry-hub": 2, "id": "0123456789abcdef0123456789abcdef"}"#.utf8).write(to: newer + "/hub.json")
+        await #expect(throws: SyncError.hub(.unsupportedFormat(location: newer, found: 2))) { _ = try await sync(a, newer) }
+        // hub init refuses a folder that holds something else, and a hub.
+        await #expect(throws: HubError.notEmpty(location: a.path, example: "ferry.json")) {
+            _ = try await Hub.create(in: FolderHubStorage(root: a.path))
+        }
+        await #expect(throws: HubError.alreadyExists(location: newer)) { _ = try await Hub.create(in: FolderHubStorage(root: newer)) }
+    }
+
+    @Test func missingHubRootIsAPausedSyncNeverADeletion() async throws {
+        let directory = try TemporaryDirectory()
+        let hub = try await makeHub(directory)
+        let a = try makeStore(directory, "a")
+        let b = try makeStore(directory, "b")
+        for n in 0..<5 { try a.put(["n": .integer(Int64(n))], entity: Self.notes, id: RecordID("r\(n)")) }
+        _ = try await sync(a, hub)
+        _ = try await sync(b, hub)
+        try FileManager.default.moveItem(atPath: hub, toPath: hub + "-unmounted")
+        let before = try snapshot(b.path)
+        await #expect(throws: SyncError.hub(.missingRoot(location: hub))) { _ = try await sync(b, hub) }
+        #expect(try snapshot(b.path) == before)
+        #expect(b.recordCount == 5)
+        try FileManager.default.moveItem(atPath: hub + "-unmounted", toPath: hub)
+        #expect(try await sync(b, hub).plan == .upToDate)
+    }
+
+    @Test func staleReplicaNeverResurrectsADeletedRecord() async throws {
+        let directory = try TemporaryDirectory()
+        let hub = try await makeHub(directory)
+        let a = try makeStore(directory, "a")
+        let stale = try makeStore(directory, "stale")
+        try a.put(["v": 1], entity: Self.notes, id: RecordID("doomed"))
+        for n in 0..<3 { try a.put(["n": .integer(Int64(n))], entity: Self.notes, id: RecordID("kept\(n)")) }
+        _ = try await sync(a, hub)
+        _ = try await sync(stale, hub)
+        #expect(try stale.get(entity: Self.notes, id: RecordID("doomed")) == ["v": 1])
+        try a.delete(entity: Self.notes, id: RecordID("doomed"))
+        _ = try await sync(a, hub)
+        // The stale replica comes back after a long time, holding the old version.
+        try stale.put(["v": 1], entity: Self.notes, id: RecordID("other"))
+        _ = try await sync(stale, hub)
+        _ = try await sync(a, hub)
+        #expect(try stale.get(entity: Self.notes, id: RecordID("doomed")) == nil)
+        #expect(try a.get(entity: Self.notes, id: RecordID("doomed")) == nil)
+        #expect(try a.get(entity: Self.notes, id: RecordID("other")) == ["v": 1])
+    }
+
+    /// Two copies of one hub folder, kept in step by a copying tool that is late, copies in
+    /// any order, leaves files half written and adds "conflicted copy" files.
+    @Test func cloudDriveCopiesThatAreLateHalfWrittenOrDoubledAreNotArrivedYet() async throws {
+        let directory = try TemporaryDirectory()
+        let here = try await makeHub(directory, "drive-here")
+        let there = directory.subpath("drive-there")
+        try FileManager.default.copyItem(atPath: here, toPath: there)
+        let a = try makeStore(directory, "a")
+        let b = try makeStore(directory, "b")
+        for n in 0..<10 { try a.put(["n": .integer(Int64(n))], entity: Self.notes, id: RecordID("a\(n)")) }
+        try b.put(["n": 0], entity: Self.notes, id: RecordID("b0"))
+        _ = try await sync(a, here)
+        _ = try await sync(b, there)
+        let aHead = HubHead.key(of: a.replicaID)
+        let aSegments = try FileManager.default.contentsOfDirectory(atPath: here + "/segments/" + a.replicaID.rawValue)
+        #expect(aSegments.count == 1)
+        let segment = "segments/\(a.replicaID.rawValue)/\(aSegments[0])"
+
+        // The head arrives first, the segment not at all.
+        try FileManager.default.createDirectory(atPath: there + "/heads", withIntermediateDirectories: true)
+        try FileManager.default.copyItem(atPath: here + "/" + aHead, toPath: there + "/" + aHead)
+        var report = try await sync(b, there)
+        #expect(report.pulled == 0)
+        #expect(report.notes.contains { $0.contains("has not arrived yet") }, "\(report.notes)")
+        #expect(b.recordCount == 1)
+
+        // Then half of it, and the tools' own files beside it.
+        let full = try FileSystem.readFile(here + "/" + segment)
+        try FileManager.default.createDirectory(atPath: FileSystem.parentPath(of: there + "/" + segment), withIntermediateDirectories: true)
+        try Array(full.prefix(full.count / 2)).write(to: there + "/" + segment)
+        try Array("{}".utf8).write(to: there + "/heads/\(a.replicaID.rawValue) (conflicted copy 2026-11-25).json")
+        try Array("x".utf8).write(to: there + "/heads/\(a.replicaID.rawValue).sync-conflict-20261125-120000-ABCDEF.json")
+        try Array("x".utf8).write(to: there + "/heads/.\(a.replicaID.rawValue).json.icloud")
+        report = try await sync(b, there)
+        #expect(report.pulled == 0)
+        #expect(report.notes.contains { $0.contains("incomplete or altered") }, "\(report.notes)")
+        #expect(report.notes.contains { $0.contains("ignored 2 files") }, "\(report.notes)")
+        #expect(b.recordCount == 1)
+
+        // The rest arrives: everything comes through.
+        try full.write(to: there + "/" + segment)
+        report = try await sync(b, there)
+        #expect(report.pulled == 10)
+        #expect(b.recordCount == 11)
+
+        // And back the other way: b's objects copied into a's folder.
+        for relative in try FileManager.default.subpathsOfDirectory(atPath: there)
+        where relative.contains(b.replicaID.rawValue) && !relative.contains("conflict") && relative.hasSuffix(".seg") || relative == HubHead.key(of: b.replicaID) {
+            try FileManager.default.createDirectory(atPath: FileSystem.parentPath(of: here + "/" + relative), withIntermediateDirectories: true)
+            try? FileManager.default.removeItem(atPath: here + "/" + relative)
+            try FileManager.default.copyItem(atPath: there + "/" + relative, toPath: here + "/" + relative)
+        }
+        _ = try await sync(a, here)
+        #expect(try ReplicaState(a) == ReplicaState(b))
+    }
+
+    @Test func aCopiedStoreWritingTheSameHeadIsStopped() async throws {
+        let directory = try TemporaryDirectory()
+        let hub = try await makeHub(directory)
+        let a = try makeStore(directory, "a")
+        try a.put(["v": 1], entity: Self.notes, id: RecordID("x"))
+        _ = try await sync(a, hub)
+        a.close()
+        try FileManager.default.copyItem(atPath: a.path, toPath: directory.subpath("copy"))
+        let original = try Store.open(at: a.path)
+        let copy = try Store.open(at: directory.subpath("copy"))
+        try copy.put(["v": "copy"], entity: Self.notes, id: RecordID("y"))
+        _ = try await sync(copy, hub)
+        try original.put(["v": "original"], entity: Self.notes, id: RecordID("z"))
+        let before = try snapshot(original.path)
+        await #expect(throws: SyncError.hub(.foreignHeadWrite(location: hub, replica: original.replicaID))) {
+            _ = try await sync(original, hub)
+        }
+        #expect(try snapshot(original.path).filter { !$0.key.hasPrefix(".ferry/hubs") } == before.filter { !$0.key.hasPrefix(".ferry/hubs") })
+    }
+}
+
+extension Array where Element == UInt8 {
+    fileprivate func write(to path: String) throws {
+        try Data(self).write(to: URL(fileURLWithPath: path))
+    }
+}
