@@ -23,6 +23,7 @@ enum FerryCommand {
             CommitCommand.self,
             ReidentifyCommand.self,
             SyncCommand.self,
+            HubCommand.self,
             ServeCommand.self,
             ConflictsCommand.self,
             ResolveCommand.self,

@@ -10,7 +10,8 @@ extension SyncPeer {
     ///   - s3: how to reach an `s3://` hub; `nil` reads it from the process's environment and
     ///     `~/.aws` as the AWS CLI does (``S3Configuration/fromEnvironment(_:endpoint:)``).
     public func makeTransport(
-        options: StoreOptions = StoreOptions(), httpClient: (any HTTPClient)?, handEdits: FolderTransport.HandEdits = .leave
+        options: StoreOptions = StoreOptions(), httpClient: (any HTTPClient)?, handEdits: FolderTransport.HandEdits = .leave,
+        s3: S3Configuration? = nil
     ) throws(SyncError) -> any SyncTransport {
         switch self {
         case .folder(let path):
@@ -23,7 +24,16 @@ extension SyncPeer {
         case .hubFolder(let path):
             return HubTransport(folder: path)
         case .s3(let location):
-            throw .transport("\(location): S3 is not built yet")
+            guard let httpClient else {
+                throw .transport("\(location): this program has no HTTP client (link FerryURLSession)")
+            }
+            let configuration: S3Configuration
+            if let s3 {
+                configuration = s3
+            } else {
+                do { configuration = try S3Configuration.fromEnvironment(ProcessInfo.processInfo.environment) } catch { throw .hub(error) }
+            }
+            return HubTransport(storage: S3HubStorage(location: location, client: S3Client(configuration: configuration, httpClient: httpClient)))
         }
     }
 }

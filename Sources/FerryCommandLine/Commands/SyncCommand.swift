@@ -6,7 +6,7 @@ import Foundation
 enum SyncCommand: Command {
     static let spec = CommandSpec(
         name: "sync",
-        abstract: "Sync a store with a peer store folder or a 'ferry serve' URL.",
+        abstract: "Sync a store with a peer: a store folder, a hub (folder or s3://) or a 'ferry serve' URL.",
         discussion: """
             Pulls the peer's changes, resolves conflicts by the policy, pushes this store's changes, and \
             records a checkpoint last, so an interrupted sync can simply run again. The plan is one of \
@@ -19,13 +19,17 @@ enum SyncCommand: Command {
             without journaling that content first, so an edit becomes a change or a conflict, never a loss.
             The first sync of two non-empty stores that never met merges them; it says so, with how many \
             records each side brings (--dry-run shows it first).
+            A hub ('ferry hub init') is a folder or an s3:// prefix that any number of replicas sync with \
+            concurrently, with no server and no lock; S3 settings follow the AWS CLI (see 'ferry hub --help').
              ferry sync ./laptop /media/usb/data
+             ferry sync ./laptop ~/Dropbox/notes-hub
+             ferry sync ./laptop s3://team-bucket/notes --endpoint http://127.0.0.1:8333
              ferry sync ./laptop http://127.0.0.1:8080/alice --token $TOKEN
              ferry sync ./laptop /media/usb/data --watch --interval 30
             """,
         arguments: [
             .required("store", help: "The local store directory."),
-            .required("peer", help: "A peer store directory, or http(s)://host:port/<name>."),
+            .required("peer", help: "A peer store directory, a hub folder, s3://bucket/prefix, or http(s)://host:port/<name>."),
         ],
         options: [
             .flag("dry-run", help: "Print the plan and the counts; change nothing."),
@@ -39,6 +43,7 @@ enum SyncCommand: Command {
             .flag("pull-only", help: "Only bring the peer's changes here; write nothing to the peer (read-only tokens)."),
             .flag("push-only", help: "Only send this store's changes; change nothing here (a one-way mirror)."),
             .value("token", valueName: "token", help: "Bearer token for an HTTP peer (default: $FERRY_TOKEN)."),
+            .value("endpoint", valueName: "url", help: "The S3 endpoint of an s3:// hub (default: $AWS_ENDPOINT_URL_S3, $AWS_ENDPOINT_URL, AWS)."),
             .flag("watch", help: "Keep syncing when the local store changes and on the interval, until Ctrl-C."),
             .value("interval", valueName: "seconds", help: "With --watch: sync at least this often.", default: "30"),
         ])
@@ -68,15 +73,22 @@ enum SyncCommand: Command {
 
         let token = arguments.option("token") ?? context.environment["FERRY_TOKEN"]
         let peer = try SyncPeer.classify(peerText, token: token, resolvingFolder: context.absolutePath)
-        if case .remote = peer, context.httpClient == nil {
-            guard let handOff = context.handOffRemoteSync else { throw CLIError("\(peerText): this program has no HTTP client") }
-            try handOff()
+        var s3: S3Configuration?
+        switch peer {
+        case .remote, .s3:
+            if context.httpClient == nil {
+                guard let handOff = context.handOffRemoteSync else { throw CLIError("\(peerText): this program has no HTTP client") }
+                try handOff()
+            }
+            if case .s3 = peer { s3 = try S3Configuration.fromEnvironment(context.environment, endpoint: arguments.option("endpoint")) }
+        case .folder, .hubFolder:
+            if arguments.option("endpoint") != nil { throw UsageError("--endpoint is for s3:// hubs; \(peerText) is a folder") }
         }
         let store = try context.openStore(storePath)
         defer { store.close() }
         let runner = SyncRunner(
             store: store, peer: peer, options: options, commitFirst: !arguments.flag("no-commit"), context: context,
-            json: arguments.flag("json"))
+            json: arguments.flag("json"), s3: s3)
         if arguments.flag("watch") {
             return try await runner.watch(interval: interval)
         }
@@ -92,6 +104,7 @@ struct SyncRunner {
     let commitFirst: Bool
     let context: CommandContext
     let json: Bool
+    var s3: S3Configuration?
 
     func once() async throws -> ExitCode {
         let report = try await syncOnce()
@@ -116,7 +129,8 @@ struct SyncRunner {
             for problem in problems { context.stderr.line("warning: \(problem.path): \(problem.reason) (not committed)") }
         }
         let handEdits: FolderTransport.HandEdits = !commitFirst || !options.direction.pushes ? .leave : options.dryRun ? .count : .commit
-        let transport = try peer.makeTransport(options: context.storeOptions(), httpClient: context.httpClient, handEdits: handEdits)
+        let transport = try peer.makeTransport(
+            options: context.storeOptions(), httpClient: context.httpClient, handEdits: handEdits, s3: s3)
         var report = try await SyncEngine(store: store, transport: transport, options: options).run()
         if let found = (transport as? FolderTransport)?.handEditsFound {
             committed += found.edits.count
@@ -151,6 +165,7 @@ struct SyncRunner {
         for key in report.conflicts.prefix(20) { context.stdout.line("  conflict: \(key)  (see 'ferry conflicts')") }
         if report.conflicts.count > 20 { context.stdout.line("  … and \(report.conflicts.count - 20) more") }
         for refusal in report.refusals { context.stdout.line("  would refuse: \(refusal)") }
+        for note in report.notes { context.stderr.line("note: \(note)") }
     }
 
     /// Syncs now, then whenever the local journal grows and at least every `interval` seconds,
