@@ -13,10 +13,14 @@ extension HTTPTransport {
 }
 
 extension SyncPeer {
-    /// Makes the transport that reaches this peer, remote peers through `URLSession`.
-    /// - Parameter options: how a folder peer's store is opened (clock, lock timeout).
-    public func makeTransport(options: StoreOptions = StoreOptions()) throws(SyncError) -> any SyncTransport {
-        if case .remote = self { return try makeTransport(options: options, httpClient: URLSessionHTTPClient()) }
-        return try makeTransport(options: options, httpClient: nil)
+    /// Makes the transport that reaches this peer, remote peers and S3 hubs through `URLSession`.
+    /// - Parameters:
+    ///   - options: how a folder peer's store is opened (clock, lock timeout).
+    ///   - s3: how to reach an `s3://` hub; `nil` reads the AWS CLI's variables and files.
+    public func makeTransport(options: StoreOptions = StoreOptions(), s3: S3Configuration? = nil) throws(SyncError) -> any SyncTransport {
+        switch self {
+        case .remote, .s3: return try makeTransport(options: options, httpClient: URLSessionHTTPClient(), s3: s3)
+        case .folder, .hubFolder: return try makeTransport(options: options, httpClient: nil)
+        }
     }
 }

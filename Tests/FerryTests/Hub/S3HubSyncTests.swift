@@ -1,0 +1,179 @@
+import Foundation
+import Testing
+import FerryTestSupport
+import FerryURLSession
+@testable import Ferry
+
+/// Hubs on a real S3 server: SeaweedFS on loopback, started for each test with ports, data and
+/// credentials of its own. Without `weed` these tests skip with one line saying how to enable
+/// them (`scripts/install-test-tools.sh`); `.ci/run` sets `FERRY_REQUIRE_S3=1`, which makes a
+/// missing `weed` a failure.
+@Suite(.serialized) struct S3HubSyncTests {
+    static let notes = try! EntityName("Note")
+
+    /// A running server with a bucket, or `nil` when the tests are skipped.
+    func server(_ directory: TemporaryDirectory, bucket: String = "hub") async throws -> SeaweedFS? {
+        guard let weed = try SeaweedFS.availableOrSkip() else { return nil }
+        let server = try await SeaweedFS.start(in: directory.subpath("weed"), executable: weed)
+        try await server.createBucket(bucket)
+        return server
+    }
+
+    func storage(_ server: SeaweedFS, _ location: String, configuration: S3Configuration? = nil) throws -> S3HubStorage {
+        S3HubStorage(
+            location: try S3Location(parsing: location),
+            client: S3Client(configuration: configuration ?? server.configuration, httpClient: URLSessionHTTPClient(), retryDelay: 0.05))
+    }
+
+    func sync(_ store: Store, _ server: SeaweedFS, _ location: String = "s3://hub/notes", force: Bool = false) async throws -> SyncReport {
+        var options = SyncOptions()
+        options.force = force
+        return try await store.sync(with: HubTransport(storage: storage(server, location)), options: options)
+    }
+
+    func files(_ path: String) throws -> [String: [UInt8]] {
+        var files: [String: [UInt8]] = [:]
+        for relative in try FileManager.default.subpathsOfDirectory(atPath: path) where !relative.hasPrefix(".ferry/lock") {
+            var isDirectory: ObjCBool = false
+            if FileManager.default.fileExists(atPath: path + "/" + relative, isDirectory: &isDirectory), !isDirectory.boolValue {
+                files[relative] = try FileSystem.readFile(path + "/" + relative)
+            }
+        }
+        return files
+    }
+
+    @Test func fourReplicasConvergeThroughABucketAndObjectsKeepTheirETags() async throws {
+        let directory = try TemporaryDirectory()
+        guard let server = try await server(directory) else { return }
+        defer { server.stop() }
+        try await Hub.create(in: storage(server, "s3://hub/notes"))
+        let stores = try ["laptop", "phone", "desk", "tablet"].map { try Store.create(at: directory.subpath($0), name: $0) }
+        var etags: [String: String] = [:]
+        for round in 0..<3 {
+            for (index, store) in stores.enumerated() {
+                for n in 0..<5 {
+                    try store.put(["round": .integer(Int64(round)), "n": .integer(Int64(n))], entity: Self.notes, id: RecordID("\(index)-\(round)-\(n)"))
+                }
+                try store.put(["by": .integer(Int64(index)), "round": .integer(Int64(round))], entity: Self.notes, id: RecordID("shared"))
+            }
+            try await withThrowingTaskGroup(of: Void.self) { group in
+                for store in stores { group.addTask { _ = try await self.sync(store, server) } }
+                try await group.waitForAll()
+            }
+            for object in try await storage(server, "s3://hub/notes").list(prefix: "") where !object.key.hasPrefix("heads/") {
+                if let etag = etags[object.key] { #expect(etag == object.tag, "\(object.key) was rewritten") }
+                etags[object.key] = object.tag
+            }
+        }
+        // Twice round: the second time every head is as the others last read it.
+        for _ in 0..<2 { for store in stores { _ = try await sync(store, server) } }
+        let first = try ReplicaState(stores[0])
+        #expect(first.records.count == 61)
+        for store in stores.dropFirst() {
+            let state = try ReplicaState(store)
+            #expect(state == first, "\(store.manifest.name ?? ""): \(state.differences(from: first).prefix(5))")
+        }
+        // Nothing new: one ListObjectsV2, however many replicas the hub has.
+        let noOp = try await sync(stores[0], server)
+        #expect(noOp.plan == .upToDate)
+        #expect(noOp.requests == 1)
+    }
+
+    @Test func wrongSecretMissingBucketAndForeignPrefixAreClearErrorsThatChangeNothing() async throws {
+        let directory = try TemporaryDirectory()
+        guard let server = try await server(directory) else { return }
+        defer { server.stop() }
+        try await Hub.create(in: storage(server, "s3://hub/notes"))
+        let store = try Store.create(at: directory.subpath("a"), name: "a")
+        try store.put(["v": 1], entity: Self.notes, id: RecordID("x"))
+        let before = try files(store.path)
+
+        var wrong = server.configuration
+        wrong.credentials.secretAccessKey = "not-the-secret"
+        do {
+            _ = try await store.sync(with: HubTransport(storage: storage(server, "s3://hub/notes", configuration: wrong)))
+            Issue.record("a wrong secret synced")
+        } catch {
+            #expect("\(error)".contains("HTTP 403 SignatureDoesNotMatch"), "\(error)")
+            #expect("\(error)".contains("s3://hub/"), "\(error)")
+        }
+        do {
+            _ = try await sync(store, server, "s3://no-such-bucket/notes")
+            Issue.record("a missing bucket synced")
+        } catch {
+            #expect("\(error)".contains("NoSuchBucket"), "\(error)")
+        }
+        // A prefix with other things in it: not a hub, and hub init will not take it.
+        let other = try storage(server, "s3://hub/photos")
+        _ = try await other.put("holiday.jpg", Array("jpeg".utf8), createOnly: true)
+        await #expect(throws: SyncError.hub(.noHub(location: "s3://hub/photos"))) { _ = try await sync(store, server, "s3://hub/photos") }
+        await #expect(throws: HubError.notEmpty(location: "s3://hub/photos", example: "holiday.jpg")) {
+            _ = try await Hub.create(in: other)
+        }
+        await #expect(throws: SyncError.hub(.noHub(location: "s3://hub/empty"))) { _ = try await sync(store, server, "s3://hub/empty") }
+        #expect(try files(store.path) == before)
+        // And with the right secret it goes through.
+        #expect(try await sync(store, server).pushed == 1)
+    }
+
+    @Test func createOnlyWritesNeverReplaceAnObject() async throws {
+        let directory = try TemporaryDirectory()
+        guard let server = try await server(directory) else { return }
+        defer { server.stop() }
+        let hub = try storage(server, "s3://hub/x")
+        let tag = try await hub.put("segments/a/1.seg", Array("first".utf8), createOnly: true)
+        await #expect(throws: HubError.alreadyExists(location: "s3://hub/x/segments/a/1.seg")) {
+            _ = try await hub.put("segments/a/1.seg", Array("second".utf8), createOnly: true)
+        }
+        let read = try #require(try await hub.get("segments/a/1.seg"))
+        #expect(read.bytes == Array("first".utf8))
+        #expect(read.tag == tag)
+        // Listing follows continuation tokens past 1,000 keys.
+        try await withThrowingTaskGroup(of: Void.self) { group in
+            for batch in 0..<8 {
+                group.addTask {
+                    for n in stride(from: batch, to: 1_050, by: 8) { _ = try await hub.put(String(format: "many/%05d", n), [1], createOnly: true) }
+                }
+            }
+            try await group.waitForAll()
+        }
+        let before = hub.requestCount
+        let listed = try await hub.list(prefix: "many/")
+        #expect(listed.count == 1_050)
+        #expect(listed.map(\.key) == listed.map(\.key).sorted())
+        #expect(hub.requestCount - before == 2, "1,050 keys are two ListObjectsV2 pages")
+    }
+
+    @Test func serverStoppedMidSyncThenBackConvergesWithNothingLostOrDoubled() async throws {
+        let directory = try TemporaryDirectory()
+        guard let server = try await server(directory) else { return }
+        defer { server.stop() }
+        try await Hub.create(in: storage(server, "s3://hub/notes"))
+        let a = try Store.create(at: directory.subpath("a"), name: "a")
+        let b = try Store.create(at: directory.subpath("b"), name: "b")
+        for chunk in 0..<10 {
+            try a.write((0..<300).map { n in .put(RecordKey(entity: Self.notes, id: try! RecordID("r\(chunk)-\(n)")), ["n": .integer(Int64(n))]) })
+        }
+        // A push in small pages, with the server killed while it runs.
+        var options = SyncOptions()
+        options.pageSize = 100
+        let transport = HubTransport(storage: try storage(server, "s3://hub/notes"))
+        let sync = Task { try await a.sync(with: transport, options: options) }
+        while transport.requestCount ?? 0 < 8 { try await Task.sleep(nanoseconds: 2_000_000) }
+        server.kill()
+        do {
+            _ = try await sync.value
+            Issue.record("the sync finished although the server was killed")
+        } catch {
+            #expect("\(error)".contains("s3://hub/"), "\(error)")
+        }
+        try await server.restart()
+        _ = try await self.sync(a, server)
+        _ = try await self.sync(b, server)
+        #expect(b.recordCount == 3_000)
+        #expect(try ReplicaState(a) == ReplicaState(b))
+        #expect(try StoreVerifier(path: b.path).verify().isClean)
+        let again = try await self.sync(a, server)
+        #expect(again.pushed == 0 && again.pulled == 0)
+    }
+}
