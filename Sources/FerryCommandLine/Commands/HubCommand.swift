@@ -83,7 +83,7 @@ enum HubCommand: Command {
         for replica in status.replicas {
             var line = "  \(replica.name ?? replica.replica.short) (\(replica.replica.short)): last sync "
                 + "\(ISO8601Milliseconds.format(milliseconds: replica.lastSeen))"
-            if replica.behindNewest > 0 { line += String(format: ", %.0f s behind the newest", Double(replica.behindNewest) / 1000) }
+            if replica.behindNewest >= 1000 { line += String(format: ", %.0f s behind the newest", Double(replica.behindNewest) / 1000) }
             line += ", \(AuditText.plural(replica.segments, "segment")), \(AuditText.plural(replica.changes, "change")), "
                 + "\(replica.records) records"
             if replica.unreadChanges > 0 { line += ", \(replica.unreadChanges) changes of others not read yet" }

@@ -4,9 +4,11 @@ import Ferry
 extension CommandContext {
     /// Resolves a path given on the command line against the working directory.
     func absolutePath(_ path: String) -> String {
-        if path.hasPrefix("/") { return path }
-        if path == "." { return currentDirectory }
-        return currentDirectory + "/" + path
+        let full = path.hasPrefix("/") ? path : currentDirectory + "/" + path
+        // `./x`, `x/.` and `a//b` name the same folder as `x` and `a/b`, and messages and a
+        // hub's cache key should say it one way ('..' is kept: through a link it means another place).
+        let parts = full.split(separator: "/", omittingEmptySubsequences: true).filter { $0 != "." }
+        return "/" + parts.joined(separator: "/")
     }
 
     /// Store options for this process: warnings go to stderr as one line each; the lock

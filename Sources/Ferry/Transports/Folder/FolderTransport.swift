@@ -43,7 +43,12 @@ public final class FolderTransport: SyncTransport, @unchecked Sendable {
     public func open() async throws(SyncError) -> PeerInfo {
         let layout = StoreLayout(root: path)
         guard FileSystem.isDirectory(layout.root) else {
-            throw .transport("peer \(path) does not exist or is not a folder (is the drive mounted?)")
+            throw .transport("peer \(path) does not exist or is not a folder (is the drive mounted?); nothing was changed")
+        }
+        guard FileSystem.exists(layout.manifest) else {
+            throw .transport(
+                "\(path) is neither a Ferry store (no ferry.json) nor a hub (no hub.json); nothing was changed; "
+                    + "make it a store with 'ferry init \(path)' or a hub with 'ferry hub init \(path)'")
         }
         let store: Store
         do { store = try Store.open(at: path, options: options) } catch { throw .store(error) }

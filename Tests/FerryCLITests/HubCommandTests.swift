@@ -1,0 +1,112 @@
+import Ferry
+import FerryTestSupport
+import Foundation
+import Testing
+
+/// `ferry hub init|status` and `ferry sync` with hub folders and `s3://` hubs, through the binaries.
+@Suite(.serialized) struct HubCommandTests {
+    /// A store's files and bytes; the lock and the derived index (which the hand-edit scan
+    /// before every sync refreshes) aside.
+    func tree(_ path: String) throws -> [String: [UInt8]] {
+        var files: [String: [UInt8]] = [:]
+        for relative in try FileManager.default.subpathsOfDirectory(atPath: path)
+        where !relative.hasPrefix(".ferry/lock") && !relative.hasPrefix(".ferry/index") {
+            var isDirectory: ObjCBool = false
+            if FileManager.default.fileExists(atPath: path + "/" + relative, isDirectory: &isDirectory), !isDirectory.boolValue {
+                files[relative] = try FileSystem.readFile(path + "/" + relative)
+            }
+        }
+        return files
+    }
+
+    @Test func hubFolderFromInitToStatus() throws {
+        let directory = try TemporaryDirectory()
+        let laptop = directory.subpath("laptop")
+        let phone = directory.subpath("phone")
+        let hub = directory.subpath("Dropbox/notes-hub")
+        #expect(try runFerry(["init", laptop, "--name", "laptop"]).exitCode == 0)
+        #expect(try runFerry(["init", phone, "--name", "phone"]).exitCode == 0)
+        #expect(try runFerry(["put", laptop, "Note", "n1", "--json", #"{"t": 1}"#]).exitCode == 0)
+
+        // Before init: a clear error that suggests it, and nothing changes.
+        let before = try tree(laptop)
+        let missing = try runFerry(["sync", laptop, hub])
+        #expect(missing.exitCode != 0)
+        #expect(missing.stderr.contains("does not exist"), "\(missing)")
+        try FileSystem.createDirectories(hub)
+        let empty = try runFerry(["sync", laptop, hub])
+        #expect(empty.exitCode != 0)
+        #expect(empty.stderr.contains("ferry hub init \(hub)"), "\(empty)")
+        #expect(try tree(laptop) == before)
+
+        let created = try runFerry(["hub", "init", hub, "--json"])
+        #expect(created.exitCode == 0, "\(created)")
+        #expect(created.stdout.contains(#""format":1"#))
+        #expect(try runFerry(["hub", "init", hub]).stderr.contains("already holds a Ferry hub"))
+
+        let push = try runFerry(["sync", laptop, hub])
+        #expect(push.exitCode == 0 && push.stdout.hasPrefix("full-push: pulled 0, pushed 1"), "\(push)")
+        let pull = try runFerry(["sync", phone, hub, "--json"])
+        #expect(pull.stdout.contains(#""plan":"full-pull""#) && pull.stdout.contains(#""pulled":1"#), "\(pull)")
+        #expect(try runFerry(["get", phone, "Note", "n1"]).stdout.contains(#""t": 1"#))
+        _ = try runFerry(["sync", laptop, hub])
+        let noOp = try runFerry(["sync", laptop, hub, "--json"])
+        #expect(noOp.stdout.contains(#""plan":"up-to-date""#) && noOp.stdout.contains(#""requests":1"#), "\(noOp)")
+        #expect(try runFerry(["put", phone, "Note", "n2", "--json", #"{"t": 2}"#]).exitCode == 0)
+        let dry = try runFerry(["sync", phone, hub, "--dry-run"])
+        #expect(dry.stdout.hasPrefix("incremental: would pull 0, would push 1"), "\(dry)")
+
+        let status = try runFerry(["hub", "status", hub])
+        #expect(status.exitCode == 0)
+        #expect(status.stdout.contains("2 replicas, 1 segment"), "\(status)")
+        #expect(status.stdout.contains("laptop (") && status.stdout.contains("phone ("), "\(status)")
+        let json = try runFerry(["hub", "status", hub, "--json"])
+        #expect(json.stdout.contains(#""segments":1"#) && json.stdout.contains(#""name":"laptop""#), "\(json)")
+        #expect(try runFerry(["hub", "frobnicate", hub]).exitCode == 2)
+    }
+
+    @Test func s3HubThroughTheHelperWithTheAWSVariables() async throws {
+        guard let weed = try SeaweedFS.availableOrSkip() else { return }
+        let directory = try TemporaryDirectory()
+        let server = try await SeaweedFS.start(in: directory.subpath("weed"), executable: weed)
+        defer { server.stop() }
+        try await server.createBucket("team-bucket")
+        let laptop = directory.subpath("laptop")
+        let phone = directory.subpath("phone")
+        #expect(try runFerry(["init", laptop, "--name", "laptop"]).exitCode == 0)
+        #expect(try runFerry(["init", phone, "--name", "phone"]).exitCode == 0)
+        #expect(try runFerry(["put", laptop, "Note", "n1", "--json", #"{"t": 1}"#]).exitCode == 0)
+        let environment = server.environment
+
+        let noHub = try runFerry(["sync", laptop, "s3://team-bucket/notes"], environment: environment)
+        #expect(noHub.exitCode != 0 && noHub.stderr.contains("ferry hub init s3://team-bucket/notes"), "\(noHub)")
+        let created = try runFerry(["hub", "init", "s3://team-bucket/notes"], environment: environment)
+        #expect(created.exitCode == 0, "\(created)")
+        let push = try runFerry(["sync", laptop, "s3://team-bucket/notes"], environment: environment)
+        #expect(push.exitCode == 0 && push.stdout.hasPrefix("full-push: pulled 0, pushed 1"), "\(push)")
+        // --endpoint instead of AWS_ENDPOINT_URL_S3.
+        var withoutEndpoint = environment
+        withoutEndpoint["AWS_ENDPOINT_URL_S3"] = nil
+        let pull = try runFerry(["sync", phone, "s3://team-bucket/notes", "--endpoint", server.endpoint], environment: withoutEndpoint)
+        #expect(pull.exitCode == 0 && pull.stdout.hasPrefix("full-pull: pulled 1"), "\(pull)")
+        let status = try runFerry(["hub", "status", "s3://team-bucket/notes", "--json"], environment: environment)
+        #expect(status.exitCode == 0 && status.stdout.contains(#""name":"phone""#), "\(status)")
+
+        var wrong = environment
+        wrong["AWS_SECRET_ACCESS_KEY"] = "wrong"
+        let before = try tree(phone)
+        let refused = try runFerry(["sync", phone, "s3://team-bucket/notes"], environment: wrong)
+        #expect(refused.exitCode != 0)
+        #expect(refused.stderr.contains("HTTP 403 SignatureDoesNotMatch"), "\(refused)")
+        #expect(refused.stderr.split(separator: "\n").count == 1, "one line: \(refused.stderr)")
+        #expect(try tree(phone) == before)
+        var none = environment
+        none["AWS_ACCESS_KEY_ID"] = nil
+        none["AWS_SECRET_ACCESS_KEY"] = nil
+        none["HOME"] = directory.path
+        let noCredentials = try runFerry(["sync", phone, "s3://team-bucket/notes"], environment: none)
+        #expect(noCredentials.stderr.contains("no S3 credentials"), "\(noCredentials)")
+        let badBucket = try runFerry(["sync", phone, "s3://Team_Bucket/notes"], environment: environment)
+        #expect(badBucket.stderr.contains("is not a bucket name"), "\(badBucket)")
+    }
+}
