@@ -1,0 +1,216 @@
+import Ferry
+import Foundation
+import FerryURLSession
+
+/// Issue 18's figures: syncing through a hub folder and through an S3 hub (SeaweedFS on
+/// loopback, when `weed` is found), in-process, with the requests each sync made, beside a
+/// full pull from a store folder measured in the same run.
+func hubBenchmarks(scale: Int, workDirectory: String) async throws -> [BenchmarkRow] {
+    let work = workDirectory + "/hub-\(scale)"
+    try? FileSystem.removeTree(work)
+    _ = try FileSystem.createDirectories(work)
+    let entity = try EntityName("Item")
+    var rows: [BenchmarkRow] = []
+
+    let source = try Store.create(at: work + "/source", name: "source")
+    var batch: [RecordWrite] = []
+    for index in 0..<scale {
+        let document: JSONValue = [
+            "name": .string("item \(index)"), "price": .integer(Int64(index % 1000)), "tags": ["a", "b"],
+            "note": .string(String(repeating: "x", count: 40)),
+        ]
+        batch.append(.put(RecordKey(entity: entity, id: try RecordID("item-\(index)")), document))
+        if batch.count == 5_000 {
+            try source.write(batch)
+            batch = []
+        }
+    }
+    if !batch.isEmpty { try source.write(batch) }
+
+    // The reference: a full pull from the store folder.
+    let folderCopy = try Store.create(at: work + "/folder-copy")
+    let folderSeconds = try await Measure.seconds {
+        _ = try await SyncEngine(store: folderCopy, transport: FolderTransport(path: source.path)).run()
+    }
+    folderCopy.close()
+    rows.append(BenchmarkRow(name: "hub: reference, full pull from a folder", scale: scale, value: Format.seconds(folderSeconds)))
+
+    var kinds: [(name: String, make: () throws -> any HubStorage, stop: () -> Void)] = [
+        ("folder", { FolderHubStorage(root: work + "/hub-folder") }, {})
+    ]
+    if let weed = BenchSeaweedFS.executable() {
+        let server = try BenchSeaweedFS.start(executable: weed, directory: work + "/weed")
+        try server.createBucket("bench")
+        kinds.append(("s3", { S3HubStorage(location: S3Location(bucket: "bench", prefix: "hub"), client: server.client()) }, { server.stop() }))
+    } else {
+        rows.append(BenchmarkRow(name: "hub (s3): skipped", scale: scale, value: "-", note: "weed not found: run scripts/install-test-tools.sh"))
+    }
+
+    for kind in kinds {
+        defer { kind.stop() }
+        let label = "hub (\(kind.name))"
+        try await Hub.create(in: kind.make())
+        Measure.resetPeakMemory()
+        func sync(_ store: Store) async throws -> (seconds: Double, report: SyncReport) {
+            let transport = HubTransport(storage: try kind.make())
+            var report: SyncReport?
+            let seconds = try await Measure.seconds { report = try await SyncEngine(store: store, transport: transport).run() }
+            return (seconds, report ?? SyncReport(plan: .upToDate))
+        }
+        let push = try await sync(source)
+        rows.append(
+            BenchmarkRow(
+                name: "\(label): first push", scale: scale, value: Format.seconds(push.seconds), target: "≤ 1.5x folder full pull",
+                met: push.seconds <= 1.5 * folderSeconds, note: "\(push.report.requests ?? 0) requests; " + Format.ratio(push.seconds, folderSeconds, "folder")))
+        let copy = try Store.create(at: work + "/copy-\(kind.name)", name: "copy")
+        let pull = try await sync(copy)
+        rows.append(
+            BenchmarkRow(
+                name: "\(label): full pull into an empty store", scale: scale, value: Format.seconds(pull.seconds),
+                target: "≤ 1.5x folder full pull", met: pull.seconds <= 1.5 * folderSeconds,
+                note: "\(pull.report.requests ?? 0) requests, \(pull.report.pulled) pulled; " + Format.ratio(pull.seconds, folderSeconds, "folder")))
+        _ = try await sync(source)  // reads copy's head once
+
+        var noops: [(Double, Int)] = []
+        for _ in 0..<9 {
+            let result = try await sync(source)
+            noops.append((result.seconds, result.report.requests ?? 0))
+        }
+        let noop = Measure.median(noops.map(\.0))
+        let noopRequests = noops.map(\.1).max() ?? 0
+        rows.append(
+            BenchmarkRow(
+                name: "\(label): no-op sync", scale: scale, value: Format.milliseconds(noop), target: "≤ 30 ms, ≤ 2 requests",
+                met: noop <= 0.030 && noopRequests <= 2, note: "\(noopRequests) request\(noopRequests == 1 ? "" : "s") (median of 9)"))
+
+        var incrementals: [(Double, Int)] = []
+        for round in 0..<5 {
+            var writes: [RecordWrite] = []
+            for index in 0..<100 {
+                let number = (index * 977 + round * 13) % scale
+                writes.append(.put(RecordKey(entity: entity, id: try RecordID("item-\(number)")), ["name": .string("v\(round)"), "n": .integer(Int64(number))]))
+            }
+            try copy.write(writes)
+            _ = try await sync(copy)
+            let result = try await sync(source)
+            incrementals.append((result.seconds, result.report.requests ?? 0))
+        }
+        let incremental = Measure.median(incrementals.map(\.0))
+        rows.append(
+            BenchmarkRow(
+                name: "\(label): incremental, 100 changes", scale: scale, value: Format.milliseconds(incremental), target: "≤ 100 ms",
+                met: incremental <= 0.100, note: "\(incrementals.map(\.1).max() ?? 0) requests (pull side; median of 5)"))
+
+        // Fifty replicas' heads in the hub: a sync with nothing new still lists once.
+        let storage = try kind.make()
+        for _ in 0..<50 {
+            let head = HubHead(replica: .generate(), name: "idle", updated: SystemClock().milliseconds())
+            _ = try await storage.put(HubHead.key(of: head.replica), head.bytes, createOnly: false)
+        }
+        _ = try await sync(source)
+        let crowded = try await sync(source)
+        rows.append(
+            BenchmarkRow(
+                name: "\(label): no-op sync, 52 heads", scale: scale, value: Format.milliseconds(crowded.seconds), target: "≤ 2 requests",
+                met: (crowded.report.requests ?? 99) <= 2, note: "\(crowded.report.requests ?? 0) requests"))
+        let peak = Measure.peakMemoryMB()
+        rows.append(
+            BenchmarkRow(name: "\(label): peak memory", scale: scale, value: String(format: "%.0f MB", peak), target: "≤ 200 MB", met: peak <= 200))
+        copy.close()
+    }
+    source.close()
+    return rows
+}
+
+/// `weed mini` for the benchmark: ports of its own, S3 authentication on.
+final class BenchSeaweedFS {
+    let process: Process
+    let endpoint: String
+    let configuration: S3Configuration
+
+    /// `$FERRY_WEED`, `.build/test-tools/bin/weed` beside this build, or `weed` on the PATH.
+    static func executable() -> String? {
+        var candidates: [String] = []
+        if let path = ProcessInfo.processInfo.environment["FERRY_WEED"] { candidates.append(path) }
+        candidates.append(FileSystem.parentPath(of: binaryDirectory) + "/test-tools/bin/weed")
+        candidates += (ProcessInfo.processInfo.environment["PATH"] ?? "").split(separator: ":").map { "\($0)/weed" }
+        return candidates.first { access($0, X_OK) == 0 }
+    }
+
+    static func start(executable: String, directory: String) throws -> BenchSeaweedFS {
+        _ = try FileSystem.createDirectories(directory + "/data")
+        let base = Int.random(in: 40_000...49_000)
+        let config = #"{"identities":[{"name":"bench","credentials":[{"accessKey":"bench","secretKey":"bench-secret"}],"actions":["Admin","Read","Write","List"]}]}"#
+        try config.write(toFile: directory + "/s3.json", atomically: true, encoding: .utf8)
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: executable)
+        process.arguments = [
+            "mini", "-dir=\(directory)/data", "-ip=127.0.0.1", "-ip.bind=127.0.0.1", "-s3.config=\(directory)/s3.json",
+            "-s3.port=\(base)", "-master.port=\(base + 1)", "-volume.port=\(base + 2)", "-filer.port=\(base + 3)",
+            "-admin.port=\(base + 4)", "-s3.port.iceberg=\(base + 5)", "-s3.port.lance=\(base + 6)", "-admin.ui=false", "-webdav=false",
+        ]
+        process.standardOutput = FileHandle(forWritingAtPath: "/dev/null")
+        process.standardError = FileHandle(forWritingAtPath: "/dev/null")
+        try process.run()
+        let endpoint = "http://127.0.0.1:\(base)"
+        let configuration = S3Configuration(
+            credentials: AWSCredentials(accessKeyID: "bench", secretAccessKey: "bench-secret"), endpoint: URL(string: endpoint))
+        let server = BenchSeaweedFS(process: process, endpoint: endpoint, configuration: configuration)
+        for _ in 0..<300 {
+            if server.answers() { return server }
+            usleep(200_000)
+        }
+        server.stop()
+        throw BenchmarkError("weed mini did not answer on \(endpoint)")
+    }
+
+    init(process: Process, endpoint: String, configuration: S3Configuration) {
+        self.process = process
+        self.endpoint = endpoint
+        self.configuration = configuration
+    }
+
+    func client() -> S3Client { S3Client(configuration: configuration, httpClient: URLSessionHTTPClient()) }
+
+    private func answers() -> Bool {
+        let done = DispatchSemaphore(value: 0)
+        let answered = LockedFlag()
+        let client = self.client()
+        Task {
+            if (try? await client.listObjects(bucket: "probe-bucket", prefix: "")) != nil { answered.set() }
+            do { _ = try await client.listObjects(bucket: "probe-bucket", prefix: "") } catch {
+                if "\(error)".contains("HTTP") { answered.set() }
+            }
+            done.signal()
+        }
+        done.wait()
+        return answered.value
+    }
+
+    func createBucket(_ name: String) throws {
+        let done = DispatchSemaphore(value: 0)
+        let failure = LockedFlag()
+        let client = self.client()
+        Task {
+            do { try await client.createBucket(name) } catch { failure.set() }
+            done.signal()
+        }
+        done.wait()
+        if failure.value { throw BenchmarkError("cannot create bucket \(name) at \(endpoint)") }
+    }
+
+    func stop() {
+        if process.isRunning {
+            process.terminate()
+            process.waitUntilExit()
+        }
+    }
+}
+
+/// A flag set from a task and read after it.
+final class LockedFlag: @unchecked Sendable {
+    private let lock = NSLock()
+    private var raised = false
+    func set() { lock.withLock { raised = true } }
+    var value: Bool { lock.withLock { raised } }
+}

@@ -1,0 +1,65 @@
+import Ferry
+import FerryTestSupport
+import Foundation
+import Testing
+
+/// `ferry sync` with a hub folder, SIGKILLed at moments through a push and through a pull,
+/// then run again: the replicas converge with nothing lost and nothing applied twice.
+@Suite(.serialized) struct HubKillTests {
+    @Test func syncsKilledMidPushAndMidPullConvergeWhenRunAgain() async throws {
+        let directory = try TemporaryDirectory()
+        let laptop = directory.subpath("laptop")
+        let hub = directory.subpath("hub")
+        #expect(try runFerry(["init", laptop, "--name", "laptop"]).exitCode == 0)
+        #expect(try runFerry(["hub", "init", hub]).exitCode == 0)
+        let store = try Store.open(at: laptop)
+        let entity = try EntityName("Note")
+        for chunk in 0..<6 {
+            try store.write((0..<2_000).map { n in
+                .put(RecordKey(entity: entity, id: try! RecordID("n\(chunk)-\(n)")), ["chunk": .integer(Int64(chunk)), "n": .integer(Int64(n))])
+            })
+        }
+        store.close()
+        let binary = try ferryBinaryPath()
+        // Pushes killed after 30, 120 and 400 ms; each run goes on from what the last one wrote.
+        for (index, delay) in [UInt32(30_000), 120_000, 400_000].enumerated() {
+            let logs = directory.subpath("push-\(index)")
+            try FileSystem.createDirectories(logs)
+            let child = try ChildProcess(binary, ["sync", laptop, hub], outputDirectory: logs)
+            _ = await child.kill(microseconds: delay)
+            child.wait()
+        }
+        let finish = try runFerry(["sync", laptop, hub, "--json"], timeout: 120)
+        #expect(finish.exitCode == 0, "\(finish)")
+
+        // A pull into an empty store, killed twice, then finished.
+        let phone = directory.subpath("phone")
+        #expect(try runFerry(["init", phone, "--name", "phone"]).exitCode == 0)
+        for (index, delay) in [UInt32(50_000), 250_000].enumerated() {
+            let logs = directory.subpath("pull-\(index)")
+            try FileSystem.createDirectories(logs)
+            let child = try ChildProcess(binary, ["sync", phone, hub], outputDirectory: logs)
+            _ = await child.kill(microseconds: delay)
+            child.wait()
+        }
+        let pulled = try runFerry(["sync", phone, hub], timeout: 120)
+        #expect(pulled.exitCode == 0, "\(pulled)")
+        _ = try runFerry(["sync", laptop, hub], timeout: 120)
+
+        let a = try Store.open(at: laptop)
+        let b = try Store.open(at: phone)
+        #expect(a.recordCount == 12_000)
+        #expect(b.recordCount == 12_000)
+        #expect(try ReplicaState(a) == ReplicaState(b))
+        // Each change once in the phone's journal: its head is the number of changes made.
+        #expect(b.headSequence == 12_000)
+        a.close()
+        b.close()
+        for path in [laptop, phone] {
+            let verify = try runFerry(["verify", path])
+            #expect(verify.exitCode == 0, "\(verify)")
+        }
+        let again = try runFerry(["sync", phone, hub])
+        #expect(again.stdout.hasPrefix("up-to-date"), "\(again)")
+    }
+}
