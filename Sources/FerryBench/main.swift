@@ -104,7 +104,7 @@ for scale in scales {
     section("writes") { try writeComparison(scale: scale, rounds: 3, workDirectory: directory) }
     section("sync") { try syncBenchmarks(scale: scale, workDirectory: directory, ferry: ferry) }
     await asyncSection("remote") { try await remoteBenchmarks(scale: scale, workDirectory: directory) }
-    await asyncSection("hub") { try await hubBenchmarks(scale: scale, workDirectory: directory) }
+    await asyncSection("hub") { try await hubBenchmarks(scale: scale, workDirectory: directory, ferry: ferry) }
     section("import") { try importBenchmarks(scale: scale, workDirectory: directory) }
     section("audit") { try auditBenchmarks(scale: scale, workDirectory: directory) }
 }
