@@ -12,20 +12,7 @@ func hubBenchmarks(scale: Int, workDirectory: String, ferry: String) async throw
     let entity = try EntityName("Item")
     var rows: [BenchmarkRow] = []
 
-    let source = try Store.create(at: work + "/source", name: "source")
-    var batch: [RecordWrite] = []
-    for index in 0..<scale {
-        let document: JSONValue = [
-            "name": .string("item \(index)"), "price": .integer(Int64(index % 1000)), "tags": ["a", "b"],
-            "note": .string(String(repeating: "x", count: 40)),
-        ]
-        batch.append(.put(RecordKey(entity: entity, id: try RecordID("item-\(index)")), document))
-        if batch.count == 5_000 {
-            try source.write(batch)
-            batch = []
-        }
-    }
-    if !batch.isEmpty { try source.write(batch) }
+    let source = try BenchData.itemStore(at: work + "/source", name: "source", count: scale)
 
     source.close()
     // The reference: a full pull from the store folder, as a `ferry sync` process like the

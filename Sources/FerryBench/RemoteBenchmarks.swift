@@ -18,21 +18,8 @@ func remoteBenchmarks(scale: Int, workDirectory: String) async throws -> [Benchm
     let entity = try EntityName("Item")
     var rows: [BenchmarkRow] = []
 
-    // The served store, written in batches.
-    let source = try Store.create(at: work + "/server/bench", name: "bench")
-    var batch: [RecordWrite] = []
-    for index in 0..<scale {
-        let document: JSONValue = [
-            "name": .string("item \(index)"), "price": .integer(Int64(index % 1000)), "tags": ["a", "b"],
-            "note": .string(String(repeating: "x", count: 40)),
-        ]
-        batch.append(.put(RecordKey(entity: entity, id: try RecordID("item-\(index)")), document))
-        if batch.count == 5_000 {
-            try source.write(batch)
-            batch = []
-        }
-    }
-    if !batch.isEmpty { try source.write(batch) }
+    // The served store.
+    let source = try BenchData.itemStore(at: work + "/server/bench", name: "bench", count: scale)
     source.close()
 
     // Folder full pull, as the reference.

@@ -150,6 +150,26 @@ func plainWrites(_ bytes: [UInt8], ends: [Int], into directory: String) throws -
 
 /// Deterministic documents for benchmarks.
 enum BenchData {
+    /// A store at `path` holding `count` small `Item` records (`item-0`…), written 5,000 at a time.
+    static func itemStore(at path: String, name: String, count: Int) throws -> Store {
+        let entity = try EntityName("Item")
+        let store = try Store.create(at: path, name: name)
+        var batch: [RecordWrite] = []
+        for index in 0..<count {
+            let document: JSONValue = [
+                "name": .string("item \(index)"), "price": .integer(Int64(index % 1000)), "tags": ["a", "b"],
+                "note": .string(String(repeating: "x", count: 40)),
+            ]
+            batch.append(.put(RecordKey(entity: entity, id: try RecordID("item-\(index)")), document))
+            if batch.count == 5_000 {
+                try store.write(batch)
+                batch = []
+            }
+        }
+        if !batch.isEmpty { try store.write(batch) }
+        return store
+    }
+
     static func product(_ index: Int) -> JSONValue {
         [
             "id": .integer(Int64(index)), "name": .string("Product \(index) — a sturdy, useful thing"),

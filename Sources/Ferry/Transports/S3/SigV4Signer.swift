@@ -125,22 +125,10 @@ public struct SigV4Signer: Sendable {
         return "\(host):\(port)"
     }
 
-    /// `yyyyMMdd'T'HHmmss'Z'` in UTC.
+    /// `yyyyMMdd'T'HHmmss'Z'` in UTC: the ISO 8601 form Ferry writes, without its separators.
     static func timestamp(_ date: Date) -> String {
-        let seconds = Int64(date.timeIntervalSince1970.rounded(.down))
-        let days = seconds >= 0 ? seconds / 86_400 : (seconds - 86_399) / 86_400
-        let secondOfDay = seconds - days * 86_400
-        // Civil date from days since 1970-01-01 (Howard Hinnant's algorithm).
-        let z = days + 719_468
-        let era = (z >= 0 ? z : z - 146_096) / 146_097
-        let dayOfEra = z - era * 146_097
-        let yearOfEra = (dayOfEra - dayOfEra / 1460 + dayOfEra / 36_524 - dayOfEra / 146_096) / 365
-        let dayOfYear = dayOfEra - (365 * yearOfEra + yearOfEra / 4 - yearOfEra / 100)
-        let mp = (5 * dayOfYear + 2) / 153
-        let day = dayOfYear - (153 * mp + 2) / 5 + 1
-        let month = mp < 10 ? mp + 3 : mp - 9
-        let year = yearOfEra + era * 400 + (month <= 2 ? 1 : 0)
-        func two(_ n: Int64) -> String { n < 10 ? "0\(n)" : "\(n)" }
-        return "\(year)\(two(month))\(two(day))T\(two(secondOfDay / 3600))\(two(secondOfDay / 60 % 60))\(two(secondOfDay % 60))Z"
+        let milliseconds = UInt64(max(0, date.timeIntervalSince1970 * 1000))
+        let iso = ISO8601Milliseconds.format(milliseconds: milliseconds / 1000 * 1000)  // 2015-08-30T12:36:00.000Z
+        return String(iso.prefix(19).filter { $0 != "-" && $0 != ":" }) + "Z"
     }
 }
