@@ -65,6 +65,34 @@ import Testing
         #expect(try runFerry(["hub", "frobnicate", hub]).exitCode == 2)
     }
 
+    @Test func verifyChecksEverySegmentAndNamesTheOneAltered() throws {
+        let directory = try TemporaryDirectory()
+        let laptop = directory.subpath("laptop")
+        let hub = directory.subpath("hub")
+        #expect(try runFerry(["init", laptop, "--name", "laptop"]).exitCode == 0)
+        #expect(try runFerry(["hub", "init", hub]).exitCode == 0)
+        for n in 0..<3 {
+            #expect(try runFerry(["put", laptop, "Note", "n\(n)", "--json", #"{"title": "note \#(n)"}"#]).exitCode == 0)
+            #expect(try runFerry(["sync", laptop, hub]).exitCode == 0)
+        }
+        let clean = try runFerry(["verify", hub])
+        #expect(clean.exitCode == 0 && clean.stdout.hasPrefix("ok: 1 head, 3 segments, 3 changes"), "\(clean)")
+
+        let folder = hub + "/segments/" + (try FileManager.default.contentsOfDirectory(atPath: hub + "/segments").first ?? "")
+        let names = try FileManager.default.contentsOfDirectory(atPath: folder).sorted()
+        let second = folder + "/" + names[1]
+        var bytes = try FileSystem.readFile(second)
+        let index = try #require(bytes.lastIndex(of: UInt8(ascii: "2")))
+        bytes[index] = UInt8(ascii: "7")
+        try FileManager.default.removeItem(atPath: second)
+        #expect(FileManager.default.createFile(atPath: second, contents: Data(bytes)))
+        try FileManager.default.removeItem(atPath: folder + "/" + names[2])
+        let damaged = try runFerry(["verify", hub, "--json"])
+        #expect(damaged.exitCode == 1, "\(damaged)")
+        #expect(damaged.stdout.contains(names[1]) && damaged.stdout.contains("does not match its hash"), "\(damaged)")
+        #expect(damaged.stdout.contains(#""missing":["#) && damaged.stdout.contains(names[2]), "\(damaged)")
+    }
+
     @Test func s3HubThroughTheHelperWithTheAWSVariables() async throws {
         guard let weed = try SeaweedFS.availableOrSkip() else { return }
         let directory = try TemporaryDirectory()

@@ -21,12 +21,25 @@ enum VerifyCommand: Command {
 
             Exit status: 0 clean, 1 findings, 2 when the store cannot be checked at all (not a store, \
             unreadable), as for 'ferry diff'.
+
+            Given a hub (a folder holding hub.json, or s3://bucket/prefix), it reads every head and segment: \
+            each segment's hash, the chain of segments in each head, and each change's digest and chain.
             """,
-        arguments: [.optional("store", help: "The store directory (default: the current directory).")],
-        options: [.flag("json", help: "Print one JSON object with every finding.")])
+        arguments: [.optional("store", help: "The store directory, or a hub (default: the current directory).")],
+        options: [
+            .flag("json", help: "Print one JSON object with every finding."),
+            .value("endpoint", valueName: "url", help: "The S3 endpoint, for an s3:// hub."),
+        ])
 
     static func run(_ arguments: ParsedArguments, context: CommandContext) async throws -> ExitCode {
-        let path = context.absolutePath(arguments.positional("store") ?? ".")
+        let argument = arguments.positional("store") ?? "."
+        let candidate = context.absolutePath(argument)
+        if argument.lowercased().hasPrefix("s3://")
+            || (FileSystem.exists(candidate + "/" + HubDescriptor.key) && !FileSystem.exists(candidate + "/ferry.json"))
+        {
+            return try await verifyHub(argument, arguments: arguments, context: context)
+        }
+        let path = candidate
         let report: VerificationReport
         do { report = try StoreVerifier(path: path, lockTimeout: context.storeOptions().lockTimeout).verify() } catch {
             // Findings are 1; a store that cannot be checked at all is an error, 2.
@@ -36,6 +49,28 @@ enum VerifyCommand: Command {
             context.printJSONLine(report.jsonValue)
         } else {
             context.stdout.write(text(report))
+        }
+        return report.isClean ? .success : .failure
+    }
+
+    static func verifyHub(_ location: String, arguments: ParsedArguments, context: CommandContext) async throws -> ExitCode {
+        let storage = try HubCommand.hubStorage(location, endpoint: arguments.option("endpoint"), context: context)
+        let report: HubVerifier.Report
+        do { report = try await HubVerifier(storage: storage).verify() } catch {
+            throw CLIError(error.description, exitCode: .usage)
+        }
+        if arguments.flag("json") {
+            context.printJSONLine(report.jsonValue)
+        } else {
+            for finding in report.findings { context.stdout.line(finding) }
+            for key in report.missing { context.stdout.line("\(key): listed by its head but not in the hub (not arrived yet, or lost)") }
+            let scope = "\(AuditText.plural(report.heads, "head")), \(AuditText.plural(report.segments, "segment")), "
+                + "\(AuditText.plural(report.changes, "change"))"
+            if report.isClean {
+                context.stdout.line("ok: \(scope): segment hashes, segment chains and change digests intact")
+            } else {
+                context.stdout.line("\(AuditText.plural(report.findings.count + report.missing.count, "finding")) in \(scope)")
+            }
         }
         return report.isClean ? .success : .failure
     }
