@@ -13,6 +13,7 @@ mkdir -p "$tools/bin"
 need_apt=()
 python3 -m venv --help >/dev/null 2>&1 && python3 -c 'import ensurepip' 2>/dev/null || need_apt+=(python3-venv)
 command -v curl >/dev/null || need_apt+=(curl)
+command -v unison >/dev/null || need_apt+=(unison)   # copies hub folders between "machines" in a test
 if ((${#need_apt[@]})); then
     if [ "$(id -u)" = 0 ]; then
         apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "${need_apt[@]}" >/dev/null
