@@ -52,7 +52,8 @@ import FerryTestSupport
             async let copied = Task.detached { try self.unison(unison, here, there, home: home) }.value
             _ = try await a.sync(with: HubTransport(folder: here))
             _ = try await b.sync(with: HubTransport(folder: there))
-            #expect(try await copied == 0)
+            // A file that changed under it is skipped (status 1 or 2) and copied at the next run.
+            #expect(try await copied <= 2)
         }
         for _ in 0..<3 {
             #expect(try self.unison(unison, here, there, home: home) == 0)
