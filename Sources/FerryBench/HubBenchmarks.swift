@@ -158,7 +158,8 @@ final class BenchSeaweedFS {
 
     static func start(executable: String, directory: String) throws -> BenchSeaweedFS {
         _ = try FileSystem.createDirectories(directory + "/data")
-        let base = Int.random(in: 40_000...49_000)
+        // Each port and its gRPC port (+10000) below the kernel's range for outgoing connections.
+        let base = Int.random(in: 10_000...22_000)
         let config = #"{"identities":[{"name":"bench","credentials":[{"accessKey":"bench","secretKey":"bench-secret"}],"actions":["Admin","Read","Write","List"]}]}"#
         try config.write(toFile: directory + "/s3.json", atomically: true, encoding: .utf8)
         let process = Process()
@@ -166,8 +167,11 @@ final class BenchSeaweedFS {
         process.arguments = [
             "mini", "-dir=\(directory)/data", "-ip=127.0.0.1", "-ip.bind=127.0.0.1", "-s3.config=\(directory)/s3.json",
             "-s3.port=\(base)", "-master.port=\(base + 1)", "-volume.port=\(base + 2)", "-filer.port=\(base + 3)",
-            "-admin.port=\(base + 4)", "-s3.port.iceberg=\(base + 5)", "-s3.port.lance=\(base + 6)", "-admin.ui=false", "-webdav=false",
+            "-admin.port=\(base + 4)", "-s3.port.iceberg=0", "-s3.port.lance=0", "-admin.ui=false", "-webdav=false",
+            "-master.telemetry=false", "-volume.preStopSeconds=0",
         ]
+        // weed mini turns these into credentials of its own: the identities file decides.
+        process.environment = ProcessInfo.processInfo.environment.filter { !$0.key.hasPrefix("AWS_") && !$0.key.hasPrefix("S3_") }
         process.standardOutput = FileHandle(forWritingAtPath: "/dev/null")
         process.standardError = FileHandle(forWritingAtPath: "/dev/null")
         try process.run()
