@@ -8,15 +8,7 @@ import Testing
     /// A store's files and bytes; the lock and the derived index (which the hand-edit scan
     /// before every sync refreshes) aside.
     func tree(_ path: String) throws -> [String: [UInt8]] {
-        var files: [String: [UInt8]] = [:]
-        for relative in try FileManager.default.subpathsOfDirectory(atPath: path)
-        where !relative.hasPrefix(".ferry/lock") && !relative.hasPrefix(".ferry/index") {
-            var isDirectory: ObjCBool = false
-            if FileManager.default.fileExists(atPath: path + "/" + relative, isDirectory: &isDirectory), !isDirectory.boolValue {
-                files[relative] = try FileSystem.readFile(path + "/" + relative)
-            }
-        }
-        return files
+        try folderContents(path, skipping: [".ferry/lock", ".ferry/index"])
     }
 
     @Test func hubFolderFromInitToStatus() throws {

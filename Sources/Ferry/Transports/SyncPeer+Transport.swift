@@ -21,8 +21,22 @@ extension SyncPeer {
                 throw .transport("\(url): this program has no HTTP client (link FerryURLSession)")
             }
             do { return try HTTPTransport(url: url, token: token, client: httpClient) } catch { throw .transport(error.description) }
-        case .hubFolder(let path):
-            return HubTransport(folder: path)
+        case .hubFolder, .s3:
+            return HubTransport(storage: try hubStorage(httpClient: httpClient, s3: s3))
+        }
+    }
+
+    /// The storage of a hub at this location: a folder (whatever it holds, for `hub init`) or an
+    /// S3 prefix; a `ferry serve` URL is not one.
+    /// - Parameters:
+    ///   - httpClient: what an S3 hub's requests go through.
+    ///   - s3: how to reach an S3 hub; `nil` reads the AWS CLI's variables and files.
+    public func hubStorage(httpClient: (any HTTPClient)?, s3: S3Configuration? = nil) throws(SyncError) -> any HubStorage {
+        switch self {
+        case .folder(let path), .hubFolder(let path):
+            return FolderHubStorage(root: path)
+        case .remote(let url, _):
+            throw .transport("\(url) is a 'ferry serve' store, not a hub: a hub is a folder or s3://bucket/prefix")
         case .s3(let location):
             guard let httpClient else {
                 throw .transport("\(location): this program has no HTTP client (link FerryURLSession)")
@@ -33,7 +47,7 @@ extension SyncPeer {
             } else {
                 do { configuration = try S3Configuration.fromEnvironment(ProcessInfo.processInfo.environment) } catch { throw .hub(error) }
             }
-            return HubTransport(storage: S3HubStorage(location: location, client: S3Client(configuration: configuration, httpClient: httpClient)))
+            return S3HubStorage(location: location, client: S3Client(configuration: configuration, httpClient: httpClient))
         }
     }
 }

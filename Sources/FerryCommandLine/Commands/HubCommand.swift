@@ -60,17 +60,17 @@ enum HubCommand: Command {
     /// The storage a location names. An `s3://` location in a program without an HTTP client
     /// hands the command to `ferry-remote`.
     static func hubStorage(_ text: String, endpoint: String?, context: CommandContext) throws -> any HubStorage {
-        guard text.lowercased().hasPrefix("s3://") else {
-            if text.contains("://") { throw UsageError("\(text): a hub is a folder or an s3://bucket/prefix location") }
-            return FolderHubStorage(root: context.absolutePath(text))
+        let location = try SyncPeer.classify(text, resolvingFolder: context.absolutePath)
+        switch location {
+        case .s3:
+            let httpClient = try context.httpClientOrHandOff(for: text)
+            return try location.hubStorage(
+                httpClient: httpClient, s3: S3Configuration.fromEnvironment(context.environment, endpoint: endpoint))
+        case .remote:
+            throw UsageError("\(text): a hub is a folder or an s3://bucket/prefix location")
+        case .folder, .hubFolder:
+            return try location.hubStorage(httpClient: nil)
         }
-        guard let httpClient = context.httpClient else {
-            guard let handOff = context.handOffRemoteSync else { throw CLIError("\(text): this program has no HTTP client") }
-            try handOff()
-        }
-        let location = try S3Location(parsing: text)
-        let configuration = try S3Configuration.fromEnvironment(context.environment, endpoint: endpoint)
-        return S3HubStorage(location: location, client: S3Client(configuration: configuration, httpClient: httpClient))
     }
 
     static func text(_ status: HubStatus) -> String {

@@ -76,10 +76,7 @@ enum SyncCommand: Command {
         var s3: S3Configuration?
         switch peer {
         case .remote, .s3:
-            if context.httpClient == nil {
-                guard let handOff = context.handOffRemoteSync else { throw CLIError("\(peerText): this program has no HTTP client") }
-                try handOff()
-            }
+            _ = try context.httpClientOrHandOff(for: peerText)
             if case .s3 = peer { s3 = try S3Configuration.fromEnvironment(context.environment, endpoint: arguments.option("endpoint")) }
         case .folder, .hubFolder:
             if arguments.option("endpoint") != nil { throw UsageError("--endpoint is for s3:// hubs; \(peerText) is a folder") }

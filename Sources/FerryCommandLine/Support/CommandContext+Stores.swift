@@ -55,6 +55,14 @@ extension CommandContext {
     func printJSON(_ value: JSONValue) {
         stdout.write(bytes: value.prettyBytes())
     }
+
+    /// The HTTP client for a peer that needs one (`http(s)://`, `s3://`). `ferry` has none: it
+    /// hands the whole command line to `ferry-remote`, and does not return.
+    func httpClientOrHandOff(for peerText: String) throws -> any HTTPClient {
+        if let httpClient { return httpClient }
+        guard let handOff = handOffRemoteSync else { throw CLIError("\(peerText): this program has no HTTP client") }
+        try handOff()
+    }
 }
 
 extension ParsedArguments {
@@ -75,4 +83,5 @@ extension ParsedArguments {
         guard let text = option(name) else { return nil }
         do { return try EntityName(text) } catch { throw UsageError("--\(name): \(error.description)") }
     }
+
 }

@@ -27,21 +27,6 @@ import FerryTestSupport
 
     func key(_ id: String) -> RecordKey { RecordKey(entity: Self.notes, id: try! RecordID(id)) }
 
-    /// Every file of a folder with its bytes, for "exactly as it was".
-    func snapshot(_ path: String) throws -> [String: [UInt8]] {
-        var files: [String: [UInt8]] = [:]
-        let enumerator = FileManager.default.enumerator(atPath: path)
-        while let relative = enumerator?.nextObject() as? String {
-            var isDirectory: ObjCBool = false
-            if FileManager.default.fileExists(atPath: path + "/" + relative, isDirectory: &isDirectory), !isDirectory.boolValue,
-                !relative.hasPrefix(".ferry/lock")
-            {
-                files[relative] = try FileSystem.readFile(path + "/" + relative)
-            }
-        }
-        return files
-    }
-
     @Test func fourReplicasSyncingConcurrentlyConverge() async throws {
         let directory = try TemporaryDirectory()
         let hub = try await makeHub(directory)
@@ -170,7 +155,7 @@ import FerryTestSupport
         let directory = try TemporaryDirectory()
         let a = try makeStore(directory, "a")
         try a.put(["v": 1], entity: Self.notes, id: RecordID("x"))
-        let before = try snapshot(a.path)
+        let before = try folderContents(a.path)
         let empty = directory.subpath("empty")
         try FileManager.default.createDirectory(atPath: empty, withIntermediateDirectories: true)
         await #expect(throws: SyncError.hub(.noHub(location: empty))) { _ = try await sync(a, empty) }
@@ -178,7 +163,7 @@ import FerryTestSupport
         let missing = directory.subpath("not-mounted/hub")
         await #expect(throws: SyncError.hub(.missingRoot(location: missing))) { _ = try await sync(a, missing) }
         #expect(!FileManager.default.fileExists(atPath: missing), "a missing hub is never created by a sync")
-        #expect(try snapshot(a.path) == before)
+        #expect(try folderContents(a.path) == before)
         // A hub of a newer format.
         let newer = try await makeHub(directory, "newer")
         try Array(#"{"ferry-hub": 2, "id": "0123456789abcdef0123456789abcdef"}"#.utf8).write(to: newer + "/hub.json")
@@ -199,9 +184,9 @@ import FerryTestSupport
         _ = try await sync(a, hub)
         _ = try await sync(b, hub)
         try FileManager.default.moveItem(atPath: hub, toPath: hub + "-unmounted")
-        let before = try snapshot(b.path)
+        let before = try folderContents(b.path)
         await #expect(throws: SyncError.hub(.missingRoot(location: hub))) { _ = try await sync(b, hub) }
-        #expect(try snapshot(b.path) == before)
+        #expect(try folderContents(b.path) == before)
         #expect(b.recordCount == 5)
         try FileManager.default.moveItem(atPath: hub + "-unmounted", toPath: hub)
         #expect(try await sync(b, hub).plan == .upToDate)
@@ -297,11 +282,11 @@ import FerryTestSupport
         try copy.put(["v": "copy"], entity: Self.notes, id: RecordID("y"))
         _ = try await sync(copy, hub)
         try original.put(["v": "original"], entity: Self.notes, id: RecordID("z"))
-        let before = try snapshot(original.path)
+        let before = try folderContents(original.path)
         await #expect(throws: SyncError.hub(.foreignHeadWrite(location: hub, replica: original.replicaID))) {
             _ = try await sync(original, hub)
         }
-        #expect(try snapshot(original.path).filter { !$0.key.hasPrefix(".ferry/hubs") } == before.filter { !$0.key.hasPrefix(".ferry/hubs") })
+        #expect(try folderContents(original.path).filter { !$0.key.hasPrefix(".ferry/hubs") } == before.filter { !$0.key.hasPrefix(".ferry/hubs") })
     }
 }
 

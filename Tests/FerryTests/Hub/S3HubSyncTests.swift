@@ -31,17 +31,6 @@ import FerryURLSession
         return try await store.sync(with: HubTransport(storage: storage(server, location)), options: options)
     }
 
-    func files(_ path: String) throws -> [String: [UInt8]] {
-        var files: [String: [UInt8]] = [:]
-        for relative in try FileManager.default.subpathsOfDirectory(atPath: path) where !relative.hasPrefix(".ferry/lock") {
-            var isDirectory: ObjCBool = false
-            if FileManager.default.fileExists(atPath: path + "/" + relative, isDirectory: &isDirectory), !isDirectory.boolValue {
-                files[relative] = try FileSystem.readFile(path + "/" + relative)
-            }
-        }
-        return files
-    }
-
     @Test func fourReplicasConvergeThroughABucketAndObjectsKeepTheirETags() async throws {
         let directory = try TemporaryDirectory()
         guard let server = try await server(directory) else { return }
@@ -86,7 +75,7 @@ import FerryURLSession
         try await Hub.create(in: storage(server, "s3://hub/notes"))
         let store = try Store.create(at: directory.subpath("a"), name: "a")
         try store.put(["v": 1], entity: Self.notes, id: RecordID("x"))
-        let before = try files(store.path)
+        let before = try folderContents(store.path)
 
         var wrong = server.configuration
         wrong.credentials.secretAccessKey = "not-the-secret"
@@ -111,7 +100,7 @@ import FerryURLSession
             _ = try await Hub.create(in: other)
         }
         await #expect(throws: SyncError.hub(.noHub(location: "s3://hub/empty"))) { _ = try await sync(store, server, "s3://hub/empty") }
-        #expect(try files(store.path) == before)
+        #expect(try folderContents(store.path) == before)
         // And with the right secret it goes through.
         #expect(try await sync(store, server).pushed == 1)
     }

@@ -226,13 +226,14 @@ public final class HubTransport: SyncTransport, @unchecked Sendable {
                 collectedNotes.append("\(name) is incomplete or altered (\(error)); its changes are left for the next sync")
             }
         }
-        let through = reading.reached.sortedCounters.reduce(UInt64(0)) { $0 + min($1.1, hubFrontier.knowledge[$1.0]) }
+        let reached = reading.reached
+        let through = reached.sortedCounters.reduce(UInt64(0)) { $0 + min($1.1, hubFrontier.knowledge[$1.0]) }
         let finished = reading.isFinished
         if finished, reading.waiting > 0 {
             collectedNotes.append(
                 "\(reading.waiting) change\(reading.waiting == 1 ? "" : "s") wait for earlier ones that have not arrived; left for the next sync")
         }
-        localKnowledge = reading.reached
+        localKnowledge = reached
         self.reading = reading
         return ChangeBatch(changes: batch, through: through, head: finished ? through : max(total, through + 1))
     }
@@ -265,9 +266,10 @@ public final class HubTransport: SyncTransport, @unchecked Sendable {
             if frontier.admit(change, ownReplica: hubID ?? localReplica) == .next { result.applied += 1 } else { result.alreadyKnown += 1 }
         }
         recomputeFrontier()
-        if var known = localKnowledge {
-            for change in changes where change.counter > known[change.origin] { known = known.merged(with: VersionVector([change.origin: change.counter])) }
-            localKnowledge = known
+        if let known = localKnowledge {
+            var counters = known.counters
+            for change in changes where change.counter > counters[change.origin] ?? 0 { counters[change.origin] = change.counter }
+            localKnowledge = VersionVector(counters)
         }
         result.headAfter = total
         result.hashAfter = positionHash(total)
@@ -317,15 +319,18 @@ struct HubReading {
     let basis: VersionVector
     private let plan: [(replica: ReplicaID, segment: HubHead.Segment)]
     private var next = 0
+    /// The store's counters with what this reading has handed out (kept as a dictionary: it
+    /// moves on every change of a pull).
+    private var counters: [ReplicaID: UInt64]
     /// The store's knowledge with what this reading has handed out.
-    private(set) var reached: VersionVector
+    var reached: VersionVector { VersionVector(counters) }
     /// Changes that came before their predecessor, by origin and counter.
     private var early: [ReplicaID: [UInt64: Change]] = [:]
 
     init(basis: VersionVector, plan: [(replica: ReplicaID, segment: HubHead.Segment)]) {
         self.basis = basis
         self.plan = plan
-        self.reached = basis
+        self.counters = basis.counters
     }
 
     var isFinished: Bool { next >= plan.count }
@@ -343,7 +348,7 @@ struct HubReading {
     /// keeps it if it came early; drops it if the store has it.
     mutating func offer(_ change: Change, into batch: inout [Change]) {
         let origin = change.origin
-        var held = reached[origin]
+        var held = counters[origin] ?? 0
         guard change.counter > held else { return }
         guard change.counter == held + 1 else {
             early[origin, default: [:]][change.counter] = change
@@ -356,6 +361,6 @@ struct HubReading {
             held += 1
         }
         if early[origin]?.isEmpty == true { early[origin] = nil }
-        reached = reached.merged(with: VersionVector([origin: held]))
+        counters[origin] = held
     }
 }

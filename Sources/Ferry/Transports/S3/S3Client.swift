@@ -142,12 +142,12 @@ public final class S3Client: Sendable {
         if virtual {
             components.host = bucket + "." + host
         } else {
-            path += "/" + Self.encode(bucket, keepingSlashes: false)
+            path += "/" + SigV4Signer.encode(bucket, keepingSlashes: false)
         }
-        if let key { path += "/" + Self.encode(key, keepingSlashes: true) } else if virtual || path.isEmpty { path += "/" }
+        if let key { path += "/" + SigV4Signer.encode(key, keepingSlashes: true) } else if virtual || path.isEmpty { path += "/" }
         components.percentEncodedPath = path
         if !query.isEmpty {
-            components.percentEncodedQuery = query.map { Self.encode($0.0, keepingSlashes: false) + "=" + Self.encode($0.1, keepingSlashes: false) }
+            components.percentEncodedQuery = query.map { SigV4Signer.encode($0.0, keepingSlashes: false) + "=" + SigV4Signer.encode($0.1, keepingSlashes: false) }
                 .joined(separator: "&")
         }
         return components.url
@@ -170,23 +170,15 @@ public final class S3Client: Sendable {
                 responseHeaderNames: ["etag", "content-length", "content-type"])
             request.headers += signer.sign(method: method, url: url, headers: headers, payloadHash: payloadHash, date: Date())
             counter.add()
-            let retryable: Bool
-            let reason: String
             do {
                 let response = try await httpClient.send(request)
-                if response.status < 500 { return response }
-                retryable = true
-                reason = "HTTP \(response.status) \(errorCode(response) ?? "")"
-                if attempt >= configuration.maximumAttempts { return response }
+                if response.status < 500 || attempt >= configuration.maximumAttempts { return response }
             } catch {
-                retryable = error.isRetryable
-                reason = error.message
-                if !retryable || attempt >= configuration.maximumAttempts {
+                if !error.isRetryable || attempt >= configuration.maximumAttempts {
                     throw .storage(
                         "\(what): \(error.message)\(attempt > 1 ? " (after \(attempt) attempts)" : ""); is the endpoint \(configuration.baseURL) right and up?")
                 }
             }
-            _ = reason
             // Backoff with jitter: 0.2 s, 0.4 s, 0.8 s… by default.
             let delay = retryDelay * Double(1 << min(attempt - 1, 6)) * Double.random(in: 0.75...1.25)
             try? await Task.sleep(nanoseconds: UInt64(delay * 1e9))
@@ -221,24 +213,6 @@ public final class S3Client: Sendable {
             break
         }
         return .storage(line)
-    }
-
-    /// URI-encodes as SigV4 and S3 expect: unreserved characters kept, `/` kept in keys.
-    static func encode(_ text: String, keepingSlashes: Bool) -> String {
-        var output = ""
-        for byte in text.utf8 {
-            switch byte {
-            case UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "0")...UInt8(ascii: "9"),
-                UInt8(ascii: "-"), UInt8(ascii: "_"), UInt8(ascii: "."), UInt8(ascii: "~"):
-                output.unicodeScalars.append(Unicode.Scalar(byte))
-            case UInt8(ascii: "/") where keepingSlashes:
-                output += "/"
-            default:
-                let hex = String(byte, radix: 16, uppercase: true)
-                output += "%" + (hex.count == 1 ? "0" + hex : hex)
-            }
-        }
-        return output
     }
 
     static func unquoted(_ etag: String) -> String {
