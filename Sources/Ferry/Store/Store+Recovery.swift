@@ -30,6 +30,7 @@ extension Store {
         } else {
             try rebuildFromJournal(warn: journal.headSequence > 0 || FileSystem.exists(layout.index))
         }
+        try applyBase()
         try settleNewFileIntent()
         clock = HybridLogicalClock(wallClock: options.clock, latest: index.latestModification)
     }
@@ -55,6 +56,7 @@ extension Store {
         index = StoreIndex()
         snapshotSequence = 0
         try replay(after: 0)
+        try applyBase()
         try writeSnapshot()
     }
 

@@ -37,6 +37,8 @@ public enum StoreError: Error, Sendable, Equatable, CustomStringConvertible {
     /// written before changes carried digests, its own hash): someone edited the line. The
     /// store refuses to pass it on. `location` is `journal/<segment>:<line>`.
     case alteredEntry(store: String, location: String, sequence: UInt64, change: ChangeIdentity, record: RecordKey)
+    /// `.ferry/base.json` (what the store took from a hub snapshot) cannot be read.
+    case damagedBase(reason: String)
 
     public var description: String {
         switch self {
@@ -77,6 +79,9 @@ public enum StoreError: Error, Sendable, Equatable, CustomStringConvertible {
         case .alteredEntry(let store, let location, let sequence, let change, let record):
             return "\(store)/\(location): journal entry \(sequence) (change \(change) to \(record)) was altered after it was "
                 + "written: it no longer matches its digest; refusing to send it, nothing was exchanged; run 'ferry verify \(store)'"
+        case .damagedBase(let reason):
+            return ".ferry/base.json (what this store took from a hub snapshot) is damaged: \(reason); move it aside "
+                + "and sync with that hub again, which restores it"
 
         }
     }

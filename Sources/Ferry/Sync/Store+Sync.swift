@@ -96,6 +96,12 @@ extension Store {
     /// - Parameter maximumSkew: a change stamped more than this many milliseconds ahead of the
     ///   local wall clock is refused (nothing is applied).
     public func receive(_ changes: [Change], from peer: String, maximumSkew: UInt64) throws(SyncError) -> ReceiveResult {
+        try receive(changes, from: peer, maximumSkew: maximumSkew, asSnapshot: false)
+    }
+
+    /// Applies `changes` as ``receive(_:from:maximumSkew:)`` does; with `asSnapshot`, they are
+    /// the record versions of a snapshot (see ``receiveSnapshot(_:from:maximumSkew:)``).
+    func receive(_ changes: [Change], from peer: String, maximumSkew: UInt64, asSnapshot: Bool) throws(SyncError) -> ReceiveResult {
         // Check everything before writing anything.
         let now = options.clock.milliseconds()
         for change in changes {
@@ -133,7 +139,8 @@ extension Store {
                 var frontier = ReplicaFrontier(knowledge: index.knowledge, digests: index.digests)
                 var admitted: [Change] = []
                 for change in changes {
-                    switch frontier.admit(change, ownReplica: replicaID) {
+                    let admission = asSnapshot ? admitFromSnapshot(change, frontier: frontier) : frontier.admit(change, ownReplica: replicaID)
+                    switch admission {
                     case .alreadyKnown:
                         result.alreadyKnown += 1
                     case .next:

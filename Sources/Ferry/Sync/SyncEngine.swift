@@ -25,6 +25,7 @@ public struct SyncEngine: Sendable {
         let peerInfo = try await transport.open()
         do {
             var report = try await exchange(peerInfo: peerInfo, started: started)
+            if !options.dryRun { await transport.exchangeSucceeded() }
             await transport.close()
             report.notes = transport.notes
             report.requests = transport.requestCount
@@ -51,6 +52,11 @@ public struct SyncEngine: Sendable {
         }
         do { try store.beginExchange() } catch { throw .store(error) }
         defer { store.endExchange() }
+        let pendingJoin: StoreBase.Join?
+        do { pendingJoin = try store.base()?.pending } catch { throw .store(error) }
+        if let pendingJoin, pendingJoin.hub != peerInfo.replica {
+            throw .joinInProgress(store: store.path, hub: pendingJoin.location)
+        }
         report(SyncProgress(phase: .planning, completed: 0, total: nil))
 
         let localHead = store.head
@@ -63,7 +69,7 @@ public struct SyncEngine: Sendable {
         result.localLatestModification = localHead.latestModification
         result.peerLatestModification = peerInfo.head.latestModification
         defer { result.duration = Date().timeIntervalSince(started) }
-        if plan == .upToDate {
+        if plan == .upToDate && pendingJoin == nil {
             result.conflicts = try conflictedKeys()
             result.duration = Date().timeIntervalSince(started)
             report(SyncProgress(phase: .done, completed: 0, total: 0))
@@ -79,15 +85,24 @@ public struct SyncEngine: Sendable {
         if let (origin, counter) = localFrontier.firstDivergence(from: peerFrontier) {
             throw diverged(origin: origin, counter: counter, peerInfo: peerInfo)
         }
-        let localKnowledge = localFrontier.knowledge
+        var localKnowledge = localFrontier.knowledge
         let sharesHistory = localFrontier.knowledge.sortedCounters.contains { peerFrontier.knowledge[$0.0] > 0 }
         if plan == .reconcile && checkpoint == nil && !sharesHistory && localHead.sequence > 0 && peerInfo.head.sequence > 0 {
             result.merging = (store.recordCount, try await transport.liveRecordCount())
         }
 
+        // A snapshot first, when the peer offers one: the state instead of the history.
+        var touched = Set<RecordKey>()
+        if options.direction.pulls, let offer = try await transport.snapshotOffer(for: localKnowledge, pending: pendingJoin) {
+            result.snapshot = offer
+            if !options.dryRun {
+                try await join(from: offer, pending: pendingJoin, result: &result, touched: &touched)
+                do { localKnowledge = try store.currentKnowledge() } catch { throw .store(error) }
+            }
+        }
+
         // Pull.
         var pulledThrough = start.peer
-        var touched = Set<RecordKey>()
         if !options.direction.pulls {
             // Push only: nothing is read from the peer's journal.
         } else if plan == .fullPull && !options.dryRun {
@@ -95,6 +110,7 @@ public struct SyncEngine: Sendable {
             // next page while this store writes the current one (on the other core).
             let transport = self.transport
             let pageSize = options.pageSize
+            let localKnowledge = localKnowledge
             @Sendable func fetch(after position: UInt64) async -> Result<ChangeBatch, SyncError> {
                 do { return .success(try await transport.changes(after: position, excluding: localKnowledge, limit: pageSize)) } catch {
                     return .failure(error)
@@ -225,6 +241,31 @@ public struct SyncEngine: Sendable {
         return result
     }
 
+    /// Takes the offered snapshot's record versions, page by page, then its frontier. The join
+    /// is noted as pending before the first page is written, so a join stopped half way is
+    /// finished by the next sync with the same hub and nothing else syncs meanwhile.
+    private func join(
+        from offer: SnapshotOffer, pending: StoreBase.Join?, result: inout SyncReport, touched: inout Set<RecordKey>
+    ) async throws(SyncError) {
+        report(SyncProgress(phase: .pulling, completed: 0, total: offer.changeCount))
+        var page = try await transport.snapshotChanges(limit: options.pageSize)
+        if pending?.snapshot != offer.id, let identity = transport.hubIdentity {
+            let join = StoreBase.Join(hub: identity.id, location: identity.location, snapshot: offer.id, started: SystemClock().milliseconds())
+            do { try store.beginJoin(join) } catch { throw .store(error) }
+        }
+        var read = 0
+        while let changes = page {
+            let received = try store.receiveSnapshot(changes, from: transport.peerDescription, maximumSkew: options.maximumClockSkewMilliseconds)
+            result.pulled += received.applied
+            result.committedEdits += received.committedEdits
+            for change in changes { touched.insert(change.key) }
+            read += changes.count
+            report(SyncProgress(phase: .pulling, completed: read, total: offer.changeCount))
+            page = try await transport.snapshotChanges(limit: options.pageSize)
+        }
+        do { try store.finishJoin(frontier: offer.frontier, records: offer.recordCount) } catch { throw .store(error) }
+    }
+
     /// The checkpoint for this peer when it still matches both journals.
     private func validCheckpoint(peerInfo: PeerInfo, localHead: StoreHead) async throws(SyncError) -> SyncCheckpoint? {
         guard let checkpoint = store.checkpoint(for: peerInfo.replica) else { return nil }
@@ -306,14 +347,34 @@ public struct SyncEngine: Sendable {
     /// Refuses to delete more than the allowed share of the peer's records.
     private func checkPeerDeletions(_ outgoing: [Change]) async throws(SyncError) {
         guard !options.force else { return }
-        let deleted = Set(outgoing.filter(\.isDelete).map(\.key))
+        var deleted = Set(outgoing.filter(\.isDelete).map(\.key))
+        guard !deleted.isEmpty else { return }
+        // A record whose every change is in this push was never at the peer: deleting it there
+        // removes nothing (a first push of a store that created and deleted records).
+        var outgoingChanges: [RecordKey: Int] = [:]
+        for change in outgoing where deleted.contains(change.key) { outgoingChanges[change.key, default: 0] += 1 }
+        deleted = deleted.filter { key in (try? journaledChangeCount(of: key)) != outgoingChanges[key] }
         guard !deleted.isEmpty else { return }
         let total = try await transport.liveRecordCount()
+        // A peer with no live record loses none (a first push of a store that deleted some).
+        guard total > 0 else { return }
         if Double(deleted.count) > Double(total) * options.maximumDeletionShare {
             throw .massDeletion(
                 store: transport.peerDescription, deleting: deleted.count, of: total,
                 limitPercent: Int(options.maximumDeletionShare * 100))
         }
+    }
+
+    /// How many changes of `key` this store's journal holds (its history, walked back).
+    private func journaledChangeCount(of key: RecordKey) throws(StoreError) -> Int? {
+        guard var sequence = try store.state(of: key)?.lastSequence else { return nil }
+        var count = 0
+        while sequence > 0 {
+            count += 1
+            guard count < 100_000 else { return nil }
+            sequence = try store.journalEntry(at: sequence).previousSequenceOfRecord
+        }
+        return count
     }
 
     /// Records that would become conflicted by applying `incoming` (for a dry run).

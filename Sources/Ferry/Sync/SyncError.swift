@@ -24,6 +24,9 @@ public enum SyncError: Error, Sendable, Equatable, CustomStringConvertible {
     /// A peer sent a change that skips counters of its origin: the store would then believe it
     /// has changes it never received, and never ask for them.
     case counterGap(peer: String, origin: ReplicaID, expected: UInt64, found: UInt64)
+    /// The store started joining from a hub's snapshot and was stopped before it finished: it
+    /// syncs with nothing else until a sync with that hub completes the join.
+    case joinInProgress(store: String, hub: String)
     /// A store error on either side.
     case store(StoreError)
     /// The transport failed.
@@ -64,7 +67,11 @@ public enum SyncError: Error, Sendable, Equatable, CustomStringConvertible {
                 + "nothing was applied; give the copy a new identity with \(fix), which keeps its changes, then sync again"
         case .counterGap(let peer, let origin, let expected, let found):
             return "peer \(peer) sent change \(found) of replica \(origin.short) but this store's next change of it is \(expected); "
-                + "changes of one replica must arrive in order, without gaps; refusing the batch"
+                + "changes of one replica must arrive in order, without gaps; refusing the batch (a store that joined a hub "
+                + "from its snapshot holds no history before it: sync with the hub instead)"
+        case .joinInProgress(let store, let hub):
+            return "\(store) started joining from a snapshot of the hub at \(hub) and was stopped before it finished; "
+                + "run 'ferry sync \(store) \(hub)' to finish the join before syncing with anything else"
         case .store(let error):
             return error.description
         case .transport(let message):

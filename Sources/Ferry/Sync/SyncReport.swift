@@ -33,6 +33,8 @@ public struct SyncReport: Sendable {
     public var notes: [String] = []
     /// Requests made to the peer, when its transport counts them (a hub).
     public var requests: Int?
+    /// The snapshot the store joined from (would join, for a dry run) before pulling changes.
+    public var snapshot: SnapshotOffer?
 
     public init(plan: SyncPlan) { self.plan = plan }
 
@@ -55,6 +57,18 @@ public struct SyncReport: Sendable {
         members["direction"] = .string(direction.rawValue)
         members["notes"] = .array(notes.map { .string($0) })
         if let requests { members["requests"] = .integer(Int64(requests)) }
+        if let snapshot {
+            let reason: String
+            switch snapshot.reason {
+            case .join: reason = "join"
+            case .collected: reason = "collected"
+            case .resume: reason = "resume"
+            }
+            members["snapshot"] = [
+                "id": .string(snapshot.id.hex), "records": .integer(Int64(snapshot.recordCount)),
+                "versions": .integer(Int64(snapshot.changeCount)), "reason": .string(reason),
+            ]
+        }
         if let merging {
             members["merging"] = .object([
                 "localRecords": .integer(Int64(merging.localRecords)), "peerRecords": .integer(Int64(merging.peerRecords)),

@@ -29,6 +29,17 @@ public protocol SyncTransport: AnyObject, Sendable {
     /// Records, at the peer, what it exchanged with this store and how many live records the
     /// store holds now (a hub shows it in the replica's head).
     func saveCheckpoint(_ checkpoint: SyncCheckpoint, localRecordCount: Int) async throws(SyncError)
+    /// A snapshot the store should take before pulling changes: when it is empty (a join), when
+    /// changes it lacks were collected, or to finish `pending`, a join this peer's hub started.
+    /// `nil` when the peer has none to offer or the changes suffice.
+    func snapshotOffer(for knowledge: VersionVector, pending: StoreBase.Join?) async throws(SyncError) -> SnapshotOffer?
+    /// The next page of the offered snapshot's record versions; `nil` after the last.
+    func snapshotChanges(limit: Int) async throws(SyncError) -> [Change]?
+    /// The hub's id and location, for a store that joins from its snapshot.
+    var hubIdentity: (id: ReplicaID, location: String)? { get }
+    /// Told, before ``close()``, that the exchange succeeded (a hub then notes that this
+    /// replica was seen, even when there was nothing to exchange).
+    func exchangeSucceeded() async
     /// What the exchange noticed without failing (a hub's segment that has not arrived yet).
     var notes: [String] { get }
     /// Requests made to the peer so far, when the transport counts them.
@@ -47,6 +58,14 @@ extension SyncTransport {
     }
 
     public var notes: [String] { [] }
+
+    public func exchangeSucceeded() async {}
+
+    public func snapshotOffer(for knowledge: VersionVector, pending: StoreBase.Join?) async throws(SyncError) -> SnapshotOffer? { nil }
+
+    public func snapshotChanges(limit: Int) async throws(SyncError) -> [Change]? { nil }
+
+    public var hubIdentity: (id: ReplicaID, location: String)? { nil }
 
     public var requestCount: Int? { nil }
 

@@ -59,6 +59,20 @@ public final class FolderTransport: SyncTransport, @unchecked Sendable {
             throw .transport("peer \(path) has lost its records folder; refusing to sync with it")
         }
         do {
+            if let pending = try store.base()?.pending {
+                store.close()
+                throw SyncError.joinInProgress(store: path, hub: pending.location)
+            }
+        } catch let error as SyncError {
+            throw error
+        } catch let error as StoreError {
+            store.close()
+            throw .store(error)
+        } catch {
+            store.close()
+            throw .transport("\(error)")
+        }
+        do {
             switch handEdits {
             case .leave: break
             case .count: handEditsFound = try store.status()

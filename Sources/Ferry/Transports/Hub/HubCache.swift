@@ -17,6 +17,8 @@ struct HubCache: Sendable {
     /// SHA-256 of the last heads this store wrote (the newest last): a listing that shows
     /// another tag for its own head is still its own when the content is one of these.
     var ownHeadHashes: [SHA256Digest] = []
+    /// Snapshot manifests read (they never change), by id.
+    var snapshots: [SHA256Digest: HubSnapshot] = [:]
 
     init() {}
 
@@ -40,6 +42,12 @@ struct HubCache: Sendable {
             else { continue }
             cache.heads[replica] = (tag, head)
         }
+        for (idText, manifest) in value["snapshots"]?.objectValue ?? [:] {
+            guard let id = SHA256Digest(hex: idText),
+                let snapshot = try? HubSnapshot(manifest: manifest.canonicalBytes() + [UInt8(ascii: "\n")], id: id, location: location)
+            else { continue }
+            cache.snapshots[id] = snapshot
+        }
         cache.ownHeadHashes = (value["own"]?.arrayValue ?? []).compactMap { $0.stringValue.flatMap { SHA256Digest(hex: $0) } }
         return cache
     }
@@ -55,6 +63,9 @@ struct HubCache: Sendable {
             "ferry-hub-cache": .integer(Self.format), "location": .string(location), "heads": .object(heads),
             "own": .array(ownHeadHashes.suffix(4).map { .string($0.hex) }),
         ]
+        if !snapshots.isEmpty {
+            value["snapshots"] = .object(Dictionary(uniqueKeysWithValues: snapshots.map { ($0.key.hex, $0.value.manifestJSON) }))
+        }
         if let hub { value["hub"] = .string(hub.rawValue) }
         if let descriptorTag { value["descriptorTag"] = .string(descriptorTag) }
         _ = try? FileSystem.createDirectories(FileSystem.parentPath(of: path))

@@ -16,6 +16,9 @@ public enum HubError: Error, Sendable, Equatable, CustomStringConvertible {
     case foreignHeadWrite(location: String, replica: ReplicaID)
     /// The storage refused or failed a request (one line: bucket, key, status, code).
     case storage(String)
+    /// `hub compact` stopped before deleting anything: a head it could not read, a segment
+    /// not fully arrived, an object that vanished while it worked.
+    case cannotCompact(location: String, reason: String)
     /// A location that cannot name a hub (`s3://` with a bad bucket name).
     case invalidLocation(String, reason: String)
     /// No credentials were given or found for an S3 hub.
@@ -38,6 +41,8 @@ public enum HubError: Error, Sendable, Equatable, CustomStringConvertible {
         case .foreignHeadWrite(let location, let replica):
             return "\(location): the head of replica \(replica.short) was written by someone else since this store last wrote it: "
                 + "this store folder was copied (run 'ferry reidentify' on the copy)"
+        case .cannotCompact(let location, let reason):
+            return "cannot compact \(location): \(reason); nothing was deleted"
         case .storage(let message):
             return message
         case .invalidLocation(let text, let reason):

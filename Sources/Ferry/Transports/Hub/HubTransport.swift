@@ -35,6 +35,15 @@ public final class HubTransport: SyncTransport, @unchecked Sendable {
     /// What the local store holds, as far as this exchange saw (for the head's `read`).
     private var localKnowledge: VersionVector?
     private var collectedNotes: [String] = []
+    /// The snapshots the listing shows, by id.
+    private var snapshotIDs: [SHA256Digest] = []
+    /// The snapshot offered to the store, and the next of its parts to read.
+    private var offered: HubSnapshot?
+    private var nextPart = 0
+    private var partBuffer: [Change] = []
+    private var partOffset = 0
+    /// Segments read while deciding whether a snapshot is needed, for the pull that follows.
+    private var prefetched: [String: [UInt8]] = [:]
 
     /// A transport to the hub kept in `storage`.
     /// - Parameter clock: the time written into this replica's head.
@@ -49,6 +58,7 @@ public final class HubTransport: SyncTransport, @unchecked Sendable {
     }
 
     public var peerDescription: String { storage.location }
+    public var hubIdentity: (id: ReplicaID, location: String)? { hubID.map { ($0, storage.location) } }
     public var notes: [String] { storage.notices + collectedNotes }
     public var requestCount: Int? { storage.requestCount }
 
@@ -80,8 +90,13 @@ public final class HubTransport: SyncTransport, @unchecked Sendable {
         var descriptorObject: HubObject?
         var headObjects: [ReplicaID: HubObject] = [:]
         var ignored: [String] = []
+        snapshotIDs = []
+        offered = nil
+        prefetched = [:]
         for object in objects {
-            if object.key == HubDescriptor.key {
+            if let id = HubSnapshot.id(ofManifestKey: object.key) {
+                snapshotIDs.append(id)
+            } else if object.key == HubDescriptor.key {
                 descriptorObject = object
             } else if object.key.hasPrefix("heads/") {
                 let name = object.key.dropFirst("heads/".count)
@@ -97,6 +112,7 @@ public final class HubTransport: SyncTransport, @unchecked Sendable {
                 "ignored \(ignored.count) file\(ignored.count == 1 ? "" : "s") that Ferry did not write (\(ignored.prefix(3).joined(separator: ", ")))")
         }
         guard let descriptorObject else { throw .hub(.noHub(location: storage.location)) }
+        cache.snapshots = cache.snapshots.filter { snapshotIDs.contains($0.key) }
         if let id = cache.hub, cache.descriptorTag == descriptorObject.tag {
             hubID = id
         } else {
@@ -181,6 +197,17 @@ public final class HubTransport: SyncTransport, @unchecked Sendable {
         cache.save(to: cachePath, location: storage.location, durable: durable)
     }
 
+    /// How long a replica's head may go unwritten while it syncs with nothing to exchange: past
+    /// this, a sync rewrites it, so `hub compact` sees the replica as present (one request a day).
+    static let headRefreshMilliseconds: UInt64 = 86_400_000
+
+    public func exchangeSucceeded() async {
+        guard let head = own, heads[head.replica] != nil, clock.milliseconds() > head.updated + Self.headRefreshMilliseconds else { return }
+        do { try await writeOwnHead(head) } catch {
+            collectedNotes.append("could not note this replica as seen in its head (\(error)); the next sync tries again")
+        }
+    }
+
     public func close() async {
         saveCache(durable: false)
         reading = nil
@@ -215,12 +242,17 @@ public final class HubTransport: SyncTransport, @unchecked Sendable {
         while batch.count < max(1, limit), let (replica, segment) = reading.nextSegment() {
             let key = HubHead.segmentKey(replica: replica, number: segment.number, hash: segment.hash)
             let name = "segment \(segment.number) of replica \(replica.short)"
-            guard let fetched = try await hub({ () async throws(HubError) in try await storage.get(key) }) else {
+            let bytes: [UInt8]
+            if let early = prefetched.removeValue(forKey: key) {
+                bytes = early
+            } else if let fetched = try await hub({ () async throws(HubError) in try await storage.get(key) }) {
+                bytes = fetched.bytes
+            } else {
                 collectedNotes.append("\(name) has not arrived yet; its changes are left for the next sync")
                 continue
             }
             do {
-                let decoded = try HubSegment.decode(fetched.bytes, expected: segment, replica: replica, key: key, location: storage.location)
+                let decoded = try HubSegment.decode(bytes, expected: segment, replica: replica, key: key, location: storage.location)
                 for change in decoded.changes { reading.offer(change, into: &batch) }
             } catch {
                 collectedNotes.append("\(name) is incomplete or altered (\(error)); its changes are left for the next sync")
@@ -236,6 +268,92 @@ public final class HubTransport: SyncTransport, @unchecked Sendable {
         localKnowledge = reached
         self.reading = reading
         return ChangeBatch(changes: batch, through: through, head: finished ? through : max(total, through + 1))
+    }
+
+    // MARK: Snapshots
+
+    /// The newest snapshot, when the store needs it: the store holds nothing of what it covers
+    /// (a join), or a segment it lacks was collected while it was away, or it is finishing a
+    /// join from this hub. Otherwise the segments are cheaper: `nil`.
+    public func snapshotOffer(for knowledge: VersionVector, pending: StoreBase.Join?) async throws(SyncError) -> SnapshotOffer? {
+        guard let hubID, let localReplica else { return nil }
+        var usable: [HubSnapshot] = []
+        for id in snapshotIDs {
+            if let known = cache.snapshots[id] {
+                usable.append(known)
+                continue
+            }
+            let key = HubSnapshot.manifestKey(id)
+            guard let fetched = try await hub({ () async throws(HubError) in try await storage.get(key) }) else { continue }
+            do {
+                let snapshot = try HubSnapshot(manifest: fetched.bytes, id: id, location: storage.location)
+                guard snapshot.hub == hubID else {
+                    collectedNotes.append("\(key) belongs to another hub; ignored")
+                    continue
+                }
+                cache.snapshots[id] = snapshot
+                usable.append(snapshot)
+            } catch {
+                collectedNotes.append("\(key) could not be read (\(error)); ignored")
+            }
+        }
+        guard let newest = usable.max(by: { ($0.coveredSegments, $0.id.hex) < ($1.coveredSegments, $1.id.hex) }) else { return nil }
+        func offer(_ reason: SnapshotOffer.Reason) -> SnapshotOffer {
+            offered = newest
+            nextPart = 0
+            partBuffer = []
+            partOffset = 0
+            return SnapshotOffer(id: newest.id, frontier: newest.frontier, recordCount: newest.recordCount, changeCount: newest.changeCount, reason: reason)
+        }
+        if let pending, pending.hub == hubID { return offer(.resume) }
+        let covered = newest.frontier.knowledge.sortedCounters
+        guard covered.contains(where: { knowledge[$0.0] < $0.1 }) else { return nil }  // it has all of it
+        if !covered.contains(where: { knowledge[$0.0] > 0 }) { return offer(.join) }  // it has none of it
+        // Segments are taken in order and collected in order: when the first one the store needs
+        // of a replica is here, so are the rest.
+        for (replica, head) in heads.sorted(by: { $0.key.rawValue < $1.key.rawValue }) where replica != localReplica {
+            guard let first = head.segments.first(where: { $0.hasChanges(beyond: knowledge) }),
+                first.number <= newest.covers[replica] ?? 0
+            else { continue }
+            let key = head.key(of: first)
+            if let fetched = try await hub({ () async throws(HubError) in try await storage.get(key) }) {
+                prefetched[key] = fetched.bytes
+            } else {
+                let last = heads[localReplica]?.updated
+                collectedNotes.append(
+                    "changes this replica lacks were collected by 'ferry hub compact' while it was away"
+                        + (last.map { " (its last sync: \(ISO8601Milliseconds.format(milliseconds: $0)))" } ?? "")
+                        + "; re-joined from snapshot \(newest.id.hex.prefix(12)) (\(newest.recordCount) records); "
+                        + "its own changes since are kept and pushed")
+                return offer(.collected(lastSynced: last))
+            }
+        }
+        return nil
+    }
+
+    /// The offered snapshot's versions, one part read at a time.
+    public func snapshotChanges(limit: Int) async throws(SyncError) -> [Change]? {
+        guard let snapshot = offered else { return nil }
+        if partOffset >= partBuffer.count {
+            guard nextPart < snapshot.parts.count else {
+                offered = nil
+                return nil
+            }
+            let part = snapshot.parts[nextPart]
+            let key = HubSnapshot.partKey(snapshot: snapshot.id, part: part)
+            guard let fetched = try await hub({ () async throws(HubError) in try await storage.get(key) }) else {
+                throw .hub(.malformed(location: storage.location, key: key,
+                    reason: "this part of the snapshot has not arrived yet, or a newer compaction replaced it; sync again"))
+            }
+            partBuffer = try await hub { () throws(HubError) in
+                try HubSnapshot.decodePart(fetched.bytes, expected: part, key: key, location: storage.location)
+            }
+            partOffset = 0
+            nextPart += 1
+        }
+        let end = min(partBuffer.count, partOffset + max(1, limit))
+        defer { partOffset = end }
+        return Array(partBuffer[partOffset..<end])
     }
 
     /// Writes `changes` as a new segment of this replica, then its head naming it.

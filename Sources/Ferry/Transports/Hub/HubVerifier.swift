@@ -1,6 +1,11 @@
-/// Checks a hub (`ferry verify <hub>`): every head reads, every segment a head lists is present,
-/// matches its hash and its head's description, names the segment before it, and every change
-/// in it matches its digest and follows its origin's chain.
+/// Checks a hub (`ferry verify <hub>`): every head reads, every segment a head lists is present
+/// (or collected by a snapshot that covers it), matches its hash and its head's description,
+/// names the segment before it, and every change in it matches its digest and follows its
+/// origin's chain. Every snapshot's parts match their hashes, its versions their digests, and it
+/// agrees with the segments it covers that are still there: each of their changes is in the
+/// snapshot or superseded by a version in it, nothing in it lies past its frontier, and the
+/// frontier names the changes those segments hold; when none of its segments was collected yet,
+/// the snapshot is rebuilt from them and must be exactly that.
 ///
 /// ```swift
 /// let report = try await HubVerifier(storage: FolderHubStorage(root: path)).verify()
@@ -20,12 +25,16 @@ public struct HubVerifier: Sendable {
         public var heads = 0
         public var segments = 0
         public var changes = 0
+        /// Segments deleted by `hub compact` under a snapshot that covers them.
+        public var collected = 0
+        public var snapshots = 0
         public var isClean: Bool { findings.isEmpty && missing.isEmpty }
 
         public var jsonValue: JSONValue {
             [
                 "clean": .bool(isClean), "heads": .integer(Int64(heads)), "segments": .integer(Int64(segments)),
-                "changes": .integer(Int64(changes)), "findings": .array(findings.map { .string($0) }),
+                "changes": .integer(Int64(changes)), "collected": .integer(Int64(collected)), "snapshots": .integer(Int64(snapshots)),
+                "findings": .array(findings.map { .string($0) }),
                 "missing": .array(missing.map { .string($0) }),
             ]
         }
@@ -38,12 +47,14 @@ public struct HubVerifier: Sendable {
         guard objects.contains(where: { $0.key == HubDescriptor.key }), let descriptorBytes = try await storage.get(HubDescriptor.key)?.bytes else {
             throw .noHub(location: storage.location)
         }
-        _ = try HubDescriptor(bytes: descriptorBytes, location: storage.location)
+        let descriptor = try HubDescriptor(bytes: descriptorBytes, location: storage.location)
         var report = Report()
         let present = Set(objects.map(\.key))
+        var snapshots = try await readSnapshots(objects, hub: descriptor.id, present: present, report: &report)
         // Each origin's latest change seen in any segment, by counter, for the chains.
         var digests: [ReplicaID: [UInt64: SHA256Digest]] = [:]
         var pendingParents: [(change: ChangeIdentity, parent: SHA256Digest, where: String)] = []
+        var headsSeen: [ReplicaID: Int] = [:]
         for object in objects where object.key.hasPrefix("heads/") && object.key.hasSuffix(".json") {
             let name = String(object.key.dropFirst("heads/".count).dropLast(".json".count))
             guard let replica = ReplicaID(name), HubHead.key(of: replica) == object.key else { continue }
@@ -54,12 +65,19 @@ public struct HubVerifier: Sendable {
                 continue
             }
             report.heads += 1
+            headsSeen[replica] = head.segments.count
             var previous = SHA256Digest.zero
             for segment in head.segments {
                 let key = head.key(of: segment)
                 defer { previous = segment.hash }
+                let covering = snapshots.indices.filter { snapshots[$0].snapshot.covers[replica, default: 0] >= segment.number }
                 guard present.contains(key), let bytes = try await storage.get(key)?.bytes else {
-                    report.missing.append(key)
+                    if covering.isEmpty {
+                        report.missing.append(key)
+                    } else {
+                        report.collected += 1
+                        for index in covering { snapshots[index].complete = false }
+                    }
                     continue
                 }
                 report.segments += 1
@@ -89,9 +107,36 @@ public struct HubVerifier: Sendable {
                         report.findings.append("\(place): change \(change.identity) differs from another copy of it in the hub (a copied store?)")
                     }
                     digests[change.origin, default: [:]][change.counter] = chain.digest
+                    for index in covering {
+                        let checked = snapshots[index]
+                        if change.counter > checked.snapshot.frontier.knowledge[change.origin] {
+                            report.findings.append("\(place): change \(change.identity) lies past the frontier of snapshot \(checked.snapshot.id.hex.prefix(12)), which covers this segment")
+                        } else if !checked.state.reflects(change) {
+                            report.findings.append("\(place): change \(change.identity) to \(change.key) is missing from snapshot \(checked.snapshot.id.hex.prefix(12)), which covers this segment")
+                        }
+                        snapshots[index].rebuilt.incorporate(change)
+                    }
                     if change.counter > 1, !chain.isLegacy(counter: change.counter) {
                         pendingParents.append((change.identity, chain.parent, place))
                     }
+                }
+            }
+        }
+        for checked in snapshots {
+            let name = HubSnapshot.manifestKey(checked.snapshot.id)
+            for (origin, counter) in checked.snapshot.frontier.knowledge.sortedCounters {
+                if let read = digests[origin]?[counter], read != checked.snapshot.frontier.digests[origin] {
+                    report.findings.append("\(name): its frontier names change \(counter) of replica \(origin.short) with another digest than the hub holds")
+                }
+            }
+            // Covering every segment it covers that is still here, it must be exactly their state.
+            if checked.complete, checked.readAll, checked.snapshot.covers.allSatisfy({ $0.value <= UInt64(headsSeen[$0.key] ?? 0) }) {
+                let rebuilt = Set(checked.rebuilt.sortedChanges.map(\.identity))
+                let held = Set(checked.state.sortedChanges.map(\.identity))
+                if rebuilt != held {
+                    report.findings.append(
+                        "\(name): does not match the segments it covers (\(held.subtracting(rebuilt).count) versions it should not hold, "
+                            + "\(rebuilt.subtracting(held).count) it lacks)")
                 }
             }
         }
@@ -103,5 +148,68 @@ public struct HubVerifier: Sendable {
             }
         }
         return report
+    }
+
+    /// A snapshot as read: its versions, and the state its covered segments rebuild.
+    private struct CheckedSnapshot {
+        var snapshot: HubSnapshot
+        var state: HubState
+        /// Its parts all read and sound.
+        var readAll: Bool
+        /// None of the segments it covers has been collected.
+        var complete = true
+        var rebuilt = HubState()
+    }
+
+    /// Reads every snapshot: manifest, parts, and each version's digest.
+    private func readSnapshots(
+        _ objects: [HubObject], hub: ReplicaID, present: Set<String>, report: inout Report
+    ) async throws(HubError) -> [CheckedSnapshot] {
+        var result: [CheckedSnapshot] = []
+        for object in objects {
+            guard let id = HubSnapshot.id(ofManifestKey: object.key), let bytes = try await storage.get(object.key)?.bytes else { continue }
+            let snapshot: HubSnapshot
+            do { snapshot = try HubSnapshot(manifest: bytes, id: id, location: storage.location) } catch {
+                report.findings.append("\(object.key): \(error)")
+                continue
+            }
+            guard snapshot.hub == hub else {
+                report.findings.append("\(object.key): belongs to hub \(snapshot.hub.short), not this one")
+                continue
+            }
+            report.snapshots += 1
+            var checked = CheckedSnapshot(snapshot: snapshot, state: HubState(), readAll: true)
+            var versions = 0
+            for part in snapshot.parts {
+                let key = HubSnapshot.partKey(snapshot: id, part: part)
+                guard present.contains(key), let partBytes = try await storage.get(key)?.bytes else {
+                    report.missing.append(key)
+                    checked.readAll = false
+                    continue
+                }
+                do {
+                    for (index, change) in try HubSnapshot.decodePart(partBytes, expected: part, key: key, location: storage.location).enumerated() {
+                        versions += 1
+                        guard let chain = change.chain, chain.matches(change) else {
+                            report.findings.append("\(key) line \(index + 2): version \(change.identity) of \(change.key) does not match its digest (altered)")
+                            checked.readAll = false
+                            continue
+                        }
+                        if change.counter > snapshot.frontier.knowledge[change.origin] {
+                            report.findings.append("\(key) line \(index + 2): version \(change.identity) lies past the snapshot's frontier")
+                        }
+                        checked.state.incorporate(change)
+                    }
+                } catch {
+                    report.findings.append("\(key): \(error)")
+                    checked.readAll = false
+                }
+            }
+            if checked.readAll && checked.state.records.count != snapshot.recordCount {
+                report.findings.append("\(object.key): says \(snapshot.recordCount) records, its parts hold \(checked.state.records.count)")
+            }
+            result.append(checked)
+        }
+        return result
     }
 }

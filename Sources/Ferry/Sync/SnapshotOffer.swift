@@ -1,0 +1,32 @@
+/// A snapshot a peer offers instead of the history it no longer holds, or to save a new replica
+/// from reading all of it: the live and deleted records' current versions, and the frontier
+/// they stand for (every change up to it, bound to the digest of each origin's latest one).
+public struct SnapshotOffer: Sendable, Equatable {
+    /// Why the peer offers it.
+    public enum Reason: Sendable, Equatable {
+        /// The store is empty: it joins at the cost of the state, not of the history.
+        case join
+        /// Changes the store lacks were collected (`ferry hub compact`) while it was away;
+        /// `lastSynced` is when it last wrote its head there, milliseconds since 1970.
+        case collected(lastSynced: UInt64?)
+        /// A join that was stopped before it finished.
+        case resume
+    }
+
+    /// The snapshot's id (a hub's: the SHA-256 of its manifest).
+    public var id: SHA256Digest
+    /// Every change up to this frontier is reflected in the snapshot.
+    public var frontier: ReplicaFrontier
+    /// Records it holds (live and deleted) and versions it carries.
+    public var recordCount: Int
+    public var changeCount: Int
+    public var reason: Reason
+
+    public init(id: SHA256Digest, frontier: ReplicaFrontier, recordCount: Int, changeCount: Int, reason: Reason) {
+        self.id = id
+        self.frontier = frontier
+        self.recordCount = recordCount
+        self.changeCount = changeCount
+        self.reason = reason
+    }
+}

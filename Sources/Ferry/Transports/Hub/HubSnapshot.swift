@@ -1,0 +1,195 @@
+/// A snapshot of a hub's state, written by `ferry hub compact`: every record's current versions
+/// (live and deleted) as of a frontier, so a new replica joins at the cost of the state and
+/// segments the snapshot covers can be collected.
+///
+/// Two kinds of immutable object, both written create-only and never rewritten:
+/// - parts, `snapshots/<id>/<4-digit n>-<sha256>.part`: a header line
+///   `{"changes":k,"ferry-hub-snapshot-part":1,"n":n}`, then one version per line in the
+///   journal's canonical JSON with its digest and parent (the change that made it), sorted by
+///   record; at most ``partChangeLimit`` versions each, so a reader holds one part at a time;
+/// - the manifest, `hub-snapshots/<id>.json`, written last: the hub it belongs to, how many
+///   segments of each replica it covers, the frontier (each origin's counter and the digest of
+///   that change), counts, and each part's number, hash and size. Its id is the SHA-256 of its
+///   bytes, which hold no time, so two compactions of the same segments write the same object.
+///
+/// Manifest keys start with `h`, so the one listing a sync makes of heads shows them too.
+public struct HubSnapshot: Sendable, Equatable {
+    /// The snapshot format.
+    public static let format: Int64 = 1
+    /// Versions per part.
+    public static let partChangeLimit = 10_000
+    /// The prefix of manifests.
+    public static let manifestPrefix = "hub-snapshots/"
+
+    /// One part: its number (from 1), hash, size and number of versions.
+    public struct Part: Sendable, Hashable {
+        public var number: Int
+        public var hash: SHA256Digest
+        public var byteCount: Int64
+        public var changeCount: Int
+    }
+
+    /// The hub it belongs to.
+    public var hub: ReplicaID
+    /// For each replica, how many of its segments (the first ones) the snapshot covers.
+    public var covers: [ReplicaID: UInt64]
+    /// Each origin's latest change the snapshot reflects, and that change's digest.
+    public var frontier: ReplicaFrontier
+    /// Records (live and deleted), live records, and versions.
+    public var recordCount: Int
+    public var liveCount: Int
+    public var changeCount: Int
+    public var parts: [Part]
+
+    /// The id: SHA-256 of the manifest's bytes.
+    public var id: SHA256Digest { SHA256.hash(manifestBytes) }
+
+    /// `hub-snapshots/<id>.json`.
+    public static func manifestKey(_ id: SHA256Digest) -> String { manifestPrefix + id.hex + ".json" }
+
+    /// `snapshots/<id>/<n>-<hash>.part`.
+    public static func partKey(snapshot id: SHA256Digest, part: Part) -> String {
+        let digits = String(part.number)
+        return "snapshots/\(id.hex)/\(String(repeating: "0", count: max(0, 4 - digits.count)))\(digits)-\(part.hash.hex).part"
+    }
+
+    /// The snapshot id a manifest key names, `nil` for any other key.
+    public static func id(ofManifestKey key: String) -> SHA256Digest? {
+        guard key.hasPrefix(manifestPrefix), key.hasSuffix(".json") else { return nil }
+        let hex = key.dropFirst(manifestPrefix.count).dropLast(".json".count)
+        guard hex.count == 64, let id = SHA256Digest(hex: String(hex)), key == manifestKey(id) else { return nil }
+        return id
+    }
+
+    /// How many segments it covers, all replicas together (the newer of two snapshots covers more).
+    public var coveredSegments: UInt64 { covers.values.reduce(0, +) }
+
+    /// Whether it covers at least what `other` covers, for every replica.
+    public func covers(atLeast other: HubSnapshot) -> Bool {
+        other.covers.allSatisfy { covers[$0.key, default: 0] >= $0.value }
+    }
+
+    // MARK: Manifest
+
+    public var manifestJSON: JSONValue {
+        var frontierMembers: [String: JSONValue] = [:]
+        for (origin, counter) in frontier.knowledge.sortedCounters {
+            frontierMembers[origin.rawValue] = [.integer(Int64(counter)), .string((frontier.digests[origin] ?? .zero).hex)]
+        }
+        return [
+            "ferry-hub-snapshot": .integer(Self.format), "hub": .string(hub.rawValue),
+            "covers": .object(Dictionary(uniqueKeysWithValues: covers.filter { $0.value > 0 }.map { ($0.key.rawValue, JSONValue.integer(Int64($0.value))) })),
+            "frontier": .object(frontierMembers), "records": .integer(Int64(recordCount)), "live": .integer(Int64(liveCount)),
+            "changes": .integer(Int64(changeCount)),
+            "parts": .array(parts.map { part in
+                [
+                    "n": .integer(Int64(part.number)), "hash": .string(part.hash.hex), "bytes": .integer(part.byteCount),
+                    "changes": .integer(Int64(part.changeCount)),
+                ]
+            }),
+        ]
+    }
+
+    public var manifestBytes: [UInt8] { manifestJSON.canonicalBytes() + [UInt8(ascii: "\n")] }
+
+    init(hub: ReplicaID, covers: [ReplicaID: UInt64], frontier: ReplicaFrontier, recordCount: Int, liveCount: Int, changeCount: Int, parts: [Part]) {
+        self.hub = hub
+        self.covers = covers
+        self.frontier = frontier
+        self.recordCount = recordCount
+        self.liveCount = liveCount
+        self.changeCount = changeCount
+        self.parts = parts
+    }
+
+    /// Reads a manifest, checking that its bytes are the id its key names.
+    public init(manifest bytes: [UInt8], id: SHA256Digest, location: String) throws(HubError) {
+        let key = Self.manifestKey(id)
+        func bad(_ reason: String) -> HubError { .malformed(location: location, key: key, reason: reason) }
+        guard SHA256.hash(bytes) == id else { throw bad("its content does not match its name (incomplete or altered)") }
+        let value: JSONValue
+        do { value = try JSONParser.parse(bytes, options: .init(maximumDepth: 8, maximumByteCount: 64 << 20)) } catch {
+            throw bad(error.description)
+        }
+        guard let format = value["ferry-hub-snapshot"]?.integerValue else { throw bad("no \"ferry-hub-snapshot\" format number") }
+        guard format == Self.format else { throw .unsupportedFormat(location: location, found: format) }
+        guard let hubText = value["hub"]?.stringValue, let hub = ReplicaID(hubText) else { throw bad("no hub id") }
+        var covers: [ReplicaID: UInt64] = [:]
+        for (text, item) in value["covers"]?.objectValue ?? [:] {
+            guard let replica = ReplicaID(text), let count = item.integerValue, count > 0 else { throw bad("a bad \"covers\" entry") }
+            covers[replica] = UInt64(count)
+        }
+        var counters: [ReplicaID: UInt64] = [:]
+        var digests: [ReplicaID: SHA256Digest] = [:]
+        for (text, item) in value["frontier"]?.objectValue ?? [:] {
+            guard let origin = ReplicaID(text), let pair = item.arrayValue, pair.count == 2, let counter = pair[0].integerValue, counter > 0,
+                let hex = pair[1].stringValue, let digest = SHA256Digest(hex: hex)
+            else { throw bad("a bad \"frontier\" entry") }
+            counters[origin] = UInt64(counter)
+            digests[origin] = digest
+        }
+        guard let records = value["records"]?.integerValue, records >= 0, let live = value["live"]?.integerValue, live >= 0,
+            let changes = value["changes"]?.integerValue, changes >= 0, let partValues = value["parts"]?.arrayValue
+        else { throw bad("its counts or parts are missing") }
+        var parts: [Part] = []
+        for (index, item) in partValues.enumerated() {
+            guard item["n"]?.integerValue == Int64(index + 1), let hex = item["hash"]?.stringValue, let hash = SHA256Digest(hex: hex),
+                let byteCount = item["bytes"]?.integerValue, byteCount > 0, let count = item["changes"]?.integerValue, count >= 0
+            else { throw bad("part \(index + 1) is not described correctly") }
+            parts.append(Part(number: index + 1, hash: hash, byteCount: byteCount, changeCount: Int(count)))
+        }
+        guard parts.reduce(0, { $0 + $1.changeCount }) == Int(changes) else { throw bad("its parts do not add up to its changes") }
+        self.init(
+            hub: hub, covers: covers, frontier: ReplicaFrontier(knowledge: VersionVector(counters), digests: digests),
+            recordCount: Int(records), liveCount: Int(live), changeCount: Int(changes), parts: parts)
+    }
+
+    // MARK: Parts
+
+    /// The number of parts `count` versions make.
+    static func partCount(of count: Int, limit: Int = partChangeLimit) -> Int { (count + limit - 1) / limit }
+
+    /// Encodes part `number` (from 1) of record versions already in snapshot order.
+    static func encodePart(_ number: Int, of changes: [Change], limit: Int = partChangeLimit) -> (part: Part, bytes: [UInt8]) {
+        let slice = changes[(number - 1) * limit..<min(number * limit, changes.count)]
+        let header: JSONValue = [
+            "ferry-hub-snapshot-part": .integer(format), "n": .integer(Int64(number)), "changes": .integer(Int64(slice.count)),
+        ]
+        var bytes = header.canonicalBytes()
+        bytes.append(UInt8(ascii: "\n"))
+        for change in slice {
+            change.writeCanonicalJSON(to: &bytes)
+            bytes.append(UInt8(ascii: "\n"))
+        }
+        return (Part(number: number, hash: SHA256.hash(bytes), byteCount: Int64(bytes.count), changeCount: slice.count), bytes)
+    }
+
+    /// Decodes a part, checking it against the manifest's description.
+    public static func decodePart(_ bytes: [UInt8], expected part: Part, key: String, location: String) throws(HubError) -> [Change] {
+        func bad(_ reason: String) -> HubError { .malformed(location: location, key: key, reason: reason) }
+        guard SHA256.hash(bytes) == part.hash else { throw bad("its content does not match its hash (incomplete or altered)") }
+        var lines = bytes.split(separator: UInt8(ascii: "\n"), omittingEmptySubsequences: true).makeIterator()
+        guard let headerLine = lines.next() else { throw bad("empty") }
+        let header: JSONValue
+        do { header = try JSONParser.parse(Array(headerLine), options: .init(maximumDepth: 4, maximumByteCount: 1 << 16)) } catch {
+            throw bad("header: \(error.description)")
+        }
+        guard header["ferry-hub-snapshot-part"]?.integerValue == format, header["n"]?.integerValue == Int64(part.number),
+            header["changes"]?.integerValue == Int64(part.changeCount)
+        else { throw bad("its header does not match its manifest") }
+        var changes: [Change] = []
+        changes.reserveCapacity(part.changeCount)
+        while let line = lines.next() {
+            do {
+                guard let fields = try JSONParser.parse(Array(line)).objectValue else { throw bad("line \(changes.count + 2) is not an object") }
+                changes.append(try Change(jsonFields: fields))
+            } catch let error as HubError {
+                throw error
+            } catch {
+                throw bad("line \(changes.count + 2): \(error)")
+            }
+        }
+        guard changes.count == part.changeCount else { throw bad("it holds \(changes.count) versions, its header says \(part.changeCount)") }
+        return changes
+    }
+}

@@ -1,0 +1,268 @@
+import Foundation
+import Testing
+import FerryTestSupport
+@testable import Ferry
+
+/// `hub compact` and snapshots: a new replica joins at the cost of the state, segments go only
+/// once every recent replica has read them, a replica away past the window re-joins from the
+/// snapshot without resurrecting a deletion, and a join stopped half way is finished, not lost.
+@Suite struct HubCompactionTests {
+    static let notes = try! EntityName("Note")
+    static let day: UInt64 = 86_400_000
+
+    func makeHub(_ directory: TemporaryDirectory) async throws -> String {
+        let path = directory.subpath("hub")
+        try await Hub.create(in: FolderHubStorage(root: path))
+        return path
+    }
+
+    func sync(_ store: Store, _ storage: any HubStorage, at clock: any WallClock = SystemClock()) async throws -> SyncReport {
+        try await store.sync(with: HubTransport(storage: storage, clock: clock), options: SyncOptions())
+    }
+
+    func sync(_ store: Store, _ hub: String, at clock: any WallClock = SystemClock()) async throws -> SyncReport {
+        try await sync(store, FolderHubStorage(root: hub), at: clock)
+    }
+
+    func compact(_ hub: String, now: UInt64? = nil, partLimit: Int = 10_000) async throws -> HubCompactor.Report {
+        var compactor = HubCompactor(storage: FolderHubStorage(root: hub), clock: ManualClock(milliseconds: now ?? SystemClock().milliseconds()))
+        compactor.partChangeLimit = partLimit
+        return try await compactor.compact()
+    }
+
+    func id(_ text: String) -> RecordID { try! RecordID(text) }
+    func key(_ text: String) -> RecordKey { RecordKey(entity: Self.notes, id: id(text)) }
+
+    /// 40 records, each written 5 times, 8 of them then deleted.
+    func writeHistory(_ store: Store) throws {
+        for round in 0..<5 {
+            for n in 0..<40 { try store.put(["n": .integer(Int64(n)), "round": .integer(Int64(round))], entity: Self.notes, id: id("r\(n)")) }
+        }
+        for n in 0..<8 { try store.delete(entity: Self.notes, id: id("r\(n)")) }
+    }
+
+    func segmentFiles(_ hub: String) throws -> [String] {
+        try folderContents(hub + "/segments").keys.filter { $0.hasSuffix(".seg") }
+    }
+
+    @Test func aNewReplicaJoinsFromTheSnapshotAtTheCostOfTheState() async throws {
+        let directory = try TemporaryDirectory()
+        let hub = try await makeHub(directory)
+        let laptop = try Store.create(at: directory.subpath("laptop"), name: "laptop")
+        let phone = try Store.create(at: directory.subpath("phone"), name: "phone")
+        try writeHistory(laptop)
+        _ = try await sync(laptop, hub)
+        _ = try await sync(phone, hub)
+        #expect(try segmentFiles(hub).count == 1)
+
+        let report = try await compact(hub, partLimit: 7)
+        #expect(report.wroteSnapshot)
+        #expect(report.records == 40 && report.versions == 40, "one version per record, tombstones included")
+        #expect(report.deletedSegments == 1, "both replicas have read the only segment")
+        #expect(try segmentFiles(hub).isEmpty)
+        #expect(try await HubVerifier(storage: FolderHubStorage(root: hub)).verify().isClean)
+
+        let desk = try Store.create(at: directory.subpath("desk"), name: "desk")
+        let joined = try await sync(desk, hub)
+        #expect(joined.snapshot?.reason == .join)
+        #expect(joined.snapshot?.recordCount == 40)
+        #expect(try ReplicaState(desk) == ReplicaState(laptop))
+        #expect(desk.headSequence == 40, "the state (40 versions), not the history (208 changes)")
+        #expect(desk.recordCount == 32)
+        let base = try #require(try desk.base())
+        #expect(base.pending == nil && base.joins.count == 1 && base.frontier.knowledge == laptop.knowledge)
+        #expect(desk.knowledge == laptop.knowledge)
+        #expect(try StoreVerifier(path: desk.path).verify().isClean)
+
+        // It goes on like any replica: nothing to do, then its edits reach the others.
+        let again = try await sync(desk, hub)
+        #expect(again.pulled == 0 && again.pushed == 0 && again.snapshot == nil)
+        try desk.put(["by": "desk"], entity: Self.notes, id: id("r20"))
+        try desk.delete(entity: Self.notes, id: id("r21"))
+        _ = try await sync(desk, hub)
+        _ = try await sync(laptop, hub)
+        _ = try await sync(phone, hub)
+        #expect(try ReplicaState(laptop) == ReplicaState(desk))
+        #expect(try ReplicaState(phone) == ReplicaState(desk))
+        #expect(try laptop.get(entity: Self.notes, id: id("r20")) == ["by": "desk"])
+        // Reopened (index rebuilt from its journal), it still knows what the base says.
+        try FileManager.default.removeItem(atPath: desk.path + "/.ferry/index")
+        let reopened = try Store.open(at: desk.path)
+        #expect(reopened.knowledge == desk.knowledge)
+        #expect(try await sync(reopened, hub).pulled == 0)
+    }
+
+    @Test func segmentsStayUntilEveryRecentReplicaHasReadThem() async throws {
+        let directory = try TemporaryDirectory()
+        let hub = try await makeHub(directory)
+        let laptop = try Store.create(at: directory.subpath("laptop"), name: "laptop")
+        let phone = try Store.create(at: directory.subpath("phone"), name: "phone")
+        try phone.put(["by": "phone"], entity: Self.notes, id: id("p"))
+        _ = try await sync(phone, hub)  // seen now, has read nothing of the laptop's
+        try writeHistory(laptop)
+        _ = try await sync(laptop, hub)
+
+        let first = try await compact(hub)
+        #expect(first.wroteSnapshot && first.deletedSegments == 1, "the phone's segment: the laptop has read it")
+        #expect(first.waitingFor.map(\.name) == ["phone"])
+        #expect(try segmentFiles(hub).count == 1)
+
+        // The phone reads the segment (not the snapshot: it is cheaper), then it may go.
+        let read = try await sync(phone, hub)
+        #expect(read.snapshot == nil && read.pulled == 208)
+        let second = try await compact(hub)
+        #expect(!second.wroteSnapshot, "nothing new to cover: the same snapshot")
+        #expect(second.deletedSegments == 1 && second.waitingFor.isEmpty)
+        #expect(try ReplicaState(phone) == ReplicaState(laptop))
+    }
+
+    @Test func aReplicaAwayPastTheWindowRejoinsWithoutResurrectingADeletion() async throws {
+        let directory = try TemporaryDirectory()
+        let hub = try await makeHub(directory)
+        let laptop = try Store.create(at: directory.subpath("laptop"), name: "laptop")
+        let stick = try Store.create(at: directory.subpath("stick"), name: "stick")
+        for name in ["keep", "gone", "edited"] { try laptop.put(["v": 1], entity: Self.notes, id: id(name)) }
+        _ = try await sync(laptop, hub)
+        _ = try await sync(stick, hub)
+        #expect(stick.recordCount == 3)
+
+        // The stick goes away; meanwhile the laptop deletes one record and edits another.
+        try laptop.delete(entity: Self.notes, id: id("gone"))
+        try laptop.put(["v": 2], entity: Self.notes, id: id("edited"))
+        _ = try await sync(laptop, hub)
+        try stick.put(["offline": true], entity: Self.notes, id: id("new"))
+        try stick.put(["v": 3, "by": "stick"], entity: Self.notes, id: id("keep"))
+
+        // 31 days later the laptop syncs again, then compaction does not wait for the stick.
+        let later = SystemClock().milliseconds() + 31 * Self.day
+        _ = try await sync(laptop, hub, at: ManualClock(milliseconds: later))
+        let report = try await compact(hub, now: later)
+        #expect(report.away.map(\.name) == ["stick"])
+        #expect(report.waitingFor.isEmpty)
+        #expect(report.deletedSegments == 2)
+
+        let back = try await sync(stick, hub)
+        guard case .collected = back.snapshot?.reason else {
+            Issue.record("expected a re-join from the snapshot, got \(String(describing: back.snapshot))")
+            return
+        }
+        #expect(back.notes.contains { $0.contains("collected by 'ferry hub compact' while it was away") })
+        #expect(try stick.get(entity: Self.notes, id: id("gone")) == nil, "the deletion holds")
+        #expect(try stick.get(entity: Self.notes, id: id("edited")) == ["v": 2])
+        #expect(try stick.get(entity: Self.notes, id: id("keep")) == ["v": 3, "by": "stick"])
+        #expect(back.pushed == 2, "its own offline changes go out")
+        _ = try await sync(laptop, hub)
+        #expect(try laptop.get(entity: Self.notes, id: id("gone")) == nil, "nothing resurrected")
+        #expect(try laptop.get(entity: Self.notes, id: id("new")) == ["offline": true])
+        #expect(try ReplicaState(laptop) == ReplicaState(stick))
+        #expect(try StoreVerifier(path: stick.path).verify().isClean)
+        #expect(try await HubVerifier(storage: FolderHubStorage(root: hub)).verify().isClean)
+    }
+
+    @Test func aJoinStoppedHalfWayIsFinishedByThatHubAndNothingElse() async throws {
+        let directory = try TemporaryDirectory()
+        let hub = try await makeHub(directory)
+        let laptop = try Store.create(at: directory.subpath("laptop"), name: "laptop")
+        try writeHistory(laptop)
+        _ = try await sync(laptop, hub)
+        _ = try await compact(hub, partLimit: 10)
+
+        // Part 3 of 4 has not arrived: the join stops after two parts.
+        let desk = try Store.create(at: directory.subpath("desk"), name: "desk")
+        let flaky = HidingHubStorage(root: hub, hiding: "/0003-")
+        await #expect(throws: SyncError.self) { try await sync(desk, flaky) }
+        #expect(desk.headSequence == 20)
+        #expect(try desk.base()?.pending != nil)
+
+        // Nothing else may sync with it meanwhile: its counters have gaps.
+        let other = try Store.create(at: directory.subpath("other"), name: "other")
+        do {
+            _ = try await other.sync(with: FolderTransport(path: desk.path))
+            Issue.record("a store half way through a join was synced with")
+        } catch {
+            guard case .joinInProgress = error else { throw error }
+        }
+        await #expect(throws: SyncError.self) { try await desk.sync(with: FolderTransport(path: other.path)) }
+
+        let finished = try await sync(desk, hub)
+        #expect(finished.snapshot?.reason == .resume)
+        #expect(try desk.base()?.pending == nil)
+        #expect(try ReplicaState(desk) == ReplicaState(laptop))
+        #expect(desk.headSequence == 40, "the two parts already taken are not taken again")
+        #expect(try StoreVerifier(path: desk.path).verify().isClean)
+    }
+
+    @Test func aJoinReadsTheSnapshotThenOnlyTheSegmentsAfterIt() async throws {
+        let directory = try TemporaryDirectory()
+        let hub = try await makeHub(directory)
+        let laptop = try Store.create(at: directory.subpath("laptop"), name: "laptop")
+        try writeHistory(laptop)
+        _ = try await sync(laptop, hub)
+        _ = try await compact(hub)
+        try laptop.put(["after": true], entity: Self.notes, id: id("late"))
+        try laptop.delete(entity: Self.notes, id: id("r30"))
+        _ = try await sync(laptop, hub)
+
+        let desk = try Store.create(at: directory.subpath("desk"), name: "desk")
+        let report = try await sync(desk, hub)
+        #expect(report.snapshot?.reason == .join)
+        #expect(report.pulled == 40 + 2)
+        #expect(try ReplicaState(desk) == ReplicaState(laptop))
+        // A second compaction builds on the first and replaces it.
+        let second = try await compact(hub)
+        #expect(second.wroteSnapshot && second.deletedSnapshots == 1)
+        #expect(try folderContents(hub + "/hub-snapshots").count == 1)
+        #expect(try await HubVerifier(storage: FolderHubStorage(root: hub)).verify().isClean)
+        let tablet = try Store.create(at: directory.subpath("tablet"), name: "tablet")
+        #expect(try await sync(tablet, hub).pulled == 41)
+        #expect(try ReplicaState(tablet) == ReplicaState(laptop))
+    }
+
+    @Test func aDryRunChangesNothingAndAnUnreadableHeadStopsCompaction() async throws {
+        let directory = try TemporaryDirectory()
+        let hub = try await makeHub(directory)
+        let laptop = try Store.create(at: directory.subpath("laptop"), name: "laptop")
+        try writeHistory(laptop)
+        _ = try await sync(laptop, hub)
+        let before = try folderContents(hub)
+        let dry = try await HubCompactor(storage: FolderHubStorage(root: hub), dryRun: true).compact()
+        #expect(dry.dryRun && dry.records == 40 && dry.deletedSegments == 1 && !dry.wroteSnapshot)
+        #expect(try folderContents(hub) == before)
+
+        let head = hub + "/heads/" + laptop.replicaID.rawValue + ".json"
+        let bytes = try Data(contentsOf: URL(fileURLWithPath: head))
+        try Data(bytes.prefix(bytes.count / 2)).write(to: URL(fileURLWithPath: head))
+        do {
+            _ = try await compact(hub)
+            Issue.record("compaction went on without knowing what a replica has read")
+        } catch let error as HubError {
+            guard case .cannotCompact = error else { throw error }
+            #expect(error.description.contains("nothing was deleted"))
+        }
+        #expect(try segmentFiles(hub).count == 1)
+    }
+}
+
+/// A hub folder in which the objects whose key contains a given text have not arrived yet.
+final class HidingHubStorage: HubStorage, @unchecked Sendable {
+    let folder: FolderHubStorage
+    let hiding: String
+
+    init(root: String, hiding: String) {
+        folder = FolderHubStorage(root: root)
+        self.hiding = hiding
+    }
+
+    var location: String { folder.location }
+    var requestCount: Int { folder.requestCount }
+    func list(prefix: String) async throws(HubError) -> [HubObject] {
+        try await folder.list(prefix: prefix).filter { !$0.key.contains(hiding) }
+    }
+    func get(_ key: String) async throws(HubError) -> (bytes: [UInt8], tag: String)? {
+        key.contains(hiding) ? nil : try await folder.get(key)
+    }
+    func put(_ key: String, _ bytes: [UInt8], createOnly: Bool) async throws(HubError) -> String {
+        try await folder.put(key, bytes, createOnly: createOnly)
+    }
+    func delete(_ key: String) async throws(HubError) { try await folder.delete(key) }
+}
