@@ -57,6 +57,40 @@ import Testing
         #expect(try runFerry(["hub", "frobnicate", hub]).exitCode == 2)
     }
 
+    @Test func compactThenANewReplicaJoinsFromTheSnapshot() throws {
+        let directory = try TemporaryDirectory()
+        let laptop = directory.subpath("laptop")
+        let desk = directory.subpath("desk")
+        let hub = directory.subpath("hub")
+        #expect(try runFerry(["init", laptop, "--name", "laptop"]).exitCode == 0)
+        #expect(try runFerry(["init", desk, "--name", "desk"]).exitCode == 0)
+        #expect(try runFerry(["hub", "init", hub]).exitCode == 0)
+        for n in 0..<3 {
+            for round in 0..<3 { #expect(try runFerry(["put", laptop, "Note", "n\(n)", "--json", #"{"round": \#(round)}"#]).exitCode == 0) }
+        }
+        #expect(try runFerry(["delete", laptop, "Note", "n0"]).exitCode == 0)
+        #expect(try runFerry(["sync", laptop, hub]).exitCode == 0)
+
+        let before = try folderContents(hub)
+        let dry = try runFerry(["hub", "compact", hub, "--dry-run"])
+        #expect(dry.exitCode == 0 && dry.stdout.contains("would write snapshot") && dry.stdout.contains("would delete 1 segment"), "\(dry)")
+        #expect(try folderContents(hub) == before)
+        let compacted = try runFerry(["hub", "compact", hub, "--keep", "14d", "--json"])
+        #expect(compacted.exitCode == 0 && compacted.stdout.contains(#""deletedSegments":1"#) && compacted.stdout.contains(#""records":3"#), "\(compacted)")
+
+        let joined = try runFerry(["sync", desk, hub])
+        #expect(joined.exitCode == 0 && joined.stdout.hasPrefix("joined from snapshot") && joined.stdout.contains("(3 records; instead of its history)"), "\(joined)")
+        #expect(try runFerry(["get", desk, "Note", "n2"]).stdout.contains(#""round": 2"#))
+        let status = try runFerry(["hub", "status", hub])
+        #expect(status.stdout.contains("1 snapshot") && status.stdout.contains("1 collected") && status.stdout.contains("3 records (2 live)"), "\(status)")
+        let verifyHub = try runFerry(["verify", hub])
+        #expect(verifyHub.exitCode == 0 && verifyHub.stdout.contains("snapshots agree with the segments they cover"), "\(verifyHub)")
+        let verifyDesk = try runFerry(["verify", desk])
+        #expect(verifyDesk.exitCode == 0 && verifyDesk.stdout.contains("note: joined from snapshot"), "\(verifyDesk)")
+        #expect(try runFerry(["hub", "compact", hub, "--keep", "3x"]).exitCode == 2)
+        #expect(try runFerry(["hub", "status", hub, "--keep", "3d"]).exitCode == 2)
+    }
+
     @Test func verifyChecksEverySegmentAndNamesTheOneAltered() throws {
         let directory = try TemporaryDirectory()
         let laptop = directory.subpath("laptop")

@@ -53,6 +53,14 @@ public struct StoreVerifier: Sendable {
         defer { lock?.release() }
 
         var report = VerificationReport()
+        if FileSystem.exists(layout.base) {
+            do {
+                let bytes = try FileSystem.readFile(layout.base, limit: 16 << 20)
+                report.base = try StoreBase(json: try JSONParser.parse(bytes, options: .init(maximumDepth: 8, maximumByteCount: 16 << 20)))
+            } catch {
+                report.baseProblem = ".ferry/base.json cannot be read: \(error)"
+            }
+        }
         var scan = JournalScan(layout: layout)
         scan.run()
         let analysis = JournalChainAnalysis(

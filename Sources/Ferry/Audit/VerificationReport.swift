@@ -23,7 +23,12 @@ public struct VerificationReport: Sendable, Hashable {
     public init() {}
 
     /// Whether nothing was found.
-    public var isClean: Bool { findings.isEmpty }
+    /// What the store took from a hub snapshot: its journal starts there, and history before
+    /// it is not held here (the hub's `verify` checks the snapshot against its segments).
+    public var base: StoreBase?
+    /// Why `.ferry/base.json` could not be read, when it could not.
+    public var baseProblem: String?
+    public var isClean: Bool { findings.isEmpty && baseProblem == nil }
 
     /// Whether a finding shows the journal was tampered with.
     public var hasTampering: Bool { findings.contains { $0.category == .tampering } }
@@ -45,7 +50,8 @@ public struct VerificationReport: Sendable, Hashable {
             "clean": .bool(isClean), "entries": .integer(Int64(entryCount)), "segments": .integer(Int64(segmentCount)),
             "records": .integer(Int64(recordCount)), "checkedIndex": .bool(checkedIndex),
             "checkedRecords": .bool(checkedRecords), "categories": .object(categories),
-            "findings": .array(findings.map(\.jsonValue)),
+            "findings": .array(findings.map(\.jsonValue)), "base": base?.jsonValue ?? .null,
+            "baseProblem": baseProblem.map { .string($0) } ?? .null,
         ]
     }
 }

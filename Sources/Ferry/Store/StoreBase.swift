@@ -15,12 +15,12 @@
 /// ```
 /// A join in progress is `pending` (written before the first record is journaled): until it
 /// finishes, the store syncs only with that hub, which completes it.
-public struct StoreBase: Sendable, Equatable {
+public struct StoreBase: Sendable, Hashable {
     /// The base format this Ferry writes.
     public static let format: Int64 = 1
 
     /// One join from a snapshot.
-    public struct Join: Sendable, Equatable {
+    public struct Join: Sendable, Hashable {
         /// The hub's id and location.
         public var hub: ReplicaID
         public var location: String

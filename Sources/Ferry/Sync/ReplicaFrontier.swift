@@ -9,7 +9,7 @@
 /// var frontier = ReplicaFrontier(knowledge: store.knowledge, digests: [:])
 /// switch frontier.admit(change, ownReplica: store.replicaID) { case .next: … default: … }
 /// ```
-public struct ReplicaFrontier: Sendable, Equatable {
+public struct ReplicaFrontier: Sendable, Hashable {
     /// For each replica, the counter of the latest change held.
     public private(set) var knowledge: VersionVector
     /// For each replica, the digest of that latest change, when known.

@@ -1,39 +1,50 @@
 import Ferry
 
-/// `ferry hub init|status <location>`: creates and inspects hubs (a folder or an S3 prefix
-/// that replicas sync through without a server).
+/// `ferry hub init|status|compact <location>`: creates, inspects and compacts hubs (a folder
+/// or an S3 prefix that replicas sync through without a server).
 enum HubCommand: Command {
     static let spec = CommandSpec(
         name: "hub",
-        abstract: "Create a hub (a folder or s3:// prefix replicas sync through) or show its state.",
+        abstract: "Create a hub (a folder or s3:// prefix replicas sync through), show its state, or compact it.",
         discussion: """
             A hub is a folder (a cloud-drive folder, a share, a stick) or an S3 prefix that any number of replicas \
             sync with, at any time and concurrently, with no server and no lock: each replica writes only objects \
             of its own. Create one once, then 'ferry sync <store> <location>' from every replica.
             Actions: init creates an empty hub (a folder is created if missing; a location holding anything else is \
-            refused); status lists the replicas (name, last sync, how far behind the newest), segments and bytes.
+            refused); status lists the replicas (name, last sync, how far behind the newest), segments, snapshots and \
+            bytes; compact writes a snapshot of the state (new replicas then join at the cost of the state, not the \
+            history) and deletes the segments it covers that every replica seen within --keep (default 30d) has read. \
+            A replica away longer re-joins from the snapshot on its next sync, without resurrecting deletions.
             S3 credentials and endpoint follow the AWS CLI: AWS_ACCESS_KEY_ID, AWS_SECRET_ACCESS_KEY, \
             AWS_SESSION_TOKEN, AWS_REGION, AWS_ENDPOINT_URL_S3 or AWS_ENDPOINT_URL, AWS_PROFILE with ~/.aws; \
             --endpoint overrides the endpoint.
              ferry hub init ~/Dropbox/notes-hub
              ferry hub init s3://team-bucket/notes --endpoint http://127.0.0.1:8333
              ferry hub status s3://team-bucket/notes --json
+             ferry hub compact ~/Dropbox/notes-hub --keep 14d --dry-run
             """,
         arguments: [
-            .required("action", help: "init or status."),
+            .required("action", help: "init, status or compact."),
             .required("location", help: "A hub folder, or s3://bucket/prefix."),
         ],
         options: [
             .value("endpoint", valueName: "url", help: "The S3 endpoint (default: $AWS_ENDPOINT_URL_S3, $AWS_ENDPOINT_URL, or AWS)."),
+            .value("keep", valueName: "duration", help: "compact: replicas seen within this long must have read a segment before it goes (30d; also h, m)."),
+            .flag("dry-run", help: "compact: say what would be written and deleted; change nothing."),
             .flag("json", help: "Print one JSON object."),
         ])
 
     static func run(_ arguments: ParsedArguments, context: CommandContext) async throws -> ExitCode {
         let action = try arguments.requiredPositional("action")
         let locationText = try arguments.requiredPositional("location")
-        guard ["init", "status"].contains(action) else {
-            throw UsageError("'\(action)' is not a hub action: use init or status")
+        guard ["init", "status", "compact"].contains(action) else {
+            throw UsageError("'\(action)' is not a hub action: use init, status or compact")
         }
+        if action != "compact" {
+            if arguments.option("keep") != nil { throw UsageError("--keep applies to 'ferry hub compact' only") }
+            if arguments.flag("dry-run") { throw UsageError("--dry-run applies to 'ferry hub compact' only") }
+        }
+        let retention = try arguments.option("keep").map(parseDuration) ?? 30 * 86_400_000
         let storage = try hubStorage(locationText, endpoint: arguments.option("endpoint"), context: context)
         switch action {
         case "init":
@@ -45,6 +56,13 @@ enum HubCommand: Command {
             } else {
                 context.stdout.line("created hub \(descriptor.id.short) at \(storage.location)")
                 context.stdout.line("sync a store with it: ferry sync <store> \(locationText)")
+            }
+        case "compact":
+            let report = try await HubCompactor(storage: storage, retentionMilliseconds: retention, dryRun: arguments.flag("dry-run")).compact()
+            if arguments.flag("json") {
+                context.printJSONLine(report.jsonValue)
+            } else {
+                context.stdout.write(text(report))
             }
         default:
             let status = try await Hub.status(of: storage)
@@ -73,6 +91,40 @@ enum HubCommand: Command {
         }
     }
 
+    /// `30d`, `12h`, `90m`, `45s`, in milliseconds.
+    static func parseDuration(_ text: String) throws -> UInt64 {
+        let units: [Character: UInt64] = ["d": 86_400_000, "h": 3_600_000, "m": 60_000, "s": 1_000]
+        guard let unit = text.last.flatMap({ units[$0] }), let count = UInt64(text.dropLast()), count <= 100_000 else {
+            throw UsageError("--keep \(text): give a whole number and a unit, like 30d, 12h, 90m or 45s")
+        }
+        return count * unit
+    }
+
+    static func text(_ report: HubCompactor.Report) -> String {
+        let would = report.dryRun
+        var lines: [String] = []
+        if let snapshot = report.snapshot {
+            let verb = report.wroteSnapshot ? "wrote" : would ? "would write" : "kept"
+            lines.append(
+                "\(verb) snapshot \(snapshot.hex.prefix(12)): \(AuditText.plural(report.records, "record")), "
+                    + "\(AuditText.plural(report.versions, "version")), covering \(AuditText.plural(Int(report.coveredSegments), "segment"))")
+        }
+        lines.append(
+            "\(would ? "would delete" : "deleted") \(AuditText.plural(report.deletedSegments, "segment"))"
+                + (report.deletedSnapshots > 0 ? " and \(AuditText.plural(report.deletedSnapshots, "older snapshot"))" : "")
+                + " (\(report.deletedBytes) bytes)")
+        for item in report.waitingFor {
+            lines.append("  kept \(AuditText.plural(item.segments, "segment")) that \(item.name ?? item.replica.short) (\(item.replica.short)) has not read yet")
+        }
+        for item in report.away {
+            lines.append(
+                "  \(item.name ?? item.replica.short) (\(item.replica.short)) last synced \(ISO8601Milliseconds.format(milliseconds: item.lastSeen)), "
+                    + "before the retention window: it will re-join from the snapshot")
+        }
+        for note in report.notes { lines.append("  note: \(note)") }
+        return lines.joined(separator: "\n") + "\n"
+    }
+
     static func text(_ status: HubStatus) -> String {
         var lines = [
             "hub \(status.descriptor.id.short) at \(status.location) (format \(status.descriptor.format), created "
@@ -87,8 +139,14 @@ enum HubCommand: Command {
             line += ", \(AuditText.plural(replica.segments, "segment")), \(AuditText.plural(replica.changes, "change")), "
                 + "\(replica.records) records"
             if replica.unreadChanges > 0 { line += ", \(replica.unreadChanges) changes of others not read yet" }
+            if replica.collectedSegments > 0 { line += ", \(replica.collectedSegments) collected" }
             if replica.missingSegments > 0 { line += ", \(replica.missingSegments) segments not arrived" }
             lines.append(line)
+        }
+        for snapshot in status.snapshots {
+            lines.append(
+                "  snapshot \(snapshot.id.hex.prefix(12)): \(snapshot.records) records (\(snapshot.liveRecords) live), "
+                    + "\(snapshot.versions) versions, covers \(snapshot.coveredSegments) segments, \(snapshot.bytes) bytes")
         }
         for key in status.ignored { lines.append("  ignored (not written by Ferry): \(key)") }
         for problem in status.unreadable { lines.append("  unreadable: \(problem)") }

@@ -151,6 +151,17 @@ struct SyncRunner {
             let count = report.committedEdits
             context.stdout.line("\(report.dryRun ? "would journal" : "journaled") \(count) hand edit\(count == 1 ? "" : "s") of record files first")
         }
+        if let snapshot = report.snapshot {
+            let why: String
+            switch snapshot.reason {
+            case .join: why = "instead of its history"
+            case .collected: why = "the changes it lacked were collected while it was away"
+            case .resume: why = "finishing a join that was stopped"
+            }
+            context.stdout.line(
+                "\(report.dryRun ? "would join" : "joined") from snapshot \(snapshot.id.hex.prefix(12)) of \(peer) "
+                    + "(\(snapshot.recordCount) record\(snapshot.recordCount == 1 ? "" : "s"); \(why))")
+        }
         let verb = report.dryRun ? "would pull" : "pulled"
         let pushVerb = report.dryRun ? "would push" : "pushed"
         var line = "\(report.plan.rawValue): \(verb) \(report.pulled), \(pushVerb) \(report.pushed)"

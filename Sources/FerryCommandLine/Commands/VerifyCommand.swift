@@ -64,10 +64,14 @@ enum VerifyCommand: Command {
         } else {
             for finding in report.findings { context.stdout.line(finding) }
             for key in report.missing { context.stdout.line("\(key): listed by its head but not in the hub (not arrived yet, or lost)") }
-            let scope = "\(AuditText.plural(report.heads, "head")), \(AuditText.plural(report.segments, "segment")), "
+            var scope = "\(AuditText.plural(report.heads, "head")), \(AuditText.plural(report.segments, "segment")), "
                 + "\(AuditText.plural(report.changes, "change"))"
+            if report.snapshots > 0 || report.collected > 0 {
+                scope += ", \(AuditText.plural(report.snapshots, "snapshot")) (\(report.collected) segments collected under them)"
+            }
             if report.isClean {
-                context.stdout.line("ok: \(scope): segment hashes, segment chains and change digests intact")
+                let snapshots = report.snapshots > 0 ? ", snapshots agree with the segments they cover" : ""
+                context.stdout.line("ok: \(scope): segment hashes, segment chains and change digests intact\(snapshots)")
             } else {
                 context.stdout.line("\(AuditText.plural(report.findings.count + report.missing.count, "finding")) in \(scope)")
             }
@@ -78,6 +82,15 @@ enum VerifyCommand: Command {
     static func text(_ report: VerificationReport) -> String {
         var text = ""
         for finding in report.findings { text += finding.description + "\n" }
+        if let problem = report.baseProblem { text += problem + "\n" }
+        for join in report.base?.joins ?? [] {
+            text += "note: joined from snapshot \(join.snapshot.hex.prefix(12)) of the hub at \(join.location) on "
+                + "\(ISO8601Milliseconds.format(milliseconds: join.started)) (journal entries up to \(join.sequence)): history before it "
+                + "is not held here; 'ferry verify \(join.location)' checks the snapshot against the hub's segments\n"
+        }
+        if let pending = report.base?.pending {
+            text += "note: a join from the hub at \(pending.location) was stopped before it finished; 'ferry sync' with it finishes it\n"
+        }
         let scope = "\(AuditText.plural(report.entryCount, "journal entry", "journal entries")) in "
             + "\(AuditText.plural(report.segmentCount, "segment")), \(AuditText.plural(report.recordCount, "live record"))"
         if report.isClean {

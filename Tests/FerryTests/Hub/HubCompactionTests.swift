@@ -243,6 +243,56 @@ import FerryTestSupport
     }
 }
 
+extension HubCompactionTests {
+    @Test func verifyFindsAnAlteredPartAndASnapshotThatDropsAVersion() async throws {
+        let directory = try TemporaryDirectory()
+        let hub = try await makeHub(directory)
+        let laptop = try Store.create(at: directory.subpath("laptop"), name: "laptop")
+        let phone = try Store.create(at: directory.subpath("phone"), name: "phone")
+        try writeHistory(laptop)
+        _ = try await sync(laptop, hub)
+        try phone.put(["by": "phone"], entity: Self.notes, id: id("p"))
+        var pushOnly = SyncOptions()
+        pushOnly.direction = .pushOnly
+        _ = try await phone.sync(with: HubTransport(folder: hub), options: pushOnly)
+        let report = try await compact(hub)  // neither has read the other's segment: both stay
+        #expect(report.deletedSegments == 0 && report.records == 41)
+        let snapshotID = try #require(report.snapshot)
+        let storage = FolderHubStorage(root: hub)
+        #expect(try await HubVerifier(storage: storage).verify().isClean)
+
+        // A snapshot that lost one version, with its manifest and parts rewritten to match.
+        let manifestBytes = try #require(try await storage.get(HubSnapshot.manifestKey(snapshotID))?.bytes)
+        let real = try HubSnapshot(manifest: manifestBytes, id: snapshotID, location: hub)
+        var versions: [Change] = []
+        for part in real.parts {
+            let key = HubSnapshot.partKey(snapshot: snapshotID, part: part)
+            versions += try HubSnapshot.decodePart(try #require(try await storage.get(key)?.bytes), expected: part, key: key, location: hub)
+        }
+        let dropped = versions.remove(at: 5)
+        let encoded = HubSnapshot.encodePart(1, of: versions, limit: 1_000)
+        let forged = HubSnapshot(
+            hub: real.hub, covers: real.covers, frontier: real.frontier, recordCount: real.recordCount - 1, liveCount: real.liveCount,
+            changeCount: versions.count, parts: [encoded.part])
+        _ = try await storage.put(HubSnapshot.partKey(snapshot: forged.id, part: encoded.part), encoded.bytes, createOnly: true)
+        _ = try await storage.put(HubSnapshot.manifestKey(forged.id), forged.manifestBytes, createOnly: true)
+        let lost = try await HubVerifier(storage: storage).verify()
+        #expect(lost.findings.contains { $0.contains("change \(dropped.identity)") && $0.contains("is missing from snapshot \(forged.id.hex.prefix(12))") },
+            "\(lost.findings)")
+        #expect(lost.findings.contains { $0.contains("does not match the segments it covers") }, "\(lost.findings)")
+        try await storage.delete(HubSnapshot.manifestKey(forged.id))
+
+        // One byte of a part changed.
+        let partKey = HubSnapshot.partKey(snapshot: snapshotID, part: real.parts[0])
+        var bytes = try #require(try await storage.get(partKey)?.bytes)
+        let index = try #require(bytes.firstIndex(of: UInt8(ascii: "r")))
+        bytes[index] = UInt8(ascii: "s")
+        try Data(bytes).write(to: URL(fileURLWithPath: hub + "/" + partKey))
+        let altered = try await HubVerifier(storage: storage).verify()
+        #expect(altered.findings.contains { $0.hasPrefix(partKey) && $0.contains("does not match its hash") }, "\(altered.findings)")
+    }
+}
+
 /// A hub folder in which the objects whose key contains a given text have not arrived yet.
 final class HidingHubStorage: HubStorage, @unchecked Sendable {
     let folder: FolderHubStorage

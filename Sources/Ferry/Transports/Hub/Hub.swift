@@ -41,6 +41,20 @@ public enum Hub {
             status.byteCount += object.size
             present.insert(object.key)
         }
+        var snapshots: [HubSnapshot] = []
+        for object in objects {
+            guard let id = HubSnapshot.id(ofManifestKey: object.key), let bytes = try await storage.get(object.key)?.bytes else { continue }
+            do {
+                let snapshot = try HubSnapshot(manifest: bytes, id: id, location: storage.location)
+                snapshots.append(snapshot)
+                status.snapshots.append(
+                    HubStatus.Snapshot(
+                        id: id, records: snapshot.recordCount, liveRecords: snapshot.liveCount, versions: snapshot.changeCount,
+                        coveredSegments: snapshot.coveredSegments, bytes: snapshot.parts.reduce(0) { $0 + $1.byteCount }))
+            } catch {
+                status.unreadable.append("\(object.key): \(error)")
+            }
+        }
         var heads: [HubHead] = []
         for object in objects where object.key.hasPrefix("heads/") && object.key.hasSuffix(".json") {
             let name = String(object.key.dropFirst("heads/".count).dropLast(".json".count))
@@ -60,16 +74,18 @@ public enum Hub {
             for other in heads where other.replica != head.replica {
                 unread += other.segments.dropFirst(Int(head.read[other.replica] ?? 0)).reduce(0) { $0 + $1.changeCount }
             }
-            let missing = head.segments.filter { !present.contains(head.key(of: $0)) }.count
+            let covered = snapshots.map { $0.covers[head.replica] ?? 0 }.max() ?? 0
+            let absent = head.segments.filter { !present.contains(head.key(of: $0)) }
+            let collected = absent.filter { $0.number <= covered }.count
             status.replicas.append(
                 HubStatus.Replica(
                     replica: head.replica, name: head.name, lastSeen: head.updated, behindNewest: newest - head.updated,
-                    segments: head.segments.count, missingSegments: missing,
+                    segments: head.segments.count, missingSegments: absent.count - collected, collectedSegments: collected,
                     changes: head.segments.reduce(0) { $0 + $1.changeCount },
                     segmentBytes: head.segments.reduce(Int64(0)) { $0 + $1.byteCount }, records: head.recordCount, unreadChanges: unread))
         }
         status.segmentCount = objects.filter { $0.key.hasPrefix("segments/") && $0.key.hasSuffix(".seg") }.count
-        status.snapshotCount = objects.filter { $0.key.hasPrefix("snapshots/") }.count
+        status.snapshotCount = status.snapshots.count
         status.requests = storage.requestCount
         return status
     }

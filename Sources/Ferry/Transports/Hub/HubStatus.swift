@@ -11,6 +11,8 @@ public struct HubStatus: Sendable {
         public var segments: Int
         /// Segments its head lists that the hub does not hold (not arrived yet, or lost).
         public var missingSegments: Int
+        /// Its segments deleted by `hub compact` (a snapshot covers them).
+        public var collectedSegments: Int
         public var changes: Int
         public var segmentBytes: Int64
         public var records: Int
@@ -18,7 +20,18 @@ public struct HubStatus: Sendable {
         public var unreadChanges: Int
     }
 
+    /// One snapshot written by `hub compact`.
+    public struct Snapshot: Sendable {
+        public var id: SHA256Digest
+        public var records: Int
+        public var liveRecords: Int
+        public var versions: Int
+        public var coveredSegments: UInt64
+        public var bytes: Int64
+    }
+
     public var descriptor: HubDescriptor
+    public var snapshots: [Snapshot] = []
     public var location: String
     public var replicas: [Replica] = []
     public var segmentCount = 0
@@ -41,13 +54,21 @@ public struct HubStatus: Sendable {
             "location": .string(location), "hub": .string(descriptor.id.rawValue), "format": .integer(descriptor.format),
             "created": .string(ISO8601Milliseconds.format(milliseconds: descriptor.created)),
             "segments": .integer(Int64(segmentCount)), "snapshots": .integer(Int64(snapshotCount)), "bytes": .integer(byteCount),
+            "snapshotDetails": .array(snapshots.map { snapshot in
+                [
+                    "id": .string(snapshot.id.hex), "records": .integer(Int64(snapshot.records)),
+                    "liveRecords": .integer(Int64(snapshot.liveRecords)), "versions": .integer(Int64(snapshot.versions)),
+                    "coveredSegments": .integer(Int64(snapshot.coveredSegments)), "bytes": .integer(snapshot.bytes),
+                ]
+            }),
             "ignored": .array(ignored.map { .string($0) }), "unreadable": .array(unreadable.map { .string($0) }),
             "replicas": .array(replicas.map { replica in
                 var value: JSONValue = [
                     "replica": .string(replica.replica.rawValue),
                     "lastSeen": .string(ISO8601Milliseconds.format(milliseconds: replica.lastSeen)),
                     "behindNewestSeconds": .number(Double(replica.behindNewest) / 1000), "segments": .integer(Int64(replica.segments)),
-                    "missingSegments": .integer(Int64(replica.missingSegments)), "changes": .integer(Int64(replica.changes)),
+                    "missingSegments": .integer(Int64(replica.missingSegments)),
+                    "collectedSegments": .integer(Int64(replica.collectedSegments)), "changes": .integer(Int64(replica.changes)),
                     "segmentBytes": .integer(replica.segmentBytes), "records": .integer(Int64(replica.records)),
                     "unreadChanges": .integer(Int64(replica.unreadChanges)),
                 ]
