@@ -31,6 +31,40 @@ import FerryURLSession
         return try await store.sync(with: HubTransport(storage: storage(server, location)), options: options)
     }
 
+    @Test func compactionInABucketThenANewReplicaJoinsFromTheSnapshot() async throws {
+        let directory = try TemporaryDirectory()
+        guard let server = try await server(directory) else { return }
+        defer { server.stop() }
+        try await Hub.create(in: storage(server, "s3://hub/notes"))
+        let laptop = try Store.create(at: directory.subpath("laptop"), name: "laptop")
+        let phone = try Store.create(at: directory.subpath("phone"), name: "phone")
+        for round in 0..<4 {
+            for n in 0..<30 { try laptop.put(["n": .integer(Int64(n)), "round": .integer(Int64(round))], entity: Self.notes, id: RecordID("n\(n)")) }
+            _ = try await sync(laptop, server)
+        }
+        for n in 0..<5 { try laptop.delete(entity: Self.notes, id: RecordID("n\(n)")) }
+        _ = try await sync(laptop, server)
+        _ = try await sync(phone, server)
+
+        var compactor = HubCompactor(storage: try storage(server, "s3://hub/notes"))
+        compactor.partChangeLimit = 8
+        let report = try await compactor.compact()
+        #expect(report.wroteSnapshot && report.records == 30 && report.deletedSegments == 5, "\(report.jsonValue)")
+        let keys = try await storage(server, "s3://hub/notes").list(prefix: "").map(\.key)
+        #expect(!keys.contains { $0.hasPrefix("segments/") }, "\(keys)")
+        #expect(keys.filter { $0.hasSuffix(".part") }.count == 4)
+
+        let desk = try Store.create(at: directory.subpath("desk"), name: "desk")
+        let joined = try await sync(desk, server)
+        #expect(joined.snapshot?.reason == .join && joined.pulled == 30)
+        #expect(joined.requests == 1 + 1 + 4 + 1, "listing, manifest, four parts, and the desk's head (\(String(describing: joined.requests)))")
+        #expect(try ReplicaState(desk) == ReplicaState(laptop))
+        let noOp = try await sync(desk, server)
+        #expect(noOp.plan == .upToDate && noOp.requests == 1, "the manifest is cached: one listing")
+        #expect(try await HubVerifier(storage: storage(server, "s3://hub/notes")).verify().isClean)
+        #expect(try StoreVerifier(path: desk.path).verify().isClean)
+    }
+
     @Test func fourReplicasConvergeThroughABucketAndObjectsKeepTheirETags() async throws {
         let directory = try TemporaryDirectory()
         guard let server = try await server(directory) else { return }
