@@ -57,7 +57,7 @@ import FerryURLSession
         let desk = try Store.create(at: directory.subpath("desk"), name: "desk")
         let joined = try await sync(desk, server)
         #expect(joined.snapshot?.reason == .join && joined.pulled == 30)
-        #expect(joined.requests == 1 + 1 + 4 + 1, "listing, manifest, four parts, and the desk's head (\(String(describing: joined.requests)))")
+        #expect(joined.requests == 1 + 1 + 2 + 1 + 4 + 1, "listing, hub.json, two heads, manifest, four parts, the desk's head: no segment")
         #expect(try ReplicaState(desk) == ReplicaState(laptop))
         let noOp = try await sync(desk, server)
         #expect(noOp.plan == .upToDate && noOp.requests == 1, "the manifest is cached: one listing")
