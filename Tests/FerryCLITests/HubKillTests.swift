@@ -62,4 +62,65 @@ import Testing
         let again = try runFerry(["sync", phone, hub])
         #expect(again.stdout.hasPrefix("up-to-date"), "\(again)")
     }
+
+    @Test func joinsFromASnapshotKilledHalfWayAreFinishedWhenRunAgain() async throws {
+        let directory = try TemporaryDirectory()
+        let laptop = directory.subpath("laptop")
+        let hub = directory.subpath("hub")
+        #expect(try runFerry(["init", laptop, "--name", "laptop"]).exitCode == 0)
+        #expect(try runFerry(["hub", "init", hub]).exitCode == 0)
+        let store = try Store.open(at: laptop)
+        let entity = try EntityName("Note")
+        for round in 0..<2 {
+            try store.write((0..<12_000).map { n in
+                .put(RecordKey(entity: entity, id: try! RecordID("n\(n)")), ["round": .integer(Int64(round)), "n": .integer(Int64(n))])
+            })
+        }
+        store.close()
+        #expect(try runFerry(["sync", laptop, hub], timeout: 120).exitCode == 0)
+        let compacted = try runFerry(["hub", "compact", hub, "--json"], timeout: 120)
+        #expect(compacted.exitCode == 0 && compacted.stdout.contains(#""records":12000"#), "\(compacted)")
+
+        // Joins killed once the join has begun (its pending note is on disk), at once, 100 ms and
+        // 300 ms later: each goes on from what the last one journaled.
+        let desk = directory.subpath("desk")
+        #expect(try runFerry(["init", desk, "--name", "desk"]).exitCode == 0)
+        let binary = try ferryBinaryPath()
+        let base = desk + "/.ferry/base.json"
+        func joinPending() -> Bool {
+            guard let text = try? String(contentsOfFile: base, encoding: .utf8) else { return false }
+            return text.contains(#""pending""#) && !text.contains(#""pending": null"#)
+        }
+        var killedHalfWay = 0
+        for (index, delay) in [UInt32(0), 100_000, 300_000].enumerated() {
+            let logs = directory.subpath("join-\(index)")
+            try FileSystem.createDirectories(logs)
+            let child = try ChildProcess(binary, ["sync", desk, hub], outputDirectory: logs)
+            let deadline = Date().addingTimeInterval(60)
+            while !joinPending() && Date() < deadline { usleep(2_000) }
+            usleep(delay)
+            child.kill()
+            child.wait()
+            guard joinPending() else { continue }  // it finished first
+            killedHalfWay += 1
+            // Half joined, it syncs with nothing but the hub.
+            let elsewhere = try runFerry(["sync", desk, laptop])
+            #expect(elsewhere.exitCode != 0 && elsewhere.stderr.contains("finish the join"), "\(elsewhere)")
+        }
+        #expect(killedHalfWay > 0, "no join was caught half way")
+        let finished = try runFerry(["sync", desk, hub], timeout: 120)
+        #expect(finished.exitCode == 0, "\(finished)")
+        let a = try Store.open(at: laptop)
+        let b = try Store.open(at: desk)
+        #expect(b.recordCount == 12_000)
+        #expect(try ReplicaState(a) == ReplicaState(b))
+        #expect(b.headSequence == 12_000, "each version journaled once, however often the join was cut")
+        #expect(b.knowledge == a.knowledge)
+        a.close()
+        b.close()
+        let verify = try runFerry(["verify", desk])
+        #expect(verify.exitCode == 0 && verify.stdout.contains("joined from snapshot"), "\(verify)")
+        let again = try runFerry(["sync", desk, hub])
+        #expect(again.stdout.hasPrefix("up-to-date"), "\(again)")
+    }
 }
