@@ -79,7 +79,7 @@ public struct SyncEngine: Sendable {
 
         // Both frontiers first: a change both sides believe the other has, held with different
         // content, is a copied store that no exchange of changes would reveal.
-        let localFrontier: ReplicaFrontier
+        var localFrontier: ReplicaFrontier
         do { localFrontier = try store.currentFrontier() } catch { throw .store(error) }
         let peerFrontier = try await transport.frontier()
         if let (origin, counter) = localFrontier.firstDivergence(from: peerFrontier) {
@@ -95,9 +95,16 @@ public struct SyncEngine: Sendable {
         var touched = Set<RecordKey>()
         if options.direction.pulls, let offer = try await transport.snapshotOffer(for: localKnowledge, pending: pendingJoin) {
             result.snapshot = offer
+            if store.recordCount > 0 {
+                // A re-join deletes what was deleted meanwhile: the same limit as for a pull.
+                try await refuseUnlessDryRun(&result) { () async throws(SyncError) in
+                    try await checkSnapshotDeletions(offer, knowledge: localKnowledge, pending: pendingJoin)
+                }
+            }
             if !options.dryRun {
                 try await join(from: offer, pending: pendingJoin, result: &result, touched: &touched)
-                do { localKnowledge = try store.currentKnowledge() } catch { throw .store(error) }
+                do { localFrontier = try store.currentFrontier() } catch { throw .store(error) }
+                localKnowledge = localFrontier.knowledge
             }
         }
 
@@ -341,6 +348,29 @@ public struct SyncEngine: Sendable {
         if !deleted.isEmpty, Double(deleted.count) > Double(total) * options.maximumDeletionShare {
             throw .massDeletion(
                 store: store.path, deleting: deleted.count, of: total, limitPercent: Int(options.maximumDeletionShare * 100))
+        }
+    }
+
+    /// Reads the offered snapshot once to count the live records here it would delete, and
+    /// refuses past the allowed share; then has the peer offer it again from its first page.
+    private func checkSnapshotDeletions(_ offer: SnapshotOffer, knowledge: VersionVector, pending: StoreBase.Join?) async throws(SyncError) {
+        guard !options.force else { return }
+        var deleted = 0
+        while let page = try await transport.snapshotChanges(limit: options.pageSize) {
+            for change in page where change.isDelete {
+                if let state = try? store.state(of: change.key), state.isLive,
+                    !state.versions.contains(where: { $0.version.dominates(change.version) })
+                {
+                    deleted += 1
+                }
+            }
+        }
+        guard try await transport.snapshotOffer(for: knowledge, pending: pending)?.id == offer.id else {
+            throw .transport("\(transport.peerDescription) changed its snapshot during the sync; nothing was applied; sync again")
+        }
+        let total = store.recordCount
+        if deleted > 0, Double(deleted) > Double(total) * options.maximumDeletionShare {
+            throw .massDeletion(store: store.path, deleting: deleted, of: total, limitPercent: Int(options.maximumDeletionShare * 100))
         }
     }
 

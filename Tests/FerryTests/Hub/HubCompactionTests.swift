@@ -293,6 +293,63 @@ extension HubCompactionTests {
     }
 }
 
+extension HubCompactionTests {
+    /// Away past the window while others went on: the snapshot, then the segments after it.
+    @Test func aReturningReplicaTakesTheSnapshotThenTheChangesAfterIt() async throws {
+        let directory = try TemporaryDirectory()
+        let hub = try await makeHub(directory)
+        let laptop = try Store.create(at: directory.subpath("laptop"), name: "laptop")
+        let stick = try Store.create(at: directory.subpath("stick"), name: "stick")
+        for n in 0..<10 { try laptop.put(["v": 1], entity: Self.notes, id: id("r\(n)")) }
+        _ = try await sync(laptop, hub)
+        _ = try await sync(stick, hub)
+        let later = SystemClock().milliseconds() + 40 * Self.day
+        for n in 0..<3 { try laptop.put(["v": 2], entity: Self.notes, id: id("r\(n)")) }
+        _ = try await sync(laptop, hub, at: ManualClock(milliseconds: later))
+        #expect(try await compact(hub, now: later).deletedSegments == 2)
+        for n in 3..<5 { try laptop.put(["v": 3], entity: Self.notes, id: id("r\(n)")) }
+        _ = try await sync(laptop, hub, at: ManualClock(milliseconds: later))
+
+        let back = try await sync(stick, hub)
+        guard case .collected = back.snapshot?.reason else {
+            Issue.record("expected a re-join, got \(String(describing: back.snapshot))")
+            return
+        }
+        #expect(try ReplicaState(stick) == ReplicaState(laptop))
+        #expect(try stick.get(entity: Self.notes, id: id("r4")) == ["v": 3])
+        #expect(try StoreVerifier(path: stick.path).verify().isClean)
+    }
+
+    @Test func aRejoinThatWouldDeleteMostRecordsIsRefusedUnlessForced() async throws {
+        let directory = try TemporaryDirectory()
+        let hub = try await makeHub(directory)
+        let laptop = try Store.create(at: directory.subpath("laptop"), name: "laptop")
+        let stick = try Store.create(at: directory.subpath("stick"), name: "stick")
+        for n in 0..<10 { try laptop.put(["v": 1], entity: Self.notes, id: id("r\(n)")) }
+        _ = try await sync(laptop, hub)
+        _ = try await sync(stick, hub)
+        for n in 0..<8 { try laptop.delete(entity: Self.notes, id: id("r\(n)")) }
+        var force = SyncOptions()
+        force.force = true
+        let later = SystemClock().milliseconds() + 40 * Self.day
+        _ = try await laptop.sync(with: HubTransport(storage: FolderHubStorage(root: hub), clock: ManualClock(milliseconds: later)), options: force)
+        _ = try await compact(hub, now: later)
+
+        let before = try folderContents(stick.path, skipping: [".ferry/lock", ".ferry/index", ".ferry/index-delta", ".ferry/hubs"])
+        do {
+            _ = try await sync(stick, hub)
+            Issue.record("a re-join deleting 8 of 10 records went ahead")
+        } catch let error as SyncError {
+            guard case .massDeletion(_, let deleting, let total, _) = error else { throw error }
+            #expect(deleting == 8 && total == 10)
+        }
+        #expect(try folderContents(stick.path, skipping: [".ferry/lock", ".ferry/index", ".ferry/index-delta", ".ferry/hubs"]) == before)
+        _ = try await stick.sync(with: HubTransport(folder: hub), options: force)
+        #expect(stick.recordCount == 2)
+        #expect(try ReplicaState(stick) == ReplicaState(laptop))
+    }
+}
+
 /// A hub folder in which the objects whose key contains a given text have not arrived yet.
 final class HidingHubStorage: HubStorage, @unchecked Sendable {
     let folder: FolderHubStorage
