@@ -65,7 +65,7 @@ extension Store {
     /// The position in this journal through which `other` has every change, from this store's
     /// checkpoint for it, when the checkpoint still matches both journals; 0 otherwise.
     func knownPosition(in other: Store) -> UInt64 {
-        guard let checkpoint = checkpoint(for: other.replicaID), checkpoint.localPosition > 0,
+        guard let checkpoint = try? checkpoint(for: other.replicaID), checkpoint.localPosition > 0,
             (try? entryHash(at: checkpoint.localPosition)) == checkpoint.localHash,
             (try? other.entryHash(at: checkpoint.peerPosition)) == checkpoint.peerHash
         else { return 0 }

@@ -39,6 +39,8 @@ public enum StoreError: Error, Sendable, Equatable, CustomStringConvertible {
     case alteredEntry(store: String, location: String, sequence: UInt64, change: ChangeIdentity, record: RecordKey)
     /// `.ferry/base.json` (what the store took from a hub snapshot) cannot be read.
     case damagedBase(reason: String)
+    /// A sync checkpoint (`.ferry/peers/<peer>.json`) is there but cannot be read.
+    case damagedCheckpoint(path: String, reason: String)
 
     public var description: String {
         switch self {
@@ -79,6 +81,9 @@ public enum StoreError: Error, Sendable, Equatable, CustomStringConvertible {
         case .alteredEntry(let store, let location, let sequence, let change, let record):
             return "\(store)/\(location): journal entry \(sequence) (change \(change) to \(record)) was altered after it was "
                 + "written: it no longer matches its digest; refusing to send it, nothing was exchanged; run 'ferry verify \(store)'"
+        case .damagedCheckpoint(let path, let reason):
+            return "\(path) (what this store last exchanged with that peer) is damaged: \(reason); nothing was synced; "
+                + "remove it to sync with that peer as if for the first time (a reconcile by record: nothing is lost)"
         case .damagedBase(let reason):
             return ".ferry/base.json (what this store took from a hub snapshot) is damaged: \(reason); move it aside "
                 + "and sync with that hub again, which restores it"

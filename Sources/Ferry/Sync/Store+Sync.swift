@@ -189,13 +189,18 @@ extension Store {
 
     // MARK: Checkpoints
 
-    /// The checkpoint this store recorded for `peer`, if any.
-    public func checkpoint(for peer: ReplicaID) -> SyncCheckpoint? {
+    /// The checkpoint this store recorded for `peer`; `nil` when there is none.
+    /// - Throws: ``StoreError/damagedCheckpoint(path:reason:)`` when its file is there but cannot
+    ///   be read: a sync must not quietly forget what it exchanged with that peer.
+    public func checkpoint(for peer: ReplicaID) throws(StoreError) -> SyncCheckpoint? {
         let path = layout.peers + "/" + peer.rawValue + ".json"
-        guard let bytes = try? FileSystem.readFile(path, limit: 1 << 16), let json = try? JSONParser.parse(bytes) else {
-            return nil
+        guard FileSystem.exists(path) else { return nil }
+        let json: JSONValue
+        do { json = try JSONParser.parse(try FileSystem.readFile(path, limit: 1 << 16)) } catch {
+            throw .damagedCheckpoint(path: path, reason: "\(error)")
         }
-        guard let checkpoint = SyncCheckpoint(json: json), checkpoint.peer == peer else { return nil }
+        guard let checkpoint = SyncCheckpoint(json: json) else { throw .damagedCheckpoint(path: path, reason: "a field is missing or malformed") }
+        guard checkpoint.peer == peer else { throw .damagedCheckpoint(path: path, reason: "it names peer \(checkpoint.peer), not \(peer)") }
         return checkpoint
     }
 
@@ -213,12 +218,13 @@ extension Store {
         } catch { throw .io(error) }
     }
 
-    /// Every checkpoint this store recorded, one per peer.
+    /// Every checkpoint this store recorded, one per peer (for display: one that cannot be
+    /// read is left out here; a sync with that peer reports it).
     public func checkpoints() -> [SyncCheckpoint] {
         guard let entries = try? FileSystem.contents(ofDirectory: layout.peers) else { return [] }
         return entries.compactMap { entry in
             guard entry.name.hasSuffix(".json"), let peer = ReplicaID(String(entry.name.dropLast(5))) else { return nil }
-            return checkpoint(for: peer)
+            return try? checkpoint(for: peer)
         }.sorted { $0.peer < $1.peer }
     }
 

@@ -275,7 +275,9 @@ public struct SyncEngine: Sendable {
 
     /// The checkpoint for this peer when it still matches both journals.
     private func validCheckpoint(peerInfo: PeerInfo, localHead: StoreHead) async throws(SyncError) -> SyncCheckpoint? {
-        guard let checkpoint = store.checkpoint(for: peerInfo.replica) else { return nil }
+        let saved: SyncCheckpoint?
+        do { saved = try store.checkpoint(for: peerInfo.replica) } catch { throw .store(error) }
+        guard let checkpoint = saved else { return nil }
         let peerMatches: Bool
         if checkpoint.peerPosition > peerInfo.head.sequence {
             peerMatches = false  // restored from an older backup, or truncated

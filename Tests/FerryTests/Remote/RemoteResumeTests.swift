@@ -67,7 +67,7 @@ final class FailingTransport: SyncTransport, @unchecked Sendable {
         await #expect(throws: SyncError.self) { try await SyncEngine(store: a, transport: cut, options: options).run() }
         let hosted = try server.store("s")
         #expect(hosted.headSequence == 20)  // two pages landed, atomically each
-        #expect(a.checkpoint(for: hosted.replicaID) == nil)
+        #expect(try a.checkpoint(for: hosted.replicaID) == nil)
 
         let report = try await sync(a, with: server, "s", options: options)
         #expect(report.pushed == 30)

@@ -36,7 +36,7 @@ import Testing
         #expect(report.pulled == 0)
         #expect(try hosted.get(entity: notes, id: RecordID("1")) == ["n": 100])
         // The server recorded the exchange too.
-        #expect(hosted.checkpoint(for: a.replicaID)?.localPosition == hosted.headSequence)
+        #expect(try hosted.checkpoint(for: a.replicaID)?.localPosition == hosted.headSequence)
     }
 
     @Test func fullPullIncrementalBothWaysAndReconcile() async throws {

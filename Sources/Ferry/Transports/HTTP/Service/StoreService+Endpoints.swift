@@ -225,7 +225,7 @@ extension StoreService {
                 // The name a replica goes by is the one it first gave: a later checkpoint for it,
                 // which any writer may send, cannot rename it in this store's log.
                 var saved = checkpoint
-                if let known = store.checkpoint(for: replica)?.peerName { saved.peerName = known }
+                if let known = (try? store.checkpoint(for: replica))?.peerName { saved.peerName = known }
                 try store.saveCheckpoint(saved)
             } catch let error as ServiceFailure {
                 throw error
