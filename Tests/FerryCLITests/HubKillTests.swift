@@ -6,20 +6,29 @@ import Testing
 /// `ferry sync` with a hub folder, SIGKILLed at moments through a push and through a pull,
 /// then run again: the replicas converge with nothing lost and nothing applied twice.
 @Suite(.serialized) struct HubKillTests {
-    @Test func syncsKilledMidPushAndMidPullConvergeWhenRunAgain() async throws {
-        let directory = try TemporaryDirectory()
+    /// A store `laptop` holding what `record(batch, n)` makes, written in batches, and an empty hub.
+    func laptopAndHub(
+        _ directory: TemporaryDirectory, batches: Int = 6, batchSize: Int = 2_000, record: (Int, Int) -> (id: String, document: JSONValue)
+    ) throws -> (laptop: String, hub: String) {
         let laptop = directory.subpath("laptop")
         let hub = directory.subpath("hub")
         #expect(try runFerry(["init", laptop, "--name", "laptop"]).exitCode == 0)
         #expect(try runFerry(["hub", "init", hub]).exitCode == 0)
         let store = try Store.open(at: laptop)
         let entity = try EntityName("Note")
-        for chunk in 0..<6 {
-            try store.write((0..<2_000).map { n in
-                .put(RecordKey(entity: entity, id: try! RecordID("n\(chunk)-\(n)")), ["chunk": .integer(Int64(chunk)), "n": .integer(Int64(n))])
+        for batch in 0..<batches {
+            try store.write((0..<batchSize).map { n in
+                let (id, document) = record(batch, n)
+                return .put(RecordKey(entity: entity, id: try! RecordID(id)), document)
             })
         }
         store.close()
+        return (laptop, hub)
+    }
+
+    @Test func syncsKilledMidPushAndMidPullConvergeWhenRunAgain() async throws {
+        let directory = try TemporaryDirectory()
+        let (laptop, hub) = try laptopAndHub(directory) { chunk, n in ("n\(chunk)-\(n)", ["chunk": .integer(Int64(chunk)), "n": .integer(Int64(n))]) }
         let binary = try ferryBinaryPath()
         // Pushes killed after 30, 120 and 400 ms; each run goes on from what the last one wrote.
         for (index, delay) in [UInt32(30_000), 120_000, 400_000].enumerated() {
@@ -65,18 +74,10 @@ import Testing
 
     @Test func joinsFromASnapshotKilledHalfWayAreFinishedWhenRunAgain() async throws {
         let directory = try TemporaryDirectory()
-        let laptop = directory.subpath("laptop")
-        let hub = directory.subpath("hub")
-        #expect(try runFerry(["init", laptop, "--name", "laptop"]).exitCode == 0)
-        #expect(try runFerry(["hub", "init", hub]).exitCode == 0)
-        let store = try Store.open(at: laptop)
-        let entity = try EntityName("Note")
-        for round in 0..<2 {
-            try store.write((0..<12_000).map { n in
-                .put(RecordKey(entity: entity, id: try! RecordID("n\(n)")), ["round": .integer(Int64(round)), "n": .integer(Int64(n))])
-            })
+        // 12,000 records written twice: the snapshot holds half the history.
+        let (laptop, hub) = try laptopAndHub(directory, batches: 12, batchSize: 2_000) { batch, n in
+            ("n\(batch % 6 * 2_000 + n)", ["round": .integer(Int64(batch / 6)), "n": .integer(Int64(n))])
         }
-        store.close()
         #expect(try runFerry(["sync", laptop, hub], timeout: 120).exitCode == 0)
         let compacted = try runFerry(["hub", "compact", hub, "--json"], timeout: 120)
         #expect(compacted.exitCode == 0 && compacted.stdout.contains(#""records":12000"#), "\(compacted)")

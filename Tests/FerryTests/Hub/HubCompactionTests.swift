@@ -294,15 +294,21 @@ extension HubCompactionTests {
 }
 
 extension HubCompactionTests {
-    /// Away past the window while others went on: the snapshot, then the segments after it.
-    @Test func aReturningReplicaTakesTheSnapshotThenTheChangesAfterIt() async throws {
-        let directory = try TemporaryDirectory()
+    /// A hub, and a laptop and a stick that both hold the same ten records through it.
+    func laptopAndStickInStep(_ directory: TemporaryDirectory) async throws -> (hub: String, laptop: Store, stick: Store) {
         let hub = try await makeHub(directory)
         let laptop = try Store.create(at: directory.subpath("laptop"), name: "laptop")
         let stick = try Store.create(at: directory.subpath("stick"), name: "stick")
         for n in 0..<10 { try laptop.put(["v": 1], entity: Self.notes, id: id("r\(n)")) }
         _ = try await sync(laptop, hub)
         _ = try await sync(stick, hub)
+        return (hub, laptop, stick)
+    }
+
+    /// Away past the window while others went on: the snapshot, then the segments after it.
+    @Test func aReturningReplicaTakesTheSnapshotThenTheChangesAfterIt() async throws {
+        let directory = try TemporaryDirectory()
+        let (hub, laptop, stick) = try await laptopAndStickInStep(directory)
         let later = SystemClock().milliseconds() + 40 * Self.day
         for n in 0..<3 { try laptop.put(["v": 2], entity: Self.notes, id: id("r\(n)")) }
         _ = try await sync(laptop, hub, at: ManualClock(milliseconds: later))
@@ -322,12 +328,7 @@ extension HubCompactionTests {
 
     @Test func aRejoinThatWouldDeleteMostRecordsIsRefusedUnlessForced() async throws {
         let directory = try TemporaryDirectory()
-        let hub = try await makeHub(directory)
-        let laptop = try Store.create(at: directory.subpath("laptop"), name: "laptop")
-        let stick = try Store.create(at: directory.subpath("stick"), name: "stick")
-        for n in 0..<10 { try laptop.put(["v": 1], entity: Self.notes, id: id("r\(n)")) }
-        _ = try await sync(laptop, hub)
-        _ = try await sync(stick, hub)
+        let (hub, laptop, stick) = try await laptopAndStickInStep(directory)
         for n in 0..<8 { try laptop.delete(entity: Self.notes, id: id("r\(n)")) }
         var force = SyncOptions()
         force.force = true

@@ -56,37 +56,16 @@ public enum HubSegment {
         _ bytes: [UInt8], expected segment: HubHead.Segment, replica: ReplicaID, key: String, location: String
     ) throws(HubError) -> (changes: [Change], previous: SHA256Digest) {
         func bad(_ reason: String) -> HubError { .malformed(location: location, key: key, reason: reason) }
-        guard SHA256.hash(bytes) == segment.hash else { throw bad("its content does not match its hash (incomplete or altered)") }
-        var lines = bytes.split(separator: UInt8(ascii: "\n"), omittingEmptySubsequences: true).makeIterator()
-        guard let headerLine = lines.next() else { throw bad("empty") }
-        let header: JSONValue
-        do { header = try JSONParser.parse(Array(headerLine), options: .init(maximumDepth: 4, maximumByteCount: 1 << 16)) } catch {
-            throw bad("header: \(error.description)")
+        var previous = SHA256Digest.zero
+        let changes = try HubChangeLines.decode(bytes, hash: segment.hash, count: segment.changeCount, key: key, location: location) {
+            header throws(HubError) in
+            guard header["ferry-hub-segment"]?.integerValue == format else { throw bad("not a segment of format \(format)") }
+            guard header["replica"]?.stringValue == replica.rawValue, header["n"]?.integerValue == Int64(segment.number),
+                let previousText = header["previous"]?.stringValue, let named = SHA256Digest(hex: previousText),
+                header["changes"]?.integerValue == Int64(segment.changeCount)
+            else { throw bad("its header does not match its head") }
+            previous = named
         }
-        guard header["ferry-hub-segment"]?.integerValue == format else { throw bad("not a segment of format \(format)") }
-        guard header["replica"]?.stringValue == replica.rawValue, header["n"]?.integerValue == Int64(segment.number),
-            let previousText = header["previous"]?.stringValue, let previous = SHA256Digest(hex: previousText),
-            header["changes"]?.integerValue == Int64(segment.changeCount)
-        else { throw bad("its header does not match its head") }
-        var changes: [Change] = []
-        changes.reserveCapacity(segment.changeCount)
-        while let line = lines.next() {
-            do {
-                let value = try JSONParser.parse(Array(line))
-                guard let fields = value.objectValue else { throw bad("line \(changes.count + 2) is not an object") }
-                // Each change's digest is checked by the store that receives it.
-                changes.append(try Change(jsonFields: fields))
-            } catch let error as HubError {
-                throw error
-            } catch let error as JSONParseError {
-                throw bad("line \(changes.count + 2): \(error.description)")
-            } catch let error as ChangeDecodingError {
-                throw bad("line \(changes.count + 2): \(error.description)")
-            } catch {
-                throw bad("line \(changes.count + 2): \(error)")
-            }
-        }
-        guard changes.count == segment.changeCount else { throw bad("it holds \(changes.count) changes, its header says \(segment.changeCount)") }
         return (changes, previous)
     }
 }

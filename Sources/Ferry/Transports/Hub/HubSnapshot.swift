@@ -166,30 +166,10 @@ public struct HubSnapshot: Sendable, Equatable {
 
     /// Decodes a part, checking it against the manifest's description.
     public static func decodePart(_ bytes: [UInt8], expected part: Part, key: String, location: String) throws(HubError) -> [Change] {
-        func bad(_ reason: String) -> HubError { .malformed(location: location, key: key, reason: reason) }
-        guard SHA256.hash(bytes) == part.hash else { throw bad("its content does not match its hash (incomplete or altered)") }
-        var lines = bytes.split(separator: UInt8(ascii: "\n"), omittingEmptySubsequences: true).makeIterator()
-        guard let headerLine = lines.next() else { throw bad("empty") }
-        let header: JSONValue
-        do { header = try JSONParser.parse(Array(headerLine), options: .init(maximumDepth: 4, maximumByteCount: 1 << 16)) } catch {
-            throw bad("header: \(error.description)")
+        try HubChangeLines.decode(bytes, hash: part.hash, count: part.changeCount, key: key, location: location) { header throws(HubError) in
+            guard header["ferry-hub-snapshot-part"]?.integerValue == format, header["n"]?.integerValue == Int64(part.number),
+                header["changes"]?.integerValue == Int64(part.changeCount)
+            else { throw .malformed(location: location, key: key, reason: "its header does not match its manifest") }
         }
-        guard header["ferry-hub-snapshot-part"]?.integerValue == format, header["n"]?.integerValue == Int64(part.number),
-            header["changes"]?.integerValue == Int64(part.changeCount)
-        else { throw bad("its header does not match its manifest") }
-        var changes: [Change] = []
-        changes.reserveCapacity(part.changeCount)
-        while let line = lines.next() {
-            do {
-                guard let fields = try JSONParser.parse(Array(line)).objectValue else { throw bad("line \(changes.count + 2) is not an object") }
-                changes.append(try Change(jsonFields: fields))
-            } catch let error as HubError {
-                throw error
-            } catch {
-                throw bad("line \(changes.count + 2): \(error)")
-            }
-        }
-        guard changes.count == part.changeCount else { throw bad("it holds \(changes.count) versions, its header says \(part.changeCount)") }
-        return changes
     }
 }
