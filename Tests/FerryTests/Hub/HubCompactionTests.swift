@@ -326,6 +326,26 @@ extension HubCompactionTests {
         #expect(try StoreVerifier(path: stick.path).verify().isClean)
     }
 
+    @Test func aSnapshotWhosePartsHaveNotArrivedIsPassedOverForTheSegments() async throws {
+        let directory = try TemporaryDirectory()
+        let (hub, laptop, _) = try await laptopAndStickInStep(directory)
+        try laptop.put(["v": 2], entity: Self.notes, id: id("r1"))
+        _ = try await sync(laptop, hub)  // the stick has not read this one: it stays
+        let report = try await compact(hub)
+        #expect(report.wroteSnapshot && report.deletedSegments == 1)
+
+        let desk = try Store.create(at: directory.subpath("desk"), name: "desk")
+        let joined = try await sync(desk, HidingHubStorage(root: hub, hiding: "/0001-"))
+        #expect(joined.snapshot == nil)
+        #expect(joined.notes.contains { $0.contains("has not fully arrived") }, "\(joined.notes)")
+        // The first segment is collected and the second follows it: nothing can be applied yet,
+        // and nothing is mistaken for a deletion.
+        #expect(desk.recordCount == 0 && joined.pulled == 0)
+        #expect(joined.notes.contains { $0.contains("wait for earlier ones") }, "\(joined.notes)")
+        #expect(try await sync(desk, hub).snapshot?.reason == .join)
+        #expect(try ReplicaState(desk) == ReplicaState(laptop))
+    }
+
     @Test func aRejoinThatWouldDeleteMostRecordsIsRefusedUnlessForced() async throws {
         let directory = try TemporaryDirectory()
         let (hub, laptop, stick) = try await laptopAndStickInStep(directory)

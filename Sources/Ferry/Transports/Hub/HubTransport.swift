@@ -298,17 +298,26 @@ public final class HubTransport: SyncTransport, @unchecked Sendable {
             }
         }
         guard let newest = usable.max(by: { ($0.coveredSegments, $0.id.hex) < ($1.coveredSegments, $1.id.hex) }) else { return nil }
-        func offer(_ reason: SnapshotOffer.Reason) -> SnapshotOffer {
+        // Offered only once its first part is here: a cloud drive may show the manifest first.
+        func offer(_ reason: SnapshotOffer.Reason) async throws(SyncError) -> SnapshotOffer? {
             offered = newest
             nextPart = 0
             partBuffer = []
             partOffset = 0
+            do {
+                _ = try await readNextPart(of: newest)
+            } catch {
+                offered = nil
+                guard reason != .resume else { throw error }
+                collectedNotes.append("snapshot \(newest.id.hex.prefix(12)) has not fully arrived (\(error)); its segments are read instead")
+                return nil
+            }
             return SnapshotOffer(id: newest.id, frontier: newest.frontier, recordCount: newest.recordCount, changeCount: newest.changeCount, reason: reason)
         }
-        if let pending, pending.hub == hubID { return offer(.resume) }
+        if let pending, pending.hub == hubID { return try await offer(.resume) }
         let covered = newest.frontier.knowledge.sortedCounters
         guard covered.contains(where: { knowledge[$0.0] < $0.1 }) else { return nil }  // it has all of it
-        if !covered.contains(where: { knowledge[$0.0] > 0 }) { return offer(.join) }  // it has none of it
+        if !covered.contains(where: { knowledge[$0.0] > 0 }) { return try await offer(.join) }  // it has none of it
         // Segments are taken in order and collected in order: when the first one the store needs
         // of a replica is here, so are the rest.
         for (replica, head) in heads.sorted(by: { $0.key.rawValue < $1.key.rawValue }) where replica != localReplica {
@@ -325,7 +334,7 @@ public final class HubTransport: SyncTransport, @unchecked Sendable {
                         + (last.map { " (its last sync: \(ISO8601Milliseconds.format(milliseconds: $0)))" } ?? "")
                         + "; re-joined from snapshot \(newest.id.hex.prefix(12)) (\(newest.recordCount) records); "
                         + "its own changes since are kept and pushed")
-                return offer(.collected(lastSynced: last))
+                return try await offer(.collected(lastSynced: last))
             }
         }
         return nil
@@ -335,25 +344,31 @@ public final class HubTransport: SyncTransport, @unchecked Sendable {
     public func snapshotChanges(limit: Int) async throws(SyncError) -> [Change]? {
         guard let snapshot = offered else { return nil }
         if partOffset >= partBuffer.count {
-            guard nextPart < snapshot.parts.count else {
+            guard try await readNextPart(of: snapshot) else {
                 offered = nil
                 return nil
             }
-            let part = snapshot.parts[nextPart]
-            let key = HubSnapshot.partKey(snapshot: snapshot.id, part: part)
-            guard let fetched = try await hub({ () async throws(HubError) in try await storage.get(key) }) else {
-                throw .hub(.malformed(location: storage.location, key: key,
-                    reason: "this part of the snapshot has not arrived yet, or a newer compaction replaced it; sync again"))
-            }
-            partBuffer = try await hub { () throws(HubError) in
-                try HubSnapshot.decodePart(fetched.bytes, expected: part, key: key, location: storage.location)
-            }
-            partOffset = 0
-            nextPart += 1
         }
         let end = min(partBuffer.count, partOffset + max(1, limit))
         defer { partOffset = end }
         return Array(partBuffer[partOffset..<end])
+    }
+
+    /// Reads and decodes the snapshot's next part into the buffer; `false` after the last.
+    private func readNextPart(of snapshot: HubSnapshot) async throws(SyncError) -> Bool {
+        guard nextPart < snapshot.parts.count else { return false }
+        let part = snapshot.parts[nextPart]
+        let key = HubSnapshot.partKey(snapshot: snapshot.id, part: part)
+        guard let fetched = try await hub({ () async throws(HubError) in try await storage.get(key) }) else {
+            throw .hub(.malformed(location: storage.location, key: key,
+                reason: "this part of the snapshot has not arrived yet, or a newer compaction replaced it; sync again"))
+        }
+        partBuffer = try await hub { () throws(HubError) in
+            try HubSnapshot.decodePart(fetched.bytes, expected: part, key: key, location: storage.location)
+        }
+        partOffset = 0
+        nextPart += 1
+        return true
     }
 
     /// Writes `changes` as a new segment of this replica, then its head naming it.
