@@ -63,6 +63,22 @@ import FerryURLSession
         #expect(noOp.plan == .upToDate && noOp.requests == 1, "the manifest is cached: one listing")
         #expect(try await HubVerifier(storage: storage(server, "s3://hub/notes")).verify().isClean)
         #expect(try StoreVerifier(path: desk.path).verify().isClean)
+
+        // The snapshot's objects keep the ETags they were written with through more syncs and
+        // another compaction with nothing new to cover.
+        func snapshotTags() async throws -> [String: String] {
+            var tags: [String: String] = [:]
+            for object in try await storage(server, "s3://hub/notes").list(prefix: "") where object.key.contains("snapshots/") {
+                tags[object.key] = object.tag
+            }
+            return tags
+        }
+        let tags = try await snapshotTags()
+        #expect(tags.count == 5)
+        _ = try await sync(laptop, server)
+        _ = try await sync(phone, server)
+        #expect(try await compactor.compact().wroteSnapshot == false)
+        #expect(try await snapshotTags() == tags)
     }
 
     @Test func fourReplicasConvergeThroughABucketAndObjectsKeepTheirETags() async throws {
