@@ -9,8 +9,9 @@ enum DemoCommand: Command {
         discussion: """
             Loads SampleData into a 'laptop' store, shows a record file and a hand edit being committed, copies \
             the store to a 'phone' with a full pull, edits both offline, syncs them (the planner's choice, a \
-            conflict and its resolution) and checks that both end identical. Every step uses the same library \
-            calls as the other commands.
+            conflict and its resolution) and checks that both end identical; then both sync through a hub folder, \
+            which is compacted, and a tablet joins from its snapshot. Every step uses the same library calls as the \
+            other commands.
             """,
         options: [
             .value("dir", valueName: "path", help: "Work in this (new or empty) directory instead of a temporary one."),

@@ -110,6 +110,28 @@ struct DemoScript {
         say("   \(count) live records compared: \(identical ? "identical" : "DIFFERENT")")
         say("   conflicts left: laptop \(try laptop.conflicts().count), phone \(try phone.conflicts().count)")
         guard identical else { throw CLIError("the demo's replicas differ after syncing; this is a bug") }
+
+        step(9, "A hub in a cloud-drive folder: no server, no lock; compacted, a tablet joins from its snapshot")
+        let hubPath = directory + "/Dropbox/notes-hub"
+        let descriptor = try await Hub.create(in: FolderHubStorage(root: hubPath))
+        say("   ferry hub init: hub \(descriptor.id.short) in Dropbox/notes-hub")
+        for (name, store) in [("laptop", laptop), ("phone", phone)] {
+            report = try await store.sync(with: HubTransport(folder: hubPath))
+            say("   sync \(name) ↔ hub: \(describe(report)), \(report.requests ?? 0) requests")
+        }
+        let compaction = try await HubCompactor(storage: FolderHubStorage(root: hubPath)).compact()
+        say("   ferry hub compact: snapshot of \(compaction.records) records; deleted \(AuditText.plural(compaction.deletedSegments, "segment")) every replica has read")
+        let tablet = try Store.create(at: directory + "/tablet", name: "tablet", options: context.storeOptions())
+        defer { tablet.close() }
+        report = try await tablet.sync(with: HubTransport(folder: hubPath))
+        say("   sync tablet ↔ hub: joined from the snapshot (\(report.snapshot?.recordCount ?? 0) records, not \(laptop.headSequence) journal entries); \(describe(report))")
+        let verified = try await HubVerifier(storage: FolderHubStorage(root: hubPath)).verify()
+        say("   ferry verify hub: \(verified.isClean ? "ok" : "FINDINGS"), \(verified.snapshots) snapshot checked against the segments it covers")
+        let (tabletCount, tabletIdentical) = try compare(laptop, tablet)
+        say("   \(tabletCount) live records compared with the laptop: \(tabletIdentical ? "identical" : "DIFFERENT")")
+        guard tabletIdentical, verified.isClean, report.snapshot != nil else {
+            throw CLIError("the demo's tablet did not join the hub as expected; this is a bug")
+        }
     }
 
     private func describe(_ report: SyncReport) -> String {
