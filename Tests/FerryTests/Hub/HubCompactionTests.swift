@@ -184,6 +184,18 @@ import FerryTestSupport
         }
         await #expect(throws: SyncError.self) { try await desk.sync(with: FolderTransport(path: other.path)) }
 
+        // Every snapshot removed by hand: the join cannot finish, and says how to go on.
+        let snapshots = try folderContents(hub + "/hub-snapshots")
+        try FileManager.default.moveItem(atPath: hub + "/hub-snapshots", toPath: directory.subpath("aside"))
+        do {
+            _ = try await sync(desk, hub)
+            Issue.record("a join went on without its snapshot")
+        } catch {
+            #expect("\(error)".contains("is no longer in the hub") && "\(error)".contains("ferry hub compact"), "\(error)")
+        }
+        try FileManager.default.moveItem(atPath: directory.subpath("aside"), toPath: hub + "/hub-snapshots")
+        #expect(try folderContents(hub + "/hub-snapshots") == snapshots)
+
         let finished = try await sync(desk, hub)
         #expect(finished.snapshot?.reason == .resume)
         #expect(try desk.base()?.pending == nil)

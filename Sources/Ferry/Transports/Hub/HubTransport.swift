@@ -297,7 +297,15 @@ public final class HubTransport: SyncTransport, @unchecked Sendable {
                 collectedNotes.append("\(key) could not be read (\(error)); ignored")
             }
         }
-        guard let newest = usable.max(by: { ($0.coveredSegments, $0.id.hex) < ($1.coveredSegments, $1.id.hex) }) else { return nil }
+        guard let newest = usable.max(by: { ($0.coveredSegments, $0.id.hex) < ($1.coveredSegments, $1.id.hex) }) else {
+            if let pending, pending.hub == hubID {
+                // Someone removed every snapshot by hand: the join cannot be finished from here.
+                throw .transport(
+                    "\(storage.location): the snapshot this store was joining from (\(pending.snapshot.hex.prefix(12))) is no longer in "
+                        + "the hub, and no newer one is; run 'ferry hub compact \(storage.location)' to write one, then sync again")
+            }
+            return nil
+        }
         // Offered only once its first part is here: a cloud drive may show the manifest first.
         func offer(_ reason: SnapshotOffer.Reason) async throws(SyncError) -> SnapshotOffer? {
             offered = newest
