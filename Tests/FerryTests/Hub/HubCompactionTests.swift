@@ -383,6 +383,56 @@ extension HubCompactionTests {
     }
 }
 
+extension HubCompactionTests {
+    /// Random edits, syncs at random times (days apart) and compactions in between: replicas
+    /// away past the window re-join, and in the end every replica holds the same state.
+    @Test(arguments: [UInt64(11), 12, 13, 14])
+    func randomSyncsAndCompactionsOverWeeksConverge(seed: UInt64) async throws {
+        var random = SeededRandom(seed: seed)
+        let directory = try TemporaryDirectory()
+        let hub = try await makeHub(directory)
+        let stores = try (0..<4).map { try Store.create(at: directory.subpath("r\($0)"), name: "r\($0)") }
+        var now = SystemClock().milliseconds()
+        var force = SyncOptions()
+        force.force = true  // a few deletes of a small store are "mass deletions"
+        var rejoins = 0
+        for _ in 0..<30 {
+            now += UInt64.random(in: 0...(12 * Self.day), using: &random)
+            let store = stores.randomElement(using: &random)!
+            for _ in 0..<Int.random(in: 0...3, using: &random) {
+                let recordID = id("k\(Int.random(in: 0..<12, using: &random))")
+                if Bool.random(using: &random), try store.get(entity: Self.notes, id: recordID) != nil {
+                    try store.delete(entity: Self.notes, id: recordID)
+                } else {
+                    try store.put(["v": .integer(Int64.random(in: 0...999, using: &random))], entity: Self.notes, id: recordID)
+                }
+            }
+            let report = try await store.sync(with: HubTransport(storage: FolderHubStorage(root: hub), clock: ManualClock(milliseconds: now)), options: force)
+            if case .collected = report.snapshot?.reason { rejoins += 1 }
+            if Int.random(in: 0..<4, using: &random) == 0 { _ = try await compact(hub, now: now) }
+        }
+        #expect(rejoins > 0, "seed \(seed): the schedule lets some replica fall past the window and re-join")
+        var rounds = 0
+        while rounds < 6 {
+            rounds += 1
+            var moved = 0
+            for store in stores {
+                let report = try await store.sync(with: HubTransport(storage: FolderHubStorage(root: hub), clock: ManualClock(milliseconds: now)), options: force)
+                moved += report.pulled + report.pushed
+            }
+            if moved == 0 { break }
+        }
+        let first = try ReplicaState(stores[0])
+        for store in stores.dropFirst() {
+            let state = try ReplicaState(store)
+            #expect(state == first, "seed \(seed), \(rejoins) re-joins: \(state.differences(from: first).prefix(5))")
+        }
+        for store in stores { #expect(try StoreVerifier(path: store.path).verify().isClean, "seed \(seed)") }
+        let verified = try await HubVerifier(storage: FolderHubStorage(root: hub)).verify()
+        #expect(verified.isClean, "seed \(seed): \(verified.findings.prefix(3)) \(verified.missing.prefix(3))")
+    }
+}
+
 /// A hub folder in which the objects whose key contains a given text have not arrived yet.
 final class HidingHubStorage: HubStorage, @unchecked Sendable {
     let folder: FolderHubStorage
