@@ -2,38 +2,104 @@ import Foundation
 
 /// A replica held in memory: a journal with the same entries and hash chain as a store's (made
 /// by ``JournalEntry/make(sequence:change:previousSequenceOfRecord:previousHash:batch:)``, which
-/// knows nothing of files), every record's current versions, and the checkpoints stores leave.
-/// It is a peer like a store folder, `ferry serve` or a hub, so the sync engine's plans, pulls,
-/// pushes, policies and checkpoints can be exercised with no peer on disk: in Ferry's tests,
-/// and in an app's own.
+/// knows nothing of files), every record's current versions with the store's rules (the same
+/// ``RecordState``), its own edits, and checkpoints. It is both sides of a sync: a peer like a
+/// store folder, `ferry serve` or a hub (``SyncTransport``), and the replica a sync runs for
+/// (``SyncReplica``), so the engine's plans, pulls, policies, pushes and checkpoints can be
+/// exercised with no disk at all: in Ferry's tests, and in an app's own.
 ///
 /// ```swift
+/// let laptop = MemoryReplica(name: "laptop")
 /// let server = MemoryReplica(name: "server")
-/// _ = try await laptop.sync(with: server)
-/// _ = try await phone.sync(with: server)     // the phone now has the laptop's records
+/// try laptop.put(["title": "Plan"], entity: note, id: "n1")
+/// _ = try await SyncEngine(replica: laptop, transport: server).run()
 /// ```
-public final class MemoryReplica: SyncTransport, @unchecked Sendable {
+public final class MemoryReplica: SyncTransport, SyncReplica, @unchecked Sendable {
     /// The replica's id (a store syncing with it keeps its checkpoint under it).
     public let replicaID: ReplicaID
     public let name: String?
     /// Whether it refuses pushes, like a store served with a read-only token.
     public var isReadOnly = false
+    public let wallClock: any WallClock
 
     private let lock = NSLock()
     private var entries: [JournalEntry] = []
     private var lines: [[UInt8]] = []
     private var knownFrontier = ReplicaFrontier(knowledge: VersionVector(), digests: [:])
-    private var state = HubState()
-    private var lastSequenceOfRecord: [RecordKey: UInt64] = [:]
-    private var latest = HybridTimestamp.zero
+    private var states: [RecordKey: RecordState] = [:]
+    private var documents: [ChangeIdentity: JSONValue] = [:]
+    private var clock: HybridLogicalClock
     private var savedCheckpoints: [ReplicaID: SyncCheckpoint] = [:]
+    private var base = StoreBase()
+    private var exchanging = false
 
-    public init(replica: ReplicaID = .generate(), name: String? = nil) {
+    public init(replica: ReplicaID = .generate(), name: String? = nil, clock: any WallClock = SystemClock()) {
         self.replicaID = replica
         self.name = name
+        self.wallClock = clock
+        self.clock = HybridLogicalClock(wallClock: clock)
     }
 
     public var peerDescription: String { "memory:\(name ?? replicaID.short)" }
+
+    // MARK: Its own edits
+
+    /// Writes a record: a new version that descends from every current one.
+    public func put(_ document: JSONValue, entity: EntityName, id: RecordID) throws(StoreError) {
+        guard document.objectValue != nil else { throw .coding("\(entity)/\(id): a record is a JSON object") }
+        lock.withLock { write(RecordKey(entity: entity, id: id), document) }
+    }
+
+    /// Deletes a record (a tombstone that travels like any change).
+    public func delete(entity: EntityName, id: RecordID) throws(StoreError) {
+        let key = RecordKey(entity: entity, id: id)
+        guard lock.withLock({ states[key]?.isLive == true }) else { throw .recordNotFound(key) }
+        lock.withLock { write(key, nil) }
+    }
+
+    /// The winning version's document of a live record.
+    public func get(entity: EntityName, id: RecordID) -> JSONValue? {
+        lock.withLock {
+            guard let state = states[RecordKey(entity: entity, id: id)], state.isLive else { return nil }
+            return documents[state.winner.identity]
+        }
+    }
+
+    /// A change of this replica's, stamped now, journaled. Called holding the lock.
+    private func write(_ key: RecordKey, _ document: JSONValue?) {
+        let counter = knownFrontier.knowledge[replicaID] + 1
+        var counters = (states[key]?.mergedVersion ?? VersionVector()).counters
+        counters[replicaID] = counter
+        var change = Change(
+            origin: replicaID, counter: counter, timestamp: clock.tick(), key: key, operation: document.map { .put($0) } ?? .delete,
+            version: VersionVector(counters))
+        change.chain = ChangeChain(change, parent: knownFrontier.digests[replicaID] ?? .zero)
+        knownFrontier = StoreBase.raise(knownFrontier, to: Self.frontier(of: change))
+        append(change)
+    }
+
+    /// Journals a change and folds it into its record's state. Called holding the lock.
+    private func append(_ change: Change) {
+        let sequence = UInt64(entries.count + 1)
+        let made = JournalEntry.make(
+            sequence: sequence, change: change, previousSequenceOfRecord: states[change.key]?.lastSequence ?? 0,
+            previousHash: entries.last?.hash ?? .zero)
+        entries.append(made.entry)
+        lines.append(made.line)
+        let document = change.operation.document
+        if let document { documents[change.identity] = document }
+        let version = RecordVersion(
+            identity: change.identity, timestamp: change.timestamp, version: change.version, isDelete: change.isDelete,
+            contentHash: document.map { SHA256.hash($0.canonicalBytes()) } ?? .zero, sequence: sequence)
+        if var state = states[change.key] {
+            _ = state.incorporate(version)
+            state.lastSequence = sequence
+            states[change.key] = state
+        } else {
+            states[change.key] = RecordState(versions: [version], lastSequence: sequence, file: nil)
+        }
+        clock.receive(change.timestamp)
+    }
 
     // MARK: What tests look at
 
@@ -41,21 +107,17 @@ public final class MemoryReplica: SyncTransport, @unchecked Sendable {
     public var journal: [JournalEntry] { lock.withLock { entries } }
     /// Its journal as a store would write it: one canonical JSON line per entry.
     public var journalLines: [[UInt8]] { lock.withLock { lines } }
-    /// Every record's current versions' documents (`nil` for a delete), in no particular order.
+    /// Every record's current versions' documents, winner first (`nil` for a delete).
     public var records: [RecordKey: [JSONValue?]] {
-        lock.withLock { state.records.mapValues { $0.map(\.operation.document) } }
+        lock.withLock { states.mapValues { $0.versions.map { documents[$0.identity] } } }
     }
     /// The checkpoints stores saved here after syncing, by store.
     public var checkpoints: [ReplicaID: SyncCheckpoint] { lock.withLock { savedCheckpoints } }
 
-    // MARK: SyncTransport
+    // MARK: SyncTransport (as a peer)
 
     public func open() async throws(SyncError) -> PeerInfo {
-        lock.withLock {
-            PeerInfo(
-                replica: replicaID, name: name, format: StoreManifest.currentFormat,
-                head: StoreHead(sequence: UInt64(entries.count), hash: entries.last?.hash ?? .zero, latestModification: latest))
-        }
+        PeerInfo(replica: replicaID, name: name, format: StoreManifest.currentFormat, head: head)
     }
 
     public func close() async {}
@@ -66,47 +128,162 @@ public final class MemoryReplica: SyncTransport, @unchecked Sendable {
 
     public func mayWrite() async -> Bool? { !isReadOnly }
 
-    /// Records whose winning version (highest stamp, then origin) is not a delete.
-    public func liveRecordCount() async throws(SyncError) -> Int {
-        lock.withLock {
-            state.records.values.filter { versions in
-                versions.max { ($0.timestamp, $0.origin.rawValue) < ($1.timestamp, $1.origin.rawValue) }?.isDelete == false
-            }.count
-        }
-    }
+    public func liveRecordCount() async throws(SyncError) -> Int { recordCount }
 
     public func entryHash(at sequence: UInt64) async throws(SyncError) -> SHA256Digest? {
-        lock.withLock {
-            if sequence == 0 { return .zero }
-            return sequence <= UInt64(entries.count) ? entries[Int(sequence - 1)].hash : nil
-        }
+        lock.withLock { hash(at: sequence) }
     }
 
     public func changes(after position: UInt64, excluding knowledge: VersionVector, limit: Int) async throws(SyncError) -> ChangeBatch {
-        lock.withLock {
-            let head = UInt64(entries.count)
-            var through = min(position, head)
-            var changes: [Change] = []
-            var sequences: [UInt64] = []
-            while changes.count < max(1, limit), through < head {
-                let entry = entries[Int(through)]
-                through += 1
-                guard knowledge[entry.change.origin] < entry.change.counter else { continue }
-                changes.append(entry.change)
-                sequences.append(entry.sequence)
-            }
-            return ChangeBatch(changes: changes, through: through, head: head, sequences: sequences)
-        }
+        lock.withLock { batch(after: position, excluding: knowledge, limit: limit) }
     }
 
     /// Checks every change (its digest, its place in its origin's chain) before taking any, then
     /// journals the new ones in order, as a store's receive does.
     public func push(_ changes: [Change], maximumSkew: UInt64) async throws(SyncError) -> ReceiveResult {
         guard !isReadOnly else { throw .transport("\(peerDescription) is read-only") }
-        return try receive(changes)
+        return try receive(changes, from: "push to \(peerDescription)", maximumSkew: maximumSkew)
     }
 
-    private func receive(_ changes: [Change]) throws(SyncError) -> ReceiveResult {
+    public func saveCheckpoint(_ checkpoint: SyncCheckpoint) async throws(SyncError) {
+        lock.withLock { savedCheckpoints[checkpoint.peer] = checkpoint }
+    }
+
+    // MARK: SyncReplica (as the replica a sync runs for)
+
+    public var replicaName: String? { name }
+    public var location: String { peerDescription }
+    public var instance: String? { nil }
+    public var cacheLayout: StoreLayout? { nil }
+
+    public var head: StoreHead {
+        lock.withLock { StoreHead(sequence: UInt64(entries.count), hash: entries.last?.hash ?? .zero, latestModification: clock.latest) }
+    }
+
+    public var recordCount: Int { lock.withLock { states.values.filter(\.isLive).count } }
+
+    /// One exchange at a time, as a store's lock allows.
+    public func beginExchange() throws(StoreError) {
+        let busy = lock.withLock { () -> Bool in
+            if exchanging { return true }
+            exchanging = true
+            return false
+        }
+        if busy { throw .locked(path: peerDescription, holder: nil, waitedSeconds: 0) }
+    }
+
+    public func endExchange() { lock.withLock { exchanging = false } }
+
+    public func pendingJoin() throws(StoreError) -> StoreBase.Join? { lock.withLock { base.pending } }
+
+    public func checkpoint(for peer: ReplicaID) throws(StoreError) -> SyncCheckpoint? { lock.withLock { savedCheckpoints[peer] } }
+
+    public func saveCheckpoint(_ checkpoint: SyncCheckpoint) throws(StoreError) {
+        lock.withLock { savedCheckpoints[checkpoint.peer] = checkpoint }
+    }
+
+    public func entryHash(at sequence: UInt64) throws(StoreError) -> SHA256Digest? { lock.withLock { hash(at: sequence) } }
+
+    public func journalEntry(at sequence: UInt64) throws(StoreError) -> JournalEntry {
+        lock.lock()
+        defer { lock.unlock() }
+        guard sequence >= 1, sequence <= UInt64(entries.count) else { throw .coding("\(peerDescription): no journal entry \(sequence)") }
+        return entries[Int(sequence - 1)]
+    }
+
+    public func currentFrontier() throws(StoreError) -> ReplicaFrontier { lock.withLock { knownFrontier } }
+
+    public func changes(after position: UInt64, excluding knowledge: VersionVector, limit: Int) throws(StoreError) -> ChangeBatch {
+        lock.withLock { batch(after: position, excluding: knowledge, limit: limit) }
+    }
+
+    public func receive(_ changes: [Change], from peer: String, maximumSkew: UInt64) throws(SyncError) -> ReceiveResult {
+        try apply(changes, from: peer, maximumSkew: maximumSkew, asSnapshot: false)
+    }
+
+    public func receiveSnapshot(_ changes: [Change], from peer: String, maximumSkew: UInt64) throws(SyncError) -> ReceiveResult {
+        try apply(changes, from: peer, maximumSkew: maximumSkew, asSnapshot: true)
+    }
+
+    public func beginJoin(_ join: StoreBase.Join) throws(StoreError) { lock.withLock { base.pending = join } }
+
+    public func finishJoin(frontier: ReplicaFrontier, records: Int) throws(StoreError) {
+        lock.withLock {
+            base.frontier = StoreBase.raise(base.frontier, to: frontier)
+            if var join = base.pending {
+                join.sequence = UInt64(entries.count)
+                join.records = records
+                base.joins.append(join)
+            }
+            base.pending = nil
+            knownFrontier = StoreBase.raise(knownFrontier, to: frontier)
+        }
+    }
+
+    public func state(of key: RecordKey) throws(StoreError) -> RecordState? { lock.withLock { states[key] } }
+
+    public func conflicts() throws(StoreError) -> [ConflictSummary] {
+        lock.withLock {
+            states.filter(\.value.isConflicted).sorted { $0.key < $1.key }.map { key, state in
+                func summary(_ version: RecordVersion) -> ConflictSummary.Version {
+                    ConflictSummary.Version(identity: version.identity, timestamp: version.timestamp, isDelete: version.isDelete, file: nil)
+                }
+                return ConflictSummary(key: key, winner: summary(state.winner), losers: state.losers.map(summary))
+            }
+        }
+    }
+
+    public func versions(of key: RecordKey) throws(StoreError) -> [(version: RecordVersion, document: JSONValue?)] {
+        lock.withLock { (states[key]?.versions ?? []).map { ($0, documents[$0.identity]) } }
+    }
+
+    public func resolve(_ key: RecordKey, with document: JSONValue?) throws(StoreError) {
+        lock.lock()
+        defer { lock.unlock() }
+        guard states[key]?.isConflicted == true else { throw .noConflict(key) }
+        write(key, document)
+    }
+
+    // MARK: Shared
+
+    /// The frontier of a replica that holds `change` and nothing else.
+    private static func frontier(of change: Change) -> ReplicaFrontier {
+        ReplicaFrontier(knowledge: VersionVector([change.origin: change.counter]), digests: [change.origin: change.digest])
+    }
+
+    private func hash(at sequence: UInt64) -> SHA256Digest? {
+        if sequence == 0 { return .zero }
+        return sequence <= UInt64(entries.count) ? entries[Int(sequence - 1)].hash : nil
+    }
+
+    private func batch(after position: UInt64, excluding knowledge: VersionVector, limit: Int) -> ChangeBatch {
+        let head = UInt64(entries.count)
+        var through = min(position, head)
+        var changes: [Change] = []
+        var sequences: [UInt64] = []
+        while changes.count < max(1, limit), through < head {
+            let entry = entries[Int(through)]
+            through += 1
+            guard knowledge[entry.change.origin] < entry.change.counter else { continue }
+            changes.append(entry.change)
+            sequences.append(entry.sequence)
+        }
+        return ChangeBatch(changes: changes, through: through, head: head, sequences: sequences)
+    }
+
+    /// Checks every change before taking any, then journals the new ones in order. A snapshot's
+    /// versions are taken unless the record has them or a later one; other changes must be the
+    /// next of their origin, as in a store.
+    private func apply(_ changes: [Change], from peer: String, maximumSkew: UInt64, asSnapshot: Bool) throws(SyncError) -> ReceiveResult {
+        let now = wallClock.milliseconds()
+        for change in changes {
+            if change.timestamp.physical > now + maximumSkew {
+                throw .clockSkew(peer: peer, record: change.key, aheadByMilliseconds: change.timestamp.physical - now, limit: maximumSkew)
+            }
+            guard let chain = change.chain, chain.matches(change) else {
+                throw .alteredChange(source: peer, change: change.identity, record: change.key)
+            }
+        }
         lock.lock()
         defer { lock.unlock() }
         var result = ReceiveResult()
@@ -114,37 +291,30 @@ public final class MemoryReplica: SyncTransport, @unchecked Sendable {
         var frontier = knownFrontier
         var admitted: [Change] = []
         for change in changes {
-            guard let chain = change.chain, chain.matches(change) else {
-                throw .alteredChange(source: "push to \(peerDescription)", change: change.identity, record: change.key)
+            let admission: ReplicaFrontier.Admission
+            if asSnapshot {
+                let held = states[change.key]?.versions.contains { $0.version.dominates(change.version) } ?? false
+                admission = held ? .alreadyKnown : .next
+            } else {
+                admission = frontier.admit(change, ownReplica: replicaID)
             }
-            switch frontier.admit(change, ownReplica: replicaID) {
+            switch admission {
             case .alreadyKnown: result.alreadyKnown += 1
             case .next: admitted.append(change)
             case .gap(let expected):
-                throw .counterGap(peer: "push to \(peerDescription)", origin: change.origin, expected: expected, found: change.counter)
+                throw .counterGap(peer: peer, origin: change.origin, expected: expected, found: change.counter)
             case .diverged:
-                throw .divergedReplica(origin: change.origin, counter: change.counter, local: peerDescription, peer: "the pusher", copy: nil)
+                throw .divergedReplica(origin: change.origin, counter: change.counter, local: peerDescription, peer: peer, copy: nil)
             }
         }
         for change in admitted {
-            let sequence = UInt64(entries.count + 1)
-            let made = JournalEntry.make(
-                sequence: sequence, change: change, previousSequenceOfRecord: lastSequenceOfRecord[change.key] ?? 0,
-                previousHash: entries.last?.hash ?? .zero)
-            entries.append(made.entry)
-            lines.append(made.line)
-            lastSequenceOfRecord[change.key] = sequence
-            state.incorporate(change)
-            if change.timestamp > latest { latest = change.timestamp }
+            if asSnapshot { frontier = StoreBase.raise(frontier, to: Self.frontier(of: change)) }
+            append(change)
         }
         knownFrontier = frontier
         result.applied = admitted.count
         result.headAfter = UInt64(entries.count)
         result.hashAfter = entries.last?.hash ?? .zero
         return result
-    }
-
-    public func saveCheckpoint(_ checkpoint: SyncCheckpoint) async throws(SyncError) {
-        lock.withLock { savedCheckpoints[checkpoint.peer] = checkpoint }
     }
 }

@@ -8,20 +8,25 @@ import Foundation
 /// let report = try await engine.run()
 /// ```
 public struct SyncEngine: Sendable {
-    public let store: Store
+    /// The replica the sync runs for: a store, or a ``MemoryReplica``.
+    public let replica: any SyncReplica
     public let transport: any SyncTransport
     public let options: SyncOptions
 
-    public init(store: Store, transport: any SyncTransport, options: SyncOptions = SyncOptions()) {
-        self.store = store
+    public init(replica: any SyncReplica, transport: any SyncTransport, options: SyncOptions = SyncOptions()) {
+        self.replica = replica
         self.transport = transport
         self.options = options
+    }
+
+    public init(store: Store, transport: any SyncTransport, options: SyncOptions = SyncOptions()) {
+        self.init(replica: store, transport: transport, options: options)
     }
 
     /// Runs the sync.
     public func run() async throws(SyncError) -> SyncReport {
         let started = Date()
-        transport.prepare(for: store)
+        transport.prepare(for: replica)
         let peerInfo = try await transport.open()
         do {
             var report = try await exchange(peerInfo: peerInfo, started: started)
@@ -41,25 +46,25 @@ public struct SyncEngine: Sendable {
     }
 
     private func exchange(peerInfo: PeerInfo, started: Date) async throws(SyncError) -> SyncReport {
-        if peerInfo.replica == store.replicaID {
-            if let theirs = peerInfo.instance, let ours = store.instance, theirs != ours {
-                throw .copiedStore(local: store.path, peer: transport.peerDescription)
+        if peerInfo.replica == replica.replicaID {
+            if let theirs = peerInfo.instance, let ours = replica.instance, theirs != ours {
+                throw .copiedStore(local: replica.location, peer: transport.peerDescription)
             }
             throw .samePeer(path: transport.peerDescription)
         }
         guard peerInfo.format == StoreManifest.currentFormat else {
             throw .store(.unsupportedFormat(peerInfo.format, path: transport.peerDescription))
         }
-        do { try store.beginExchange() } catch { throw .store(error) }
-        defer { store.endExchange() }
+        do { try replica.beginExchange() } catch { throw .store(error) }
+        defer { replica.endExchange() }
         let pendingJoin: StoreBase.Join?
-        do { pendingJoin = try store.base()?.pending } catch { throw .store(error) }
+        do { pendingJoin = try replica.pendingJoin() } catch { throw .store(error) }
         if let pendingJoin, pendingJoin.hub != peerInfo.replica {
-            throw .joinInProgress(store: store.path, hub: pendingJoin.location)
+            throw .joinInProgress(store: replica.location, hub: pendingJoin.location)
         }
         report(SyncProgress(phase: .planning, completed: 0, total: nil))
 
-        let localHead = store.head
+        let localHead = replica.head
         let checkpoint = try await validCheckpoint(peerInfo: peerInfo, localHead: localHead)
         let plan = SyncPlanner.plan(local: localHead, peer: peerInfo.head, checkpoint: checkpoint)
         var result = SyncReport(plan: plan)
@@ -80,7 +85,7 @@ public struct SyncEngine: Sendable {
         // Both frontiers first: a change both sides believe the other has, held with different
         // content, is a copied store that no exchange of changes would reveal.
         var localFrontier: ReplicaFrontier
-        do { localFrontier = try store.currentFrontier() } catch { throw .store(error) }
+        do { localFrontier = try replica.currentFrontier() } catch { throw .store(error) }
         let peerFrontier = try await transport.frontier()
         if let (origin, counter) = localFrontier.firstDivergence(from: peerFrontier) {
             throw diverged(origin: origin, counter: counter, peerInfo: peerInfo)
@@ -88,14 +93,14 @@ public struct SyncEngine: Sendable {
         var localKnowledge = localFrontier.knowledge
         let sharesHistory = localFrontier.knowledge.sortedCounters.contains { peerFrontier.knowledge[$0.0] > 0 }
         if plan == .reconcile && checkpoint == nil && !sharesHistory && localHead.sequence > 0 && peerInfo.head.sequence > 0 {
-            result.merging = (store.recordCount, try await transport.liveRecordCount())
+            result.merging = (replica.recordCount, try await transport.liveRecordCount())
         }
 
         // A snapshot first, when the peer offers one: the state instead of the history.
         var touched = Set<RecordKey>()
         if options.direction.pulls, let offer = try await transport.snapshotOffer(for: localKnowledge, pending: pendingJoin) {
             result.snapshot = offer
-            if store.recordCount > 0 {
+            if replica.recordCount > 0 {
                 // A re-join deletes what was deleted meanwhile: the same limit as for a pull.
                 try await refuseUnlessDryRun(&result) { () async throws(SyncError) in
                     try await checkSnapshotDeletions(offer, knowledge: localKnowledge, pending: pendingJoin)
@@ -103,7 +108,7 @@ public struct SyncEngine: Sendable {
             }
             if !options.dryRun {
                 try await join(from: offer, pending: pendingJoin, result: &result, touched: &touched)
-                do { localFrontier = try store.currentFrontier() } catch { throw .store(error) }
+                do { localFrontier = try replica.currentFrontier() } catch { throw .store(error) }
                 localKnowledge = localFrontier.knowledge
             }
         }
@@ -128,7 +133,7 @@ public struct SyncEngine: Sendable {
                 let hasMore = batch.through < batch.head
                 let after = batch.through
                 async let following: Result<ChangeBatch, SyncError>? = hasMore ? await fetch(after: after) : nil
-                let received = try store.receive(batch.changes, from: transport.peerDescription, maximumSkew: options.maximumClockSkewMilliseconds)
+                let received = try replica.receive(batch.changes, from: transport.peerDescription, maximumSkew: options.maximumClockSkewMilliseconds)
                 result.pulled += received.applied
                 pulledThrough = batch.through
                 report(SyncProgress(phase: .pulling, completed: result.pulled, total: Int(peerInfo.head.sequence)))
@@ -145,7 +150,7 @@ public struct SyncEngine: Sendable {
                 if batch.through >= batch.head { break }
             }
             try checkSkew(incoming)
-            try checkChains(incoming, against: localFrontier, receiver: store.replicaID, peerInfo: peerInfo)
+            try checkChains(incoming, against: localFrontier, receiver: replica.replicaID, peerInfo: peerInfo)
             try await refuseUnlessDryRun(&result) { () throws(SyncError) in try checkLocalDeletions(incoming) }
             if options.dryRun {
                 result.pulled = incoming.count
@@ -154,7 +159,7 @@ public struct SyncEngine: Sendable {
                 var offset = 0
                 while offset < incoming.count {
                     let page = Array(incoming[offset..<min(offset + options.pageSize, incoming.count)])
-                    let received = try store.receive(page, from: transport.peerDescription, maximumSkew: options.maximumClockSkewMilliseconds)
+                    let received = try replica.receive(page, from: transport.peerDescription, maximumSkew: options.maximumClockSkewMilliseconds)
                     result.pulled += received.applied
                     result.committedEdits += received.committedEdits
                     offset += page.count
@@ -176,7 +181,7 @@ public struct SyncEngine: Sendable {
         var readThrough = start.local
         while options.direction.pushes {
             let batch: ChangeBatch
-            do { batch = try store.changes(after: readThrough, excluding: peerKnowledge, limit: options.pageSize) } catch {
+            do { batch = try replica.changes(after: readThrough, excluding: peerKnowledge, limit: options.pageSize) } catch {
                 throw .store(error)
             }
             outgoing += batch.changes
@@ -221,10 +226,10 @@ public struct SyncEngine: Sendable {
 
         // Checkpoint, last: everything it covers is durable on both sides. One way only, it
         // covers on the other side only what that side had at the last full exchange.
-        var finalLocal = store.head
+        var finalLocal = replica.head
         if !options.direction.pushes {
             let hash: SHA256Digest?
-            do { hash = try store.entryHash(at: start.local) } catch { throw .store(error) }
+            do { hash = try replica.entryHash(at: start.local) } catch { throw .store(error) }
             finalLocal = StoreHead(sequence: start.local, hash: hash ?? .zero, latestModification: finalLocal.latestModification)
         }
         if peerHash == nil {
@@ -235,12 +240,12 @@ public struct SyncEngine: Sendable {
             localPosition: finalLocal.sequence, localHash: finalLocal.hash, time: SystemClock().milliseconds(),
             peerName: peerInfo.name)
         if options.direction.pulls {
-            do { try store.saveCheckpoint(checkpointNow) } catch { throw .store(error) }
+            do { try replica.saveCheckpoint(checkpointNow) } catch { throw .store(error) }
         }
         if options.direction.pushes {
             try await transport.saveCheckpoint(
-                checkpointNow.reversed(localReplica: store.replicaID, localName: store.manifest.name),
-                localRecordCount: store.recordCount)
+                checkpointNow.reversed(localReplica: replica.replicaID, localName: replica.replicaName),
+                localRecordCount: replica.recordCount)
         }
         result.conflicts = try conflictedKeys()
         result.duration = Date().timeIntervalSince(started)
@@ -258,11 +263,11 @@ public struct SyncEngine: Sendable {
         var page = try await transport.snapshotChanges(limit: options.pageSize)
         if pending?.snapshot != offer.id, let identity = transport.hubIdentity {
             let join = StoreBase.Join(hub: identity.id, location: identity.location, snapshot: offer.id, started: SystemClock().milliseconds())
-            do { try store.beginJoin(join) } catch { throw .store(error) }
+            do { try replica.beginJoin(join) } catch { throw .store(error) }
         }
         var read = 0
         while let changes = page {
-            let received = try store.receiveSnapshot(changes, from: transport.peerDescription, maximumSkew: options.maximumClockSkewMilliseconds)
+            let received = try replica.receiveSnapshot(changes, from: transport.peerDescription, maximumSkew: options.maximumClockSkewMilliseconds)
             result.pulled += received.applied
             result.committedEdits += received.committedEdits
             for change in changes { touched.insert(change.key) }
@@ -270,13 +275,13 @@ public struct SyncEngine: Sendable {
             report(SyncProgress(phase: .pulling, completed: read, total: offer.changeCount))
             page = try await transport.snapshotChanges(limit: options.pageSize)
         }
-        do { try store.finishJoin(frontier: offer.frontier, records: offer.recordCount) } catch { throw .store(error) }
+        do { try replica.finishJoin(frontier: offer.frontier, records: offer.recordCount) } catch { throw .store(error) }
     }
 
     /// The checkpoint for this peer when it still matches both journals.
     private func validCheckpoint(peerInfo: PeerInfo, localHead: StoreHead) async throws(SyncError) -> SyncCheckpoint? {
         let saved: SyncCheckpoint?
-        do { saved = try store.checkpoint(for: peerInfo.replica) } catch { throw .store(error) }
+        do { saved = try replica.checkpoint(for: peerInfo.replica) } catch { throw .store(error) }
         guard let checkpoint = saved else { return nil }
         let peerMatches: Bool
         if checkpoint.peerPosition > peerInfo.head.sequence {
@@ -292,7 +297,7 @@ public struct SyncEngine: Sendable {
         } else if checkpoint.localPosition == localHead.sequence {
             localMatches = checkpoint.localHash == localHead.hash
         } else {
-            do { localMatches = try store.entryHash(at: checkpoint.localPosition) == checkpoint.localHash } catch {
+            do { localMatches = try replica.entryHash(at: checkpoint.localPosition) == checkpoint.localHash } catch {
                 throw .store(error)
             }
         }
@@ -302,8 +307,8 @@ public struct SyncEngine: Sendable {
     /// The error for a replica whose changes differ between the two stores, naming the copy
     /// to re-identify when it is one of them.
     private func diverged(origin: ReplicaID, counter: UInt64, peerInfo: PeerInfo) -> SyncError {
-        let copy: String? = origin == store.replicaID ? store.path : origin == peerInfo.replica ? transport.peerDescription : nil
-        return .divergedReplica(origin: origin, counter: counter, local: store.path, peer: transport.peerDescription, copy: copy)
+        let copy: String? = origin == replica.replicaID ? replica.location : origin == peerInfo.replica ? transport.peerDescription : nil
+        return .divergedReplica(origin: origin, counter: counter, local: replica.location, peer: transport.peerDescription, copy: copy)
     }
 
     /// Checks, before anything is written, that `changes` continue the receiver's chains (see
@@ -331,7 +336,7 @@ public struct SyncEngine: Sendable {
     }
 
     private func checkSkew(_ changes: [Change]) throws(SyncError) {
-        let now = store.options.clock.milliseconds()
+        let now = replica.wallClock.milliseconds()
         for change in changes where change.timestamp.physical > now + options.maximumClockSkewMilliseconds {
             throw .clockSkew(
                 peer: transport.peerDescription, record: change.key, aheadByMilliseconds: change.timestamp.physical - now,
@@ -344,12 +349,12 @@ public struct SyncEngine: Sendable {
         guard !options.force else { return }
         var deleted = Set<RecordKey>()
         for change in incoming where change.isDelete {
-            if let state = try? store.state(of: change.key), state.isLive { deleted.insert(change.key) }
+            if let state = try? replica.state(of: change.key), state.isLive { deleted.insert(change.key) }
         }
-        let total = store.recordCount
+        let total = replica.recordCount
         if !deleted.isEmpty, Double(deleted.count) > Double(total) * options.maximumDeletionShare {
             throw .massDeletion(
-                store: store.path, deleting: deleted.count, of: total, limitPercent: Int(options.maximumDeletionShare * 100))
+                store: replica.location, deleting: deleted.count, of: total, limitPercent: Int(options.maximumDeletionShare * 100))
         }
     }
 
@@ -360,7 +365,7 @@ public struct SyncEngine: Sendable {
         var deleted = 0
         while let page = try await transport.snapshotChanges(limit: options.pageSize) {
             for change in page where change.isDelete {
-                if let state = try? store.state(of: change.key), state.isLive,
+                if let state = try? replica.state(of: change.key), state.isLive,
                     !state.versions.contains(where: { $0.version.dominates(change.version) })
                 {
                     deleted += 1
@@ -370,9 +375,9 @@ public struct SyncEngine: Sendable {
         guard try await transport.snapshotOffer(for: knowledge, pending: pending)?.id == offer.id else {
             throw .transport("\(transport.peerDescription) changed its snapshot during the sync; nothing was applied; sync again")
         }
-        let total = store.recordCount
+        let total = replica.recordCount
         if deleted > 0, Double(deleted) > Double(total) * options.maximumDeletionShare {
-            throw .massDeletion(store: store.path, deleting: deleted, of: total, limitPercent: Int(options.maximumDeletionShare * 100))
+            throw .massDeletion(store: replica.location, deleting: deleted, of: total, limitPercent: Int(options.maximumDeletionShare * 100))
         }
     }
 
@@ -385,7 +390,7 @@ public struct SyncEngine: Sendable {
         // removes nothing (a first push of a store that created and deleted records).
         var outgoingChanges: [RecordKey: Int] = [:]
         for change in outgoing where deleted.contains(change.key) { outgoingChanges[change.key, default: 0] += 1 }
-        deleted = deleted.filter { key in (try? journaledChangeCount(of: key)) != outgoingChanges[key] }
+        deleted = deleted.filter { key in (try? replica.journaledChangeCount(of: key)) != outgoingChanges[key] }
         guard !deleted.isEmpty else { return }
         let total = try await transport.liveRecordCount()
         // A peer with no live record loses none (a first push of a store that deleted some).
@@ -397,23 +402,11 @@ public struct SyncEngine: Sendable {
         }
     }
 
-    /// How many changes of `key` this store's journal holds (its history, walked back).
-    private func journaledChangeCount(of key: RecordKey) throws(StoreError) -> Int? {
-        guard var sequence = try store.state(of: key)?.lastSequence else { return nil }
-        var count = 0
-        while sequence > 0 {
-            count += 1
-            guard count < 100_000 else { return nil }
-            sequence = try store.journalEntry(at: sequence).previousSequenceOfRecord
-        }
-        return count
-    }
-
     /// Records that would become conflicted by applying `incoming` (for a dry run).
     private func predictedConflicts(_ incoming: [Change]) throws(SyncError) -> [RecordKey] {
         var keys = Set<RecordKey>()
         for change in incoming {
-            guard let state = try? store.state(of: change.key) else { continue }
+            guard let state = try? replica.state(of: change.key) else { continue }
             let hash = change.operation.document.map { SHA256.hash($0.canonicalBytes()) } ?? .zero
             for version in state.versions where version.version.compare(to: change.version) == .concurrent {
                 if version.isDelete != change.isDelete || version.contentHash != hash { keys.insert(change.key) }
@@ -423,7 +416,7 @@ public struct SyncEngine: Sendable {
     }
 
     private func conflictedKeys() throws(SyncError) -> [RecordKey] {
-        do { return try store.conflicts().map(\.key) } catch { throw .store(error) }
+        do { return try replica.conflicts().map(\.key) } catch { throw .store(error) }
     }
 
     /// Applies the lww or merge policy to the conflicted records among `keys`.
@@ -431,22 +424,22 @@ public struct SyncEngine: Sendable {
         var resolved = 0
         for key in keys.sorted() {
             do {
-                guard let state = try store.state(of: key), state.isConflicted else { continue }
-                let versions = try store.versions(of: key)
+                guard let state = try replica.state(of: key), state.isConflicted else { continue }
+                let versions = try replica.versions(of: key)
                 switch options.policy {
                 case .keepBoth:
                     continue
                 case .lastWriterWins:
-                    try store.resolve(key, with: versions[0].document)
+                    try replica.resolve(key, with: versions[0].document)
                     resolved += 1
                 case .merge:
                     let puts = versions.filter { !$0.version.isDelete }
                     guard versions.count == 2, puts.count == 2, let ours = puts[0].document, let theirs = puts[1].document else {
                         continue  // a delete against an update, or more than two: keep both
                     }
-                    let ancestor = try store.commonAncestor(of: key, puts[0].version.version, puts[1].version.version)
+                    let ancestor = try replica.commonAncestor(of: key, puts[0].version.version, puts[1].version.version)
                     if let merged = ThreeWayMerge.merge(ancestor: ancestor, ours: ours, theirs: theirs) {
-                        try store.resolve(key, with: merged)
+                        try replica.resolve(key, with: merged)
                         resolved += 1
                     }
                 }
@@ -474,22 +467,5 @@ extension Store {
     /// Syncs with options (dry run, force, progress).
     public func sync(with transport: any SyncTransport, options: SyncOptions) async throws(SyncError) -> SyncReport {
         try await SyncEngine(store: self, transport: transport, options: options).run()
-    }
-
-    /// The document of the latest version in this record's history that both `a` and `b`
-    /// descend from: the common ancestor for a three-way merge. `nil` when there is none.
-    public func commonAncestor(of key: RecordKey, _ a: VersionVector, _ b: VersionVector) throws(StoreError) -> JSONValue? {
-        guard var sequence = try state(of: key)?.lastSequence else { return nil }
-        var steps = 0
-        while sequence > 0 && steps < 100_000 {
-            let entry = try journalEntry(at: sequence)
-            let version = entry.change.version
-            if a.dominates(version) && b.dominates(version) {
-                return entry.change.operation.document
-            }
-            sequence = entry.previousSequenceOfRecord
-            steps += 1
-        }
-        return nil
     }
 }

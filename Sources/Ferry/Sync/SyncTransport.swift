@@ -23,9 +23,9 @@ public protocol SyncTransport: AnyObject, Sendable {
     func push(_ changes: [Change], maximumSkew: UInt64) async throws(SyncError) -> ReceiveResult
     /// Records, at the peer, what it exchanged with this store.
     func saveCheckpoint(_ checkpoint: SyncCheckpoint) async throws(SyncError)
-    /// Told, before ``open()``, which store is syncing: a hub needs it to know which of its
-    /// heads is the store's own and where to keep its cache.
-    func prepare(for store: Store)
+    /// Told, before ``open()``, which replica is syncing: a hub needs it to know which of its
+    /// heads is the replica's own and where to keep its cache.
+    func prepare(for replica: any SyncReplica)
     /// Records, at the peer, what it exchanged with this store and how many live records the
     /// store holds now (a hub shows it in the replica's head).
     func saveCheckpoint(_ checkpoint: SyncCheckpoint, localRecordCount: Int) async throws(SyncError)
@@ -51,7 +51,7 @@ extension SyncTransport {
     /// transport cannot tell without writing. A dry run asks, to list the refusal a push would meet.
     public func mayWrite() async -> Bool? { nil }
 
-    public func prepare(for store: Store) {}
+    public func prepare(for replica: any SyncReplica) {}
 
     public func saveCheckpoint(_ checkpoint: SyncCheckpoint, localRecordCount: Int) async throws(SyncError) {
         try await saveCheckpoint(checkpoint)

@@ -102,4 +102,99 @@ import FerryTestSupport
         #expect(try await server.push(changes, maximumSkew: 1_000).applied == 3)
         #expect(try await server.push(changes, maximumSkew: 1_000).alreadyKnown == 3)
     }
+
+    // MARK: The engine with no disk at all: memory replicas on both sides
+
+    func sync(_ replica: MemoryReplica, _ peer: MemoryReplica, policy: ConflictPolicy = .keepBoth, dryRun: Bool = false) async throws -> SyncReport {
+        var options = SyncOptions(policy: policy)
+        options.dryRun = dryRun
+        options.force = true  // a few deletes of a small replica are "mass deletions"
+        return try await SyncEngine(replica: replica, transport: peer, options: options).run()
+    }
+
+    func state(_ replica: MemoryReplica) -> [RecordKey: [JSONValue?]] { replica.records }
+
+    @Test func pullResolvePushAndCheckpointWithNoDisk() async throws {
+        let laptop = MemoryReplica(name: "laptop")
+        let phone = MemoryReplica(name: "phone")
+        let server = MemoryReplica(name: "server")
+        for n in 0..<6 { try laptop.put(["n": .integer(Int64(n)), "title": .string("note \(n)")], entity: Self.notes, id: id("n\(n)")) }
+
+        #expect(try await sync(laptop, server).plan == .fullPush)
+        #expect(try await sync(phone, server).plan == .fullPull)
+        #expect(try await sync(laptop, server).plan == .upToDate, "the checkpoints on both sides match")
+        #expect(try laptop.checkpoint(for: server.replicaID) != nil && server.checkpoints[laptop.replicaID] != nil)
+
+        // Concurrent edits of different fields: the merge policy joins them against the ancestor.
+        try laptop.put(["n": 1, "title": "renamed on the laptop"], entity: Self.notes, id: id("n1"))
+        try phone.put(["n": 100, "title": "note 1"], entity: Self.notes, id: id("n1"))
+        // Concurrent edits of one field: last writer wins when asked.
+        try laptop.put(["n": 2, "title": "laptop"], entity: Self.notes, id: id("n2"))
+        try phone.put(["n": 2, "title": "phone"], entity: Self.notes, id: id("n2"))
+        try phone.delete(entity: Self.notes, id: id("n5"))
+        _ = try await sync(laptop, server)
+        let merged = try await sync(phone, server, policy: .merge)
+        #expect(merged.plan == .incremental && merged.pulled == 2 && merged.resolved == 1)
+        #expect(phone.get(entity: Self.notes, id: id("n1")) == ["n": 100, "title": "renamed on the laptop"])
+        #expect(try phone.conflicts().map(\.key) == [RecordKey(entity: Self.notes, id: id("n2"))], "one field edited twice stays a conflict")
+        let settled = try await sync(phone, server, policy: .lastWriterWins)
+        #expect(settled.resolved == 0, "lww resolves what a sync brings, not older conflicts")
+        try phone.resolve(RecordKey(entity: Self.notes, id: id("n2")), with: ["n": 2, "title": "agreed"])
+        _ = try await sync(phone, server)
+        _ = try await sync(laptop, server)
+        #expect(state(laptop) == state(phone))
+        #expect(laptop.get(entity: Self.notes, id: id("n2")) == ["n": 2, "title": "agreed"])
+        #expect(laptop.get(entity: Self.notes, id: id("n5")) == nil, "the tombstone travelled")
+        #expect(try laptop.conflicts().isEmpty && phone.conflicts().isEmpty)
+
+        // A dry run plans and counts, and writes nothing on either side.
+        try laptop.put(["n": 7], entity: Self.notes, id: id("n7"))
+        let laptopJournal = laptop.journal.count
+        let serverJournal = server.journal.count
+        let dry = try await sync(laptop, server, dryRun: true)
+        #expect(dry.dryRun && dry.pushed == 1)
+        #expect(laptop.journal.count == laptopJournal && server.journal.count == serverJournal)
+    }
+
+    @Test(arguments: [UInt64(21), 22, 23])
+    func randomEditsBetweenMemoryReplicasConverge(seed: UInt64) async throws {
+        var random = SeededRandom(seed: seed)
+        let replicas = (0..<4).map { MemoryReplica(name: "r\($0)") }
+        let server = MemoryReplica(name: "server")
+        for _ in 0..<40 {
+            let replica = replicas.randomElement(using: &random)!
+            for _ in 0..<Int.random(in: 1...3, using: &random) {
+                let recordID = id("k\(Int.random(in: 0..<8, using: &random))")
+                if Bool.random(using: &random), replica.get(entity: Self.notes, id: recordID) != nil {
+                    try replica.delete(entity: Self.notes, id: recordID)
+                } else {
+                    try replica.put(["v": .integer(Int64.random(in: 0...99, using: &random))], entity: Self.notes, id: recordID)
+                }
+            }
+            let policy = [ConflictPolicy.keepBoth, .lastWriterWins, .merge].randomElement(using: &random)!
+            _ = try await sync(replica, server, policy: policy)
+        }
+        for _ in 0..<3 { for replica in replicas { _ = try await sync(replica, server) } }
+        for replica in replicas.dropFirst() { #expect(state(replica) == state(replicas[0]), "seed \(seed)") }
+        for replica in replicas {
+            #expect(try replica.currentKnowledge() == server.currentKnowledge(), "seed \(seed)")
+            for (index, entry) in replica.journal.enumerated() where index > 0 {
+                #expect(entry.previousHash == replica.journal[index - 1].hash)
+            }
+        }
+    }
+
+    @Test func aStoreAndAMemoryReplicaSyncBothWays() async throws {
+        let directory = try TemporaryDirectory()
+        let store = try Store.create(at: directory.subpath("store"), name: "store")
+        let memory = MemoryReplica(name: "memory")
+        try store.put(["from": "store"], entity: Self.notes, id: id("a"))
+        try memory.put(["from": "memory"], entity: Self.notes, id: id("b"))
+        // The memory replica runs the sync, the store is its peer through a folder transport.
+        let report = try await SyncEngine(replica: memory, transport: FolderTransport(path: store.path)).run()
+        #expect(report.pulled == 1 && report.pushed == 1)
+        #expect(try store.get(entity: Self.notes, id: id("b")) == ["from": "memory"])
+        #expect(memory.get(entity: Self.notes, id: id("a")) == ["from": "store"])
+        #expect(try StoreVerifier(path: store.path).verify().isClean)
+    }
 }

@@ -62,10 +62,10 @@ public final class HubTransport: SyncTransport, @unchecked Sendable {
     public var notes: [String] { storage.notices + collectedNotes }
     public var requestCount: Int? { storage.requestCount }
 
-    public func prepare(for store: Store) {
-        localReplica = store.replicaID
-        localName = store.manifest.name
-        cachePath = HubCache.path(for: storage.location, in: StoreLayout(root: store.path))
+    public func prepare(for replica: any SyncReplica) {
+        localReplica = replica.replicaID
+        localName = replica.replicaName
+        cachePath = replica.cacheLayout.map { HubCache.path(for: storage.location, in: $0) }
     }
 
     /// The hash standing for the hub's position `p`: a hub has no single journal, so a
