@@ -51,6 +51,11 @@ public struct RecordState: Sendable, Hashable {
         versions.dropFirst().reduce(versions[0].version) { $0.merged(with: $1.version) }
     }
 
+    /// Whether the record has `version` or a version that descends from it.
+    public func holds(_ version: VersionVector) -> Bool {
+        versions.contains { $0.version.dominates(version) }
+    }
+
     /// How an incoming version relates to the record.
     enum Incorporation: Equatable {
         /// It is new and now among the current versions.

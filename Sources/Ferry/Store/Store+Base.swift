@@ -78,12 +78,6 @@ extension Store {
         if change.counter == held, let digest = frontier.digests[change.origin], digest != change.digest { return .diverged }
         // Only this store makes changes of its own replica.
         if change.origin == replicaID && change.counter > index.knowledge[replicaID] { return .diverged }
-        if let state = index.records[change.key] {
-            for version in state.versions {
-                let order = version.version.compare(to: change.version)
-                if order == .after || order == .equal { return .alreadyKnown }
-            }
-        }
-        return .next
+        return index.records[change.key]?.holds(change.version) == true ? .alreadyKnown : .next
     }
 }

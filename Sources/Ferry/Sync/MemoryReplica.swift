@@ -275,15 +275,7 @@ public final class MemoryReplica: SyncTransport, SyncReplica, @unchecked Sendabl
     /// versions are taken unless the record has them or a later one; other changes must be the
     /// next of their origin, as in a store.
     private func apply(_ changes: [Change], from peer: String, maximumSkew: UInt64, asSnapshot: Bool) throws(SyncError) -> ReceiveResult {
-        let now = wallClock.milliseconds()
-        for change in changes {
-            if change.timestamp.physical > now + maximumSkew {
-                throw .clockSkew(peer: peer, record: change.key, aheadByMilliseconds: change.timestamp.physical - now, limit: maximumSkew)
-            }
-            guard let chain = change.chain, chain.matches(change) else {
-                throw .alteredChange(source: peer, change: change.identity, record: change.key)
-            }
-        }
+        try Store.checkIncoming(changes, from: peer, maximumSkew: maximumSkew, now: wallClock.milliseconds(), options: StoreOptions())
         lock.lock()
         defer { lock.unlock() }
         var result = ReceiveResult()
@@ -293,8 +285,7 @@ public final class MemoryReplica: SyncTransport, SyncReplica, @unchecked Sendabl
         for change in changes {
             let admission: ReplicaFrontier.Admission
             if asSnapshot {
-                let held = states[change.key]?.versions.contains { $0.version.dominates(change.version) } ?? false
-                admission = held ? .alreadyKnown : .next
+                admission = states[change.key]?.holds(change.version) == true ? .alreadyKnown : .next
             } else {
                 admission = frontier.admit(change, ownReplica: replicaID)
             }

@@ -74,6 +74,35 @@ extension Store {
         return ChangeBatch(changes: changes, through: through, head: head, sequences: sequences)
     }
 
+    /// Checks changes from a peer before any is applied: not stamped too far ahead of `now`,
+    /// a version that includes the change itself, a document within `options`' limits, and
+    /// content that still matches its digest.
+    static func checkIncoming(
+        _ changes: [Change], from peer: String, maximumSkew: UInt64, now: UInt64, options: StoreOptions
+    ) throws(SyncError) {
+        for change in changes {
+            if change.timestamp.physical > now + maximumSkew {
+                throw .clockSkew(
+                    peer: peer, record: change.key, aheadByMilliseconds: change.timestamp.physical - now, limit: maximumSkew)
+            }
+            if change.version[change.origin] != change.counter {
+                throw .invalidChange(peer: peer, reason: "\(change.key): its version does not include its own change")
+            }
+            guard let chain = change.chain else {
+                throw .invalidChange(peer: peer, reason: "change \(change.identity) to \(change.key) carries no digest")
+            }
+            var canonical: [UInt8]?
+            if let document = change.operation.document {
+                do { canonical = try validatedCanonicalBytes(document, options: options) } catch {
+                    throw .invalidChange(peer: peer, reason: "\(change.key): \(error)")
+                }
+            }
+            if ChangeChain.digest(of: change, parent: chain.parent, canonicalDocument: canonical) != chain.digest {
+                throw .alteredChange(source: peer, change: change.identity, record: change.key)
+            }
+        }
+    }
+
     /// Throws when `entry` was altered after it was written: its change no longer matches its
     /// digest, or (written before changes carried digests) its line no longer matches its hash.
     func checkIntact(_ entry: JournalEntry) throws(StoreError) {
@@ -103,28 +132,7 @@ extension Store {
     /// the record versions of a snapshot (see ``receiveSnapshot(_:from:maximumSkew:)``).
     func receive(_ changes: [Change], from peer: String, maximumSkew: UInt64, asSnapshot: Bool) throws(SyncError) -> ReceiveResult {
         // Check everything before writing anything.
-        let now = options.clock.milliseconds()
-        for change in changes {
-            if change.timestamp.physical > now + maximumSkew {
-                throw .clockSkew(
-                    peer: peer, record: change.key, aheadByMilliseconds: change.timestamp.physical - now, limit: maximumSkew)
-            }
-            if change.version[change.origin] != change.counter {
-                throw .invalidChange(peer: peer, reason: "\(change.key): its version does not include its own change")
-            }
-            guard let chain = change.chain else {
-                throw .invalidChange(peer: peer, reason: "change \(change.identity) to \(change.key) carries no digest")
-            }
-            var canonical: [UInt8]?
-            if let document = change.operation.document {
-                do { canonical = try validatedCanonicalBytes(document) } catch {
-                    throw .invalidChange(peer: peer, reason: "\(change.key): \(error)")
-                }
-            }
-            if ChangeChain.digest(of: change, parent: chain.parent, canonicalDocument: canonical) != chain.digest {
-                throw .alteredChange(source: peer, change: change.identity, record: change.key)
-            }
-        }
+        try Store.checkIncoming(changes, from: peer, maximumSkew: maximumSkew, now: options.clock.milliseconds(), options: options)
         var refusal: SyncError?
         let outcome: ReceiveResult
         do {

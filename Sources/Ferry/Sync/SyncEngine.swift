@@ -365,9 +365,7 @@ public struct SyncEngine: Sendable {
         var deleted = 0
         while let page = try await transport.snapshotChanges(limit: options.pageSize) {
             for change in page where change.isDelete {
-                if let state = try? replica.state(of: change.key), state.isLive,
-                    !state.versions.contains(where: { $0.version.dominates(change.version) })
-                {
+                if let state = try? replica.state(of: change.key), state.isLive, !state.holds(change.version) {
                     deleted += 1
                 }
             }
@@ -386,16 +384,18 @@ public struct SyncEngine: Sendable {
         guard !options.force else { return }
         var deleted = Set(outgoing.filter(\.isDelete).map(\.key))
         guard !deleted.isEmpty else { return }
-        // A record whose every change is in this push was never at the peer: deleting it there
-        // removes nothing (a first push of a store that created and deleted records).
-        var outgoingChanges: [RecordKey: Int] = [:]
-        for change in outgoing where deleted.contains(change.key) { outgoingChanges[change.key, default: 0] += 1 }
-        deleted = deleted.filter { key in (try? replica.journaledChangeCount(of: key)) != outgoingChanges[key] }
-        guard !deleted.isEmpty else { return }
         let total = try await transport.liveRecordCount()
         // A peer with no live record loses none (a first push of a store that deleted some).
         guard total > 0 else { return }
-        if Double(deleted.count) > Double(total) * options.maximumDeletionShare {
+        let limit = Double(total) * options.maximumDeletionShare
+        guard Double(deleted.count) > limit else { return }
+        // A record whose every change is in this push was never at the peer: deleting it there
+        // removes nothing (a first push of a store that created and deleted records). Walked
+        // only when the deletes could reach the limit.
+        var outgoingChanges: [RecordKey: Int] = [:]
+        for change in outgoing where deleted.contains(change.key) { outgoingChanges[change.key, default: 0] += 1 }
+        deleted = deleted.filter { key in (try? replica.journaledChangeCount(of: key)) != outgoingChanges[key] }
+        if Double(deleted.count) > limit {
             throw .massDeletion(
                 store: transport.peerDescription, deleting: deleted.count, of: total,
                 limitPercent: Int(options.maximumDeletionShare * 100))
