@@ -125,6 +125,49 @@ import FerryTestSupport
         try await Task.sleep(nanoseconds: 100_000_000)
         #expect(lines.withLock { $0 }.contains { $0.contains(" 203.0.113.9 via 127.0.0.1:") }, "\(lines.withLock { $0 })")
     }
+
+    /// A push is parsed as it arrives (issue 21, item 1): a bad change is answered at once,
+    /// though most of the body it announced has not been sent.
+    @Test func aPushIsRefusedAtItsFirstBadChangeBeforeItsBodyArrives() async throws {
+        let directory = try TemporaryDirectory()
+        let server = try RemoteServer(root: directory.subpath("server"))
+        defer { Task { await server.stop() } }
+        let client = try RawClient(port: server.port, timeout: .seconds(5))
+        try await client.send(head("POST", "/v1/stores/alice/push", token: RemoteServer.readWrite, length: 60 << 20)
+            + #"{"changes":[{"counter":0,"op":"put"},"#)
+        let response = try #require(try await client.readResponse())
+        #expect(response.code == 400 && response.text.contains("changes[0].counter"), "\(response.text)")
+        #expect(await client.isClosedByServer())
+        #expect(!FileManager.default.fileExists(atPath: directory.subpath("server/alice")))
+    }
+
+    /// What a push holds once parsed counts against the budget, not just its bytes: a push
+    /// that could never fit is told so (`413`), one that fits is applied.
+    @Test func theParsedChangesCountAgainstTheBodyBudget() async throws {
+        let directory = try TemporaryDirectory()
+        var configuration = HTTPServerConfiguration(host: "127.0.0.1", port: 0)
+        configuration.bodyBudgetBytes = 1 << 20
+        let service = StoreService(root: directory.subpath("server"), policy: .open)
+        let server = HTTPServer(configuration: configuration, handler: service)
+        let port = try server.start()
+        defer { Task { await server.stop() } }
+        let store = try Store.create(at: directory.subpath("local"))
+        for index in 0..<1500 {
+            try store.put(["title": .string("record \(index) " + String(repeating: "x", count: 300))],
+                          entity: EntityName("Note"), id: RecordID("n\(index)"))
+        }
+        let changes = try store.changes(after: 0, excluding: VersionVector(), limit: 10_000).changes
+        let large = PushRequest(changes: changes).bodyBytes()
+        #expect(large.count < 1 << 20 && PushRequestDecoder.parsedSize(ofEncoded: large.count / changes.count) * changes.count > 1 << 20)
+        let client = try RawClient(port: port, timeout: .seconds(10))
+        try await client.send(Array(head("POST", "/v1/stores/s/push", token: nil, length: large.count).utf8) + large)
+        let refused = try #require(try await client.readResponse())
+        #expect(refused.code == 413 && refused.text.contains("budget"), "\(refused.text)")
+        let small = PushRequest(changes: Array(changes.prefix(100))).bodyBytes()
+        let second = try RawClient(port: port, timeout: .seconds(10))
+        try await second.send(Array(head("POST", "/v1/stores/s/push", token: nil, length: small.count).utf8) + small)
+        #expect(try #require(try await second.readResponse()).code == 201)
+    }
 }
 
 /// Stores are a bounded resource on the server (issue 21, item 5 and 6).

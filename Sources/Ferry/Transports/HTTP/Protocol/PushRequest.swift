@@ -68,36 +68,12 @@ public struct PushRequest: Sendable, Equatable {
         return bytes
     }
 
-    /// Reads and checks a push body: every change must be complete and well formed.
+    /// Reads and checks a push body: every change must be complete and well formed. A server
+    /// reads it as it arrives with ``PushRequestDecoder``; this reads one already whole.
     /// - Throws: ``RemoteMessageError`` such as `changes[3].hlc: must be <milliseconds>.<logical>`.
     public init(body: [UInt8]) throws(RemoteMessageError) {
-        let members = try RemoteMessageError.object(body, what: "the push body")
-        try RemoteMessageError.rejectUnknown(members, known: ["changes", "maximumSkew"], in: "the push body")
-        guard let list = members["changes"]?.arrayValue else {
-            throw RemoteMessageError("changes: must be an array of changes")
-        }
-        guard list.count <= RemoteProtocol.maximumPushChanges else {
-            throw RemoteMessageError("changes: at most \(RemoteProtocol.maximumPushChanges) changes per push, got \(list.count)")
-        }
-        var changes: [Change] = []
-        changes.reserveCapacity(list.count)
-        for (index, value) in list.enumerated() {
-            guard case .object(let fields) = value else {
-                throw RemoteMessageError("changes[\(index)]: must be an object, not \(value.kindName)")
-            }
-            if let unknown = fields.keys.sorted().first(where: { !Change.jsonFieldNames.contains($0) }) {
-                throw RemoteMessageError("changes[\(index)]: unknown member \(quoted(unknown))")
-            }
-            let change: Change
-            do { change = try Change(jsonFields: fields) } catch {
-                throw RemoteMessageError("changes[\(index)].\(error.field ?? "")\(error.field == nil ? "" : ": ")\(error.reason)")
-            }
-            guard change.chain != nil else {
-                throw RemoteMessageError("changes[\(index)].digest: every pushed change carries \"digest\" and \"parent\"")
-            }
-            changes.append(change)
-        }
-        self.changes = changes
-        self.maximumSkew = try RemoteMessageError.count(members, "maximumSkew")
+        var decoder = PushRequestDecoder()
+        try decoder.feed(body)
+        self = try decoder.finish()
     }
 }

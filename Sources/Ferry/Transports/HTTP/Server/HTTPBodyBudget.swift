@@ -12,7 +12,8 @@ import Foundation
 /// ```
 final class HTTPBodyBudget: @unchecked Sendable {
     private let lock = NSLock()
-    private let capacity: Int
+    /// The bytes all connections may hold at once.
+    let capacity: Int
     private var reserved = 0
 
     init(capacity: Int) {

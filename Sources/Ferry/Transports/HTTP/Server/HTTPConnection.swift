@@ -17,6 +17,8 @@ final class HTTPConnection {
     private let budget: HTTPBodyBudget
     /// Body bytes this connection holds of the budget, for the request under way.
     private var reservedBody = 0
+    /// Reads the body of the request under way as it arrives, when its handler asked for that.
+    private var streaming: (consumer: any HTTPBodyConsumer, head: HTTPRequestHead)?
     private var parser: HTTPRequestParser
     private var receiveBuffer = [UInt8](repeating: 0, count: 64 * 1024)
     private let clock = ContinuousClock()
@@ -75,38 +77,55 @@ final class HTTPConnection {
             case .head(let head):
                 // Decided from the head alone: a request that may not be made never has its
                 // body read, and a body the budget cannot hold is not read either.
+                let limit: Int
                 switch handler.admit(HTTPRequest(head: head, body: [], remoteAddress: peer)) {
                 case .reject(let response):
                     refuse(head, response)
                     return
-                case .accept(let limit):
-                    let bodyLimit = min(limit, configuration.maximumBodyBytes)
-                    var wanted = bodyLimit
-                    if case .length(let length) = head.framing { wanted = min(length, bodyLimit) }
-                    guard budget.reserve(wanted) else {
-                        refuse(head, .error(.serviceUnavailable, "the server is busy receiving other requests; try again shortly"))
-                        return
+                case .accept(let maximumBodyBytes):
+                    limit = maximumBodyBytes
+                    streaming = nil
+                case .stream(let maximumBodyBytes, let makeConsumer):
+                    limit = maximumBodyBytes
+                    streaming = (makeConsumer(), head)
+                }
+                let bodyLimit = min(limit, configuration.maximumBodyBytes)
+                var wanted = bodyLimit
+                if case .length(let length) = head.framing { wanted = min(length, bodyLimit) }
+                guard budget.reserve(wanted) else {
+                    refuse(head, .error(.serviceUnavailable, "the server is busy receiving other requests; try again shortly"))
+                    return
+                }
+                reservedBody = wanted
+                // The body must keep coming: a grace, then the minimum rate for its length.
+                if case .length(let length) = head.framing {
+                    let seconds = Double(length) / Double(max(1, configuration.minimumBodyBytesPerSecond))
+                    wait = .request(until: clock.now.advanced(by: configuration.headTimeout + .milliseconds(Int(seconds * 1000))))
+                } else {
+                    wait = .request(until: clock.now.advanced(by: configuration.readTimeout))
+                }
+                do throws(HTTPRequestError) {
+                    if try parser.admit(maximumBodyBytes: bodyLimit) == .sendContinue {
+                        guard (try? socket.sendAll(HTTPResponseEncoder.continueHead)) != nil else { return }
                     }
-                    reservedBody = wanted
-                    // The body must keep coming: a grace, then the minimum rate for its length.
-                    if case .length(let length) = head.framing {
-                        let seconds = Double(length) / Double(max(1, configuration.minimumBodyBytesPerSecond))
-                        wait = .request(until: clock.now.advanced(by: configuration.headTimeout + .milliseconds(Int(seconds * 1000))))
-                    } else {
-                        wait = .request(until: clock.now.advanced(by: configuration.readTimeout))
-                    }
-                    do throws(HTTPRequestError) {
-                        if try parser.admit(maximumBodyBytes: bodyLimit) == .sendContinue {
-                            guard (try? socket.sendAll(HTTPResponseEncoder.continueHead)) != nil else { return }
-                        }
-                    } catch {
-                        reject(error)
-                        return
-                    }
+                } catch {
+                    reject(error)
+                    return
                 }
                 continue
             case .request(let head, let body):
-                let answered = respond(to: head, body: body)
+                var decoded: (any Sendable)?
+                if let consumer = streaming?.consumer {
+                    streaming = nil
+                    guard feed(consumer, body, head) else { return }
+                    do throws(HTTPBodyRejection) {
+                        decoded = try consumer.finish()
+                    } catch {
+                        refuse(head, error.response, draining: true)
+                        return
+                    }
+                }
+                let answered = respond(to: head, body: decoded == nil ? body : [], decoded: decoded)
                 budget.release(reservedBody)
                 reservedBody = 0
                 guard answered else { return }
@@ -117,7 +136,9 @@ final class HTTPConnection {
                 registry.setIdle(id, parser.isIdle)
                 continue
             case .needMoreData:
-                break
+                if let (consumer, head) = streaming, case let received = parser.takeReceivedBody(), !received.isEmpty {
+                    guard feed(consumer, received, head) else { return }
+                }
             }
             if case .idle = wait, !parser.isIdle {
                 // A request has begun: its head must arrive within a few seconds.
@@ -154,13 +175,43 @@ final class HTTPConnection {
         }
     }
 
+    /// Hands body bytes to the request's consumer, and holds the memory it keeps against the
+    /// budget. On a refusal, or when the budget cannot hold what it keeps, answers and returns
+    /// false: the connection closes.
+    private func feed(_ consumer: any HTTPBodyConsumer, _ bytes: [UInt8], _ head: HTTPRequestHead) -> Bool {
+        let rejection = bytes.withUnsafeBytes { buffer -> HTTPBodyRejection? in
+            do throws(HTTPBodyRejection) { try consumer.consume(buffer) } catch { return error }
+            return nil
+        }
+        if let rejection {
+            refuse(head, rejection.response, draining: true)
+            return false
+        }
+        let retained = consumer.retainedBytes
+        if retained > budget.capacity {
+            // Not "busy": this body would not fit even if it were the only one.
+            refuse(head, .error(.payloadTooLarge, "the request holds more than this server's budget of \(budget.capacity) bytes "
+                + "for bodies once read; send it in smaller parts"), draining: true)
+            return false
+        }
+        if retained > reservedBody {
+            guard budget.reserve(retained - reservedBody) else {
+                refuse(head, .error(.serviceUnavailable, "the server is busy receiving other requests; try again shortly"),
+                       draining: true)
+                return false
+            }
+            reservedBody = retained
+        }
+        return true
+    }
+
     // MARK: - Responding
 
     /// Runs the handler and writes its response.
     /// - Returns: whether the connection stays open.
-    private func respond(to head: HTTPRequestHead, body: [UInt8]) -> Bool {
+    private func respond(to head: HTTPRequestHead, body: [UInt8], decoded: (any Sendable)? = nil) -> Bool {
         let started = clock.now
-        let request = HTTPRequest(head: head, body: body, remoteAddress: peer)
+        let request = HTTPRequest(head: head, body: body, remoteAddress: peer, decodedBody: decoded)
         let exchange = HTTPExchange()
         let sendsBody = head.method != .head
         exchange.start(handler, request, streamBody: sendsBody, threads: handlerThreads)
@@ -241,18 +292,23 @@ final class HTTPConnection {
         }
     }
 
-    /// Answers a request refused from its head, without reading its body, then closes.
-    private func refuse(_ head: HTTPRequestHead, _ response: HTTPResponse) {
+    /// Answers a request refused from its head, without reading its body (or the rest of it),
+    /// then closes; `draining` discards what the client still sends for a moment first, so it
+    /// reads the answer rather than a reset.
+    private func refuse(_ head: HTTPRequestHead, _ response: HTTPResponse, draining: Bool = false) {
         let started = clock.now
+        // What the request held of the budget is free before the client reads the answer.
+        budget.release(reservedBody)
+        reservedBody = 0
         if case .bytes(let body) = response.body {
             let message = HTTPResponseEncoder.head(
                 status: response.status, headers: response.headers, framing: .length(body.count), closing: true,
                 version: head.version) + body
             _ = try? socket.sendAll(message)
         }
-        logRequest(head.method, target: head.target, status: response.status, bytes: 0, since: started, note: "body not read",
-                   headers: head.headers)
-        socket.shutdown(.write)
+        logRequest(head.method, target: head.target, status: response.status, bytes: 0, since: started,
+                   note: draining ? "body refused" : "body not read", headers: head.headers)
+        if draining { closeGracefully() } else { socket.shutdown(.write) }
     }
 
     /// Answers a malformed or timed-out request with its status and a JSON error, then closes.

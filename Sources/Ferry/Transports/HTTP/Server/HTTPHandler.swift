@@ -53,6 +53,10 @@ public struct HTTPClosureHandler: HTTPHandler {
 public enum HTTPAdmission: Sendable {
     /// Read the body, up to this many bytes (`413` beyond, answered at once).
     case accept(maximumBodyBytes: Int)
+    /// Read the body, up to this many bytes, into a consumer made for this request, as it
+    /// arrives; the handler receives what the consumer makes of it as ``HTTPRequest/decodedBody``
+    /// (and an empty ``HTTPRequest/body``).
+    case stream(maximumBodyBytes: Int, consumer: @Sendable () -> any HTTPBodyConsumer)
     /// Answer this without reading the body, and close the connection.
     case reject(HTTPResponse)
 }

@@ -26,6 +26,9 @@ public struct HTTPRequest: Sendable {
     public var body: [UInt8]
     /// The client's address.
     public var remoteAddress: SocketAddress
+    /// What an ``HTTPBodyConsumer`` made of the body, when the handler asked for the body to
+    /// be read as it arrives (``HTTPAdmission/stream(maximumBodyBytes:consumer:)``); `nil` otherwise.
+    public var decodedBody: (any Sendable)?
 
     /// Makes a request without a server, for testing handlers.
     /// - Parameters:
@@ -52,7 +55,7 @@ public struct HTTPRequest: Sendable {
     }
 
     /// Assembles a request from a parsed head and its body.
-    init(head: HTTPRequestHead, body: [UInt8], remoteAddress: SocketAddress) {
+    init(head: HTTPRequestHead, body: [UInt8], remoteAddress: SocketAddress, decodedBody: (any Sendable)? = nil) {
         method = head.method
         target = head.target
         path = head.path
@@ -61,5 +64,6 @@ public struct HTTPRequest: Sendable {
         headers = head.headers
         self.body = body
         self.remoteAddress = remoteAddress
+        self.decodedBody = decodedBody
     }
 }

@@ -61,6 +61,8 @@ struct HTTPRequestParser {
     /// Where the search for the end of a line resumes, so bytes are scanned once.
     private var scanIndex = 0
     private var body: [UInt8] = []
+    /// Body bytes of the current request received so far, including any already taken.
+    private var bodyCount = 0
     /// The current request's body limit, set when it is admitted.
     private var bodyLimit = 0
 
@@ -83,6 +85,7 @@ struct HTTPRequestParser {
         guard case .admitting(let head) = state else { return nil }
         bodyLimit = min(maximumBodyBytes, limits.maximumBodyBytes)
         body = []
+        bodyCount = 0
         switch head.framing {
         case .none:
             state = .head
@@ -108,6 +111,7 @@ struct HTTPRequestParser {
             // Body bytes go straight to the body, not through the buffer.
             let direct = min(remaining, bytes.count)
             body.append(contentsOf: bytes[..<direct])
+            bodyCount += direct
             if case .fixedBody(let head, _) = state { state = .fixedBody(head, remaining: remaining - direct) }
             buffer.append(contentsOf: bytes[direct...])
             return
@@ -173,7 +177,7 @@ struct HTTPRequestParser {
                 if size == 0 {
                     state = .trailers(head, bytes: 0)
                 } else {
-                    guard size <= bodyLimit - body.count else {
+                    guard size <= bodyLimit - bodyCount else {
                         throw .bodyTooLarge(limit: bodyLimit)
                     }
                     state = .chunkData(head, remaining: size)
@@ -274,9 +278,16 @@ struct HTTPRequestParser {
         let taken = min(count, buffer.count - readIndex)
         if taken > 0 {
             body.append(contentsOf: buffer[readIndex..<readIndex + taken])
+            bodyCount += taken
             consume(upTo: readIndex + taken)
         }
         return taken
+    }
+
+    /// Takes the body bytes received so far, for a connection that reads the body as it
+    /// arrives; the request, when complete, carries only the bytes received after.
+    mutating func takeReceivedBody() -> [UInt8] {
+        takeCollectedBody()
     }
 
     private mutating func takeCollectedBody() -> [UInt8] {

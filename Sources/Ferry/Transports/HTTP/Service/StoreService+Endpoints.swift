@@ -146,7 +146,11 @@ extension StoreService {
     /// creating the store first when it is missing.
     private func push(to name: StoreName, _ request: HTTPRequest) async throws(ServiceFailure) -> HTTPResponse {
         let push: PushRequest
-        do { push = try PushRequest(body: request.body) } catch { throw ServiceFailure(.badRequest, error.description) }
+        if let decoded = request.decodedBody as? PushRequest {
+            push = decoded  // read as it arrived (see PushBodyConsumer)
+        } else {
+            do { push = try PushRequest(body: request.body) } catch { throw ServiceFailure(.badRequest, error.description) }
+        }
         let (registry, skew) = (self.registry, min(push.maximumSkew ?? maximumClockSkew, maximumClockSkew))
         let client = "client \(request.remoteAddress)"
         return try await work { () throws(ServiceFailure) -> HTTPResponse in

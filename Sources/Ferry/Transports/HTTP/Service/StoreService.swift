@@ -72,6 +72,10 @@ public struct StoreService: HTTPHandler {
             response.headers["Connection"] = "close"
             return .reject(response)
         }
+        if case .push = resource {
+            // A push is parsed as it arrives: the server holds its changes, never the body.
+            return .stream(maximumBodyBytes: Self.bodyLimit(for: resource), consumer: { PushBodyConsumer() })
+        }
         return .accept(maximumBodyBytes: Self.bodyLimit(for: resource))
     }
 
