@@ -10,9 +10,10 @@ the per-address cap applies to it and not to the normal client on 127.0.0.1:
 2. silent sockets: 300 connections that say nothing and reconnect when closed;
 3. slowloris: 256 connections sending one header byte a second;
 4. read-token floods: 16 concurrent 44 MiB `POST …/changes` bodies;
-5. checkpoint spam with a read token, and a rename of another replica's checkpoint;
-6. a planted change claiming counter 1000 of another replica;
-7. 600 new stores, with the server's open-file limit at 1,024.
+5. push floods: 16 write-token connections streaming 60 MiB pushes of well-formed changes;
+6. checkpoint spam with a read token, and a rename of another replica's checkpoint;
+7. a planted change claiming counter 1000 of another replica;
+8. 600 new stores, with the server's open-file limit at 1,024.
 
 It passes when every request of the normal client succeeded with a p99 under one second, the
 server's resident memory stayed under 300 MB, every refusal had its status, and every store
@@ -266,6 +267,42 @@ def attack_read_floods(port, read_token):
     log("16 read-token 44 MiB queries: %s" % sorted(set(map(str, statuses))))
 
 
+def attack_push_floods(port, token):
+    """A co-writer streams 60 MiB pushes of well-formed changes on 16 connections: the server
+    parses them as they arrive and counts the parsed changes against its body budget, so each
+    is refused (400 past 100,000 changes, 413 or 503 when the budget is spent) and memory stays
+    bounded."""
+    statuses = []
+    origin = str(uuid.uuid4())
+    change = signed_change(origin, 1, "0" * 64, "Flood", "f", {"text": "x" * 400}, {origin: 1})
+    piece = (json.dumps(change, separators=(",", ":")) + ",").encode() * 100
+
+    def one(stop, n):
+        try:
+            sock = connect(port, "127.0.0.8")
+            sock.sendall(("POST /v1/stores/flood%d/push HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer %s\r\n"
+                          "Content-Length: %d\r\n\r\n" % (n, token, 60 << 20)).encode() + b'{"changes":[')
+            sent = len(b'{"changes":[')
+            try:
+                # Sends the whole body (padded with spaces to its length) unless refused first.
+                while sent < 60 << 20:
+                    part = piece if sent + len(piece) <= 60 << 20 else b" " * ((60 << 20) - sent)
+                    sock.sendall(part)
+                    sent += len(part)
+            except OSError:
+                pass  # refused and closed while sending
+            sock.settimeout(10)
+            statuses.append(status_of(sock))
+            sock.close()
+        except OSError as error:
+            statuses.append(str(error))
+
+    run_for(10, one, 16)
+    if any(status not in (400, 413, 503) for status in statuses):
+        fail("60 MiB streamed pushes got %s, not 400/413/503" % sorted(set(map(str, statuses))))
+    log("16 write-token 60 MiB streamed pushes: %s" % sorted(set(map(str, statuses))))
+
+
 def attack_checkpoints(port, read_token, stores_root):
     before = len(os.listdir(os.path.join(stores_root, "normal", ".ferry", "peers")))
     statuses = set()
@@ -330,6 +367,7 @@ def main():
         attack_silent_sockets(server.port)
         attack_slowloris(server.port)
         attack_read_floods(server.port, read_token)
+        attack_push_floods(server.port, token)
         attack_checkpoints(server.port, read_token, stores)
         attack_planted_counter(server.port, token)
         attack_many_stores(server.port, token)

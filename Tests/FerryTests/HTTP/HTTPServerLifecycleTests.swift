@@ -32,6 +32,17 @@ import Testing
         await server.stop()
     }
 
+    @Test func aBodyThatStallsIsCutThoughItsRateDeadlineIsFarOff() async throws {
+        // 60 MiB at the minimum rate may take 16 minutes; stopping altogether may not.
+        let server = try TestServer { $0.bodyStallTimeout = .milliseconds(300) }
+        let client = try RawClient(port: server.port, timeout: .seconds(5))
+        try await client.send("POST /echo HTTP/1.1\r\nHost: x\r\nContent-Length: \(60 << 20)\r\n\r\n" + String(repeating: "a", count: 100_000))
+        let response = try #require(try await client.readResponse())
+        #expect(response.code == 408)
+        #expect(server.requestsHandled == 0)
+        await server.stop()
+    }
+
     @Test func idleKeepAliveConnectionIsClosed() async throws {
         let server = try TestServer { $0.idleTimeout = .milliseconds(300) }
         let client = try RawClient(port: server.port)

@@ -63,18 +63,65 @@ public struct PushRequestDecoder: Sendable {
     /// Reads the next bytes of the body.
     /// - Throws: ``RemoteMessageError`` at the first byte or change that cannot be right.
     public mutating func feed(_ bytes: UnsafeRawBufferPointer) throws(RemoteMessageError) {
-        for byte in bytes {
-            try step(byte)
+        var index = 0
+        while index < bytes.count {
+            if case .inChange = place, nesting > 0 || inString {
+                // Inside a change: a tight scan to its end (or the end of these bytes).
+                let (end, complete) = scanChange(bytes, from: index)
+                offset += end - index
+                index = end
+                if complete { try finishChange() }
+                continue
+            }
+            try step(bytes[index])
             offset += 1
+            index += 1
         }
     }
 
     /// Reads the next bytes of the body.
     public mutating func feed(_ bytes: [UInt8]) throws(RemoteMessageError) {
-        for byte in bytes {
-            try step(byte)
-            offset += 1
+        let failure = bytes.withUnsafeBytes { buffer -> RemoteMessageError? in
+            do throws(RemoteMessageError) { try feed(buffer) } catch { return error }
+            return nil
         }
+        if let failure { throw failure }
+    }
+
+    /// Adds the bytes of the change being read from `start` on, up to and including the byte
+    /// that closes it; returns where it stopped and whether the change is complete.
+    private mutating func scanChange(_ bytes: UnsafeRawBufferPointer, from start: Int) -> (Int, Bool) {
+        var index = start
+        var complete = false
+        while index < bytes.count {
+            let byte = bytes[index]
+            index += 1
+            if inString {
+                if escaped {
+                    escaped = false
+                } else if byte == UInt8(ascii: "\\") {
+                    escaped = true
+                } else if byte == UInt8(ascii: "\"") {
+                    inString = false
+                    if nesting == 0 { complete = true; break }
+                }
+                continue
+            }
+            switch byte {
+            case UInt8(ascii: "\""):
+                inString = true
+            case UInt8(ascii: "{"), UInt8(ascii: "["):
+                nesting += 1
+            case UInt8(ascii: "}"), UInt8(ascii: "]"):
+                nesting -= 1
+                if nesting <= 0 { complete = true }
+            default:
+                break
+            }
+            if complete { break }
+        }
+        token.append(contentsOf: UnsafeRawBufferPointer(rebasing: bytes[start..<index]))
+        return (index, complete)
     }
 
     /// Ends the body.

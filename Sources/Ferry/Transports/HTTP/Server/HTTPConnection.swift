@@ -22,6 +22,8 @@ final class HTTPConnection {
     private var parser: HTTPRequestParser
     private var receiveBuffer = [UInt8](repeating: 0, count: 64 * 1024)
     private let clock = ContinuousClock()
+    /// When bytes last arrived.
+    private var lastReceived = ContinuousClock.now
 
     /// What the connection waits for, and until when.
     private enum Wait {
@@ -97,6 +99,7 @@ final class HTTPConnection {
                     return
                 }
                 reservedBody = wanted
+                lastReceived = clock.now
                 // The body must keep coming: a grace, then the minimum rate for its length.
                 if case .length(let length) = head.framing {
                     let seconds = Double(length) / Double(max(1, configuration.minimumBodyBytesPerSecond))
@@ -145,9 +148,13 @@ final class HTTPConnection {
                 wait = .request(until: clock.now.advanced(by: configuration.headTimeout))
                 registry.setIdle(id, false)
             }
-            let deadline: ContinuousClock.Instant
+            var deadline: ContinuousClock.Instant
             switch wait {
             case .idle(let until), .request(let until): deadline = until
+            }
+            if reservedBody > 0 {
+                // A body under way may not stall, whatever its overall deadline.
+                deadline = min(deadline, lastReceived.advanced(by: configuration.bodyStallTimeout))
             }
             let descriptors = watchingStop ? [socket.rawValue, stopSignal.readDescriptor] : [socket.rawValue]
             guard let ready = try? Poll.waitForReadable(descriptors, timeout: clock.now.duration(to: deadline)) else {
@@ -169,6 +176,7 @@ final class HTTPConnection {
             }
             // End of stream or an error: a request cut short is dropped, its handler never called.
             guard count > 0 else { return }
+            lastReceived = clock.now
             receiveBuffer.withUnsafeBytes { buffer in
                 parser.append(UnsafeRawBufferPointer(rebasing: buffer[..<count]))
             }

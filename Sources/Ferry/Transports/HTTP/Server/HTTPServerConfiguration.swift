@@ -41,6 +41,10 @@ public struct HTTPServerConfiguration: Sendable {
     /// The slowest a declared body may arrive, in bytes per second, after a first grace of
     /// ``headTimeout``: a body that trickles in slower is cut with `408`.
     public var minimumBodyBytesPerSecond: Int = 64 << 10
+    /// The longest a body may stop coming altogether (`408` beyond): a client that sends most
+    /// of a large body quickly, then stalls, does not hold its slot and its share of the body
+    /// budget for the whole time the minimum rate would allow.
+    public var bodyStallTimeout: Duration = .seconds(10)
     /// Addresses of reverse proxies in front of the server (`127.0.0.1` for nginx on the same
     /// machine): for a connection from one of them, the log names the client that
     /// `X-Forwarded-For` gives (its last entry, the one the proxy added), followed by the proxy.
