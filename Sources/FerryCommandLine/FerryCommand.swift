@@ -24,6 +24,7 @@ enum FerryCommand {
             ReidentifyCommand.self,
             SyncCommand.self,
             HubCommand.self,
+            BackendCommand.self,
             ServeCommand.self,
             ConflictsCommand.self,
             ResolveCommand.self,

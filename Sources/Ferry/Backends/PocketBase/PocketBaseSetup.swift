@@ -1,0 +1,209 @@
+/// What `ferry backend setup` does to a PocketBase, as a superuser: for each entity, a
+/// collection of the same name with the fields Ferry needs, and API rules that make every
+/// update a compare-and-set PocketBase itself enforces. It changes only what is missing or
+/// different, says what it changed, and refuses (changing nothing of that collection) a
+/// collection whose fields cannot hold Ferry's records, naming the field.
+///
+/// Each collection gets:
+/// - a field per top-level member of the entity's records (``PocketBaseFieldKind``), when a
+///   store is given to read them from;
+/// - `ferry_id` (text: the Ferry record id), `ferry_rev` (text: the revision every write must
+///   change), `ferry_deleted` (bool: Ferry's soft delete);
+/// - `created` and `updated` autodate fields (collections made through the API have none), and
+///   an index on `updated`, which incremental pulls read by;
+/// - rules: signed-in users may list, view, create and delete; an update must carry
+///   `ferry_base_rev` equal to the stored `ferry_rev`, and a new `ferry_rev`:
+///   `ferry_rev = @request.body.ferry_base_rev && @request.body.ferry_rev != ferry_rev`
+///   (added to an existing update rule with `&&`). A stale write is refused with 404.
+public struct PocketBaseSetup: Sendable {
+    /// The fields Ferry keeps its bookkeeping in.
+    public static let idField = "ferry_id", revisionField = "ferry_rev", deletedField = "ferry_deleted"
+    /// The body member an update carries: the revision it was made from.
+    public static let baseRevisionMember = "ferry_base_rev"
+    /// The compare-and-set every update rule holds.
+    public static let compareAndSet = "ferry_rev = @request.body.ferry_base_rev && @request.body.ferry_rev != ferry_rev"
+    static let signedIn = "@request.auth.id != \"\""
+    /// Field names PocketBase keeps for itself.
+    static let reservedNames: Set<String> = ["id", "created", "updated", "collectionId", "collectionName", "expand"]
+
+    /// One collection to set up.
+    public struct Collection: Sendable {
+        /// The collection's name.
+        public var name: String
+        /// The fields for the records' members, by name.
+        public var fields: [String: PocketBaseFieldKind]
+
+        public init(name: String, fields: [String: PocketBaseFieldKind] = [:]) {
+            self.name = name
+            self.fields = fields
+        }
+    }
+
+    public var collections: [Collection]
+    /// Turn PocketBase's batch API on (off by default in PocketBase).
+    public var enableBatch = false
+    /// Create this ordinary user (email, password) in `users` if it is not there.
+    public var syncUser: (email: String, password: String, collection: String)?
+
+    public init(collections: [Collection]) {
+        self.collections = collections
+    }
+
+    /// Checks every collection first, then makes the changes.
+    /// - Returns: one line per change; empty when everything was already in place.
+    /// - Throws: ``BackendError`` of kind `.setup` naming the collection and field that does not fit,
+    ///   before anything is changed.
+    public func run(with client: PocketBaseClient) async throws(BackendError) -> [String] {
+        let identity = try await client.signIn()
+        guard identity.isSuperuser else {
+            throw BackendError(.forbidden, "setup needs a superuser, not a \(quoted(identity.collection)) record")
+        }
+        var plans: [(name: String, existing: [String: JSONValue]?, changes: [String: JSONValue], lines: [String])] = []
+        for collection in collections {
+            let existing = try await client.collection(named: collection.name)
+            let (changes, lines) = try Self.plan(collection, existing: existing)
+            plans.append((collection.name, existing, changes, lines))
+        }
+        var done: [String] = []
+        for plan in plans where !plan.lines.isEmpty {
+            if plan.existing == nil {
+                try await client.createCollection(plan.changes)
+            } else {
+                try await client.updateCollection(plan.name, plan.changes)
+            }
+            done += plan.lines
+        }
+        if enableBatch {
+            let settings = try await client.settings()
+            if settings["batch"]?.objectValue?["enabled"]?.boolValue != true {
+                var batch = settings["batch"]?.objectValue ?? [:]
+                batch["enabled"] = true
+                if (batch["maxRequests"]?.integerValue ?? 0) < 50 { batch["maxRequests"] = 50 }
+                try await client.updateSettings(["batch": .object(batch)])
+                done.append("turned on the batch API (at most \(batch["maxRequests"]?.integerValue ?? 50) requests per batch)")
+            }
+        }
+        if let user = syncUser {
+            let filter = "email = '\(user.email.replacingOccurrences(of: "\\", with: "\\\\").replacingOccurrences(of: "'", with: "\\'"))'"
+            let found = try await client.records(in: user.collection, filter: filter, perPage: 1, fields: "id")
+            if found.items.isEmpty {
+                _ = try await client.create(in: user.collection, fields: [
+                    "email": .string(user.email), "password": .string(user.password), "passwordConfirm": .string(user.password),
+                    "verified": true,
+                ])
+                done.append("created the sync user \(user.email) in \(user.collection)")
+            }
+        }
+        return done
+    }
+
+    // MARK: Planning
+
+    /// What to send for `collection` (a whole description to create it, or the members to
+    /// change), and a line per change.
+    static func plan(_ collection: Collection, existing: [String: JSONValue]?) throws(BackendError) -> ([String: JSONValue], [String]) {
+        let name = collection.name
+        for field in collection.fields.keys.sorted() {
+            guard isValidFieldName(field) else {
+                throw BackendError(.setup,
+                    "\(name).\(field): PocketBase field names are letters, digits and _ (not \(quoted(field))); rename the member in Ferry's records")
+            }
+            guard !reservedNames.contains(field), !field.hasPrefix("ferry_") else {
+                throw BackendError(.setup, "\(name).\(field): PocketBase or Ferry keeps this field name for itself; rename the member in Ferry's records")
+            }
+        }
+        var wanted: [(name: String, field: [String: JSONValue])] = collection.fields.keys.sorted().map { ($0, fieldDescription($0, kind: collection.fields[$0] ?? .json)) }
+        wanted += [
+            (idField, textField(idField)),
+            (revisionField, textField(revisionField)),
+            (deletedField, ["name": .string(deletedField), "type": "bool"]),
+            ("created", ["name": "created", "type": "autodate", "onCreate": true, "onUpdate": false]),
+            ("updated", ["name": "updated", "type": "autodate", "onCreate": true, "onUpdate": true]),
+        ]
+        let index = "CREATE INDEX `idx_ferry_\(name)_updated` ON `\(name)` (`updated`)"
+
+        guard let existing else {
+            var description: [String: JSONValue] = [
+                "name": .string(name), "type": "base", "fields": .array(wanted.map { .object($0.field) }),
+                "indexes": [.string(index)],
+            ]
+            for rule in ["listRule", "viewRule", "createRule", "deleteRule"] { description[rule] = .string(signedIn) }
+            description["updateRule"] = .string("\(signedIn) && \(compareAndSet)")
+            let line = "created collection \(name) (\(wanted.count) fields: \(wanted.map(\.name).joined(separator: ", ")); "
+                + "signed-in users may read and write; every update is a compare-and-set on ferry_rev)"
+            return (description, [line])
+        }
+
+        guard existing["type"]?.stringValue == "base" else {
+            throw BackendError(.setup, "\(name): a \(existing["type"]?.stringValue ?? "?") collection; Ferry syncs records of base collections")
+        }
+        var fields = existing["fields"]?.arrayValue?.compactMap(\.objectValue) ?? []
+        var lines: [String] = []
+        var changes: [String: JSONValue] = [:]
+        var added: [String] = []
+        for (fieldName, description) in wanted {
+            guard let present = fields.first(where: { $0["name"]?.stringValue == fieldName }) else {
+                fields.append(description)
+                added.append(fieldName)
+                continue
+            }
+            let type = present["type"]?.stringValue ?? "?"
+            let wantedType = description["type"]?.stringValue ?? "?"
+            if let kind = collection.fields[fieldName] {
+                guard kind.fits(type: type) else {
+                    throw BackendError(.setup,
+                        "\(name).\(fieldName): the collection's field is \(type), but Ferry's records hold \(kind == .json ? "values of several kinds" : "\(kind.rawValue) values") there (a \(kind.rawValue) or json field would hold them)")
+                }
+            } else if type != wantedType {
+                throw BackendError(.setup, "\(name).\(fieldName): the collection's field is \(type); Ferry needs \(wantedType) here")
+            } else if type == "autodate" && fieldName == "updated" && present["onUpdate"]?.boolValue != true {
+                throw BackendError(.setup, "\(name).updated: an autodate field that is not set on update; Ferry reads changes by it")
+            }
+        }
+        if !added.isEmpty {
+            changes["fields"] = .array(fields.map { .object($0) })
+            lines.append("\(name): added field\(added.count == 1 ? "" : "s") \(added.joined(separator: ", "))")
+        }
+        var indexes = existing["indexes"]?.arrayValue ?? []
+        if !indexes.contains(where: { ($0.stringValue ?? "").contains("idx_ferry_\(name)_updated") }) {
+            indexes.append(.string(index))
+            changes["indexes"] = .array(indexes)
+            lines.append("\(name): added an index on updated")
+        }
+        for rule in ["listRule", "viewRule", "createRule", "deleteRule"] where existing[rule]?.stringValue == nil {
+            changes[rule] = .string(signedIn)
+            lines.append("\(name): \(rule) was superusers only; now signed-in users (sync runs as an ordinary user)")
+        }
+        let update = existing["updateRule"]?.stringValue
+        if update?.contains(compareAndSet) != true {
+            let rule: String
+            switch update {
+            case nil: rule = "\(signedIn) && \(compareAndSet)"
+            case ""?: rule = compareAndSet
+            case let current?: rule = "(\(current)) && \(compareAndSet)"
+            }
+            changes["updateRule"] = .string(rule)
+            lines.append("\(name): updateRule now \(rule) (other clients must send ferry_base_rev and a new ferry_rev; see docs/BACKENDS.md)")
+        }
+        return (changes, lines)
+    }
+
+    static func isValidFieldName(_ name: String) -> Bool {
+        !name.isEmpty && name.utf8.count <= 100 && name.utf8.allSatisfy {
+            (0x61...0x7A).contains($0) || (0x41...0x5A).contains($0) || (0x30...0x39).contains($0) || $0 == UInt8(ascii: "_")
+        }
+    }
+
+    static func textField(_ name: String) -> [String: JSONValue] {
+        ["name": .string(name), "type": "text", "max": 1_000_000]
+    }
+
+    static func fieldDescription(_ name: String, kind: PocketBaseFieldKind) -> [String: JSONValue] {
+        switch kind {
+        case .text: return textField(name)
+        case .number: return ["name": .string(name), "type": "number"]
+        case .bool: return ["name": .string(name), "type": "bool"]
+        case .json: return ["name": .string(name), "type": "json", "maxSize": .integer(32 << 20)]
+        }
+    }
+}

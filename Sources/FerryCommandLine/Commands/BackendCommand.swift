@@ -1,0 +1,85 @@
+import Ferry
+import Foundation
+
+/// `ferry backend setup <location> --entities A,B`: prepares an app backend (PocketBase) for
+/// Ferry: a collection per entity with the fields Ferry needs and update rules that make every
+/// write a compare-and-set the backend enforces.
+enum BackendCommand: Command {
+    static let spec = CommandSpec(
+        name: "backend",
+        abstract: "Set up an app backend (PocketBase) for syncing: collections, fields, rules.",
+        discussion: """
+            setup creates or updates, for each entity, a PocketBase collection of the same name: a field per \
+            top-level member of the records (read from --from STORE), Ferry's fields ferry_id, ferry_rev and \
+            ferry_deleted, created/updated autodate fields with an index on updated, and rules under which \
+            signed-in users read and write and every update is a compare-and-set on ferry_rev that PocketBase \
+            enforces. It changes only what is missing, says what it changed, and refuses a collection whose \
+            fields cannot hold the records, naming the field, before changing anything. See docs/BACKENDS.md.
+            It signs in as a superuser: POCKETBASE_SUPERUSER_EMAIL and POCKETBASE_SUPERUSER_PASSWORD. With \
+            --create-user it also creates the ordinary user sync runs as (POCKETBASE_EMAIL, POCKETBASE_PASSWORD) \
+            in the auth collection (POCKETBASE_AUTH_COLLECTION, default users).
+             ferry backend setup pocketbase+http://127.0.0.1:8090 --entities Product,Note --from laptop
+             ferry backend setup pocketbase+https://pb.example.com --entities Note --create-user --batch
+            """,
+        arguments: [
+            .required("action", help: "setup."),
+            .required("location", help: "pocketbase+http(s)://host:port"),
+        ],
+        options: [
+            .value("entities", valueName: "A,B", help: "The entities to sync, comma-separated (each a collection of the same name)."),
+            .value("from", valueName: "store", help: "A store whose records give the collections' fields."),
+            .flag("create-user", help: "Create the sync user from POCKETBASE_EMAIL/POCKETBASE_PASSWORD if missing."),
+            .flag("batch", help: "Turn on PocketBase's batch API (pushes then send up to 50 writes per request)."),
+            .flag("json", help: "Print one JSON object."),
+        ])
+
+    static func run(_ arguments: ParsedArguments, context: CommandContext) async throws -> ExitCode {
+        let action = try arguments.requiredPositional("action")
+        guard action == "setup" else { throw UsageError("'\(action)' is not a backend action: use setup") }
+        let locationText = try arguments.requiredPositional("location")
+        let location: PocketBaseLocation
+        do { location = try PocketBaseLocation(parsing: locationText) } catch { throw UsageError(error.message) }
+        guard let entityList = arguments.option("entities") else {
+            throw UsageError("give the entities to sync: --entities Product,Note")
+        }
+        var entities: [EntityName] = []
+        for text in entityList.split(separator: ",", omittingEmptySubsequences: false) {
+            do { entities.append(try EntityName(String(text).trimmingCharacters(in: .whitespaces))) } catch {
+                throw UsageError("--entities: \(error)")
+            }
+        }
+        var collections = entities.map { PocketBaseSetup.Collection(name: $0.rawValue) }
+        if let storePath = arguments.option("from") {
+            let store = try context.openStore(storePath)
+            defer { store.close() }
+            for index in collections.indices {
+                let records = try store.records(of: entities[index])
+                collections[index].fields = PocketBaseFieldKind.kinds(of: records.lazy.map(\.document))
+            }
+        }
+        var setup = PocketBaseSetup(collections: collections)
+        setup.enableBatch = arguments.flag("batch")
+        if arguments.flag("create-user") {
+            let credentials = try PocketBaseCredentials.forSync(environment: context.environment)
+            guard case .password(let email, let password, let collection) = credentials else {
+                throw UsageError("--create-user needs POCKETBASE_EMAIL and POCKETBASE_PASSWORD, not POCKETBASE_TOKEN")
+            }
+            setup.syncUser = (email, password, collection)
+        }
+        let httpClient = try context.httpClientOrHandOff(for: locationText)
+        let client = PocketBaseClient(
+            location: location, credentials: try PocketBaseCredentials.forSetup(environment: context.environment), httpClient: httpClient)
+        let changes = try await setup.run(with: client)
+        if arguments.flag("json") {
+            context.printJSONLine([
+                "location": .string(location.description), "entities": .array(entities.map { .string($0.rawValue) }),
+                "changes": .array(changes.map { .string($0) }), "requests": .integer(Int64(client.requestCount)),
+            ])
+        } else if changes.isEmpty {
+            context.stdout.line("nothing to change: \(location) is set up for \(entities.map(\.rawValue).joined(separator: ", "))")
+        } else {
+            for line in changes { context.stdout.line(line) }
+        }
+        return .success
+    }
+}

@@ -1,0 +1,60 @@
+import Ferry
+import FerryTestSupport
+import Foundation
+import Testing
+
+/// `ferry backend setup` through the binaries (`ferry` hands it to `ferry-remote`), against a
+/// real PocketBase on loopback.
+@Suite(.serialized) struct BackendCommandTests {
+    @Test func setupReadsFieldsFromAStoreCreatesTheUserAndSaysWhatItChanged() async throws {
+        guard let binary = try PocketBaseServer.availableOrSkip() else { return }
+        let directory = try TemporaryDirectory()
+        let server = try PocketBaseServer.start(in: directory.subpath("pb"), executable: binary)
+        defer { server.stop() }
+        let laptop = directory.subpath("laptop")
+        #expect(try runFerry(["init", laptop, "--name", "laptop"]).exitCode == 0)
+        #expect(try runFerry(["put", laptop, "Note", "n1", "--json", #"{"title": "a", "rank": 1, "tags": ["x"]}"#]).exitCode == 0)
+        #expect(try runFerry(["put", laptop, "Note", "n2", "--json", #"{"title": "b", "rank": 2.5, "done": true}"#]).exitCode == 0)
+        let environment = server.superuserEnvironment.merging(
+            ["POCKETBASE_EMAIL": "laptop@example.com", "POCKETBASE_PASSWORD": "laptop-password-1"]) { $1 }
+
+        let setup = try runFerry(["backend", "setup", server.location, "--entities", "Note,Product", "--from", laptop, "--create-user"],
+                                 environment: environment)
+        #expect(setup.exitCode == 0, "\(setup)")
+        let lines = setup.stdout.split(separator: "\n").map(String.init)
+        #expect(lines.count == 3, "\(lines)")
+        #expect(lines.first?.hasPrefix("created collection Note (9 fields: done, rank, tags, title, ferry_id,") == true, "\(lines)")
+        #expect(lines.dropFirst().first?.hasPrefix("created collection Product (5 fields: ferry_id,") == true, "\(lines)")
+        #expect(lines.last == "created the sync user laptop@example.com in users")
+
+        let again = try runFerry(["backend", "setup", server.location, "--entities", "Note,Product", "--from", laptop, "--create-user", "--json"],
+                                 environment: environment)
+        #expect(again.exitCode == 0, "\(again)")
+        let report = try #require(try JSONParser.parse(again.stdout).objectValue)
+        #expect(report["changes"] == [] && report["location"] == .string(server.location), "\(again.stdout)")
+    }
+
+    @Test func setupErrorsAreOneLineAndNeedASuperuser() async throws {
+        guard let binary = try PocketBaseServer.availableOrSkip() else { return }
+        let directory = try TemporaryDirectory()
+        let server = try PocketBaseServer.start(in: directory.subpath("pb"), executable: binary)
+        defer { server.stop() }
+        let noSuperuser = try runFerry(["backend", "setup", server.location, "--entities", "Note"])
+        #expect(noSuperuser.exitCode != 0)
+        #expect(noSuperuser.stderr == "error: setting up a PocketBase needs a superuser: set POCKETBASE_SUPERUSER_EMAIL and POCKETBASE_SUPERUSER_PASSWORD\n")
+        let wrong = try runFerry(["backend", "setup", server.location, "--entities", "Note"],
+                                 environment: ["POCKETBASE_SUPERUSER_EMAIL": server.superuserEmail, "POCKETBASE_SUPERUSER_PASSWORD": "wrong"])
+        #expect(wrong.exitCode != 0 && wrong.stderr.hasPrefix("error: sign-in to \(server.location) as a \"_superusers\" record: 400"), "\(wrong)")
+        #expect(wrong.stderr.split(separator: "\n").count == 1)
+        let badLocation = try runFerry(["backend", "setup", "http://127.0.0.1:1", "--entities", "Note"], environment: server.superuserEnvironment)
+        #expect(badLocation.exitCode == 2, "\(badLocation)")
+        #expect(badLocation.stderr.contains("a PocketBase location starts with pocketbase+http://"))
+        let noEntities = try runFerry(["backend", "setup", server.location], environment: server.superuserEnvironment)
+        #expect(noEntities.exitCode == 2 && noEntities.stderr.contains("--entities Product,Note"), "\(noEntities)")
+        let badField = directory.subpath("store")
+        #expect(try runFerry(["init", badField]).exitCode == 0)
+        #expect(try runFerry(["put", badField, "Note", "n1", "--json", #"{"my-field": 1}"#]).exitCode == 0)
+        let refused = try runFerry(["backend", "setup", server.location, "--entities", "Note", "--from", badField], environment: server.superuserEnvironment)
+        #expect(refused.exitCode != 0 && refused.stderr.contains("Note.my-field: PocketBase field names are letters, digits and _"), "\(refused)")
+    }
+}
