@@ -23,6 +23,8 @@ public struct BackendError: Error, Sendable, Equatable, CustomStringConvertible 
         case setup
         /// An answer that is not what the backend's API says.
         case protocolViolation
+        /// The local store, or what it keeps of the backend, could not be read or written.
+        case local
     }
 
     public var kind: Kind

@@ -421,33 +421,7 @@ public struct SyncEngine: Sendable {
 
     /// Applies the lww or merge policy to the conflicted records among `keys`.
     private func resolveConflicts(among keys: Set<RecordKey>) throws(SyncError) -> Int {
-        var resolved = 0
-        for key in keys.sorted() {
-            do {
-                guard let state = try replica.state(of: key), state.isConflicted else { continue }
-                let versions = try replica.versions(of: key)
-                switch options.policy {
-                case .keepBoth:
-                    continue
-                case .lastWriterWins:
-                    try replica.resolve(key, with: versions[0].document)
-                    resolved += 1
-                case .merge:
-                    let puts = versions.filter { !$0.version.isDelete }
-                    guard versions.count == 2, puts.count == 2, let ours = puts[0].document, let theirs = puts[1].document else {
-                        continue  // a delete against an update, or more than two: keep both
-                    }
-                    let ancestor = try replica.commonAncestor(of: key, puts[0].version.version, puts[1].version.version)
-                    if let merged = ThreeWayMerge.merge(ancestor: ancestor, ours: ours, theirs: theirs) {
-                        try replica.resolve(key, with: merged)
-                        resolved += 1
-                    }
-                }
-            } catch {
-                throw .store(error)
-            }
-        }
-        return resolved
+        do { return try replica.resolveConflicts(among: keys, policy: options.policy) } catch { throw .store(error) }
     }
 }
 

@@ -96,3 +96,35 @@ extension Store: SyncReplica {
     public var cacheLayout: StoreLayout? { layout }
     public func pendingJoin() throws(StoreError) -> StoreBase.Join? { try base()?.pending }
 }
+
+extension SyncReplica {
+    /// Resolves the conflicts among `keys` by `policy`: lww writes the winner as the resolution;
+    /// merge combines two puts against their common ancestor when they changed different fields;
+    /// keep-both, a delete against an update, or more than two versions are left for `ferry resolve`.
+    /// - Returns: how many records were resolved.
+    public func resolveConflicts(among keys: Set<RecordKey>, policy: ConflictPolicy) throws(StoreError) -> Int {
+        var resolved = 0
+        for key in keys.sorted() {
+            guard let state = try state(of: key), state.isConflicted else { continue }
+            let versions = try versions(of: key)
+            switch policy {
+            case .keepBoth:
+                continue
+            case .lastWriterWins:
+                try resolve(key, with: versions[0].document)
+                resolved += 1
+            case .merge:
+                let puts = versions.filter { !$0.version.isDelete }
+                guard versions.count == 2, puts.count == 2, let ours = puts[0].document, let theirs = puts[1].document else {
+                    continue  // a delete against an update, or more than two: keep both
+                }
+                let ancestor = try commonAncestor(of: key, puts[0].version.version, puts[1].version.version)
+                if let merged = ThreeWayMerge.merge(ancestor: ancestor, ours: ours, theirs: theirs) {
+                    try resolve(key, with: merged)
+                    resolved += 1
+                }
+            }
+        }
+        return resolved
+    }
+}

@@ -46,6 +46,7 @@ enum SyncCommand: Command {
             .value("endpoint", valueName: "url", help: "The S3 endpoint of an s3:// hub (default: $AWS_ENDPOINT_URL_S3, $AWS_ENDPOINT_URL, AWS)."),
             .flag("watch", help: "Keep syncing when the local store changes and on the interval, until Ctrl-C."),
             .value("interval", valueName: "seconds", help: "With --watch: sync at least this often.", default: "30"),
+            .value("entities", valueName: "A,B", help: "With an app backend (pocketbase+http://…): the entities to sync, each a collection."),
         ])
 
     static func run(_ arguments: ParsedArguments, context: CommandContext) async throws -> ExitCode {
@@ -71,6 +72,10 @@ enum SyncCommand: Command {
         if arguments.flag("push-only") { options.direction = .pushOnly }
         if context.stderrIsTerminal && !arguments.flag("json") { options.progress = SyncProgressPrinter(context: context).callback }
 
+        if PocketBaseLocation.names(peerText) {
+            return try await backendSync(arguments, storePath: storePath, peerText: peerText, policy: policy, context: context)
+        }
+        if arguments.option("entities") != nil { throw UsageError("--entities is for app backends (pocketbase+http://…)") }
         let token = arguments.option("token") ?? context.environment["FERRY_TOKEN"]
         let peer = try SyncPeer.classify(peerText, token: token, resolvingFolder: context.absolutePath)
         var s3: S3Configuration?
@@ -90,6 +95,37 @@ enum SyncCommand: Command {
             return try await runner.watch(interval: interval)
         }
         return try await runner.once()
+    }
+
+    /// A sync with an app backend (``BackendSyncRunner``).
+    static func backendSync(
+        _ arguments: ParsedArguments, storePath: String, peerText: String, policy: ConflictPolicy, context: CommandContext
+    ) async throws -> ExitCode {
+        let location: PocketBaseLocation
+        do { location = try PocketBaseLocation(parsing: peerText) } catch { throw UsageError(error.message) }
+        for flag in ["dry-run", "pull-only", "push-only", "watch", "force"] where arguments.flag(flag) {
+            throw UsageError("--\(flag) is not available for app backends yet")
+        }
+        for option in ["token", "endpoint"] where arguments.option(option) != nil {
+            throw UsageError("--\(option) is not for app backends (credentials come from POCKETBASE_EMAIL/POCKETBASE_PASSWORD or POCKETBASE_TOKEN)")
+        }
+        guard let list = arguments.option("entities") else {
+            throw UsageError("give the entities to sync with \(peerText): --entities Product,Note")
+        }
+        var entities: [EntityName] = []
+        for text in list.split(separator: ",", omittingEmptySubsequences: false) {
+            do { entities.append(try EntityName(String(text).trimmingCharacters(in: .whitespaces))) } catch {
+                throw UsageError("--entities: \(error)")
+            }
+        }
+        var options = BackendSyncEngine.Options(entities: entities)
+        options.policy = policy
+        options.maximumClockSkewMilliseconds = UInt64(try arguments.integer("max-skew", in: 1...(10 * 365 * 86400)) ?? 86400) * 1000
+        let httpClient = try context.httpClientOrHandOff(for: peerText)
+        let runner = BackendSyncRunner(
+            storePath: storePath, location: location, options: options, commitFirst: !arguments.flag("no-commit"), context: context,
+            json: arguments.flag("json"))
+        return try await runner.once(httpClient: httpClient)
     }
 }
 

@@ -33,7 +33,8 @@ public final class PocketBaseClient: Sendable {
         public var items: [[String: JSONValue]]
         /// The page's number, from 1.
         public var page: Int
-        /// The page size asked for.
+        /// The page size the server used (at most the one asked for): a page this full may
+        /// have more after it.
         public var perPage: Int
         /// The total, when asked for.
         public var totalItems: Int?
@@ -129,7 +130,9 @@ public final class PocketBaseClient: Sendable {
             records.append(record)
         }
         let total = object["totalItems"]?.integerValue.map(Int.init)
-        return Page(items: records, page: page, perPage: perPage, totalItems: withTotal ? total : nil)
+        // The page size the server used: it may cap the one asked for.
+        let used = object["perPage"]?.integerValue.map(Int.init) ?? perPage
+        return Page(items: records, page: page, perPage: min(used, perPage), totalItems: withTotal ? total : nil)
     }
 
     /// How many records of `collection` the signed-in user may list (that `filter` selects).

@@ -1,0 +1,139 @@
+/// What a store remembers of one backend, in `.ferry/backends/<key>/` (key: the first 16 hex
+/// digits of the SHA-256 of the backend's location):
+///
+/// - `state.json`: the replica that stands for the backend in this store's journal (changes
+///   other clients made arrive as its changes), each collection's watermark (the `updated` of
+///   the newest record pulled), how far the local journal has been pushed, records whose push
+///   met a newer version and waits for the next pull, how many records of each collection
+///   Ferry knows on the backend (to notice hard deletes by a count), and the kinds of the
+///   collections' fields (to empty a field a document no longer has);
+/// - `bases/<collection>/<backend id>.json`: for each record Ferry has seen on the backend,
+///   the revision it holds there and the local version vector of that content: the base of the
+///   next compare-and-set, and what a change another client makes descends from.
+///
+/// `state.json` is written last, after the journal and the bases it covers are durable, so a
+/// crash repeats work, never skips it.
+struct BackendState: Sendable {
+    var location: String
+    /// The replica that stands for the backend in this store's journal.
+    var proxy: ReplicaID
+    var watermarks: [String: String] = [:]
+    var pushedThrough: UInt64 = 0
+    var deferred: Set<RecordKey> = []
+    var knownCounts: [String: Int] = [:]
+    var fieldKinds: [String: [String: PocketBaseFieldKind]] = [:]
+
+    /// One record's base.
+    struct Base: Sendable, Equatable {
+        /// The record's Ferry id.
+        var ferryID: String
+        var revision: String
+        var version: VersionVector
+        var isDeleted: Bool
+    }
+
+    /// The folder of the backend at `location` in `store`.
+    static func folder(of location: String, in store: Store) -> String {
+        store.layout.engine + "/backends/" + String(SHA256.hash(Array(location.utf8)).hex.prefix(16))
+    }
+
+    /// Reads the state, or makes a new one (with a new stand-in replica) when there is none.
+    static func load(from folder: String, location: String) throws(BackendError) -> BackendState {
+        let path = folder + "/state.json"
+        guard FileSystem.exists(path) else { return BackendState(location: location, proxy: .generate()) }
+        let bytes: [UInt8]
+        do { bytes = try FileSystem.readFile(path, limit: 64 << 20) } catch {
+            throw BackendError(.local, "\(path): \(error)")
+        }
+        guard let value = try? JSONParser.parse(bytes, options: JSONParser.Options(maximumDepth: 16, maximumByteCount: 64 << 20)),
+              let object = value.objectValue, let proxyText = object["proxy"]?.stringValue, let proxy = ReplicaID(proxyText)
+        else {
+            throw BackendError(.local, "\(path): damaged (not the JSON Ferry writes); move it away to start over with this backend")
+        }
+        var state = BackendState(location: location, proxy: proxy)
+        for (collection, mark) in object["watermarks"]?.objectValue ?? [:] { state.watermarks[collection] = mark.stringValue }
+        state.pushedThrough = UInt64(object["pushedThrough"]?.integerValue ?? 0)
+        for item in object["deferred"]?.arrayValue ?? [] {
+            guard let pair = item.arrayValue, pair.count == 2, let entity = pair[0].stringValue.flatMap({ try? EntityName($0) }),
+                  let id = pair[1].stringValue.flatMap({ try? RecordID($0) })
+            else { continue }
+            state.deferred.insert(RecordKey(entity: entity, id: id))
+        }
+        for (collection, count) in object["knownCounts"]?.objectValue ?? [:] { state.knownCounts[collection] = count.integerValue.map(Int.init) }
+        for (collection, kinds) in object["fieldKinds"]?.objectValue ?? [:] {
+            var fields: [String: PocketBaseFieldKind] = [:]
+            for (name, kind) in kinds.objectValue ?? [:] { fields[name] = kind.stringValue.flatMap(PocketBaseFieldKind.init(rawValue:)) }
+            state.fieldKinds[collection] = fields
+        }
+        return state
+    }
+
+    /// Writes the state durably (atomic rename, fsync).
+    func save(to folder: String) throws(BackendError) {
+        var object: [String: JSONValue] = [
+            "location": .string(location), "proxy": .string(proxy.rawValue), "pushedThrough": .integer(Int64(pushedThrough)),
+        ]
+        object["watermarks"] = .object(watermarks.mapValues { .string($0) })
+        object["deferred"] = .array(deferred.sorted().map { [.string($0.entity.rawValue), .string($0.id.rawValue)] })
+        object["knownCounts"] = .object(knownCounts.mapValues { .integer(Int64($0)) })
+        object["fieldKinds"] = .object(fieldKinds.mapValues { .object($0.mapValues { .string($0.rawValue) }) })
+        do {
+            _ = try FileSystem.createDirectories(folder)
+            _ = try FileSystem.writeFileAtomically(folder + "/state.json", JSONValue.object(object).prettyBytes(), durable: true)
+        } catch {
+            throw BackendError(.local, "\(folder)/state.json: \(error)")
+        }
+    }
+
+    // MARK: Bases
+
+    static func basePath(_ folder: String, collection: String, backendID: String) -> String {
+        folder + "/bases/" + collection + "/" + backendID + ".json"
+    }
+
+    /// The base of a record; `nil` when Ferry has not seen it on the backend (or its file is damaged).
+    static func base(in folder: String, collection: String, backendID: String) -> Base? {
+        guard let bytes = try? FileSystem.readFile(basePath(folder, collection: collection, backendID: backendID), limit: 1 << 20),
+              let object = (try? JSONParser.parse(bytes))?.objectValue, let revision = object["rev"]?.stringValue,
+              let version = object["vv"].flatMap(VersionVector.init(json:)),
+              let ferryID = object["id"]?.stringValue
+        else { return nil }
+        return Base(ferryID: ferryID, revision: revision, version: version, isDeleted: object["deleted"]?.boolValue ?? false)
+    }
+
+    /// Writes a record's base (not synced one by one; see ``synchronizeBases(in:collections:)``).
+    static func setBase(_ base: Base, in folder: String, collection: String, backendID: String) throws(BackendError) {
+        let path = basePath(folder, collection: collection, backendID: backendID)
+        let object: JSONValue = ["id": .string(base.ferryID), "rev": .string(base.revision), "vv": base.version.jsonValue, "deleted": .bool(base.isDeleted)]
+        do {
+            _ = try FileSystem.createDirectories(FileSystem.parentPath(of: path))
+            _ = try FileSystem.writeFileAtomically(path, object.canonicalBytes(), durable: false)
+        } catch {
+            throw BackendError(.local, "\(path): \(error)")
+        }
+    }
+
+    /// The backend ids of the records of `collection` Ferry has a base of.
+    static func baseIDs(in folder: String, collection: String) -> [String] {
+        ((try? FileSystem.contents(ofDirectory: folder + "/bases/" + collection)) ?? []).compactMap { entry in
+            entry.name.hasSuffix(".json") ? String(entry.name.dropLast(5)) : nil
+        }
+    }
+
+    /// Forgets a record's base (it is gone from the backend).
+    static func removeBase(in folder: String, collection: String, backendID: String) {
+        try? FileSystem.removeFile(basePath(folder, collection: collection, backendID: backendID))
+    }
+
+    /// Makes the names of the bases written so far durable (their folders are synced). A base
+    /// whose content a crash loses reads as missing, which costs nothing: the record is pulled
+    /// again as the backend's change, with the content the store already has, which is not a
+    /// conflict.
+    static func synchronizeBases(in folder: String, collections: [String]) throws(BackendError) {
+        for collection in collections where FileSystem.isDirectory(folder + "/bases/" + collection) {
+            do { try FileSystem.synchronizeDirectory(folder + "/bases/" + collection) } catch {
+                throw BackendError(.local, "\(folder)/bases/\(collection): \(error)")
+            }
+        }
+    }
+}

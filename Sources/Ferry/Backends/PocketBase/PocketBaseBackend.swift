@@ -1,0 +1,127 @@
+/// PocketBase as a ``SyncBackend``: Ferry's fields (`ferry_id`, `ferry_rev`, `ferry_deleted`)
+/// and the compare-and-set rule that ``PocketBaseSetup`` puts in place.
+public final class PocketBaseBackend: SyncBackend {
+    public let client: PocketBaseClient
+
+    public init(client: PocketBaseClient) {
+        self.client = client
+    }
+
+    public var location: String { client.location.description }
+    public var requestCount: Int { client.requestCount }
+
+    /// Fields of PocketBase's own, never part of a document.
+    static let systemFields: Set<String> = ["id", "collectionId", "collectionName", "created", "updated", "expand"]
+
+    public func connect() async throws(BackendError) {
+        let identity = try await client.signIn()
+        if identity.isSuperuser {
+            throw BackendError(.forbidden,
+                "\(location): these credentials are a superuser's, which bypass every API rule, the compare-and-set on "
+                    + "ferry_rev included; sync as an ordinary user (POCKETBASE_EMAIL/POCKETBASE_PASSWORD of a users record)")
+        }
+    }
+
+    public func changes(in collection: String, since: String?, after: (updated: String, id: String)?, limit: Int) async throws(BackendError) -> BackendPage {
+        var clauses: [String] = []
+        if let since { clauses.append("updated >= \(Self.literal(since))") }
+        if let after {
+            clauses.append("(updated > \(Self.literal(after.updated)) || (updated = \(Self.literal(after.updated)) && id > \(Self.literal(after.id))))")
+        }
+        let page = try await client.records(
+            in: collection, filter: clauses.isEmpty ? nil : clauses.joined(separator: " && "), sort: "updated,id", page: 1, perPage: limit)
+        var records: [BackendRecord] = []
+        records.reserveCapacity(page.items.count)
+        for item in page.items { records.append(try Self.record(item, in: collection)) }
+        return BackendPage(records: records, mayHaveMore: page.items.count >= page.perPage)
+    }
+
+    public func count(in collection: String) async throws(BackendError) -> Int {
+        try await client.count(in: collection)
+    }
+
+    public func ids(in collection: String) async throws(BackendError) -> Set<String> {
+        var ids = Set<String>()
+        var after: String?
+        while true {
+            let page = try await client.records(
+                in: collection, filter: after.map { "id > \(Self.literal($0))" }, sort: "id", page: 1, perPage: 1000, fields: "id")
+            for item in page.items { if let id = item["id"]?.stringValue { ids.insert(id) } }
+            guard page.items.count >= page.perPage, let last = page.items.last?["id"]?.stringValue else { return ids }
+            after = last
+        }
+    }
+
+    public func create(_ record: BackendRecord, clearing: [String: JSONValue]) async throws(BackendError) -> BackendWriteOutcome {
+        var body = Self.body(record, clearing: clearing)
+        body["id"] = .string(record.backendID)
+        do {
+            let stored = try await client.create(in: record.collection, fields: body)
+            return .written(try Self.checked(stored, sent: record, in: record.collection))
+        } catch where error.kind == .invalid && error.message.contains("id: ") {
+            // The id is taken: another replica or client created it meanwhile.
+            return .stale
+        }
+    }
+
+    public func update(_ record: BackendRecord, base: String, clearing: [String: JSONValue]) async throws(BackendError) -> BackendWriteOutcome {
+        var body = Self.body(record, clearing: clearing)
+        body[PocketBaseSetup.baseRevisionMember] = .string(base)
+        do {
+            let stored = try await client.update(in: record.collection, id: record.backendID, fields: body)
+            return .written(try Self.checked(stored, sent: record, in: record.collection))
+        } catch where error.kind == .notFound {
+            // The update rule refused a stale base revision (or the record is gone): PocketBase
+            // answers both with 404.
+            return .stale
+        }
+    }
+
+    // MARK: Mapping
+
+    /// The body of a write: the document's members, the fields it no longer has emptied, and Ferry's fields.
+    static func body(_ record: BackendRecord, clearing: [String: JSONValue]) -> [String: JSONValue] {
+        var body = clearing
+        for (name, value) in record.fields { body[name] = value }
+        body[PocketBaseSetup.idField] = .string(record.ferryID == record.backendID ? "" : record.ferryID)
+        body[PocketBaseSetup.revisionField] = .string(record.revision)
+        body[PocketBaseSetup.deletedField] = .bool(record.isDeleted)
+        return body
+    }
+
+    /// A record as PocketBase sends it, in Ferry's terms.
+    static func record(_ item: [String: JSONValue], in collection: String) throws(BackendError) -> BackendRecord {
+        guard let id = item["id"]?.stringValue, let updated = item["updated"]?.stringValue else {
+            throw BackendError(.setup,
+                "\(collection): records have no id or updated field; run 'ferry backend setup' for this collection (an autodate updated field)")
+        }
+        var fields: [String: JSONValue] = [:]
+        for (name, value) in item where !systemFields.contains(name) && !name.hasPrefix("ferry_") {
+            fields[name] = value
+        }
+        return BackendRecord(
+            collection: collection, backendID: id,
+            ferryID: PocketBaseRecordID.ferryID(backendID: id, ferryIDField: item[PocketBaseSetup.idField]?.stringValue),
+            revision: item[PocketBaseSetup.revisionField]?.stringValue ?? "", isDeleted: item[PocketBaseSetup.deletedField]?.boolValue ?? false,
+            updated: updated, fields: fields)
+    }
+
+    /// The stored record, after checking that it kept every member sent: PocketBase drops a
+    /// member its collection has no field for without a word.
+    static func checked(_ stored: [String: JSONValue], sent: BackendRecord, in collection: String) throws(BackendError) -> BackendRecord {
+        if let missing = sent.fields.keys.sorted().first(where: { stored[$0] == nil }) {
+            throw BackendError(.setup,
+                "\(collection)/\(sent.backendID): the collection has no field \(quoted(missing)), and PocketBase dropped it from the "
+                    + "record; add the field with 'ferry backend setup … --from <store>'")
+        }
+        guard stored[PocketBaseSetup.revisionField] != nil, stored[PocketBaseSetup.deletedField] != nil else {
+            throw BackendError(.setup, "\(collection): the collection lacks Ferry's fields; run 'ferry backend setup' for it")
+        }
+        return try record(stored, in: collection)
+    }
+
+    /// A string literal for a PocketBase filter.
+    static func literal(_ text: String) -> String {
+        "'" + text.replacingOccurrences(of: "\\", with: "\\\\").replacingOccurrences(of: "'", with: "\\'") + "'"
+    }
+}

@@ -1,0 +1,88 @@
+/// A record as a backend holds it, in Ferry's terms: where it is, which Ferry record it is,
+/// its revision, and its fields.
+public struct BackendRecord: Sendable, Equatable {
+    /// The collection (one per entity).
+    public var collection: String
+    /// The backend's id for it.
+    public var backendID: String
+    /// The Ferry record id (``PocketBaseRecordID/ferryID(backendID:ferryIDField:)``).
+    public var ferryID: String
+    /// Its revision: changed by every write, Ferry's (`ferry:<origin>:<counter>`) or another
+    /// client's (anything else; empty for a record another client created without one).
+    public var revision: String
+    /// Whether it is soft-deleted.
+    public var isDeleted: Bool
+    /// When it was last written, as the backend orders them (PocketBase: `2026-11-25 08:50:46.872Z`).
+    public var updated: String
+    /// The members of the record's document (Ferry's own fields and the backend's left out).
+    public var fields: [String: JSONValue]
+
+    public init(collection: String, backendID: String, ferryID: String, revision: String, isDeleted: Bool, updated: String,
+                fields: [String: JSONValue]) {
+        self.collection = collection
+        self.backendID = backendID
+        self.ferryID = ferryID
+        self.revision = revision
+        self.isDeleted = isDeleted
+        self.updated = updated
+        self.fields = fields
+    }
+}
+
+/// One page of records in (updated, id) order.
+public struct BackendPage: Sendable {
+    public var records: [BackendRecord]
+    /// Whether a next page may hold more (this one was full).
+    public var mayHaveMore: Bool
+
+    public init(records: [BackendRecord], mayHaveMore: Bool) {
+        self.records = records
+        self.mayHaveMore = mayHaveMore
+    }
+}
+
+/// What a conditional write met.
+public enum BackendWriteOutcome: Sendable, Equatable {
+    /// Written; the record as stored.
+    case written(BackendRecord)
+    /// Refused because the record changed since its base revision (or, for a create, exists
+    /// already): pull, then decide.
+    case stale
+}
+
+/// The few operations Ferry's backend sync needs of an app backend. PocketBase is one
+/// (``PocketBaseBackend``); another REST backend (Parse Server, Supabase) would be one more type
+/// beside it. docs/BACKENDS.md describes the protocol.
+///
+/// Every write is conditional, and the backend itself must enforce the condition (a rule, a
+/// constraint), since other clients write at the same time.
+public protocol SyncBackend: Sendable {
+    /// Where it is, for messages.
+    var location: String { get }
+
+    /// Signs in.
+    /// - Throws: ``BackendError`` for refused credentials, or credentials that bypass the
+    ///   backend's rules (a superuser), under which a compare-and-set would not hold.
+    func connect() async throws(BackendError)
+
+    /// Records of `collection` written at or after `since` (all when `nil`) and, when `after`
+    /// is given, after that (updated, id) position, in (updated, id) order, at most `limit`.
+    func changes(in collection: String, since: String?, after: (updated: String, id: String)?, limit: Int) async throws(BackendError) -> BackendPage
+
+    /// How many records of `collection` the signed-in user can see, soft-deleted ones included.
+    func count(in collection: String) async throws(BackendError) -> Int
+
+    /// The backend ids of every record of `collection` the user can see.
+    func ids(in collection: String) async throws(BackendError) -> Set<String>
+
+    /// Creates a record whose backend id is `record.backendID`; ``BackendWriteOutcome/stale`` when it exists.
+    func create(_ record: BackendRecord, clearing: [String: JSONValue]) async throws(BackendError) -> BackendWriteOutcome
+
+    /// Replaces a record's fields if its revision is still `base`; ``BackendWriteOutcome/stale``
+    /// when it is not (or the record is gone). `clearing` gives the empty value of each field the
+    /// record's document no longer has.
+    func update(_ record: BackendRecord, base: String, clearing: [String: JSONValue]) async throws(BackendError) -> BackendWriteOutcome
+
+    /// Requests sent so far.
+    var requestCount: Int { get }
+}

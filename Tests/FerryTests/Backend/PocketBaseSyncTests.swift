@@ -1,0 +1,277 @@
+import Ferry
+import FerryTestSupport
+import FerryURLSession
+import Foundation
+import Testing
+
+/// Two-way sync with a real PocketBase on loopback (no mock), including the ways the old
+/// Parse-era sync engines lost data (../shared/DESIGN.md, "What they got wrong").
+@Suite(.serialized) struct PocketBaseSyncTests {
+    static let note = try! EntityName("Note")
+
+    /// A server set up for `Note`, a sync user, and a second user standing for a web client.
+    struct Fixture {
+        let directory: TemporaryDirectory
+        let server: PocketBaseServer
+        let location: PocketBaseLocation
+        let http = URLSessionHTTPClient()
+
+        static func start() async throws -> Fixture? {
+            guard let binary = try PocketBaseServer.availableOrSkip() else { return nil }
+            let directory = try TemporaryDirectory()
+            let server = try PocketBaseServer.start(in: directory.subpath("pb"), executable: binary)
+            let fixture = Fixture(directory: directory, server: server, location: try PocketBaseLocation(parsing: server.location))
+            var setup = PocketBaseSetup(collections: [.init(name: "Note", fields: ["title": .text, "rank": .number, "done": .bool, "body": .text])])
+            setup.syncUser = ("laptop@example.com", "laptop-password-1", "users")
+            _ = try await setup.run(with: fixture.client(superuser: true))
+            var web = PocketBaseSetup(collections: [])
+            web.syncUser = ("web@example.com", "web-password-123", "users")
+            _ = try await web.run(with: fixture.client(superuser: true))
+            return fixture
+        }
+
+        func client(superuser: Bool = false, email: String = "laptop@example.com", password: String = "laptop-password-1") -> PocketBaseClient {
+            let credentials: PocketBaseCredentials = superuser
+                ? .password(email: server.superuserEmail, password: server.superuserPassword, collection: PocketBaseCredentials.superuserCollection)
+                : .password(email: email, password: password, collection: "users")
+            return PocketBaseClient(location: location, credentials: credentials, httpClient: http)
+        }
+
+        /// Another client of the same PocketBase, following the documented rules.
+        var web: PocketBaseClient { client(email: "web@example.com", password: "web-password-123") }
+
+        func store(_ name: String, clock: (any WallClock)? = nil) throws -> Store {
+            var options = StoreOptions()
+            if let clock { options.clock = clock }
+            return try Store.create(at: directory.subpath(name), name: name, options: options)
+        }
+
+        func sync(_ store: Store, policy: ConflictPolicy = .keepBoth, pageSize: Int = 500, backend: (any SyncBackend)? = nil) async throws -> BackendSyncEngine.Report {
+            var options = BackendSyncEngine.Options(entities: [PocketBaseSyncTests.note])
+            options.policy = policy
+            options.pageSize = pageSize
+            return try await BackendSyncEngine(store: store, backend: backend ?? PocketBaseBackend(client: client()), options: options).sync()
+        }
+
+        /// Every record of Note on the server, by Ferry id.
+        func serverRecords() async throws -> [String: [String: JSONValue]] {
+            var result: [String: [String: JSONValue]] = [:]
+            for item in try await client().records(in: "Note", perPage: 1000).items {
+                let id = PocketBaseRecordID.ferryID(backendID: item["id"]?.stringValue ?? "", ferryIDField: item["ferry_id"]?.stringValue)
+                result[id] = item
+            }
+            return result
+        }
+
+        /// An edit as another client makes it: the base revision it read, and a new one.
+        func webEdit(_ ferryID: String, _ fields: [String: JSONValue]) async throws {
+            let id = PocketBaseRecordID.backendID(for: ferryID)
+            let current = try #require(try await web.records(in: "Note", filter: "id = '\(id)'").items.first)
+            var body = fields
+            body["ferry_base_rev"] = current["ferry_rev"] ?? ""
+            body["ferry_rev"] = .string("web-\(UUID().uuidString.prefix(8))")
+            _ = try await web.update(in: "Note", id: id, fields: body)
+        }
+    }
+
+    static func documents(_ store: Store) throws -> [String: JSONValue] {
+        var result: [String: JSONValue] = [:]
+        for (id, document) in try store.records(of: note) { result[id.rawValue] = document }
+        return result
+    }
+
+    @Test func recordsGoUpAndOtherClientsEditsComeDown() async throws {
+        guard let fixture = try await Fixture.start() else { return }
+        defer { fixture.server.stop() }
+        let laptop = try fixture.store("laptop")
+        try laptop.put(["title": "first", "rank": 1], entity: Self.note, id: RecordID("n1"))
+        try laptop.put(["title": "second", "done": true], entity: Self.note, id: RecordID("abc123def456ghi"))
+        let first = try await fixture.sync(laptop)
+        #expect(first.pushed == 2 && first.pulled == 0, "\(first)")
+        let server = try await fixture.serverRecords()
+        #expect(server["n1"]?["title"] == "first" && server["n1"]?["rank"] == 1 && server["n1"]?["ferry_id"] == "n1")
+        #expect(server["n1"]?["id"] == .string(PocketBaseRecordID.backendID(for: "n1")))
+        #expect(server["abc123def456ghi"]?["ferry_id"] == "", "an id shaped like PocketBase's is used as it is")
+
+        // Another client edits one record and creates one (with no Ferry revision at all).
+        try await fixture.webEdit("n1", ["title": "edited on the web"])
+        let created = try await fixture.web.create(in: "Note", fields: ["title": "from the web", "rank": 7])
+        let second = try await fixture.sync(laptop)
+        #expect(second.pulled == 2 && second.pushed == 0 && second.conflicts.isEmpty, "\(second)")
+        let documents = try Self.documents(laptop)
+        #expect(documents["n1"] == ["title": "edited on the web", "rank": 1])
+        #expect(documents[try #require(created["id"]?.stringValue)] == ["title": "from the web", "rank": 7])
+        // They are changes of the replica that stands for the backend, with their own stamps.
+        let entries = try laptop.journalEntries()
+        #expect(Set(entries.suffix(2).map(\.change.origin)).count == 1 && entries.last?.change.origin != laptop.replicaID)
+
+        // Nothing changed: nothing moves; a sign-in, one listing and one count.
+        let idle = try await fixture.sync(laptop)
+        #expect(idle.pulled == 0 && idle.pushed == 0 && idle.requests == 3, "\(idle)")
+        #expect(try StoreVerifier(path: laptop.path).verify().isClean)
+    }
+
+    @Test func recordsWrittenInTheSameSecondAreNeverSkipped() async throws {
+        // The seeds' whole-second watermark skipped records updated later in the same second.
+        guard let fixture = try await Fixture.start() else { return }
+        defer { fixture.server.stop() }
+        let laptop = try fixture.store("laptop")
+        _ = try await fixture.sync(laptop)
+        for index in 0..<12 { _ = try await fixture.web.create(in: "Note", fields: ["title": .string("burst \(index)")]) }
+        // Pages of two: the keyset paging crosses records of the same millisecond.
+        let report = try await fixture.sync(laptop, pageSize: 2)
+        #expect(report.pulled == 12, "\(report)")
+        for index in 12..<15 { _ = try await fixture.web.create(in: "Note", fields: ["title": .string("burst \(index)")]) }
+        #expect(try await fixture.sync(laptop, pageSize: 2).pulled == 3)
+        #expect(try Self.documents(laptop).count == 15)
+    }
+
+    @Test func aStaleLocalClockNeverHidesTheServersChanges() async throws {
+        // The seeds compared a local "updatedAt" with the server's: a replica whose clock ran
+        // ahead thought its data newer and skipped the server's changes.
+        guard let fixture = try await Fixture.start() else { return }
+        defer { fixture.server.stop() }
+        let ahead = ManualClock(milliseconds: UInt64(Date().timeIntervalSince1970 * 1000) + 3_600_000)
+        let laptop = try fixture.store("laptop", clock: ahead)
+        try laptop.put(["title": "mine"], entity: Self.note, id: RecordID("n1"))
+        _ = try await fixture.sync(laptop)
+        try await fixture.webEdit("n1", ["title": "theirs"])
+        _ = try await fixture.web.create(in: "Note", fields: ["title": "new"])
+        let report = try await fixture.sync(laptop)
+        #expect(report.pulled == 2, "\(report)")
+        #expect(try Self.documents(laptop)["n1"] == ["title": "theirs"])
+    }
+
+    @Test func aHardDeleteOnTheServerArrivesButNeverDeletesAnOfflineCreate() async throws {
+        guard let fixture = try await Fixture.start() else { return }
+        defer { fixture.server.stop() }
+        let laptop = try fixture.store("laptop")
+        for id in ["n1", "n2"] { try laptop.put(["title": .string(id)], entity: Self.note, id: RecordID(id)) }
+        _ = try await fixture.sync(laptop)
+        // Offline, the laptop creates n3; meanwhile another client deletes n1 outright.
+        try laptop.put(["title": "offline"], entity: Self.note, id: RecordID("n3"))
+        try await fixture.web.delete(in: "Note", id: PocketBaseRecordID.backendID(for: "n1"))
+        let report = try await fixture.sync(laptop)
+        #expect(report.deletedOnBackend == 1 && report.pushed == 1, "\(report)")
+        #expect(Set(try Self.documents(laptop).keys) == ["n2", "n3"])
+        #expect(Set(try await fixture.serverRecords().keys) == ["n2", "n3"])
+        // Ferry's own delete is a soft delete other clients see.
+        try laptop.delete(entity: Self.note, id: RecordID("n2"))
+        _ = try await fixture.sync(laptop)
+        #expect(try await fixture.serverRecords()["n2"]?["ferry_deleted"] == true)
+        let desktop = try fixture.store("desktop")
+        _ = try await fixture.sync(desktop)
+        #expect(try Self.documents(desktop) == ["n3": ["title": "offline"]])
+    }
+
+    @Test func anOfflineEditAndAServerEditMeetAsAConflict() async throws {
+        guard let fixture = try await Fixture.start() else { return }
+        defer { fixture.server.stop() }
+        let laptop = try fixture.store("laptop")
+        try laptop.put(["title": "draft", "rank": 1, "body": "text"], entity: Self.note, id: RecordID("n1"))
+        _ = try await fixture.sync(laptop)
+        try laptop.put(["title": "laptop title", "rank": 1, "body": "text"], entity: Self.note, id: RecordID("n1"))
+        try await fixture.webEdit("n1", ["rank": 5])
+        // Different fields: merged against the common ancestor, both edits kept, pushed back.
+        let merged = try await fixture.sync(laptop, policy: .merge)
+        #expect(merged.resolved == 1 && merged.conflicts.isEmpty && merged.pushed == 1, "\(merged)")
+        #expect(try Self.documents(laptop)["n1"] == ["title": "laptop title", "rank": 5, "body": "text"])
+        let onServer = try await fixture.serverRecords()["n1"]
+        #expect(onServer?["rank"] == 5 && onServer?["title"] == "laptop title")
+        // The same field on both sides, keep-both: a conflict for the user; the server keeps its version.
+        try laptop.put(["title": "laptop again", "rank": 5, "body": "text"], entity: Self.note, id: RecordID("n1"))
+        try await fixture.webEdit("n1", ["title": "web again"])
+        let kept = try await fixture.sync(laptop)
+        #expect(kept.conflicts.map(\.id.rawValue) == ["n1"], "\(kept)")
+    }
+
+    /// Another client writes the record between Ferry's pull and its push: the compare-and-set
+    /// refuses Ferry's stale write, Ferry pulls the other edit, merges, and pushes again.
+    @Test func aRaceBetweenPullAndPushLosesNoUpdate() async throws {
+        guard let fixture = try await Fixture.start() else { return }
+        defer { fixture.server.stop() }
+        let laptop = try fixture.store("laptop")
+        try laptop.put(["title": "draft", "rank": 1], entity: Self.note, id: RecordID("n1"))
+        _ = try await fixture.sync(laptop)
+        try laptop.put(["title": "laptop title", "rank": 1], entity: Self.note, id: RecordID("n1"))
+        let racing = RacingBackend(PocketBaseBackend(client: fixture.client())) {
+            try await fixture.webEdit("n1", ["rank": 9])
+        }
+        let report = try await fixture.sync(laptop, policy: .merge, backend: racing)
+        #expect(report.rounds == 2 && report.pushed == 1 && report.waiting.isEmpty, "\(report)")
+        #expect(try Self.documents(laptop)["n1"] == ["title": "laptop title", "rank": 9])
+        let server = try await fixture.serverRecords()["n1"]
+        #expect(server?["title"] == "laptop title" && server?["rank"] == 9)
+    }
+
+    @Test func twoFerryReplicasAndAWebClientConverge() async throws {
+        guard let fixture = try await Fixture.start() else { return }
+        defer { fixture.server.stop() }
+        let laptop = try fixture.store("laptop")
+        let desktop = try fixture.store("desktop")
+        try laptop.put(["title": "from laptop"], entity: Self.note, id: RecordID("a"))
+        try desktop.put(["title": "from desktop"], entity: Self.note, id: RecordID("b"))
+        for _ in 0..<2 {
+            _ = try await fixture.sync(laptop)
+            _ = try await fixture.sync(desktop)
+        }
+        try await fixture.webEdit("a", ["title": "web edit of a"])
+        try desktop.put(["title": "desktop edit of b"], entity: Self.note, id: RecordID("b"))
+        for _ in 0..<2 {
+            _ = try await fixture.sync(laptop, policy: .merge)
+            _ = try await fixture.sync(desktop, policy: .merge)
+        }
+        let expected: [String: JSONValue] = ["a": ["title": "web edit of a"], "b": ["title": "desktop edit of b"]]
+        #expect(try Self.documents(laptop) == expected)
+        #expect(try Self.documents(desktop) == expected)
+        // Ferry's revisions come back as changes the other store knows (or learns by the server): no echo.
+        let idle = try await fixture.sync(laptop)
+        #expect(idle.pulled == 0 && idle.pushed == 0, "\(idle)")
+    }
+
+    @Test func superuserCredentialsAreRefusedForSync() async throws {
+        guard let fixture = try await Fixture.start() else { return }
+        defer { fixture.server.stop() }
+        let laptop = try fixture.store("laptop")
+        var options = BackendSyncEngine.Options(entities: [Self.note])
+        options.policy = .keepBoth
+        let engine = BackendSyncEngine(store: laptop, backend: PocketBaseBackend(client: fixture.client(superuser: true)), options: options)
+        do {
+            _ = try await engine.sync()
+            Issue.record("a superuser's sync should be refused")
+        } catch {
+            #expect(error.kind == .forbidden && error.message.contains("bypass every API rule"), "\(error)")
+        }
+    }
+}
+
+/// The real backend, with another client's write slipped in before Ferry's first update:
+/// a race, made to happen every time.
+final class RacingBackend: SyncBackend, @unchecked Sendable {
+    private let inner: any SyncBackend
+    private var race: (() async throws -> Void)?
+
+    init(_ inner: any SyncBackend, race: @escaping () async throws -> Void) {
+        self.inner = inner
+        self.race = race
+    }
+
+    var location: String { inner.location }
+    var requestCount: Int { inner.requestCount }
+    func connect() async throws(BackendError) { try await inner.connect() }
+    func changes(in collection: String, since: String?, after: (updated: String, id: String)?, limit: Int) async throws(BackendError) -> BackendPage {
+        try await inner.changes(in: collection, since: since, after: after, limit: limit)
+    }
+    func count(in collection: String) async throws(BackendError) -> Int { try await inner.count(in: collection) }
+    func ids(in collection: String) async throws(BackendError) -> Set<String> { try await inner.ids(in: collection) }
+    func create(_ record: BackendRecord, clearing: [String: JSONValue]) async throws(BackendError) -> BackendWriteOutcome {
+        try await inner.create(record, clearing: clearing)
+    }
+    func update(_ record: BackendRecord, base: String, clearing: [String: JSONValue]) async throws(BackendError) -> BackendWriteOutcome {
+        if let race {
+            self.race = nil
+            do { try await race() } catch { throw BackendError(.protocolViolation, "the racing edit failed: \(error)") }
+        }
+        return try await inner.update(record, base: base, clearing: clearing)
+    }
+}
