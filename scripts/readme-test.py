@@ -9,7 +9,8 @@ the lines after it, up to the next command, are what it must print (stdout and s
 What may differ between runs is normalized on both sides before comparing: replica ids, hashes,
 tokens, clock stamps, dates, durations and ports. In the expected text, `…` stands for anything
 on its line, and a line holding only `…` for any number of lines; the directory the blocks run
-in is written /tmp/readme-demo, and port 8080 is a free port. A block preceded by
+in is written /tmp/readme-demo, and ports 8080 and 8090 are free ports. `pocketbase` from
+scripts/install-test-tools.sh is on PATH too (.build/test-tools/bin). A block preceded by
 `<!-- readme-test: skip -->` is not run (say why next to it).
 
     python3 scripts/readme-test.py                  # README.md
@@ -174,10 +175,13 @@ class Shell:
 def check_file(path, bin_dir):
     directory = tempfile.mkdtemp(prefix="ferry-readme-")
     environment = {key: value for key, value in os.environ.items() if not key.startswith("FERRY_")}
-    environment["PATH"] = bin_dir + os.pathsep + environment.get("PATH", "")
+    environment["PATH"] = bin_dir + os.pathsep + os.path.join(ROOT, ".build", "test-tools", "bin") + os.pathsep + environment.get("PATH", "")
     environment["FERRY_SAMPLE_DATA"] = os.path.join(ROOT, "SampleData")
     environment["LC_ALL"] = "C.UTF-8"
     port = str(free_port())
+    second_port = str(free_port())
+    while second_port == port:
+        second_port = str(free_port())
     shutil.copytree(os.path.join(ROOT, "SampleData"), os.path.join(directory, "SampleData"))
     shell = Shell(directory, environment)
     failures = 0
@@ -186,8 +190,8 @@ def check_file(path, bin_dir):
         for commands in blocks(path):
             for command in commands:
                 total += 1
-                text = command.text.replace("8080", port)
-                expected = [line.replace("8080", port) for line in command.expected]
+                text = command.text.replace("8080", port).replace("8090", second_port)
+                expected = [line.replace("8080", port).replace("8090", second_port) for line in command.expected]
                 while expected and not expected[-1].strip():
                     expected.pop()
                 try:

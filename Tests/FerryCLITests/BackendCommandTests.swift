@@ -58,3 +58,44 @@ import Testing
         #expect(refused.exitCode != 0 && refused.stderr.contains("Note.my-field: PocketBase field names are letters, digits and _"), "\(refused)")
     }
 }
+
+/// `ferry sync <store> pocketbase+http://…` through the binaries.
+@Suite(.serialized) struct BackendSyncCommandTests {
+    @Test func syncsBothWaysAndReportsOnOneLine() async throws {
+        guard let binary = try PocketBaseServer.availableOrSkip() else { return }
+        let directory = try TemporaryDirectory()
+        let server = try PocketBaseServer.start(in: directory.subpath("pb"), executable: binary)
+        defer { server.stop() }
+        let laptop = directory.subpath("laptop")
+        #expect(try runFerry(["init", laptop, "--name", "laptop"]).exitCode == 0)
+        #expect(try runFerry(["put", laptop, "Note", "n1", "--json", #"{"title": "a", "rank": 1}"#]).exitCode == 0)
+        let user = ["POCKETBASE_EMAIL": "laptop@example.com", "POCKETBASE_PASSWORD": "laptop-password-1"]
+        let setup = try runFerry(["backend", "setup", server.location, "--entities", "Note", "--from", laptop, "--create-user"],
+                                 environment: server.superuserEnvironment.merging(user) { $1 })
+        #expect(setup.exitCode == 0, "\(setup)")
+
+        let first = try runFerry(["sync", laptop, server.location, "--entities", "Note"], environment: user)
+        #expect(first.exitCode == 0, "\(first)")
+        #expect(first.stdout.hasPrefix("\(server.location): pulled 0, pushed 1 ("), "\(first.stdout)")
+        let again = try runFerry(["sync", laptop, server.location, "--entities", "Note", "--json"], environment: user)
+        let report = try #require(try JSONParser.parse(again.stdout).objectValue)
+        #expect(report["pulled"] == 0 && report["pushed"] == 0 && report["requests"] == 3, "\(again.stdout)")
+
+        // Without credentials, or with a superuser's, or without --entities: one line, nothing changed.
+        let none = try runFerry(["sync", laptop, server.location, "--entities", "Note"])
+        #expect(none.exitCode != 0 && none.stderr.hasPrefix("error: no PocketBase credentials: set POCKETBASE_EMAIL"), "\(none)")
+        let superuser = try runFerry(["sync", laptop, server.location, "--entities", "Note"],
+                                     environment: ["POCKETBASE_EMAIL": server.superuserEmail, "POCKETBASE_PASSWORD": server.superuserPassword,
+                                                   "POCKETBASE_AUTH_COLLECTION": "_superusers"])
+        #expect(superuser.exitCode != 0 && superuser.stderr.contains("bypass every API rule"), "\(superuser)")
+        let noEntities = try runFerry(["sync", laptop, server.location], environment: user)
+        #expect(noEntities.exitCode == 2 && noEntities.stderr.contains("--entities"), "\(noEntities)")
+        let watch = try runFerry(["sync", laptop, server.location, "--entities", "Note", "--dry-run"], environment: user)
+        #expect(watch.exitCode == 2, "\(watch)")
+        // A server that is down: one line naming it.
+        server.stop()
+        let down = try runFerry(["sync", laptop, server.location, "--entities", "Note"], environment: user, timeout: 120)
+        #expect(down.exitCode != 0 && down.stderr.contains("is \(server.location) right and up?"), "\(down)")
+        #expect(down.stderr.split(separator: "\n").count == 1, "\(down.stderr)")
+    }
+}
