@@ -8,7 +8,7 @@ var scales = [10_000, 100_000]
 // "writes" repeats the store section's batched-put-versus-plain-writes pair three times and
 // gives the median: plain writes here run anywhere from 43k to 85k files/s from one round to
 // the next, so a single pair can land on either side of the 2x target.
-var suites: Set<String> = ["store", "writes", "sync", "remote", "hub", "audit", "import"]
+var suites: Set<String> = ["store", "writes", "sync", "remote", "hub", "backend", "audit", "import"]
 var keepWorkDirectory = false
 var arguments = Array(CommandLine.arguments.dropFirst())
 while let argument = arguments.first {
@@ -33,7 +33,7 @@ while let argument = arguments.first {
         // on this machine for minutes after (see below), so back-to-back runs keep them.
         keepWorkDirectory = true
     case "--help", "-h":
-        print("usage: ferry-bench [--scales 10000,100000] [--only store,sync,remote,hub,audit,import,writes] [--keep]")
+        print("usage: ferry-bench [--scales 10000,100000] [--only store,sync,remote,hub,backend,audit,import,writes] [--keep]")
         exit(0)
     default:
         FileHandle.standardError.write(Data("ferry-bench: unknown argument \(argument)\n".utf8))
@@ -105,6 +105,7 @@ for scale in scales {
     section("sync") { try syncBenchmarks(scale: scale, workDirectory: directory, ferry: ferry) }
     await asyncSection("remote") { try await remoteBenchmarks(scale: scale, workDirectory: directory) }
     await asyncSection("hub") { try await hubBenchmarks(scale: scale, workDirectory: directory, ferry: ferry) }
+    await asyncSection("backend") { try await backendBenchmarks(scale: scale, workDirectory: directory) }
     section("import") { try importBenchmarks(scale: scale, workDirectory: directory) }
     section("audit") { try auditBenchmarks(scale: scale, workDirectory: directory) }
 }

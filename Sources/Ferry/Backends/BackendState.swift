@@ -3,7 +3,7 @@
 ///
 /// - `state.json`: the replica that stands for the backend in this store's journal (changes
 ///   other clients made arrive as its changes), each collection's watermark (the `updated` of
-///   the newest record pulled), how far the local journal has been pushed, records whose push
+///   the newest record pulled) and the backend's clock when that pull began, how far the local journal has been pushed, records whose push
 ///   met a newer version and waits for the next pull, how many records of each collection
 ///   Ferry knows on the backend (to notice hard deletes by a count), and the kinds of the
 ///   collections' fields (to empty a field a document no longer has);
@@ -18,6 +18,8 @@ struct BackendState: Sendable {
     /// The replica that stands for the backend in this store's journal.
     var proxy: ReplicaID
     var watermarks: [String: String] = [:]
+    /// The backend's clock when each collection's last pull began (from the answer's `Date`).
+    var listedAt: [String: String] = [:]
     var pushedThrough: UInt64 = 0
     var deferred: Set<RecordKey> = []
     var knownCounts: [String: Int] = [:]
@@ -52,6 +54,7 @@ struct BackendState: Sendable {
         }
         var state = BackendState(location: location, proxy: proxy)
         for (collection, mark) in object["watermarks"]?.objectValue ?? [:] { state.watermarks[collection] = mark.stringValue }
+        for (collection, mark) in object["listedAt"]?.objectValue ?? [:] { state.listedAt[collection] = mark.stringValue }
         state.pushedThrough = UInt64(object["pushedThrough"]?.integerValue ?? 0)
         for item in object["deferred"]?.arrayValue ?? [] {
             guard let pair = item.arrayValue, pair.count == 2, let entity = pair[0].stringValue.flatMap({ try? EntityName($0) }),
@@ -74,6 +77,7 @@ struct BackendState: Sendable {
             "location": .string(location), "proxy": .string(proxy.rawValue), "pushedThrough": .integer(Int64(pushedThrough)),
         ]
         object["watermarks"] = .object(watermarks.mapValues { .string($0) })
+        object["listedAt"] = .object(listedAt.mapValues { .string($0) })
         object["deferred"] = .array(deferred.sorted().map { [.string($0.entity.rawValue), .string($0.id.rawValue)] })
         object["knownCounts"] = .object(knownCounts.mapValues { .integer(Int64($0)) })
         object["fieldKinds"] = .object(fieldKinds.mapValues { .object($0.mapValues { .string($0.rawValue) }) })

@@ -34,6 +34,8 @@ public final class BackendSyncEngine {
         public var maximumClockSkewMilliseconds: UInt64 = 86_400_000
         /// Pull-push rounds when a push meets newer versions.
         public var maximumRounds = 3
+        /// Writes in flight at once during a push.
+        public var concurrentWrites = 8
 
         public init(entities: [EntityName]) {
             self.entities = entities
@@ -121,7 +123,14 @@ public final class BackendSyncEngine {
 
     private func pull(_ entity: EntityName, state: inout BackendState, report: inout Report) async throws(BackendError) {
         let collection = entity.rawValue
-        let since = state.watermarks[collection].map { Self.earlier($0, by: options.overlapMilliseconds) }
+        // From the watermark less the overlap window, or, when the last pull began longer than
+        // the window after the watermark, from the watermark itself: every record written
+        // before then had committed by then, and was seen.
+        let since = state.watermarks[collection].map { watermark -> String in
+            guard let listed = state.listedAt[collection] else { return Self.earlier(watermark, by: options.overlapMilliseconds) }
+            return min(watermark, Self.earlier(listed, by: options.overlapMilliseconds))
+        }
+        var listedAt: String?
         var after: (updated: String, id: String)?
         var newest = state.watermarks[collection]
         var kinds = state.fieldKinds[collection] ?? [:]
@@ -129,6 +138,7 @@ public final class BackendSyncEngine {
         var pulled: [RecordKey] = []
         while true {
             let page = try await backend.changes(in: collection, since: since, after: after, limit: options.pageSize)
+            if listedAt == nil { listedAt = page.serverTime ?? "" }
             var frontier: ReplicaFrontier
             do { frontier = try store.currentFrontier() } catch { throw local(error) }
             var counter = frontier.knowledge[state.proxy]
@@ -199,6 +209,7 @@ public final class BackendSyncEngine {
         touched.formUnion(pulled)
         try resolve(Set(pulled), report: &report)
         state.watermarks[collection] = newest
+        state.listedAt[collection] = listedAt.flatMap { $0.isEmpty ? nil : $0 }
         state.fieldKinds[collection] = kinds
         state.knownCounts[collection] = known
         try state.save(to: folder)
@@ -262,8 +273,8 @@ public final class BackendSyncEngine {
             readThrough = batch.through
             if batch.through >= batch.head { break }
         }
-        var waiting = Set<RecordKey>()
-        var written: Set<String> = []
+        // What to write, read from the store first; then the writes, several in flight.
+        var jobs: [PushJob] = []
         for key in keys.sorted() where entities.contains(key.entity) {
             let collection = key.entity.rawValue
             let current: RecordState?
@@ -288,27 +299,77 @@ public final class BackendSyncEngine {
             let record = BackendRecord(
                 collection: collection, backendID: backendID, ferryID: key.id.rawValue, revision: revision, isDeleted: winner.isDelete,
                 updated: "", fields: fields)
-            let outcome: BackendWriteOutcome
-            if let base {
-                outcome = try await backend.update(record, base: base.revision, clearing: clearing)
-            } else {
-                outcome = try await backend.create(record, clearing: clearing)
-            }
+            jobs.append(PushJob(key: key, record: record, base: base?.revision, clearing: clearing, version: winner.version))
+        }
+        let outcomes = await Self.write(jobs, to: backend, concurrency: options.concurrentWrites)
+        var waiting = Set<RecordKey>()
+        var written: Set<String> = []
+        var failure: BackendError?
+        for (job, outcome) in zip(jobs, outcomes) {
             switch outcome {
-            case .written:
+            case .success(.written):
                 try BackendState.setBase(
-                    .init(ferryID: key.id.rawValue, revision: revision, version: winner.version, isDeleted: winner.isDelete),
-                    in: folder, collection: collection, backendID: backendID)
-                if base == nil { state.knownCounts[collection, default: 0] += 1 }
-                written.insert(collection)
+                    .init(ferryID: job.key.id.rawValue, revision: job.record.revision, version: job.version, isDeleted: job.record.isDeleted),
+                    in: folder, collection: job.record.collection, backendID: job.record.backendID)
+                if job.base == nil { state.knownCounts[job.record.collection, default: 0] += 1 }
+                written.insert(job.record.collection)
                 report.pushed += 1
-            case .stale:
-                waiting.insert(key)
+            case .success(.stale):
+                waiting.insert(job.key)
+            case .failure(let error):
+                waiting.insert(job.key)
+                if failure == nil { failure = error }
             }
+        }
+        if let failure {
+            // What was written is remembered before the error is told.
+            try BackendState.synchronizeBases(in: folder, collections: Array(written))
+            state.deferred = waiting
+            try state.save(to: folder)
+            throw failure
         }
         try BackendState.synchronizeBases(in: folder, collections: Array(written))
         state.pushedThrough = readThrough
         return waiting
+    }
+
+    /// One record to write.
+    private struct PushJob: Sendable {
+        var key: RecordKey
+        var record: BackendRecord
+        /// The base revision; `nil` to create.
+        var base: String?
+        var clearing: [String: JSONValue]
+        var version: VersionVector
+    }
+
+    /// Runs the writes, at most `concurrency` at once; the outcomes in the jobs' order.
+    private static func write(_ jobs: [PushJob], to backend: any SyncBackend, concurrency: Int) async -> [Result<BackendWriteOutcome, BackendError>] {
+        var outcomes = [Result<BackendWriteOutcome, BackendError>?](repeating: nil, count: jobs.count)
+        await withTaskGroup(of: (Int, Result<BackendWriteOutcome, BackendError>).self) { group in
+            var next = 0
+            func start() {
+                let index = next
+                let job = jobs[index]
+                next += 1
+                group.addTask {
+                    do throws(BackendError) {
+                        if let base = job.base {
+                            return (index, .success(try await backend.update(job.record, base: base, clearing: job.clearing)))
+                        }
+                        return (index, .success(try await backend.create(job.record, clearing: job.clearing)))
+                    } catch {
+                        return (index, .failure(error))
+                    }
+                }
+            }
+            while next < jobs.count && next < max(1, concurrency) { start() }
+            for await (index, outcome) in group {
+                outcomes[index] = outcome
+                if next < jobs.count { start() }
+            }
+        }
+        return outcomes.map { $0 ?? .failure(BackendError(.protocolViolation, "a write was not run")) }
     }
 
     // MARK: Helpers

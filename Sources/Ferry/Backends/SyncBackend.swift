@@ -34,10 +34,13 @@ public struct BackendPage: Sendable {
     public var records: [BackendRecord]
     /// Whether a next page may hold more (this one was full).
     public var mayHaveMore: Bool
+    /// The backend's clock when it answered, in its own timestamp form (as ``BackendRecord/updated``).
+    public var serverTime: String?
 
-    public init(records: [BackendRecord], mayHaveMore: Bool) {
+    public init(records: [BackendRecord], mayHaveMore: Bool, serverTime: String? = nil) {
         self.records = records
         self.mayHaveMore = mayHaveMore
+        self.serverTime = serverTime
     }
 }
 

@@ -14,7 +14,14 @@ public final class PocketBaseBackend: SyncBackend {
     static let systemFields: Set<String> = ["id", "collectionId", "collectionName", "created", "updated", "expand"]
 
     public func connect() async throws(BackendError) {
-        let identity = try await client.signIn()
+        // A client signed in earlier in this process keeps its session (it signs in again if
+        // the session has expired); otherwise sign in now.
+        let identity: PocketBaseClient.Identity
+        if let current = client.identity {
+            identity = current
+        } else {
+            identity = try await client.signIn()
+        }
         if identity.isSuperuser {
             throw BackendError(.forbidden,
                 "\(location): these credentials are a superuser's, which bypass every API rule, the compare-and-set on "
@@ -33,7 +40,10 @@ public final class PocketBaseBackend: SyncBackend {
         var records: [BackendRecord] = []
         records.reserveCapacity(page.items.count)
         for item in page.items { records.append(try Self.record(item, in: collection)) }
-        return BackendPage(records: records, mayHaveMore: page.items.count >= page.perPage)
+        let serverTime = page.serverTime.map {
+            ISO8601Milliseconds.format(signedMilliseconds: $0).replacingOccurrences(of: "T", with: " ")
+        }
+        return BackendPage(records: records, mayHaveMore: page.items.count >= page.perPage, serverTime: serverTime)
     }
 
     public func count(in collection: String) async throws(BackendError) -> Int {

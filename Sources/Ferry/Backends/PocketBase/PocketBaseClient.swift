@@ -38,6 +38,8 @@ public final class PocketBaseClient: Sendable {
         public var perPage: Int
         /// The total, when asked for.
         public var totalItems: Int?
+        /// The server's clock when it answered (its `Date` header), in milliseconds.
+        public var serverTime: Int64?
     }
 
     public let location: PocketBaseLocation
@@ -64,6 +66,9 @@ public final class PocketBaseClient: Sendable {
 
     /// The token of the session, once signed in (for a realtime connection).
     public var token: String? { session.token }
+
+    /// Who the client is signed in as; `nil` before the first sign-in.
+    public var identity: Identity? { session.identity }
 
     // MARK: Sign-in
 
@@ -116,8 +121,8 @@ public final class PocketBaseClient: Sendable {
         if let sort { query.append(("sort", sort)) }
         if let fields { query.append(("fields", fields)) }
         if !withTotal { query.append(("skipTotal", "1")) }
-        let answer = try await exchange("GET", "/api/collections/\(PocketBaseLocation.escape(collection))/records", query: query,
-                                        what: "list \(collection)")
+        let (answer, headers) = try await exchangeWithHeaders(
+            "GET", "/api/collections/\(PocketBaseLocation.escape(collection))/records", query: query, what: "list \(collection)")
         guard let object = answer.objectValue, let items = object["items"]?.arrayValue else {
             throw BackendError(.protocolViolation, "list \(collection): the answer has no items")
         }
@@ -132,7 +137,8 @@ public final class PocketBaseClient: Sendable {
         let total = object["totalItems"]?.integerValue.map(Int.init)
         // The page size the server used: it may cap the one asked for.
         let used = object["perPage"]?.integerValue.map(Int.init) ?? perPage
-        return Page(items: records, page: page, perPage: min(used, perPage), totalItems: withTotal ? total : nil)
+        return Page(items: records, page: page, perPage: min(used, perPage), totalItems: withTotal ? total : nil,
+                    serverTime: headers["date"].flatMap(HTTPDate.milliseconds))
     }
 
     /// How many records of `collection` the signed-in user may list (that `filter` selects).
@@ -219,6 +225,15 @@ public final class PocketBaseClient: Sendable {
         _ method: String, _ path: String, query: [(String, String)] = [], body: JSONValue? = nil, what: String,
         authenticated: Bool = true, signInOnExpiry: Bool = true
     ) async throws(BackendError) -> JSONValue {
+        try await exchangeWithHeaders(method, path, query: query, body: body, what: what, authenticated: authenticated,
+                                      signInOnExpiry: signInOnExpiry).0
+    }
+
+    /// ``exchange(_:_:query:body:what:authenticated:signInOnExpiry:)``, with the answer's `Date` header.
+    func exchangeWithHeaders(
+        _ method: String, _ path: String, query: [(String, String)] = [], body: JSONValue? = nil, what: String,
+        authenticated: Bool = true, signInOnExpiry: Bool = true
+    ) async throws(BackendError) -> (JSONValue, [String: String]) {
         guard let url = location.url(path, query: query) else {
             throw BackendError(.setup, "\(what): cannot make a URL from \(location)")
         }
@@ -227,7 +242,7 @@ public final class PocketBaseClient: Sendable {
         var signedInAgain = false
         while true {
             attempt += 1
-            var request = HTTPClientRequest(method: method, url: url, body: body.map { $0.canonicalBytes() }, responseHeaderNames: ["retry-after"])
+            var request = HTTPClientRequest(method: method, url: url, body: body.map { $0.canonicalBytes() }, responseHeaderNames: ["retry-after", "date"])
             request.timeout = 30
             if body != nil { request.headers.append((name: "Content-Type", value: "application/json")) }
             if authenticated, let token = session.token { request.headers.append((name: "Authorization", value: token)) }
@@ -245,8 +260,8 @@ public final class PocketBaseClient: Sendable {
             }
             switch response.status {
             case 200..<300:
-                if response.body.isEmpty { return .null }
-                do { return try JSONParser.parse(response.body, options: JSONParser.Options(maximumDepth: 64, maximumByteCount: 256 << 20)) } catch {
+                if response.body.isEmpty { return (.null, response.headers) }
+                do { return (try JSONParser.parse(response.body, options: JSONParser.Options(maximumDepth: 64, maximumByteCount: 256 << 20)), response.headers) } catch {
                     throw BackendError(.protocolViolation, "\(what): the answer is not JSON: \(error)")
                 }
             case 401 where authenticated && signInOnExpiry && !signedInAgain:
