@@ -34,8 +34,6 @@ public final class BackendSyncEngine {
         public var maximumClockSkewMilliseconds: UInt64 = 86_400_000
         /// Pull-push rounds when a push meets newer versions.
         public var maximumRounds = 3
-        /// Writes in flight at once during a push.
-        public var concurrentWrites = 8
 
         public init(entities: [EntityName]) {
             self.entities = entities
@@ -301,7 +299,7 @@ public final class BackendSyncEngine {
                 updated: "", fields: fields)
             jobs.append(PushJob(key: key, record: record, base: base?.revision, clearing: clearing, version: winner.version))
         }
-        let outcomes = await Self.write(jobs, to: backend, concurrency: options.concurrentWrites)
+        let outcomes = await backend.write(jobs.map { BackendWrite(record: $0.record, base: $0.base, clearing: $0.clearing) })
         var waiting = Set<RecordKey>()
         var written: Set<String> = []
         var failure: BackendError?
@@ -341,35 +339,6 @@ public final class BackendSyncEngine {
         var base: String?
         var clearing: [String: JSONValue]
         var version: VersionVector
-    }
-
-    /// Runs the writes, at most `concurrency` at once; the outcomes in the jobs' order.
-    private static func write(_ jobs: [PushJob], to backend: any SyncBackend, concurrency: Int) async -> [Result<BackendWriteOutcome, BackendError>] {
-        var outcomes = [Result<BackendWriteOutcome, BackendError>?](repeating: nil, count: jobs.count)
-        await withTaskGroup(of: (Int, Result<BackendWriteOutcome, BackendError>).self) { group in
-            var next = 0
-            func start() {
-                let index = next
-                let job = jobs[index]
-                next += 1
-                group.addTask {
-                    do throws(BackendError) {
-                        if let base = job.base {
-                            return (index, .success(try await backend.update(job.record, base: base, clearing: job.clearing)))
-                        }
-                        return (index, .success(try await backend.create(job.record, clearing: job.clearing)))
-                    } catch {
-                        return (index, .failure(error))
-                    }
-                }
-            }
-            while next < jobs.count && next < max(1, concurrency) { start() }
-            for await (index, outcome) in group {
-                outcomes[index] = outcome
-                if next < jobs.count { start() }
-            }
-        }
-        return outcomes.map { $0 ?? .failure(BackendError(.protocolViolation, "a write was not run")) }
     }
 
     // MARK: Helpers

@@ -44,6 +44,21 @@ public struct BackendPage: Sendable {
     }
 }
 
+/// One conditional write: a create (no base) or an update from a base revision.
+public struct BackendWrite: Sendable {
+    public var record: BackendRecord
+    /// The revision the write was made from; `nil` to create the record.
+    public var base: String?
+    /// The empty value of each field the record's document no longer has.
+    public var clearing: [String: JSONValue]
+
+    public init(record: BackendRecord, base: String?, clearing: [String: JSONValue]) {
+        self.record = record
+        self.base = base
+        self.clearing = clearing
+    }
+}
+
 /// What a conditional write met.
 public enum BackendWriteOutcome: Sendable, Equatable {
     /// Written; the record as stored.
@@ -86,6 +101,46 @@ public protocol SyncBackend: Sendable {
     /// record's document no longer has.
     func update(_ record: BackendRecord, base: String, clearing: [String: JSONValue]) async throws(BackendError) -> BackendWriteOutcome
 
+    /// Runs many writes, in any order and as many at once as suits the backend; each
+    /// outcome in the writes' order. The default runs ``create(_:clearing:)`` and
+    /// ``update(_:base:clearing:)``, eight at a time.
+    func write(_ writes: [BackendWrite]) async -> [Result<BackendWriteOutcome, BackendError>]
+
     /// Requests sent so far.
     var requestCount: Int { get }
+}
+
+extension SyncBackend {
+    public func write(_ writes: [BackendWrite]) async -> [Result<BackendWriteOutcome, BackendError>] {
+        await writeOneByOne(writes, concurrency: 8)
+    }
+
+    /// Runs each write on its own, at most `concurrency` at once; the outcomes in order.
+    public func writeOneByOne(_ writes: [BackendWrite], concurrency: Int) async -> [Result<BackendWriteOutcome, BackendError>] {
+        var outcomes = [Result<BackendWriteOutcome, BackendError>?](repeating: nil, count: writes.count)
+        await withTaskGroup(of: (Int, Result<BackendWriteOutcome, BackendError>).self) { group in
+            var next = 0
+            func start() {
+                let index = next
+                let write = writes[index]
+                next += 1
+                group.addTask {
+                    do throws(BackendError) {
+                        if let base = write.base {
+                            return (index, .success(try await update(write.record, base: base, clearing: write.clearing)))
+                        }
+                        return (index, .success(try await create(write.record, clearing: write.clearing)))
+                    } catch {
+                        return (index, .failure(error))
+                    }
+                }
+            }
+            while next < writes.count && next < max(1, concurrency) { start() }
+            for await (index, outcome) in group {
+                outcomes[index] = outcome
+                if next < writes.count { start() }
+            }
+        }
+        return outcomes.map { $0 ?? .failure(BackendError(.protocolViolation, "a write was not run")) }
+    }
 }

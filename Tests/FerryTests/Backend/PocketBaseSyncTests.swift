@@ -204,6 +204,30 @@ import Testing
         #expect(server?["title"] == "laptop title" && server?["rank"] == 9)
     }
 
+    /// With the batch API on, a push writes 50 records per request; a batch with one stale
+    /// write fails as a whole, is written one by one, and the stale record waits for the pull.
+    @Test func batchesWhereTheServerAllowsThem() async throws {
+        guard let fixture = try await Fixture.start() else { return }
+        defer { fixture.server.stop() }
+        var setup = PocketBaseSetup(collections: [.init(name: "Note")])
+        setup.enableBatch = true
+        _ = try await setup.run(with: fixture.client(superuser: true))
+        let laptop = try fixture.store("laptop")
+        for index in 0..<120 { try laptop.put(["title": .string("note \(index)"), "rank": .integer(Int64(index))], entity: Self.note, id: RecordID("n\(index)")) }
+        let first = try await fixture.sync(laptop)
+        #expect(first.pushed == 120 && first.requests == 6, "a sign-in, a listing, a count, three batches: \(first)")
+        #expect(try await fixture.serverRecords().count == 120)
+        for index in 0..<60 { try laptop.put(["title": .string("edited \(index)"), "rank": .integer(Int64(index))], entity: Self.note, id: RecordID("n\(index)")) }
+        let racing = RacingBackend(PocketBaseBackend(client: fixture.client())) {
+            try await fixture.webEdit("n7", ["rank": 700])
+        }
+        let second = try await fixture.sync(laptop, policy: .merge, backend: racing)
+        #expect(second.pushed == 60 && second.rounds == 2 && second.waiting.isEmpty, "\(second)")
+        let server = try await fixture.serverRecords()
+        #expect(server["n7"]?["title"] == "edited 7" && server["n7"]?["rank"] == 700)
+        #expect(server["n8"]?["title"] == "edited 8")
+    }
+
     @Test func twoFerryReplicasAndAWebClientConverge() async throws {
         guard let fixture = try await Fixture.start() else { return }
         defer { fixture.server.stop() }
@@ -266,6 +290,13 @@ final class RacingBackend: SyncBackend, @unchecked Sendable {
     func ids(in collection: String) async throws(BackendError) -> Set<String> { try await inner.ids(in: collection) }
     func create(_ record: BackendRecord, clearing: [String: JSONValue]) async throws(BackendError) -> BackendWriteOutcome {
         try await inner.create(record, clearing: clearing)
+    }
+    func write(_ writes: [BackendWrite]) async -> [Result<BackendWriteOutcome, BackendError>] {
+        if let race {
+            self.race = nil
+            do { try await race() } catch { return writes.map { _ in .failure(BackendError(.protocolViolation, "the racing edit failed: \(error)")) } }
+        }
+        return await inner.write(writes)
     }
     func update(_ record: BackendRecord, base: String, clearing: [String: JSONValue]) async throws(BackendError) -> BackendWriteOutcome {
         if let race {

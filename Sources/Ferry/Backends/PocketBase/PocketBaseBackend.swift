@@ -1,10 +1,17 @@
+import Foundation
+
 /// PocketBase as a ``SyncBackend``: Ferry's fields (`ferry_id`, `ferry_rev`, `ferry_deleted`)
 /// and the compare-and-set rule that ``PocketBaseSetup`` puts in place.
 public final class PocketBaseBackend: SyncBackend {
     public let client: PocketBaseClient
+    /// Writes per batch request (PocketBase's default limit is 50).
+    public let batchSize: Int
+    /// Whether the server takes batches: unknown until tried.
+    private let batches = BatchAvailability()
 
-    public init(client: PocketBaseClient) {
+    public init(client: PocketBaseClient, batchSize: Int = 50) {
         self.client = client
+        self.batchSize = batchSize
     }
 
     public var location: String { client.location.description }
@@ -84,6 +91,65 @@ public final class PocketBaseBackend: SyncBackend {
             // The update rule refused a stale base revision (or the record is gone): PocketBase
             // answers both with 404.
             return .stale
+        }
+    }
+
+    /// Writes in batches of ``batchSize`` (one transaction each) where the server allows the
+    /// batch API; a batch that fails as a whole (one stale write fails them all) is written one
+    /// by one, which tells the stale writes from the rest. Without the batch API, eight single
+    /// writes are in flight at once.
+    public func write(_ writes: [BackendWrite]) async -> [Result<BackendWriteOutcome, BackendError>] {
+        guard writes.count > 1, batches.allowed != false else { return await writeOneByOne(writes, concurrency: 8) }
+        var outcomes: [Result<BackendWriteOutcome, BackendError>] = []
+        outcomes.reserveCapacity(writes.count)
+        var start = 0
+        while start < writes.count {
+            let chunk = Array(writes[start..<min(writes.count, start + max(1, batchSize))])
+            start += chunk.count
+            if batches.allowed == false || chunk.count == 1 {
+                outcomes += await writeOneByOne(chunk, concurrency: 8)
+                continue
+            }
+            let requests = chunk.map { write -> PocketBaseClient.BatchRequest in
+                var body = Self.body(write.record, clearing: write.clearing)
+                let collection = PocketBaseLocation.escape(write.record.collection)
+                if let base = write.base {
+                    body[PocketBaseSetup.baseRevisionMember] = .string(base)
+                    return .init(method: "PATCH", path: "/api/collections/\(collection)/records/\(PocketBaseLocation.escape(write.record.backendID))", body: body)
+                }
+                body["id"] = .string(write.record.backendID)
+                return .init(method: "POST", path: "/api/collections/\(collection)/records", body: body)
+            }
+            do {
+                let results = try await client.batch(requests, what: "batch of \(chunk.count) writes to \(chunk[0].record.collection)")
+                batches.allowed = true
+                for (write, result) in zip(chunk, results) {
+                    guard (200..<300).contains(result.status), let stored = result.body.objectValue else {
+                        outcomes.append(.failure(BackendError(.protocolViolation, "\(write.record.collection)/\(write.record.backendID): batch answered \(result.status)")))
+                        continue
+                    }
+                    do throws(BackendError) {
+                        outcomes.append(.success(.written(try Self.checked(stored, sent: write.record, in: write.record.collection))))
+                    } catch {
+                        outcomes.append(.failure(error))
+                    }
+                }
+            } catch {
+                if error.kind == .forbidden && error.message.contains("Batch requests are not allowed") { batches.allowed = false }
+                // Failed as a whole (a stale write among them, or no batch API): one by one.
+                outcomes += await writeOneByOne(chunk, concurrency: 8)
+            }
+        }
+        return outcomes
+    }
+
+    /// Whether the server takes batches, shared by concurrent pushes.
+    private final class BatchAvailability: @unchecked Sendable {
+        private let lock = NSLock()
+        private var value: Bool?
+        var allowed: Bool? {
+            get { lock.withLock { value } }
+            set { lock.withLock { value = newValue } }
         }
     }
 

@@ -181,6 +181,37 @@ public final class PocketBaseClient: Sendable {
         return record
     }
 
+    /// One request of a batch.
+    public struct BatchRequest: Sendable {
+        public var method: String
+        /// The API path, such as `/api/collections/Note/records/abc`.
+        public var path: String
+        public var body: [String: JSONValue]
+
+        public init(method: String, path: String, body: [String: JSONValue]) {
+            self.method = method
+            self.path = path
+            self.body = body
+        }
+    }
+
+    /// Runs `requests` as one transaction (PocketBase's batch API): all are applied or none.
+    /// - Returns: each request's status and answer, in order.
+    /// - Throws: ``BackendError``: `.forbidden` when the server does not allow batches, `.invalid`
+    ///   when one request failed (and so the whole batch).
+    public func batch(_ requests: [BatchRequest], what: String) async throws(BackendError) -> [(status: Int, body: JSONValue)] {
+        let body: JSONValue = ["requests": .array(requests.map {
+            ["method": .string($0.method), "url": .string($0.path), "body": .object($0.body)]
+        })]
+        let answer = try await exchange("POST", "/api/batch", body: body, what: what)
+        guard let items = answer.arrayValue, items.count == requests.count else {
+            throw BackendError(.protocolViolation, "\(what): the batch answer does not have one result per request")
+        }
+        return items.map { item in
+            (Int(item.objectValue?["status"]?.integerValue ?? 0), item.objectValue?["body"] ?? .null)
+        }
+    }
+
     // MARK: Collections and settings (superuser)
 
     /// The collection named `name` as PocketBase describes it; `nil` when there is none.
