@@ -117,30 +117,36 @@ extension SyncBackend {
 
     /// Runs each write on its own, at most `concurrency` at once; the outcomes in order.
     public func writeOneByOne(_ writes: [BackendWrite], concurrency: Int) async -> [Result<BackendWriteOutcome, BackendError>] {
-        var outcomes = [Result<BackendWriteOutcome, BackendError>?](repeating: nil, count: writes.count)
-        await withTaskGroup(of: (Int, Result<BackendWriteOutcome, BackendError>).self) { group in
+        let limit = max(1, concurrency)
+        let collected = await withTaskGroup(
+            of: (Int, Result<BackendWriteOutcome, BackendError>).self, returning: [Result<BackendWriteOutcome, BackendError>?].self
+        ) { group in
+            var outcomes = [Result<BackendWriteOutcome, BackendError>?](repeating: nil, count: writes.count)
             var next = 0
-            func start() {
-                let index = next
-                let write = writes[index]
-                next += 1
-                group.addTask {
-                    do throws(BackendError) {
-                        if let base = write.base {
-                            return (index, .success(try await update(write.record, base: base, clearing: write.clearing)))
+            var running = 0
+            while next < writes.count || running > 0 {
+                while running < limit && next < writes.count {
+                    let index = next
+                    let write = writes[index]
+                    next += 1
+                    running += 1
+                    group.addTask {
+                        do throws(BackendError) {
+                            if let base = write.base {
+                                return (index, .success(try await update(write.record, base: base, clearing: write.clearing)))
+                            }
+                            return (index, .success(try await create(write.record, clearing: write.clearing)))
+                        } catch {
+                            return (index, .failure(error))
                         }
-                        return (index, .success(try await create(write.record, clearing: write.clearing)))
-                    } catch {
-                        return (index, .failure(error))
                     }
                 }
-            }
-            while next < writes.count && next < max(1, concurrency) { start() }
-            for await (index, outcome) in group {
+                guard let (index, outcome) = await group.next() else { break }
+                running -= 1
                 outcomes[index] = outcome
-                if next < writes.count { start() }
             }
+            return outcomes
         }
-        return outcomes.map { $0 ?? .failure(BackendError(.protocolViolation, "a write was not run")) }
+        return collected.map { $0 ?? .failure(BackendError(.protocolViolation, "a write was not run")) }
     }
 }
