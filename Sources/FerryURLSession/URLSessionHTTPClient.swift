@@ -72,6 +72,78 @@ public final class URLSessionHTTPClient: HTTPClient {
         return HTTPClientResponse(status: http.statusCode, headers: headers, body: [UInt8](data))
     }
 
+    public func openStream(_ request: HTTPClientRequest) async throws(HTTPClientFailure) -> HTTPClientStream {
+        var urlRequest = URLRequest(url: request.url)
+        urlRequest.httpMethod = request.method
+        for (name, value) in request.headers { urlRequest.setValue(value, forHTTPHeaderField: name) }
+        if let body = request.body { urlRequest.httpBody = Data(body) }
+        let (bytes, continuation) = AsyncThrowingStream<[UInt8], any Error>.makeStream()
+        let delegate = StreamDelegate(continuation: continuation)
+        let configuration = URLSessionConfiguration.ephemeral
+        // The time allowed between two pieces of the body: a stream may be quiet for a while.
+        configuration.timeoutIntervalForRequest = request.timeout ?? 600
+        configuration.timeoutIntervalForResource = 7 * 86_400
+        configuration.urlCache = nil
+        configuration.httpCookieStorage = nil
+        let session = URLSession(configuration: configuration, delegate: delegate, delegateQueue: nil)
+        let task = session.dataTask(with: urlRequest)
+        let status: Int
+        do {
+            status = try await withCheckedThrowingContinuation { (waiting: CheckedContinuation<Int, any Error>) in
+                delegate.setStatusContinuation(waiting)
+                task.resume()
+            }
+        } catch {
+            session.invalidateAndCancel()
+            let nsError = error as NSError
+            let code: URLError.Code? = nsError.domain == NSURLErrorDomain ? URLError.Code(rawValue: nsError.code) : nil
+            throw Self.failure(nsError.localizedDescription, code: code)
+        }
+        return HTTPClientStream(status: status, bytes: bytes, cancel: { session.invalidateAndCancel() })
+    }
+
+    /// Hands a streamed response to an ``HTTPClientStream``: its status once, its body as it comes.
+    private final class StreamDelegate: NSObject, URLSessionDataDelegate, @unchecked Sendable {
+        private let lock = NSLock()
+        private let continuation: AsyncThrowingStream<[UInt8], any Error>.Continuation
+        private var statusContinuation: CheckedContinuation<Int, any Error>?
+
+        init(continuation: AsyncThrowingStream<[UInt8], any Error>.Continuation) {
+            self.continuation = continuation
+        }
+
+        func setStatusContinuation(_ waiting: CheckedContinuation<Int, any Error>) {
+            lock.withLock { statusContinuation = waiting }
+        }
+
+        private func takeStatusContinuation() -> CheckedContinuation<Int, any Error>? {
+            lock.withLock {
+                defer { statusContinuation = nil }
+                return statusContinuation
+            }
+        }
+
+        func urlSession(
+            _ session: URLSession, dataTask: URLSessionDataTask, didReceive response: URLResponse,
+            completionHandler: @escaping (URLSession.ResponseDisposition) -> Void
+        ) {
+            takeStatusContinuation()?.resume(returning: (response as? HTTPURLResponse)?.statusCode ?? 0)
+            completionHandler(.allow)
+        }
+
+        func urlSession(_ session: URLSession, dataTask: URLSessionDataTask, didReceive data: Data) {
+            continuation.yield([UInt8](data))
+        }
+
+        func urlSession(_ session: URLSession, task: URLSessionTask, didCompleteWithError error: (any Error)?) {
+            if let waiting = takeStatusContinuation() {
+                waiting.resume(throwing: error ?? URLError(.badServerResponse))
+            }
+            if let error { continuation.finish(throwing: error) } else { continuation.finish() }
+            session.finishTasksAndInvalidate()
+        }
+    }
+
     private static func failure(_ message: String, code: URLError.Code?) -> HTTPClientFailure {
         // libcurl's TLS failures may come with a generic code; they never go away by retrying.
         let retryable = code.map(isRetryable) ?? true

@@ -1,6 +1,7 @@
 import Ferry
 import FerryTestSupport
 import Foundation
+import FerryURLSession
 import Testing
 
 /// `ferry backend setup` through the binaries (`ferry` hands it to `ferry-remote`), against a
@@ -97,5 +98,51 @@ import Testing
         let down = try runFerry(["sync", laptop, server.location, "--entities", "Note"], environment: user, timeout: 120)
         #expect(down.exitCode != 0 && down.stderr.contains("is \(server.location) right and up?"), "\(down)")
         #expect(down.stderr.split(separator: "\n").count == 1, "\(down.stderr)")
+    }
+}
+
+/// `ferry sync … pocketbase+http://… --watch`: realtime both ways, and back after the server
+/// goes away.
+@Suite(.serialized) struct BackendWatchTests {
+    @Test func watchPullsWithinASecondPushesLocalEditsAndReconnects() async throws {
+        guard let binary = try PocketBaseServer.availableOrSkip() else { return }
+        let directory = try TemporaryDirectory()
+        let server = try PocketBaseServer.start(in: directory.subpath("pb"), executable: binary)
+        defer { server.stop() }
+        let laptop = directory.subpath("laptop")
+        #expect(try runFerry(["init", laptop, "--name", "laptop"]).exitCode == 0)
+        #expect(try runFerry(["put", laptop, "Note", "n1", "--json", #"{"title": "a"}"#]).exitCode == 0)
+        let user = ["POCKETBASE_EMAIL": "laptop@example.com", "POCKETBASE_PASSWORD": "laptop-password-1"]
+        #expect(try runFerry(["backend", "setup", server.location, "--entities", "Note", "--from", laptop, "--create-user"],
+                             environment: server.superuserEnvironment.merging(user) { $1 }).exitCode == 0)
+        try FileManager.default.createDirectory(atPath: directory.subpath("watch"), withIntermediateDirectories: true)
+        let watch = try ChildProcess(
+            "/usr/bin/env", user.map { "\($0.key)=\($0.value)" } + [try ferryBinaryPath(), "sync", laptop, server.location, "--entities", "Note", "--watch"],
+            outputDirectory: directory.subpath("watch"))
+        defer {
+            watch.kill(SIGTERM)
+            _ = watch.wait()
+        }
+        #expect(await watch.waitForOutput(lineStartingWith: "\(server.location): pulled 0, pushed 1", timeout: 20), "\(watch.outputLines) \(watch.errorOutput)")
+        let web = PocketBaseClient(location: try PocketBaseLocation(parsing: server.location),
+                                   credentials: .password(email: "laptop@example.com", password: "laptop-password-1", collection: "users"),
+                                   httpClient: URLSessionHTTPClient())
+        // Give the subscription a moment, then another client writes: the watcher pulls at once.
+        try await Task.sleep(nanoseconds: 1_000_000_000)
+        _ = try await web.create(in: "Note", fields: ["title": "from the web"])
+        #expect(await watch.waitForOutput(lineStartingWith: "\(server.location): pulled 1, pushed 0", timeout: 3), "\(watch.outputLines)")
+        // A local edit is pushed without waiting for the interval (30 s).
+        #expect(try runFerry(["put", laptop, "Note", "n2", "--json", #"{"title": "local"}"#]).exitCode == 0)
+        try await Task.sleep(nanoseconds: 3_000_000_000)
+        #expect(watch.outputLines.filter { $0.hasPrefix("\(server.location): pulled 0, pushed 1") }.count == 2, "\(watch.outputLines)")
+        // The server goes away and comes back: the watcher subscribes again and hears the next change.
+        server.kill()
+        try await Task.sleep(nanoseconds: 1_500_000_000)
+        try server.restart()
+        try await Task.sleep(nanoseconds: 5_000_000_000)
+        _ = try await web.create(in: "Note", fields: ["title": "after the restart"])
+        try await Task.sleep(nanoseconds: 3_000_000_000)
+        #expect(watch.outputLines.filter { $0.hasPrefix("\(server.location): pulled 1, pushed 0") }.count == 2, "\(watch.outputLines) \(watch.errorOutput)")
+        #expect(watch.errorOutput.contains("realtime: connected again"), "\(watch.errorOutput)")
     }
 }

@@ -91,6 +91,7 @@ public final class BackendSyncEngine {
 
     /// Runs the sync.
     public func sync() async throws(BackendError) -> Report {
+        let requestsBefore = backend.requestCount
         try await backend.connect()
         let lock = try lockFolder()
         defer { lock.close() }
@@ -113,7 +114,7 @@ public final class BackendSyncEngine {
         for key in touched.sorted() {
             if (try? store.state(of: key))??.isConflicted == true { report.conflicts.append(key) }
         }
-        report.requests = backend.requestCount
+        report.requests = backend.requestCount - requestsBefore
         return report
     }
 

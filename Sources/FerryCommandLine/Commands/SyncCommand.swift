@@ -103,7 +103,7 @@ enum SyncCommand: Command {
     ) async throws -> ExitCode {
         let location: PocketBaseLocation
         do { location = try PocketBaseLocation(parsing: peerText) } catch { throw UsageError(error.message) }
-        for flag in ["dry-run", "pull-only", "push-only", "watch", "force"] where arguments.flag(flag) {
+        for flag in ["dry-run", "pull-only", "push-only", "force"] where arguments.flag(flag) {
             throw UsageError("--\(flag) is not available for app backends yet")
         }
         for option in ["token", "endpoint"] where arguments.option(option) != nil {
@@ -125,6 +125,9 @@ enum SyncCommand: Command {
         let runner = BackendSyncRunner(
             storePath: storePath, location: location, options: options, commitFirst: !arguments.flag("no-commit"), context: context,
             json: arguments.flag("json"))
+        if arguments.flag("watch") {
+            return try await runner.watch(httpClient: httpClient, interval: try arguments.double("interval") ?? 30)
+        }
         return try await runner.once(httpClient: httpClient)
     }
 }

@@ -12,9 +12,82 @@ struct BackendSyncRunner {
     let json: Bool
 
     func once(httpClient: any HTTPClient) async throws -> ExitCode {
-        let credentials = try PocketBaseCredentials.forSync(environment: context.environment)
+        let client = PocketBaseClient(location: location, credentials: try PocketBaseCredentials.forSync(environment: context.environment),
+                                      httpClient: httpClient)
         let store = try context.openStore(storePath)
         defer { store.close() }
+        _ = try await syncAndPrint(store: store, client: client, quietWhenIdle: false)
+        return .success
+    }
+
+    /// Syncs on the backend's realtime events (reconnecting with backoff when the server goes
+    /// away), on local changes, and every `interval` seconds, until Ctrl-C.
+    func watch(httpClient: any HTTPClient, interval: Double) async throws -> ExitCode {
+        let client = PocketBaseClient(location: location, credentials: try PocketBaseCredentials.forSync(environment: context.environment),
+                                      httpClient: httpClient)
+        let store = try context.openStore(storePath)
+        defer { store.close() }
+        let stop = StopFlag()
+        let signals = TerminationSignals { _ in
+            if stop.raise() { exit(130) }
+        }
+        defer { signals.cancel() }
+        context.stderr.line("watching \(store.path) ↔ \(location) (realtime, local changes, every \(interval) s; Ctrl-C to stop)")
+        let wake = WakeFlag()
+        let realtime = PocketBaseRealtime(client: client, httpClient: httpClient, collections: options.entities.map(\.rawValue))
+        let stderr = context.stderr
+        let listener = Task {
+            var delay = 1.0
+            var lastError: String?
+            while !Task.isCancelled {
+                do {
+                    for try await event in try await realtime.events() {
+                        if event == .subscribed {
+                            if lastError != nil { stderr.line("realtime: connected again") }
+                            delay = 1
+                            lastError = nil
+                        }
+                        wake.raise()  // subscribed: sync once for what came meanwhile; changed: sync
+                    }
+                } catch {
+                    let message = "\(error)"
+                    if message != lastError { stderr.line("realtime: \(message); reconnecting in \(Int(delay)) s (then less often)") }
+                    lastError = message
+                }
+                try? await Task.sleep(nanoseconds: UInt64(delay * 1e9))
+                delay = min(delay * 2, 30)
+            }
+        }
+        defer { listener.cancel() }
+        var lastHead = store.head
+        var nextDue = Date()
+        var lastConflicts: [RecordKey] = []
+        var lastError: String?
+        while !stop.isRaised {
+            if wake.take() || Date() >= nextDue || store.head != lastHead {
+                do {
+                    let report = try await syncAndPrint(store: store, client: client, quietWhenIdle: true, lastConflicts: lastConflicts,
+                                                        afterError: lastError != nil)
+                    lastConflicts = report.conflicts
+                    lastError = nil
+                } catch {
+                    let message = "\(error)"
+                    if message != lastError { context.stderr.line("error: \(message)") }  // keep watching: the server may come back
+                    lastError = message
+                }
+                lastHead = store.head
+                nextDue = Date().addingTimeInterval(interval)
+            }
+            try? await Task.sleep(nanoseconds: 100_000_000)
+        }
+        context.stderr.line("stopped watching")
+        return .success
+    }
+
+    /// One sync and its report; with `quietWhenIdle`, nothing is printed when nothing moved.
+    private func syncAndPrint(
+        store: Store, client: PocketBaseClient, quietWhenIdle: Bool, lastConflicts: [RecordKey] = [], afterError: Bool = false
+    ) async throws -> BackendSyncEngine.Report {
         var committed = 0
         if commitFirst {
             let report = try store.commit()
@@ -22,8 +95,9 @@ struct BackendSyncRunner {
             for problem in report.problems { context.stderr.line("warning: \(problem.path): \(problem.reason) (not committed)") }
         }
         let started = ContinuousClock.now
-        let client = PocketBaseClient(location: location, credentials: credentials, httpClient: httpClient)
         let report = try await BackendSyncEngine(store: store, backend: PocketBaseBackend(client: client), options: options).sync()
+        let moved = report.pulled + report.pushed + report.deletedOnBackend + report.resolved + committed > 0
+        if quietWhenIdle && !moved && report.conflicts == lastConflicts && report.notes.isEmpty && !afterError { return report }
         let elapsed = started.duration(to: .now)
         let milliseconds = Int(elapsed.components.seconds * 1000 + elapsed.components.attoseconds / 1_000_000_000_000_000)
         if json {
@@ -47,6 +121,22 @@ struct BackendSyncRunner {
             for key in report.conflicts { context.stdout.line("  conflict: \(key.entity.rawValue)/\(key.id.rawValue) (see ferry conflicts)") }
             for note in report.notes { context.stdout.line("note: \(note)") }
         }
-        return .success
+        return report
+    }
+}
+
+/// Raised by the realtime listener, taken by the watch loop.
+final class WakeFlag: @unchecked Sendable {
+    private let lock = NSLock()
+    private var raised = false
+
+    func raise() { lock.withLock { raised = true } }
+
+    /// Whether it was raised since the last call; lowers it.
+    func take() -> Bool {
+        lock.withLock {
+            defer { raised = false }
+            return raised
+        }
     }
 }

@@ -13,6 +13,11 @@ import Foundation
 /// let transport = try HTTPTransport(url: "https://example.org/alice", token: token)
 /// ```
 public protocol HTTPClient: Sendable {
+    /// Opens a request whose response body keeps coming (server-sent events): the status once
+    /// the head has arrived, then the body's bytes as they arrive, until the server ends it or
+    /// the stream is cancelled. A client that cannot stream throws (the default).
+    func openStream(_ request: HTTPClientRequest) async throws(HTTPClientFailure) -> HTTPClientStream
+
     /// Sends `request` and returns the server's answer, whatever its status.
     /// - Throws: ``HTTPClientFailure`` when no answer came (connection refused, reset, timed
     ///   out, a refused certificate).
@@ -82,4 +87,27 @@ public struct HTTPClientFailure: Error, Sendable, CustomStringConvertible {
     }
 
     public var description: String { message }
+}
+
+/// A response body that keeps coming, from ``HTTPClient/openStream(_:)``.
+public struct HTTPClientStream: Sendable {
+    /// The response's status.
+    public var status: Int
+    /// The body's bytes as they arrive; ends when the server ends the response, throws when
+    /// the connection fails.
+    public var bytes: AsyncThrowingStream<[UInt8], any Error>
+    /// Closes the connection.
+    public var cancel: @Sendable () -> Void
+
+    public init(status: Int, bytes: AsyncThrowingStream<[UInt8], any Error>, cancel: @escaping @Sendable () -> Void) {
+        self.status = status
+        self.bytes = bytes
+        self.cancel = cancel
+    }
+}
+
+extension HTTPClient {
+    public func openStream(_ request: HTTPClientRequest) async throws(HTTPClientFailure) -> HTTPClientStream {
+        throw HTTPClientFailure("this HTTP client cannot stream a response", isRetryable: false)
+    }
 }
