@@ -24,6 +24,7 @@ func backendBenchmarks(scale: Int, workDirectory: String) async throws -> [Bench
         httpClient: http)
     var setup = PocketBaseSetup(collections: [.init(name: "Item", fields: ["name": .text, "price": .number, "tags": .json, "note": .text])])
     setup.syncUser = ("bench@example.com", "bench-password-1", "users")
+    setup.enableBatch = true  // pushes write 50 records per request
     _ = try await setup.run(with: admin)
     let credentials = PocketBaseCredentials.password(email: "bench@example.com", password: "bench-password-1", collection: "users")
     let entity = try EntityName("Item")
@@ -41,7 +42,7 @@ func backendBenchmarks(scale: Int, workDirectory: String) async throws -> [Bench
     guard pushReport?.pushed == scale else { throw BackendBenchmarkError.wrongCount("pushed \(pushReport?.pushed ?? 0) of \(scale)") }
     rows.append(BenchmarkRow(
         name: "backend full push", scale: scale, value: Format.seconds(pushSeconds),
-        note: "\(pushReport?.requests ?? 0) requests, \(String(format: "%.0f", Double(scale) / pushSeconds)) records/s, 8 writes in flight"))
+        note: "\(pushReport?.requests ?? 0) requests, \(String(format: "%.0f", Double(scale) / pushSeconds)) records/s, batches of 50"))
 
     // A plain paginated listing with curl, as the reference for the pull.
     let token = try await { () async throws -> String in
