@@ -39,14 +39,8 @@ enum BackendCommand: Command {
         let locationText = try arguments.requiredPositional("location")
         let location: PocketBaseLocation
         do { location = try PocketBaseLocation(parsing: locationText) } catch { throw UsageError(error.message) }
-        guard let entityList = arguments.option("entities") else {
+        guard let entities = try arguments.entityList("entities") else {
             throw UsageError("give the entities to sync: --entities Product,Note")
-        }
-        var entities: [EntityName] = []
-        for text in entityList.split(separator: ",", omittingEmptySubsequences: false) {
-            do { entities.append(try EntityName(String(text).trimmingCharacters(in: .whitespaces))) } catch {
-                throw UsageError("--entities: \(error)")
-            }
         }
         var collections = entities.map { PocketBaseSetup.Collection(name: $0.rawValue) }
         if let storePath = arguments.option("from") {

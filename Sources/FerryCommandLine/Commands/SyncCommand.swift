@@ -109,14 +109,8 @@ enum SyncCommand: Command {
         for option in ["token", "endpoint"] where arguments.option(option) != nil {
             throw UsageError("--\(option) is not for app backends (credentials come from POCKETBASE_EMAIL/POCKETBASE_PASSWORD or POCKETBASE_TOKEN)")
         }
-        guard let list = arguments.option("entities") else {
+        guard let entities = try arguments.entityList("entities") else {
             throw UsageError("give the entities to sync with \(peerText): --entities Product,Note")
-        }
-        var entities: [EntityName] = []
-        for text in list.split(separator: ",", omittingEmptySubsequences: false) {
-            do { entities.append(try EntityName(String(text).trimmingCharacters(in: .whitespaces))) } catch {
-                throw UsageError("--entities: \(error)")
-            }
         }
         var options = BackendSyncEngine.Options(entities: entities)
         options.policy = policy

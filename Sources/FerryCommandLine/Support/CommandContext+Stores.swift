@@ -1,4 +1,5 @@
 import Ferry
+import Foundation
 
 /// What every command needs to reach stores and print data, in one place.
 extension CommandContext {
@@ -76,6 +77,19 @@ extension ParsedArguments {
     func recordID(_ name: String = "id") throws -> RecordID {
         let text = try requiredPositional(name)
         do { return try RecordID(text) } catch { throw UsageError(error.description) }
+    }
+
+    /// The option `name` as a comma-separated list of entity names (`--entities Product,Note`),
+    /// when given.
+    func entityList(_ name: String) throws -> [EntityName]? {
+        guard let text = option(name) else { return nil }
+        var entities: [EntityName] = []
+        for part in text.split(separator: ",", omittingEmptySubsequences: false) {
+            do { entities.append(try EntityName(String(part).trimmingCharacters(in: .whitespaces))) } catch {
+                throw UsageError("--\(name): \(error)")
+            }
+        }
+        return entities
     }
 
     /// The option `name` as an entity name, when given.
