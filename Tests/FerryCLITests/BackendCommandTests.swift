@@ -4,20 +4,21 @@ import Foundation
 import FerryURLSession
 import Testing
 
+/// The ordinary user the tests sync as (`--create-user` makes it).
+let syncUser = ["POCKETBASE_EMAIL": "laptop@example.com", "POCKETBASE_PASSWORD": "laptop-password-1"]
+
 /// `ferry backend setup` through the binaries (`ferry` hands it to `ferry-remote`), against a
 /// real PocketBase on loopback.
 @Suite(.serialized) struct BackendCommandTests {
     @Test func setupReadsFieldsFromAStoreCreatesTheUserAndSaysWhatItChanged() async throws {
-        guard let binary = try PocketBaseServer.availableOrSkip() else { return }
         let directory = try TemporaryDirectory()
-        let server = try PocketBaseServer.start(in: directory.subpath("pb"), executable: binary)
+        guard let server = try PocketBaseServer.startIfAvailable(in: directory.subpath("pb")) else { return }
         defer { server.stop() }
         let laptop = directory.subpath("laptop")
         #expect(try runFerry(["init", laptop, "--name", "laptop"]).exitCode == 0)
         #expect(try runFerry(["put", laptop, "Note", "n1", "--json", #"{"title": "a", "rank": 1, "tags": ["x"]}"#]).exitCode == 0)
         #expect(try runFerry(["put", laptop, "Note", "n2", "--json", #"{"title": "b", "rank": 2.5, "done": true}"#]).exitCode == 0)
-        let environment = server.superuserEnvironment.merging(
-            ["POCKETBASE_EMAIL": "laptop@example.com", "POCKETBASE_PASSWORD": "laptop-password-1"]) { $1 }
+        let environment = server.superuserEnvironment.merging(syncUser) { $1 }
 
         let setup = try runFerry(["backend", "setup", server.location, "--entities", "Note,Product", "--from", laptop, "--create-user"],
                                  environment: environment)
@@ -36,9 +37,8 @@ import Testing
     }
 
     @Test func setupErrorsAreOneLineAndNeedASuperuser() async throws {
-        guard let binary = try PocketBaseServer.availableOrSkip() else { return }
         let directory = try TemporaryDirectory()
-        let server = try PocketBaseServer.start(in: directory.subpath("pb"), executable: binary)
+        guard let server = try PocketBaseServer.startIfAvailable(in: directory.subpath("pb")) else { return }
         defer { server.stop() }
         let noSuperuser = try runFerry(["backend", "setup", server.location, "--entities", "Note"])
         #expect(noSuperuser.exitCode != 0)
@@ -63,14 +63,13 @@ import Testing
 /// `ferry sync <store> pocketbase+http://…` through the binaries.
 @Suite(.serialized) struct BackendSyncCommandTests {
     @Test func syncsBothWaysAndReportsOnOneLine() async throws {
-        guard let binary = try PocketBaseServer.availableOrSkip() else { return }
         let directory = try TemporaryDirectory()
-        let server = try PocketBaseServer.start(in: directory.subpath("pb"), executable: binary)
+        guard let server = try PocketBaseServer.startIfAvailable(in: directory.subpath("pb")) else { return }
         defer { server.stop() }
         let laptop = directory.subpath("laptop")
         #expect(try runFerry(["init", laptop, "--name", "laptop"]).exitCode == 0)
         #expect(try runFerry(["put", laptop, "Note", "n1", "--json", #"{"title": "a", "rank": 1}"#]).exitCode == 0)
-        let user = ["POCKETBASE_EMAIL": "laptop@example.com", "POCKETBASE_PASSWORD": "laptop-password-1"]
+        let user = syncUser
         let setup = try runFerry(["backend", "setup", server.location, "--entities", "Note", "--from", laptop, "--create-user"],
                                  environment: server.superuserEnvironment.merging(user) { $1 })
         #expect(setup.exitCode == 0, "\(setup)")
@@ -105,14 +104,13 @@ import Testing
 /// goes away.
 @Suite(.serialized) struct BackendWatchTests {
     @Test func watchPullsWithinASecondPushesLocalEditsAndReconnects() async throws {
-        guard let binary = try PocketBaseServer.availableOrSkip() else { return }
         let directory = try TemporaryDirectory()
-        let server = try PocketBaseServer.start(in: directory.subpath("pb"), executable: binary)
+        guard let server = try PocketBaseServer.startIfAvailable(in: directory.subpath("pb")) else { return }
         defer { server.stop() }
         let laptop = directory.subpath("laptop")
         #expect(try runFerry(["init", laptop, "--name", "laptop"]).exitCode == 0)
         #expect(try runFerry(["put", laptop, "Note", "n1", "--json", #"{"title": "a"}"#]).exitCode == 0)
-        let user = ["POCKETBASE_EMAIL": "laptop@example.com", "POCKETBASE_PASSWORD": "laptop-password-1"]
+        let user = syncUser
         #expect(try runFerry(["backend", "setup", server.location, "--entities", "Note", "--from", laptop, "--create-user"],
                              environment: server.superuserEnvironment.merging(user) { $1 }).exitCode == 0)
         try FileManager.default.createDirectory(atPath: directory.subpath("watch"), withIntermediateDirectories: true)

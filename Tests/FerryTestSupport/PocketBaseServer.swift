@@ -27,8 +27,7 @@ import Darwin
 /// before it starts. No mock.
 ///
 /// ```swift
-/// guard let binary = try PocketBaseServer.availableOrSkip() else { throw XCTSkip("no pocketbase") }
-/// let server = try PocketBaseServer.start(in: directory.subpath("pb"), executable: binary)
+/// guard let server = try PocketBaseServer.startIfAvailable(in: directory.subpath("pb")) else { return }
 /// defer { server.stop() }
 /// ```
 public final class PocketBaseServer: @unchecked Sendable {
@@ -78,6 +77,13 @@ public final class PocketBaseServer: @unchecked Sendable {
         }
         skipNotice.printOnce("PocketBase tests skipped: pocketbase not found; run scripts/install-test-tools.sh to enable them")
         return nil
+    }
+
+    /// ``start(in:executable:)`` when `pocketbase` is installed; `nil`, after the line
+    /// ``availableOrSkip()`` prints, when it is not.
+    public static func startIfAvailable(in directory: String) throws -> PocketBaseServer? {
+        guard let executable = try availableOrSkip() else { return nil }
+        return try start(in: directory, executable: executable)
     }
 
     /// Makes the data folder and the superuser under `directory`, starts the server on a free

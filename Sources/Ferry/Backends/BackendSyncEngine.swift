@@ -151,7 +151,7 @@ public final class BackendSyncEngine {
                     let kind = PocketBaseFieldKind(holding: value)
                     kinds[name] = kinds[name].map { $0.joined(with: kind) } ?? kind
                 }
-                for name in record.fields.keys where kinds[name] == nil { kinds[name] = Self.kind(ofEmpty: record.fields[name] ?? .null) }
+                for (name, value) in record.fields where kinds[name] == nil { kinds[name] = PocketBaseFieldKind(holding: value) }
                 guard let id = try? RecordID(record.ferryID) else {
                     report.notes.append("\(collection)/\(record.backendID): \(quoted(record.ferryID)) is not a Ferry record id; left out")
                     continue
@@ -177,7 +177,7 @@ public final class BackendSyncEngine {
                     operation = .delete
                 } else {
                     let localDocument = current?.isLive == true ? (try? store.get(entity: entity, id: id))??.objectValue : nil
-                    operation = .put(.object(Self.document(from: record.fields, kinds: kinds, local: localDocument)))
+                    operation = .put(.object(Self.document(from: record.fields, local: localDocument)))
                 }
                 var version = base?.version ?? VersionVector()
                 counter += 1
@@ -236,7 +236,8 @@ public final class BackendSyncEngine {
             let key = RecordKey(entity: entity, id: id)
             let current: RecordState?
             do { current = try store.state(of: key) } catch { throw local(error) }
-            guard current?.isLive == true, !base.isDeleted || current?.holds(base.version) != true else { continue }
+            // A live record only; one edited here since meets the delete as a conflict, and a put beats a delete.
+            guard current?.isLive == true else { continue }
             var version = base.version
             counter += 1
             version[state.proxy] = counter
@@ -281,7 +282,7 @@ public final class BackendSyncEngine {
             guard let current else { continue }
             let winner = current.winner
             if winner.identity.origin == state.proxy { continue }  // the backend's own version
-            let backendID = PocketBaseRecordID.backendID(for: key.id.rawValue)
+            let backendID = backend.backendID(for: key.id.rawValue)
             let base = BackendState.base(in: folder, collection: collection, backendID: backendID)
             if base == nil && winner.isDelete { continue }  // never reached the backend
             if let base, base.version.dominates(winner.version) { continue }  // the backend has it or newer
@@ -373,7 +374,7 @@ public final class BackendSyncEngine {
     /// unset (PocketBase gives an empty text "", 0, false or null) is left out when it holds
     /// that empty value and the local document has no such member: absent and empty look the
     /// same there.
-    static func document(from fields: [String: JSONValue], kinds: [String: PocketBaseFieldKind], local: [String: JSONValue]?) -> [String: JSONValue] {
+    static func document(from fields: [String: JSONValue], local: [String: JSONValue]?) -> [String: JSONValue] {
         var document: [String: JSONValue] = [:]
         for (name, value) in fields where !isEmpty(value) || local?[name] != nil {
             document[name] = value
@@ -390,10 +391,6 @@ public final class BackendSyncEngine {
         case .bool(let flag): return !flag
         case .array, .object: return false
         }
-    }
-
-    static func kind(ofEmpty value: JSONValue) -> PocketBaseFieldKind {
-        PocketBaseFieldKind(holding: value)
     }
 
     static func empty(_ kind: PocketBaseFieldKind) -> JSONValue {

@@ -78,6 +78,10 @@ public protocol SyncBackend: Sendable {
     /// Where it is, for messages.
     var location: String { get }
 
+    /// The backend's id of the record whose Ferry id is `ferryID` (a stable rule: the record is
+    /// created under it, and found by it).
+    func backendID(for ferryID: String) -> String
+
     /// Signs in.
     /// - Throws: ``BackendError`` for refused credentials, or credentials that bypass the
     ///   backend's rules (a superuser), under which a compare-and-set would not hold.

@@ -15,9 +15,8 @@ import Testing
         let http = URLSessionHTTPClient()
 
         static func start() throws -> Fixture? {
-            guard let binary = try PocketBaseServer.availableOrSkip() else { return nil }
             let directory = try TemporaryDirectory()
-            let server = try PocketBaseServer.start(in: directory.subpath("pb"), executable: binary)
+            guard let server = try PocketBaseServer.startIfAvailable(in: directory.subpath("pb")) else { return nil }
             return Fixture(directory: directory, server: server, location: try PocketBaseLocation(parsing: server.location))
         }
 

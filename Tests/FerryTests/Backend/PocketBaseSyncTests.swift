@@ -17,9 +17,8 @@ import Testing
         let http = URLSessionHTTPClient()
 
         static func start() async throws -> Fixture? {
-            guard let binary = try PocketBaseServer.availableOrSkip() else { return nil }
             let directory = try TemporaryDirectory()
-            let server = try PocketBaseServer.start(in: directory.subpath("pb"), executable: binary)
+            guard let server = try PocketBaseServer.startIfAvailable(in: directory.subpath("pb")) else { return nil }
             let fixture = Fixture(directory: directory, server: server, location: try PocketBaseLocation(parsing: server.location))
             var setup = PocketBaseSetup(collections: [.init(name: "Note", fields: ["title": .text, "rank": .number, "done": .bool, "body": .text])])
             setup.syncUser = ("laptop@example.com", "laptop-password-1", "users")
@@ -281,6 +280,7 @@ final class RacingBackend: SyncBackend, @unchecked Sendable {
     }
 
     var location: String { inner.location }
+    func backendID(for ferryID: String) -> String { inner.backendID(for: ferryID) }
     var requestCount: Int { inner.requestCount }
     func connect() async throws(BackendError) { try await inner.connect() }
     func changes(in collection: String, since: String?, after: (updated: String, id: String)?, limit: Int) async throws(BackendError) -> BackendPage {

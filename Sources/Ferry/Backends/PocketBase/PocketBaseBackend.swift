@@ -20,6 +20,10 @@ public final class PocketBaseBackend: SyncBackend {
     /// Fields of PocketBase's own, never part of a document.
     static let systemFields: Set<String> = ["id", "collectionId", "collectionName", "created", "updated", "expand"]
 
+    public func backendID(for ferryID: String) -> String {
+        PocketBaseRecordID.backendID(for: ferryID)
+    }
+
     public func connect() async throws(BackendError) {
         // A client signed in earlier in this process keeps its session (it signs in again if
         // the session has expired); otherwise sign in now.

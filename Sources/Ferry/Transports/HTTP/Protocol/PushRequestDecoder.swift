@@ -93,32 +93,9 @@ public struct PushRequestDecoder: Sendable {
     private mutating func scanChange(_ bytes: UnsafeRawBufferPointer, from start: Int) -> (Int, Bool) {
         var index = start
         var complete = false
-        while index < bytes.count {
-            let byte = bytes[index]
+        while index < bytes.count && !complete {
+            complete = track(bytes[index])
             index += 1
-            if inString {
-                if escaped {
-                    escaped = false
-                } else if byte == UInt8(ascii: "\\") {
-                    escaped = true
-                } else if byte == UInt8(ascii: "\"") {
-                    inString = false
-                    if nesting == 0 { complete = true; break }
-                }
-                continue
-            }
-            switch byte {
-            case UInt8(ascii: "\""):
-                inString = true
-            case UInt8(ascii: "{"), UInt8(ascii: "["):
-                nesting += 1
-            case UInt8(ascii: "}"), UInt8(ascii: "]"):
-                nesting -= 1
-                if nesting <= 0 { complete = true }
-            default:
-                break
-            }
-            if complete { break }
         }
         token.append(contentsOf: UnsafeRawBufferPointer(rebasing: bytes[start..<index]))
         return (index, complete)
@@ -171,12 +148,11 @@ public struct PushRequestDecoder: Sendable {
             if first && byte == UInt8(ascii: "}") { place = .afterObject; return }
             guard byte == UInt8(ascii: "\"") else { throw unexpected(byte, expecting: "a member name") }
             startToken(byte)
-            inString = true
             place = .inKey
 
         case .inKey:
             try append(byte, limit: Self.maximumMemberBytes, what: "a member name")
-            if scanString(byte) { return }
+            guard track(byte) else { return }
             key = try Self.decodeKey(token)
             token = []
             guard seenKeys.insert(key).inserted else {
@@ -207,7 +183,6 @@ public struct PushRequestDecoder: Sendable {
             }
             startToken(byte)
             place = .inChange
-            if endsAfter(byte) { try finishChange() }
 
         case .inChange:
             if nesting == 0 && !inString && (byte == UInt8(ascii: ",") || byte == UInt8(ascii: "]") || Self.isSpace(byte)) {
@@ -217,7 +192,7 @@ public struct PushRequestDecoder: Sendable {
                 return
             }
             token.append(byte)
-            if endsAfter(byte) { try finishChange() }
+            if track(byte) { try finishChange() }
 
         case .afterChange:
             if Self.isSpace(byte) { return }
@@ -230,7 +205,6 @@ public struct PushRequestDecoder: Sendable {
             guard !Self.isDelimiter(byte) else { throw unexpected(byte, expecting: "a value") }
             startToken(byte)
             place = .inValue
-            if endsAfter(byte) { try finishValue() }
 
         case .inValue:
             if nesting == 0 && !inString && (byte == UInt8(ascii: ",") || byte == UInt8(ascii: "}") || Self.isSpace(byte)) {
@@ -239,7 +213,7 @@ public struct PushRequestDecoder: Sendable {
                 return
             }
             try append(byte, limit: Self.maximumMemberBytes, what: "the value of \(quoted(key))")
-            if endsAfter(byte) { try finishValue() }
+            if track(byte) { try finishValue() }
 
         case .afterValue:
             if Self.isSpace(byte) { return }
@@ -252,44 +226,30 @@ public struct PushRequestDecoder: Sendable {
         }
     }
 
-    /// Starts a token with its first byte.
+    /// Starts a token with its first byte (which never completes it: the callers refuse a
+    /// delimiter there).
     private mutating func startToken(_ byte: UInt8) {
         token = [byte]
         nesting = 0
         inString = false
         escaped = false
-        if byte == UInt8(ascii: "\"") {
-            inString = true
-        } else if byte == UInt8(ascii: "{") || byte == UInt8(ascii: "[") {
-            nesting = 1
-        }
+        _ = track(byte)
     }
 
-    private mutating func append(_ byte: UInt8, limit: Int, what: String) throws(RemoteMessageError) {
-        guard token.count < limit else { throw RemoteMessageError("the push body has \(what) longer than \(limit) bytes") }
-        token.append(byte)
-    }
-
-    /// Follows strings inside a token; true while `byte` was inside one (the closing quote
-    /// returns false).
-    private mutating func scanString(_ byte: UInt8) -> Bool {
-        if escaped { escaped = false; return true }
-        if byte == UInt8(ascii: "\\") { escaped = true; return true }
-        if byte == UInt8(ascii: "\"") { inString = false; return false }
-        return true
-    }
-
-    /// Tracks the token's structure after `byte` was added (the first byte is handled by
-    /// ``startToken(_:)``); true when the token is complete: its outer array, object or string
-    /// has just closed.
-    private mutating func endsAfter(_ byte: UInt8) -> Bool {
-        if token.count == 1 {
-            // A first byte that opens nothing is a scalar, complete only at its delimiter.
-            return false
-        }
+    /// Follows the token's structure (strings, escapes, nesting) past `byte`, its latest byte;
+    /// true when the token is complete: its outer string, array or object has just closed. A
+    /// scalar is complete only at the delimiter after it, which the caller sees.
+    private mutating func track(_ byte: UInt8) -> Bool {
         if inString {
-            if scanString(byte) { return false }
-            return nesting == 0
+            if escaped {
+                escaped = false
+            } else if byte == UInt8(ascii: "\\") {
+                escaped = true
+            } else if byte == UInt8(ascii: "\"") {
+                inString = false
+                return nesting == 0
+            }
+            return false
         }
         switch byte {
         case UInt8(ascii: "\""):
@@ -303,6 +263,11 @@ public struct PushRequestDecoder: Sendable {
             break
         }
         return false
+    }
+
+    private mutating func append(_ byte: UInt8, limit: Int, what: String) throws(RemoteMessageError) {
+        guard token.count < limit else { throw RemoteMessageError("the push body has \(what) longer than \(limit) bytes") }
+        token.append(byte)
     }
 
     private static let parserOptions = JSONParser.Options(maximumDepth: 520, maximumByteCount: Int.max)
