@@ -7,9 +7,10 @@
 ///   met a newer version and waits for the next pull, how many records of each collection
 ///   Ferry knows on the backend (to notice hard deletes by a count), and the kinds of the
 ///   collections' fields (to empty a field a document no longer has);
-/// - `bases/<collection>/<backend id>.json`: for each record Ferry has seen on the backend,
-///   the revision it holds there and the local version vector of that content: the base of the
-///   next compare-and-set, and what a change another client makes descends from.
+/// - `bases/<collection>/`: for each record Ferry has seen on the backend, the revision it
+///   holds there and the local version vector of that content: the base of the next
+///   compare-and-set, and what a change another client makes descends from (a sorted table and
+///   a log; see ``BackendBaseTable``).
 ///
 /// `state.json` is written last, after the journal and the bases it covers are durable, so a
 /// crash repeats work, never skips it.
@@ -89,55 +90,8 @@ struct BackendState: Sendable {
         }
     }
 
-    // MARK: Bases
-
-    static func basePath(_ folder: String, collection: String, backendID: String) -> String {
-        folder + "/bases/" + collection + "/" + backendID + ".json"
-    }
-
-    /// The base of a record; `nil` when Ferry has not seen it on the backend (or its file is damaged).
-    static func base(in folder: String, collection: String, backendID: String) -> Base? {
-        guard let bytes = try? FileSystem.readFile(basePath(folder, collection: collection, backendID: backendID), limit: 1 << 20),
-              let object = (try? JSONParser.parse(bytes))?.objectValue, let revision = object["rev"]?.stringValue,
-              let version = object["vv"].flatMap(VersionVector.init(json:)),
-              let ferryID = object["id"]?.stringValue
-        else { return nil }
-        return Base(ferryID: ferryID, revision: revision, version: version, isDeleted: object["deleted"]?.boolValue ?? false)
-    }
-
-    /// Writes a record's base (not synced one by one; see ``synchronizeBases(in:collections:)``).
-    static func setBase(_ base: Base, in folder: String, collection: String, backendID: String) throws(BackendError) {
-        let path = basePath(folder, collection: collection, backendID: backendID)
-        let object: JSONValue = ["id": .string(base.ferryID), "rev": .string(base.revision), "vv": base.version.jsonValue, "deleted": .bool(base.isDeleted)]
-        do {
-            _ = try FileSystem.createDirectories(FileSystem.parentPath(of: path))
-            _ = try FileSystem.writeFileAtomically(path, object.canonicalBytes(), durable: false)
-        } catch {
-            throw BackendError(.local, "\(path): \(error)")
-        }
-    }
-
-    /// The backend ids of the records of `collection` Ferry has a base of.
-    static func baseIDs(in folder: String, collection: String) -> [String] {
-        ((try? FileSystem.contents(ofDirectory: folder + "/bases/" + collection)) ?? []).compactMap { entry in
-            entry.name.hasSuffix(".json") ? String(entry.name.dropLast(5)) : nil
-        }
-    }
-
-    /// Forgets a record's base (it is gone from the backend).
-    static func removeBase(in folder: String, collection: String, backendID: String) {
-        try? FileSystem.removeFile(basePath(folder, collection: collection, backendID: backendID))
-    }
-
-    /// Makes the names of the bases written so far durable (their folders are synced). A base
-    /// whose content a crash loses reads as missing, which costs nothing: the record is pulled
-    /// again as the backend's change, with the content the store already has, which is not a
-    /// conflict.
-    static func synchronizeBases(in folder: String, collections: [String]) throws(BackendError) {
-        for collection in collections where FileSystem.isDirectory(folder + "/bases/" + collection) {
-            do { try FileSystem.synchronizeDirectory(folder + "/bases/" + collection) } catch {
-                throw BackendError(.local, "\(folder)/bases/\(collection): \(error)")
-            }
-        }
+    /// The bases of `collection`'s records.
+    static func bases(in folder: String, collection: String) throws(BackendError) -> BackendBaseTable {
+        try BackendBaseTable(folder: folder + "/bases/" + collection)
     }
 }

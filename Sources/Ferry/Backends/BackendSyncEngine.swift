@@ -28,7 +28,7 @@ public final class BackendSyncEngine {
         public var entities: [EntityName]
         public var policy: ConflictPolicy = .keepBoth
         /// Records per page.
-        public var pageSize = 500
+        public var pageSize = 1000
         /// How far before the watermark a pull starts again (late commits, equal stamps).
         public var overlapMilliseconds: Int64 = 2000
         public var maximumClockSkewMilliseconds: UInt64 = 86_400_000
@@ -67,6 +67,7 @@ public final class BackendSyncEngine {
     private let folder: String
     private var clock: HybridLogicalClock
     private var touched = Set<RecordKey>()
+    private var baseTables: [String: BackendBaseTable] = [:]
 
     public init(store: Store, backend: any SyncBackend, options: Options) {
         self.store = store
@@ -130,22 +131,31 @@ public final class BackendSyncEngine {
             return min(watermark, Self.earlier(listed, by: options.overlapMilliseconds))
         }
         var listedAt: String?
-        var after: (updated: String, id: String)?
         var newest = state.watermarks[collection]
         var kinds = state.fieldKinds[collection] ?? [:]
         var known = state.knownCounts[collection] ?? 0
         var pulled: [RecordKey] = []
-        while true {
-            let page = try await backend.changes(in: collection, since: since, after: after, limit: options.pageSize)
+        let bases = try baseTable(collection)
+        let backend = self.backend
+        let pageSize = options.pageSize
+        var next: Task<BackendPage, any Error>? = Task { try await backend.changes(in: collection, since: since, after: nil, limit: pageSize) }
+        defer { next?.cancel() }
+        while let fetching = next {
+            let page = try await Self.value(of: fetching)
+            // The next page is on its way while this one is written here.
+            next = nil
+            if page.mayHaveMore, let last = page.records.last {
+                let after = (updated: last.updated, id: last.backendID)
+                next = Task { try await backend.changes(in: collection, since: since, after: after, limit: pageSize) }
+            }
             if listedAt == nil { listedAt = page.serverTime ?? "" }
             var frontier: ReplicaFrontier
             do { frontier = try store.currentFrontier() } catch { throw local(error) }
             var counter = frontier.knowledge[state.proxy]
             var parent = frontier.digests[state.proxy] ?? .zero
             var imports: [Change] = []
-            var bases: [(id: String, base: BackendState.Base, new: Bool)] = []
+            var seen: [(id: String, base: BackendState.Base, new: Bool)] = []
             for record in page.records {
-                after = (record.updated, record.backendID)
                 if newest.map({ record.updated > $0 }) ?? true { newest = record.updated }
                 for (name, value) in record.fields where !Self.isEmpty(value) {
                     let kind = PocketBaseFieldKind(holding: value)
@@ -157,19 +167,19 @@ public final class BackendSyncEngine {
                     continue
                 }
                 let key = RecordKey(entity: entity, id: id)
-                let base = BackendState.base(in: folder, collection: collection, backendID: record.backendID)
+                let base = try bases.base(for: record.backendID)
                 if base?.revision == record.revision { continue }
                 let current: RecordState?
                 do { current = try store.state(of: key) } catch { throw local(error) }
                 if let identity = Self.identity(ofRevision: record.revision), frontier.knowledge[identity.origin] >= identity.counter {
                     // Written by Ferry, and this store has that change: nothing to pull.
                     let version = current?.versions.first { $0.identity == identity }?.version ?? current?.mergedVersion ?? VersionVector()
-                    bases.append((record.backendID, .init(ferryID: record.ferryID, revision: record.revision, version: version, isDeleted: record.isDeleted), base == nil))
+                    seen.append((record.backendID, .init(ferryID: record.ferryID, revision: record.revision, version: version, isDeleted: record.isDeleted), base == nil))
                     continue
                 }
                 if record.isDeleted && base == nil && current?.isLive != true {
                     // Deleted before this store ever saw it: nothing to delete here.
-                    bases.append((record.backendID, .init(ferryID: record.ferryID, revision: record.revision, version: current?.mergedVersion ?? VersionVector(), isDeleted: true), true))
+                    seen.append((record.backendID, .init(ferryID: record.ferryID, revision: record.revision, version: current?.mergedVersion ?? VersionVector(), isDeleted: true), true))
                     continue
                 }
                 let operation: Change.Operation
@@ -186,7 +196,7 @@ public final class BackendSyncEngine {
                 change.chain = ChangeChain(change, parent: parent)
                 parent = change.digest
                 imports.append(change)
-                bases.append((record.backendID, .init(ferryID: record.ferryID, revision: record.revision, version: version, isDeleted: record.isDeleted), base == nil))
+                seen.append((record.backendID, .init(ferryID: record.ferryID, revision: record.revision, version: version, isDeleted: record.isDeleted), base == nil))
             }
             if !imports.isEmpty {
                 do {
@@ -197,14 +207,15 @@ public final class BackendSyncEngine {
                 }
                 pulled += imports.map(\.key)
             }
-            for item in bases {
-                try BackendState.setBase(item.base, in: folder, collection: collection, backendID: item.id)
+            for item in seen {
+                bases.set(item.base, for: item.id)
                 if item.new { known += 1 }
             }
-            if !page.mayHaveMore { break }
+            try bases.save(durable: false)
         }
         try await checkHardDeletes(entity, known: &known, state: &state, report: &report, pulled: &pulled)
-        try BackendState.synchronizeBases(in: folder, collections: [collection])
+        // The bases are durable before the watermark that covers them is saved.
+        try bases.save(durable: true)
         touched.formUnion(pulled)
         try resolve(Set(pulled), report: &report)
         state.watermarks[collection] = newest
@@ -228,10 +239,12 @@ public final class BackendSyncEngine {
         var parent = frontier.digests[state.proxy] ?? .zero
         var deletes: [Change] = []
         var gone: [String] = []
-        for backendID in BackendState.baseIDs(in: folder, collection: collection) where !present.contains(backendID) {
-            gone.append(backendID)
-            guard let base = BackendState.base(in: folder, collection: collection, backendID: backendID),
-                  let id = try? RecordID(base.ferryID)
+        let bases = try baseTable(collection)
+        try bases.forEachBackendID { backendID in
+            if !present.contains(backendID) { gone.append(backendID) }
+        }
+        for backendID in gone {
+            guard let base = try bases.base(for: backendID), let id = try? RecordID(base.ferryID)
             else { continue }
             let key = RecordKey(entity: entity, id: id)
             let current: RecordState?
@@ -255,7 +268,7 @@ public final class BackendSyncEngine {
             }
             pulled += deletes.map(\.key)
         }
-        for backendID in gone { BackendState.removeBase(in: folder, collection: collection, backendID: backendID) }
+        for backendID in gone { bases.remove(backendID) }
         known = count
     }
 
@@ -283,7 +296,7 @@ public final class BackendSyncEngine {
             let winner = current.winner
             if winner.identity.origin == state.proxy { continue }  // the backend's own version
             let backendID = backend.backendID(for: key.id.rawValue)
-            let base = BackendState.base(in: folder, collection: collection, backendID: backendID)
+            let base = try baseTable(collection).base(for: backendID)
             if base == nil && winner.isDelete { continue }  // never reached the backend
             if let base, base.version.dominates(winner.version) { continue }  // the backend has it or newer
             let revision = Self.revision(of: winner.identity)
@@ -308,9 +321,9 @@ public final class BackendSyncEngine {
         for (job, outcome) in zip(jobs, outcomes) {
             switch outcome {
             case .success(.written):
-                try BackendState.setBase(
+                try baseTable(job.record.collection).set(
                     .init(ferryID: job.key.id.rawValue, revision: job.record.revision, version: job.version, isDeleted: job.record.isDeleted),
-                    in: folder, collection: job.record.collection, backendID: job.record.backendID)
+                    for: job.record.backendID)
                 if job.base == nil { state.knownCounts[job.record.collection, default: 0] += 1 }
                 written.insert(job.record.collection)
                 report.pushed += 1
@@ -323,12 +336,12 @@ public final class BackendSyncEngine {
         }
         if let failure {
             // What was written is remembered before the error is told.
-            try BackendState.synchronizeBases(in: folder, collections: Array(written))
+            for collection in written { try baseTable(collection).save(durable: true) }
             state.deferred = waiting
             try state.save(to: folder)
             throw failure
         }
-        try BackendState.synchronizeBases(in: folder, collections: Array(written))
+        for collection in written { try baseTable(collection).save(durable: true) }
         state.pushedThrough = readThrough
         return waiting
     }
@@ -344,6 +357,24 @@ public final class BackendSyncEngine {
     }
 
     // MARK: Helpers
+
+    /// The bases of `collection`, opened once per sync.
+    private func baseTable(_ collection: String) throws(BackendError) -> BackendBaseTable {
+        if let table = baseTables[collection] { return table }
+        let table = try BackendState.bases(in: folder, collection: collection)
+        baseTables[collection] = table
+        return table
+    }
+
+    private static func value(of task: Task<BackendPage, any Error>) async throws(BackendError) -> BackendPage {
+        do {
+            return try await task.value
+        } catch let error as BackendError {
+            throw error
+        } catch {
+            throw BackendError(.unreachable, "\(error)")
+        }
+    }
 
     private func resolve(_ keys: Set<RecordKey>, report: inout Report) throws(BackendError) {
         guard options.policy != .keepBoth, !keys.isEmpty else { return }
