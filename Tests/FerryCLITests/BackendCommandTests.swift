@@ -144,3 +144,60 @@ let syncUser = ["POCKETBASE_EMAIL": "laptop@example.com", "POCKETBASE_PASSWORD":
         #expect(watch.errorOutput.contains("realtime: connected again"), "\(watch.errorOutput)")
     }
 }
+
+/// `--mapping FILE`: an entity synced with a collection of another name, members stored under
+/// other field names, both ways.
+@Suite(.serialized) struct BackendMappingCommandTests {
+    @Test func aMappingFileRenamesCollectionsAndFieldsBothWays() async throws {
+        let directory = try TemporaryDirectory()
+        guard let server = try PocketBaseServer.startIfAvailable(in: directory.subpath("pb")) else { return }
+        defer { server.stop() }
+        let laptop = directory.subpath("laptop")
+        #expect(try runFerry(["init", laptop, "--name", "laptop"]).exitCode == 0)
+        #expect(try runFerry(["put", laptop, "Product", "p1", "--json", #"{"name": "Lamp", "priceCents": 1200}"#]).exitCode == 0)
+        let mapping = directory.subpath("mapping.json")
+        try Data(#"{"Product": {"collection": "products", "fields": {"name": "title", "priceCents": "price_cents"}}}"#.utf8)
+            .write(to: URL(fileURLWithPath: mapping))
+        let user = syncUser
+        let setup = try runFerry(["backend", "setup", server.location, "--mapping", mapping, "--from", laptop, "--create-user"],
+                                 environment: server.superuserEnvironment.merging(user) { $1 })
+        #expect(setup.exitCode == 0, "\(setup)")
+        #expect(setup.stdout.hasPrefix("created collection products (7 fields: price_cents, title, ferry_id,"), "\(setup.stdout)")
+
+        let first = try runFerry(["sync", laptop, server.location, "--mapping", mapping], environment: user)
+        #expect(first.exitCode == 0 && first.stdout.hasPrefix("\(server.location): pulled 0, pushed 1 ("), "\(first)")
+        let location = try PocketBaseLocation(parsing: server.location)
+        let web = PocketBaseClient(
+            location: location,
+            credentials: .password(email: server.superuserEmail, password: server.superuserPassword, collection: PocketBaseCredentials.superuserCollection),
+            httpClient: URLSessionHTTPClient())
+        let stored = try #require(try await web.records(in: "products").items.first)
+        #expect(stored["title"] == "Lamp" && stored["price_cents"] == 1200 && stored["name"] == nil && stored["priceCents"] == nil, "\(stored)")
+
+        // Another client edits the field under its backend name; it comes down as the member.
+        _ = try await web.update(in: "products", id: stored["id"]?.stringValue ?? "", fields: [
+            "title": "Desk lamp", "ferry_base_rev": stored["ferry_rev"] ?? "", "ferry_rev": "web-1",
+        ])
+        let second = try runFerry(["sync", laptop, server.location, "--mapping", mapping], environment: user)
+        #expect(second.exitCode == 0 && second.stdout.hasPrefix("\(server.location): pulled 1, pushed 0 ("), "\(second)")
+        let document = try JSONParser.parse(try runFerry(["get", laptop, "Product", "p1"]).stdout)
+        #expect(document == ["name": "Desk lamp", "priceCents": 1200], "\(document)")
+
+        // A record whose member has the name another member is stored under cannot be written:
+        // said for the record, the others still sync.
+        #expect(try runFerry(["put", laptop, "Product", "p2", "--json", #"{"title": "clash", "name": "x"}"#]).exitCode == 0)
+        #expect(try runFerry(["put", laptop, "Product", "p3", "--json", #"{"name": "Shelf"}"#]).exitCode == 0)
+        let clash = try runFerry(["sync", laptop, server.location, "--mapping", mapping, "--json"], environment: user)
+        let report = try #require(try JSONParser.parse(clash.stdout).objectValue)
+        #expect(clash.exitCode == 0 && report["pushed"] == 1 && report["waiting"] == ["Product/p2"] && report["rounds"] == 1, "\(clash)")
+        #expect("\(report["notes"] ?? .null)".contains("the member \\\"title\\\" has the name its mapping gives to the member \\\"name\\\""), "\(clash.stdout)")
+
+        // A mapping that cannot be followed: one line, nothing synced.
+        try Data(#"{"Product": "products", "Note": "products"}"#.utf8).write(to: URL(fileURLWithPath: mapping))
+        let twice = try runFerry(["sync", laptop, server.location, "--mapping", mapping], environment: user)
+        #expect(twice.exitCode != 0 && twice.stderr == "error: \(mapping): mapping: Note and Product both map to the collection products\n", "\(twice)")
+        try Data(#"{"Product": {"fields": {"name": "ferry_rev"}}}"#.utf8).write(to: URL(fileURLWithPath: mapping))
+        let reserved = try runFerry(["sync", laptop, server.location, "--mapping", mapping], environment: user)
+        #expect(reserved.exitCode != 0 && reserved.stderr.contains("the field ferry_rev is the backend's or Ferry's own"), "\(reserved)")
+    }
+}

@@ -24,8 +24,10 @@
 /// written as the soft-delete flag.
 public final class BackendSyncEngine {
     public struct Options: Sendable {
-        /// The entities to sync, each with the collection of the same name.
-        public var entities: [EntityName]
+        /// The entities to sync and their collections.
+        public var mapping: BackendMapping
+        /// The entities to sync.
+        public var entities: [EntityName] { mapping.entities }
         public var policy: ConflictPolicy = .keepBoth
         /// Records per page.
         public var pageSize = 1000
@@ -35,8 +37,13 @@ public final class BackendSyncEngine {
         /// Pull-push rounds when a push meets newer versions.
         public var maximumRounds = 3
 
+        /// Each entity with the collection of the same name.
         public init(entities: [EntityName]) {
-            self.entities = entities
+            self.mapping = BackendMapping(entities: entities)
+        }
+
+        public init(mapping: BackendMapping) {
+            self.mapping = mapping
         }
     }
 
@@ -68,6 +75,8 @@ public final class BackendSyncEngine {
     private var clock: HybridLogicalClock
     private var touched = Set<RecordKey>()
     private var baseTables: [String: BackendBaseTable] = [:]
+    /// Records the mapping cannot write (noted once); they wait without another round.
+    private var unwritable = Set<RecordKey>()
 
     public init(store: Store, backend: any SyncBackend, options: Options) {
         self.store = store
@@ -105,12 +114,13 @@ public final class BackendSyncEngine {
             state.deferred = waiting
             try state.save(to: folder)
             report.waiting = waiting.sorted()
-            if waiting.isEmpty { break }
+            if waiting.isSubset(of: unwritable) { break }
         }
-        if !report.waiting.isEmpty {
+        let raced = report.waiting.filter { !unwritable.contains($0) }.count
+        if raced > 0 {
             report.notes.append(
-                "\(report.waiting.count) record\(report.waiting.count == 1 ? "" : "s") changed on the backend again while this sync ran; "
-                    + "the next sync pushes \(report.waiting.count == 1 ? "it" : "them")")
+                "\(raced) record\(raced == 1 ? "" : "s") changed on the backend again while this sync ran; "
+                    + "the next sync pushes \(raced == 1 ? "it" : "them")")
         }
         for key in touched.sorted() {
             if (try? store.state(of: key))??.isConflicted == true { report.conflicts.append(key) }
@@ -122,7 +132,8 @@ public final class BackendSyncEngine {
     // MARK: Pull
 
     private func pull(_ entity: EntityName, state: inout BackendState, report: inout Report) async throws(BackendError) {
-        let collection = entity.rawValue
+        let entry = options.mapping.entry(for: entity)
+        let collection = entry.collection
         // From the watermark less the overlap window, or, when the last pull began longer than
         // the window after the watermark, from the watermark itself: every record written
         // before then had committed by then, and was seen.
@@ -187,7 +198,7 @@ public final class BackendSyncEngine {
                     operation = .delete
                 } else {
                     let localDocument = current?.isLive == true ? (try? store.get(entity: entity, id: id))??.objectValue : nil
-                    operation = .put(.object(Self.document(from: record.fields, local: localDocument)))
+                    operation = .put(.object(Self.document(from: entry.document(of: record.fields), local: localDocument)))
                 }
                 var version = base?.version ?? VersionVector()
                 counter += 1
@@ -229,7 +240,7 @@ public final class BackendSyncEngine {
     private func checkHardDeletes(
         _ entity: EntityName, known: inout Int, state: inout BackendState, report: inout Report, pulled: inout [RecordKey]
     ) async throws(BackendError) {
-        let collection = entity.rawValue
+        let collection = options.mapping.entry(for: entity).collection
         let count = try await backend.count(in: collection)
         guard count < known else { return }
         let present = try await backend.ids(in: collection)
@@ -289,7 +300,8 @@ public final class BackendSyncEngine {
         // What to write, read from the store first; then the writes, several in flight.
         var jobs: [PushJob] = []
         for key in keys.sorted() where entities.contains(key.entity) {
-            let collection = key.entity.rawValue
+            let entry = options.mapping.entry(for: key.entity)
+            let collection = entry.collection
             let current: RecordState?
             do { current = try store.state(of: key) } catch { throw local(error) }
             guard let current else { continue }
@@ -306,8 +318,17 @@ public final class BackendSyncEngine {
             if !winner.isDelete {
                 let document: JSONValue?
                 do { document = try store.get(entity: key.entity, id: key.id) } catch { throw local(error) }
-                fields = document?.objectValue ?? [:]
-                for (name, kind) in state.fieldKinds[collection] ?? [:] where fields[name] == nil { clearing[name] = Self.empty(kind) }
+                do {
+                    fields = try entry.fields(of: document?.objectValue ?? [:], record: "\(collection)/\(backendID) (\(key))")
+                } catch {
+                    if !unwritable.contains(key) { report.notes.append(error.message) }
+                    unwritable.insert(key)
+                    continue
+                }
+                // Fields this record lacks are emptied, except those that stand for no member.
+                for (name, kind) in state.fieldKinds[collection] ?? [:] where fields[name] == nil && entry.member(forField: name) != nil {
+                    clearing[name] = Self.empty(kind)
+                }
             }
             let record = BackendRecord(
                 collection: collection, backendID: backendID, ferryID: key.id.rawValue, revision: revision, isDeleted: winner.isDelete,
@@ -315,7 +336,7 @@ public final class BackendSyncEngine {
             jobs.append(PushJob(key: key, record: record, base: base?.revision, clearing: clearing, version: winner.version))
         }
         let outcomes = await backend.write(jobs.map { BackendWrite(record: $0.record, base: $0.base, clearing: $0.clearing) })
-        var waiting = Set<RecordKey>()
+        var waiting = unwritable.intersection(keys)
         var written: Set<String> = []
         var failure: BackendError?
         for (job, outcome) in zip(jobs, outcomes) {

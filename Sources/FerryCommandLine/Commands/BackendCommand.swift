@@ -9,8 +9,8 @@ enum BackendCommand: Command {
         name: "backend",
         abstract: "Set up an app backend (PocketBase) for syncing: collections, fields, rules.",
         discussion: """
-            setup creates or updates, for each entity, a PocketBase collection of the same name: a field per \
-            top-level member of the records (read from --from STORE), Ferry's fields ferry_id, ferry_rev and \
+            setup creates or updates, for each entity, a PocketBase collection of the same name (or the one \
+            --mapping FILE names): a field per top-level member of the records (read from --from STORE), Ferry's fields ferry_id, ferry_rev and \
             ferry_deleted, created/updated autodate fields with an index on updated, and rules under which \
             signed-in users read and write and every update is a compare-and-set on ferry_rev that PocketBase \
             enforces. It changes only what is missing, says what it changed, and refuses a collection whose \
@@ -27,6 +27,7 @@ enum BackendCommand: Command {
         ],
         options: [
             .value("entities", valueName: "A,B", help: "The entities to sync, comma-separated (each a collection of the same name)."),
+            .value("mapping", valueName: "file", help: "A JSON file naming each entity's collection and renamed fields (docs/BACKENDS.md)."),
             .value("from", valueName: "store", help: "A store whose records give the collections' fields."),
             .flag("create-user", help: "Create the sync user from POCKETBASE_EMAIL/POCKETBASE_PASSWORD if missing."),
             .flag("batch", help: "Turn on PocketBase's batch API (pushes then send up to 50 writes per request)."),
@@ -39,16 +40,17 @@ enum BackendCommand: Command {
         let locationText = try arguments.requiredPositional("location")
         let location: PocketBaseLocation
         do { location = try PocketBaseLocation(parsing: locationText) } catch { throw UsageError(error.message) }
-        guard let entities = try arguments.entityList("entities") else {
-            throw UsageError("give the entities to sync: --entities Product,Note")
+        guard let mapping = try arguments.backendMapping(context: context) else {
+            throw UsageError("give the entities to sync: --entities Product,Note (or --mapping FILE)")
         }
-        var collections = entities.map { PocketBaseSetup.Collection(name: $0.rawValue) }
+        let entities = mapping.entities
+        var collections = mapping.entries.map { PocketBaseSetup.Collection(name: $0.collection) }
         if let storePath = arguments.option("from") {
             let store = try context.openStore(storePath)
             defer { store.close() }
-            for index in collections.indices {
-                let records = try store.records(of: entities[index])
-                collections[index].fields = PocketBaseFieldKind.kinds(of: records.lazy.map(\.document))
+            for (index, entry) in mapping.entries.enumerated() {
+                let records = try store.records(of: entry.entity)
+                collections[index].fields = try entry.fieldKinds(PocketBaseFieldKind.kinds(of: records.lazy.map(\.document)))
             }
         }
         var setup = PocketBaseSetup(collections: collections)
@@ -67,10 +69,11 @@ enum BackendCommand: Command {
         if arguments.flag("json") {
             context.printJSONLine([
                 "location": .string(location.description), "entities": .array(entities.map { .string($0.rawValue) }),
+                "collections": .array(mapping.entries.map { .string($0.collection) }),
                 "changes": .array(changes.map { .string($0) }), "requests": .integer(Int64(client.requestCount)),
             ])
         } else if changes.isEmpty {
-            context.stdout.line("nothing to change: \(location) is set up for \(entities.map(\.rawValue).joined(separator: ", "))")
+            context.stdout.line("nothing to change: \(location) is set up for \(mapping.entries.map(\.collection).joined(separator: ", "))")
         } else {
             for line in changes { context.stdout.line(line) }
         }

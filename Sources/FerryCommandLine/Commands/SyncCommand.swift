@@ -47,6 +47,7 @@ enum SyncCommand: Command {
             .flag("watch", help: "Keep syncing when the local store changes and on the interval, until Ctrl-C."),
             .value("interval", valueName: "seconds", help: "With --watch: sync at least this often.", default: "30"),
             .value("entities", valueName: "A,B", help: "With an app backend (pocketbase+http://…): the entities to sync, each a collection."),
+            .value("mapping", valueName: "file", help: "With an app backend: a JSON file naming each entity's collection and renamed fields."),
         ])
 
     static func run(_ arguments: ParsedArguments, context: CommandContext) async throws -> ExitCode {
@@ -75,7 +76,9 @@ enum SyncCommand: Command {
         if PocketBaseLocation.names(peerText) {
             return try await backendSync(arguments, storePath: storePath, peerText: peerText, policy: policy, context: context)
         }
-        if arguments.option("entities") != nil { throw UsageError("--entities is for app backends (pocketbase+http://…)") }
+        for option in ["entities", "mapping"] where arguments.option(option) != nil {
+            throw UsageError("--\(option) is for app backends (pocketbase+http://…)")
+        }
         let token = arguments.option("token") ?? context.environment["FERRY_TOKEN"]
         let peer = try SyncPeer.classify(peerText, token: token, resolvingFolder: context.absolutePath)
         var s3: S3Configuration?
@@ -109,10 +112,10 @@ enum SyncCommand: Command {
         for option in ["token", "endpoint"] where arguments.option(option) != nil {
             throw UsageError("--\(option) is not for app backends (credentials come from POCKETBASE_EMAIL/POCKETBASE_PASSWORD or POCKETBASE_TOKEN)")
         }
-        guard let entities = try arguments.entityList("entities") else {
-            throw UsageError("give the entities to sync with \(peerText): --entities Product,Note")
+        guard let mapping = try arguments.backendMapping(context: context) else {
+            throw UsageError("give the entities to sync with \(peerText): --entities Product,Note (or --mapping FILE)")
         }
-        var options = BackendSyncEngine.Options(entities: entities)
+        var options = BackendSyncEngine.Options(mapping: mapping)
         options.policy = policy
         options.maximumClockSkewMilliseconds = UInt64(try arguments.integer("max-skew", in: 1...(10 * 365 * 86400)) ?? 86400) * 1000
         let httpClient = try context.httpClientOrHandOff(for: peerText)

@@ -34,7 +34,7 @@ struct BackendSyncRunner {
         defer { signals.cancel() }
         context.stderr.line("watching \(store.path) ↔ \(location) (realtime, local changes, every \(interval) s; Ctrl-C to stop)")
         let wake = WakeFlag()
-        let realtime = PocketBaseRealtime(client: client, httpClient: httpClient, collections: options.entities.map(\.rawValue))
+        let realtime = PocketBaseRealtime(client: client, httpClient: httpClient, collections: options.mapping.entries.map(\.collection))
         let stderr = context.stderr
         let listener = Task {
             var delay = 1.0

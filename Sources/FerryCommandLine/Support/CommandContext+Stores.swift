@@ -92,6 +92,17 @@ extension ParsedArguments {
         return entities
     }
 
+    /// What to sync with an app backend: the mapping file of `--mapping` (narrowed to
+    /// `--entities` when both are given), or `--entities` alone, each entity with the collection
+    /// of the same name; `nil` when neither is given.
+    func backendMapping(context: CommandContext) throws -> BackendMapping? {
+        let entities = try entityList("entities")
+        guard let path = option("mapping") else { return entities.map(BackendMapping.init(entities:)) }
+        let mapping = try BackendMapping.load(from: context.absolutePath(path))
+        guard let entities else { return mapping }
+        return try mapping.restricted(to: entities)
+    }
+
     /// The option `name` as an entity name, when given.
     func entityOption(_ name: String) throws -> EntityName? {
         guard let text = option(name) else { return nil }

@@ -105,7 +105,7 @@ import Testing
             "Note.rank: the collection's field is text, but Ferry's records hold number values there (a number or json field would hold them)"))
         #expect(try await admin.collection(named: "Note") == before)
         #expect(try await admin.collection(named: "Tag") == nil)
-        await #expect(throws: BackendError(.setup, "Note.my-field: PocketBase field names are letters, digits and _ (not \"my-field\"); rename the member in Ferry's records")) {
+        await #expect(throws: BackendError(.setup, "Note.my-field: PocketBase field names are letters, digits and _ (not \"my-field\"); rename the member in Ferry's records, or map it to a field name in a mapping file (--mapping)")) {
             _ = try await fixture.setUp([.init(name: "Note", fields: ["my-field": .text])], user: false)
         }
     }

@@ -106,10 +106,10 @@ public struct PocketBaseSetup: Sendable {
         for field in collection.fields.keys.sorted() {
             guard isValidFieldName(field) else {
                 throw BackendError(.setup,
-                    "\(name).\(field): PocketBase field names are letters, digits and _ (not \(quoted(field))); rename the member in Ferry's records")
+                    "\(name).\(field): PocketBase field names are letters, digits and _ (not \(quoted(field))); rename the member in Ferry's records, or map it to a field name in a mapping file (--mapping)")
             }
             guard !reservedNames.contains(field), !field.hasPrefix("ferry_") else {
-                throw BackendError(.setup, "\(name).\(field): PocketBase or Ferry keeps this field name for itself; rename the member in Ferry's records")
+                throw BackendError(.setup, "\(name).\(field): PocketBase or Ferry keeps this field name for itself; rename the member in Ferry's records, or map it to another field name in a mapping file (--mapping)")
             }
         }
         var wanted: [(name: String, field: [String: JSONValue])] = collection.fields.keys.sorted().map { ($0, fieldDescription($0, kind: collection.fields[$0] ?? .json)) }
