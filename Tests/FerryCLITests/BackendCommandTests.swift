@@ -92,6 +92,13 @@ let syncUser = ["POCKETBASE_EMAIL": "laptop@example.com", "POCKETBASE_PASSWORD":
         #expect(noEntities.exitCode == 2 && noEntities.stderr.contains("--entities"), "\(noEntities)")
         let watch = try runFerry(["sync", laptop, server.location, "--entities", "Note", "--dry-run"], environment: user)
         #expect(watch.exitCode == 2, "\(watch)")
+        let soon = try runFerry(["sync", laptop, server.location, "--entities", "Note", "--purge-after", "soon"], environment: user)
+        #expect(soon.exitCode == 2 && soon.stderr.contains("--purge-after expects a duration such as 30d, 12h or never, got 'soon'"), "\(soon)")
+        let folder = try runFerry(["sync", laptop, directory.subpath("other"), "--purge-after", "7d"])
+        #expect(folder.exitCode == 2 && folder.stderr.contains("--purge-after is for app backends"), "\(folder)")
+        let never = try runFerry(["sync", laptop, server.location, "--entities", "Note", "--purge-after", "never", "--json"], environment: user)
+        let neverReport = try JSONParser.parse(never.stdout).objectValue
+        #expect(never.exitCode == 0 && neverReport?["purged"] == 0, "\(never)")
         // A server that is down: one line naming it.
         server.stop()
         let down = try runFerry(["sync", laptop, server.location, "--entities", "Note"], environment: user, timeout: 120)

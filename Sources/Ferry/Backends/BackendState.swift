@@ -6,7 +6,8 @@
 ///   the newest record pulled) and the backend's clock when that pull began, how far the local journal has been pushed, records whose push
 ///   met a newer version and waits for the next pull, how many records of each collection
 ///   Ferry knows on the backend (to notice hard deletes by a count), and the kinds of the
-///   collections' fields (to empty a field a document no longer has);
+///   collections' fields (to empty a field a document no longer has), and when each
+///   collection's soft-deleted records were last purged;
 /// - `bases/<collection>/`: for each record Ferry has seen on the backend, the revision it
 ///   holds there and the local version vector of that content: the base of the next
 ///   compare-and-set, and what a change another client makes descends from (a sorted table and
@@ -24,6 +25,8 @@ struct BackendState: Sendable {
     var pushedThrough: UInt64 = 0
     var deferred: Set<RecordKey> = []
     var knownCounts: [String: Int] = [:]
+    /// The backend's clock when each collection's soft-deleted records were last purged.
+    var purgedAt: [String: String] = [:]
     var fieldKinds: [String: [String: PocketBaseFieldKind]] = [:]
 
     /// One record's base.
@@ -56,6 +59,7 @@ struct BackendState: Sendable {
         var state = BackendState(location: location, proxy: proxy)
         for (collection, mark) in object["watermarks"]?.objectValue ?? [:] { state.watermarks[collection] = mark.stringValue }
         for (collection, mark) in object["listedAt"]?.objectValue ?? [:] { state.listedAt[collection] = mark.stringValue }
+        for (collection, mark) in object["purgedAt"]?.objectValue ?? [:] { state.purgedAt[collection] = mark.stringValue }
         state.pushedThrough = UInt64(object["pushedThrough"]?.integerValue ?? 0)
         for item in object["deferred"]?.arrayValue ?? [] {
             guard let pair = item.arrayValue, pair.count == 2, let entity = pair[0].stringValue.flatMap({ try? EntityName($0) }),
@@ -79,6 +83,7 @@ struct BackendState: Sendable {
         ]
         object["watermarks"] = .object(watermarks.mapValues { .string($0) })
         object["listedAt"] = .object(listedAt.mapValues { .string($0) })
+        object["purgedAt"] = .object(purgedAt.mapValues { .string($0) })
         object["deferred"] = .array(deferred.sorted().map { [.string($0.entity.rawValue), .string($0.id.rawValue)] })
         object["knownCounts"] = .object(knownCounts.mapValues { .integer(Int64($0)) })
         object["fieldKinds"] = .object(fieldKinds.mapValues { .object($0.mapValues { .string($0.rawValue) }) })

@@ -36,6 +36,11 @@ public final class BackendSyncEngine {
         public var maximumClockSkewMilliseconds: UInt64 = 86_400_000
         /// Pull-push rounds when a push meets newer versions.
         public var maximumRounds = 3
+        /// How long a record marked deleted stays on the backend (by the backend's clock)
+        /// before a sync deletes it outright; `nil` to keep them. A replica that was offline
+        /// longer than this still cannot resurrect it by mistake: the record's disappearance
+        /// arrives as a delete, which an edit made there meets as a conflict.
+        public var purgeAfterMilliseconds: Int64? = 30 * 86_400_000
 
         /// Each entity with the collection of the same name.
         public init(entities: [EntityName]) {
@@ -54,6 +59,8 @@ public final class BackendSyncEngine {
         public var pushed = 0
         /// Records the backend lost to another client's hard delete, now deleted here.
         public var deletedOnBackend = 0
+        /// Records marked deleted longer than the retention period, now deleted outright on the backend.
+        public var purged = 0
         /// Conflicts resolved by the policy.
         public var resolved = 0
         /// Records left with concurrent versions (keep-both), for `ferry conflicts`.
@@ -115,6 +122,9 @@ public final class BackendSyncEngine {
             try state.save(to: folder)
             report.waiting = waiting.sorted()
             if waiting.isSubset(of: unwritable) { break }
+        }
+        if let retention = options.purgeAfterMilliseconds {
+            for entity in options.entities { try await purge(entity, retention: retention, state: &state, report: &report) }
         }
         let raced = report.waiting.filter { !unwritable.contains($0) }.count
         if raced > 0 {
@@ -281,6 +291,40 @@ public final class BackendSyncEngine {
         }
         for backendID in gone { bases.remove(backendID) }
         known = count
+    }
+
+    // MARK: Purge
+
+    /// Deletes outright the records of `entity` marked deleted longer than `retention` ago,
+    /// at most once per retention period (or day) per collection.
+    private func purge(_ entity: EntityName, retention: Int64, state: inout BackendState, report: inout Report) async throws(BackendError) {
+        let collection = options.mapping.entry(for: entity).collection
+        guard let now = state.listedAt[collection], let nowMilliseconds = Self.milliseconds(now) else { return }
+        if let last = state.purgedAt[collection].flatMap(Self.milliseconds), nowMilliseconds - last < min(retention, 86_400_000) { return }
+        let cutoff = Self.earlier(now, by: retention)
+        let bases = try baseTable(collection)
+        var known = state.knownCounts[collection] ?? 0
+        var refused = Set<String>()
+        while true {
+            let found = try await backend.softDeleted(in: collection, updatedBefore: cutoff, limit: 200)
+            let fresh = found.filter { !refused.contains($0.backendID) }
+            for record in fresh {
+                if try await backend.purge(in: collection, backendID: record.backendID, revision: record.revision) {
+                    if try bases.base(for: record.backendID) != nil {
+                        bases.remove(record.backendID)
+                        known = max(0, known - 1)
+                    }
+                    report.purged += 1
+                } else {
+                    refused.insert(record.backendID)  // changed meanwhile: it stays
+                }
+            }
+            if found.count < 200 || fresh.isEmpty { break }
+        }
+        try bases.save(durable: true)
+        state.knownCounts[collection] = known
+        state.purgedAt[collection] = now
+        try state.save(to: folder)
     }
 
     // MARK: Push
@@ -452,6 +496,11 @@ public final class BackendSyncEngine {
         case .bool: return .bool(false)
         case .json: return .null
         }
+    }
+
+    /// A PocketBase date (`2026-11-25 08:50:46.872Z`) in milliseconds since 1970.
+    static func milliseconds(_ date: String) -> Int64? {
+        ISO8601Milliseconds.parse(date.replacingOccurrences(of: " ", with: "T"))
     }
 
     /// A PocketBase date (`2026-11-25 08:50:46.872Z`) `milliseconds` earlier; the date itself

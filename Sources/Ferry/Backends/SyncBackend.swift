@@ -105,6 +105,15 @@ public protocol SyncBackend: Sendable {
     /// record's document no longer has.
     func update(_ record: BackendRecord, base: String, clearing: [String: JSONValue]) async throws(BackendError) -> BackendWriteOutcome
 
+    /// Records of `collection` marked deleted whose last write is older than `cutoff` (the
+    /// backend's clock, in the form of its `updated` field), oldest first, at most `limit`:
+    /// their backend id and revision.
+    func softDeleted(in collection: String, updatedBefore cutoff: String, limit: Int) async throws(BackendError) -> [(backendID: String, revision: String)]
+
+    /// Deletes a record outright if its revision is still `revision` and it is still marked
+    /// deleted, as one step the backend enforces; `false` when it changed meanwhile (it stays).
+    func purge(in collection: String, backendID: String, revision: String) async throws(BackendError) -> Bool
+
     /// Runs many writes, in any order and as many at once as suits the backend; each
     /// outcome in the writes' order. The default runs ``create(_:clearing:)`` and
     /// ``update(_:base:clearing:)``, eight at a time.

@@ -128,6 +128,20 @@ struct ParsedArguments: Sendable {
         return number
     }
 
+    /// An option's value as a duration in milliseconds: a whole number and a unit, `d`, `h`,
+    /// `m` or `s` (`30d`, `12h`); `.some(nil)` for `never`; `nil` when absent.
+    ///
+    /// - Throws: ``UsageError`` such as `--purge-after expects a duration such as 30d, 12h or never, got '3 weeks'`.
+    func milliseconds(_ name: String) throws(UsageError) -> Int64?? {
+        guard let (text, label) = valueAndLabel(name) else { return nil }
+        if text == "never" { return .some(nil) }
+        let units: [Character: Int64] = ["d": 86_400_000, "h": 3_600_000, "m": 60_000, "s": 1000]
+        guard let unit = text.last.flatMap({ units[$0] }), let count = Int64(text.dropLast()), count >= 0, count <= 36_500 * 86_400_000 / unit else {
+            throw usageError("\(label) expects a duration such as 30d, 12h or never, got '\(text)'")
+        }
+        return .some(count * unit)
+    }
+
     /// A usage error about this command, for checks the spec cannot express.
     ///
     /// ```swift

@@ -48,6 +48,7 @@ enum SyncCommand: Command {
             .value("interval", valueName: "seconds", help: "With --watch: sync at least this often.", default: "30"),
             .value("entities", valueName: "A,B", help: "With an app backend (pocketbase+http://…): the entities to sync, each a collection."),
             .value("mapping", valueName: "file", help: "With an app backend: a JSON file naming each entity's collection and renamed fields."),
+            .value("purge-after", valueName: "duration", help: "With an app backend: delete records marked deleted this long ago outright (or never).", default: "30d"),
         ])
 
     static func run(_ arguments: ParsedArguments, context: CommandContext) async throws -> ExitCode {
@@ -76,7 +77,7 @@ enum SyncCommand: Command {
         if PocketBaseLocation.names(peerText) {
             return try await backendSync(arguments, storePath: storePath, peerText: peerText, policy: policy, context: context)
         }
-        for option in ["entities", "mapping"] where arguments.option(option) != nil {
+        for option in ["entities", "mapping", "purge-after"] where !arguments.options(option).isEmpty {
             throw UsageError("--\(option) is for app backends (pocketbase+http://…)")
         }
         let token = arguments.option("token") ?? context.environment["FERRY_TOKEN"]
@@ -116,6 +117,7 @@ enum SyncCommand: Command {
             throw UsageError("give the entities to sync with \(peerText): --entities Product,Note (or --mapping FILE)")
         }
         var options = BackendSyncEngine.Options(mapping: mapping)
+        if let retention = try arguments.milliseconds("purge-after") { options.purgeAfterMilliseconds = retention }
         options.policy = policy
         options.maximumClockSkewMilliseconds = UInt64(try arguments.integer("max-skew", in: 1...(10 * 365 * 86400)) ?? 86400) * 1000
         let httpClient = try context.httpClientOrHandOff(for: peerText)

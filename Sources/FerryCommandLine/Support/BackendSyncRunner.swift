@@ -96,14 +96,14 @@ struct BackendSyncRunner {
         }
         let started = ContinuousClock.now
         let report = try await BackendSyncEngine(store: store, backend: PocketBaseBackend(client: client), options: options).sync()
-        let moved = report.pulled + report.pushed + report.deletedOnBackend + report.resolved + committed > 0
+        let moved = report.pulled + report.pushed + report.deletedOnBackend + report.purged + report.resolved + committed > 0
         if quietWhenIdle && !moved && report.conflicts == lastConflicts && report.notes.isEmpty && !afterError { return report }
         let elapsed = started.duration(to: .now)
         let milliseconds = Int(elapsed.components.seconds * 1000 + elapsed.components.attoseconds / 1_000_000_000_000_000)
         if json {
             context.printJSONLine([
                 "peer": .string(location.description), "pulled": .integer(Int64(report.pulled)), "pushed": .integer(Int64(report.pushed)),
-                "deletedOnBackend": .integer(Int64(report.deletedOnBackend)), "resolved": .integer(Int64(report.resolved)),
+                "deletedOnBackend": .integer(Int64(report.deletedOnBackend)), "purged": .integer(Int64(report.purged)), "resolved": .integer(Int64(report.resolved)),
                 "conflicts": .array(report.conflicts.map { .string("\($0.entity.rawValue)/\($0.id.rawValue)") }),
                 "waiting": .array(report.waiting.map { .string("\($0.entity.rawValue)/\($0.id.rawValue)") }),
                 "committed": .integer(Int64(committed)), "requests": .integer(Int64(report.requests)),
@@ -113,6 +113,7 @@ struct BackendSyncRunner {
         } else {
             var line = "\(location): pulled \(report.pulled), pushed \(report.pushed)"
             if report.deletedOnBackend > 0 { line += ", \(report.deletedOnBackend) deleted on the backend" }
+            if report.purged > 0 { line += ", purged \(report.purged) deleted long ago" }
             if report.resolved > 0 { line += ", \(report.resolved) resolved by \(options.policy.rawValue)" }
             if !report.conflicts.isEmpty { line += ", \(report.conflicts.count) conflict\(report.conflicts.count == 1 ? "" : "s")" }
             line += " (\(milliseconds) ms, \(report.requests) request\(report.requests == 1 ? "" : "s"))"

@@ -45,9 +45,13 @@ import Testing
             return try Store.create(at: directory.subpath(name), name: name, options: options)
         }
 
-        func sync(_ store: Store, policy: ConflictPolicy = .keepBoth, pageSize: Int = 500, backend: (any SyncBackend)? = nil) async throws -> BackendSyncEngine.Report {
+        func sync(
+            _ store: Store, policy: ConflictPolicy = .keepBoth, pageSize: Int = 500, purgeAfter: Int64? = 30 * 86_400_000,
+            backend: (any SyncBackend)? = nil
+        ) async throws -> BackendSyncEngine.Report {
             var options = BackendSyncEngine.Options(entities: [PocketBaseSyncTests.note])
             options.policy = policy
+            options.purgeAfterMilliseconds = purgeAfter
             options.pageSize = pageSize
             return try await BackendSyncEngine(store: store, backend: backend ?? PocketBaseBackend(client: client()), options: options).sync()
         }
@@ -161,6 +165,46 @@ import Testing
         let desktop = try fixture.store("desktop")
         _ = try await fixture.sync(desktop)
         #expect(try Self.documents(desktop) == ["n3": ["title": "offline"]])
+    }
+
+    /// Ferry's soft deletes are deleted outright after the retention period, unless another
+    /// client changed the record meanwhile (here: restored it between the listing and the
+    /// purge); a replica that was away meanwhile loses the record as a delete.
+    @Test(arguments: [false, true]) func softDeletesArePurgedAfterTheRetentionUnlessChangedMeanwhile(batch: Bool) async throws {
+        guard let fixture = try await Fixture.start() else { return }
+        defer { fixture.server.stop() }
+        if batch {
+            // With the batch API, the compare-and-set and the delete are one transaction.
+            var setup = PocketBaseSetup(collections: [])
+            setup.enableBatch = true
+            _ = try await setup.run(with: fixture.client(superuser: true))
+        }
+        let laptop = try fixture.store("laptop")
+        for id in ["n1", "n2", "n3"] { try laptop.put(["title": .string(id)], entity: Self.note, id: RecordID(id)) }
+        _ = try await fixture.sync(laptop)
+        let desktop = try fixture.store("desktop")
+        _ = try await fixture.sync(desktop)
+        for id in ["n1", "n2"] { try laptop.delete(entity: Self.note, id: RecordID(id)) }
+        let deleted = try await fixture.sync(laptop, purgeAfter: 1000)
+        #expect(deleted.pushed == 2 && deleted.purged == 0, "\(deleted)")
+        #expect(try await fixture.serverRecords()["n1"]?["ferry_deleted"] == true)
+        // The backend's clock comes from the Date header, in whole seconds: past 2 s, the
+        // deletes are older than 1 s by it.
+        try await Task.sleep(nanoseconds: 2_500_000_000)
+
+        let racing = RacingBackend(PocketBaseBackend(client: fixture.client())) {
+            try await fixture.webEdit("n2", ["title": "restored", "ferry_deleted": false])
+        }
+        let purge = try await fixture.sync(laptop, purgeAfter: 1000, backend: racing)
+        #expect(purge.purged == 1, "\(purge)")
+        let server = try await fixture.serverRecords()
+        #expect(Set(server.keys) == ["n2", "n3"] && server["n2"]?["ferry_deleted"] == false, "\(server)")
+        let after = try await fixture.sync(laptop, purgeAfter: 1000)
+        #expect(after.purged == 0 && after.pulled == 1, "\(after)")
+        #expect(try Self.documents(laptop) == ["n2": ["title": "restored"], "n3": ["title": "n3"]])
+        let away = try await fixture.sync(desktop)
+        #expect(away.deletedOnBackend == 1, "\(away)")
+        #expect(try Self.documents(desktop) == ["n2": ["title": "restored"], "n3": ["title": "n3"]])
     }
 
     @Test func anOfflineEditAndAServerEditMeetAsAConflict() async throws {
@@ -288,11 +332,22 @@ final class RacingBackend: SyncBackend, @unchecked Sendable {
     }
     func count(in collection: String) async throws(BackendError) -> Int { try await inner.count(in: collection) }
     func ids(in collection: String) async throws(BackendError) -> Set<String> { try await inner.ids(in: collection) }
+    func softDeleted(in collection: String, updatedBefore cutoff: String, limit: Int) async throws(BackendError) -> [(backendID: String, revision: String)] {
+        let found = try await inner.softDeleted(in: collection, updatedBefore: cutoff, limit: limit)
+        if let race {
+            self.race = nil
+            do { try await race() } catch { throw BackendError(.protocolViolation, "the racing edit failed: \(error)") }
+        }
+        return found
+    }
+    func purge(in collection: String, backendID: String, revision: String) async throws(BackendError) -> Bool {
+        try await inner.purge(in: collection, backendID: backendID, revision: revision)
+    }
     func create(_ record: BackendRecord, clearing: [String: JSONValue]) async throws(BackendError) -> BackendWriteOutcome {
         try await inner.create(record, clearing: clearing)
     }
     func write(_ writes: [BackendWrite]) async -> [Result<BackendWriteOutcome, BackendError>] {
-        if let race {
+        if !writes.isEmpty, let race {
             self.race = nil
             do { try await race() } catch { return writes.map { _ in .failure(BackendError(.protocolViolation, "the racing edit failed: \(error)")) } }
         }

@@ -98,6 +98,51 @@ public final class PocketBaseBackend: SyncBackend {
         }
     }
 
+    public func softDeleted(in collection: String, updatedBefore cutoff: String, limit: Int) async throws(BackendError) -> [(backendID: String, revision: String)] {
+        let page = try await client.records(
+            in: collection, filter: "\(PocketBaseSetup.deletedField) = true && updated < \(Self.literal(cutoff))", sort: "updated,id",
+            page: 1, perPage: limit, fields: "id,\(PocketBaseSetup.revisionField)")
+        return page.items.compactMap { item in
+            guard let id = item["id"]?.stringValue else { return nil }
+            return (id, item[PocketBaseSetup.revisionField]?.stringValue ?? "")
+        }
+    }
+
+    /// A compare-and-set update (still this revision, still deleted) and the delete, in one
+    /// batch (one transaction) where the server takes batches; otherwise the update, then the
+    /// delete: a client would have to read the record in between, and write it under the
+    /// revision just set, to lose its write.
+    public func purge(in collection: String, backendID: String, revision: String) async throws(BackendError) -> Bool {
+        let path = "/api/collections/\(PocketBaseLocation.escape(collection))/records/\(PocketBaseLocation.escape(backendID))"
+        let claim: [String: JSONValue] = [
+            PocketBaseSetup.baseRevisionMember: .string(revision), PocketBaseSetup.revisionField: .string("ferry-purge:" + revision),
+            PocketBaseSetup.deletedField: true,
+        ]
+        let what = "purge \(collection)/\(backendID)"
+        if batches.allowed != false {
+            do {
+                let results = try await client.batch([.init(method: "PATCH", path: path, body: claim), .init(method: "DELETE", path: path, body: [:])], what: what)
+                batches.allowed = true
+                return results.allSatisfy { (200..<300).contains($0.status) }
+            } catch where error.kind == .forbidden && error.message.contains("Batch requests are not allowed") {
+                batches.allowed = false
+            } catch where error.kind == .invalid || error.kind == .notFound {
+                return false  // the update was refused: the record changed, or is gone
+            }
+        }
+        do {
+            _ = try await client.update(in: collection, id: backendID, fields: claim)
+        } catch where error.kind == .notFound {
+            return false
+        }
+        do {
+            try await client.delete(in: collection, id: backendID)
+        } catch where error.kind == .notFound {
+            return true
+        }
+        return true
+    }
+
     /// Writes in batches of ``batchSize`` (one transaction each) where the server allows the
     /// batch API; a batch that fails as a whole (one stale write fails them all) is written one
     /// by one, which tells the stale writes from the rest. Without the batch API, eight single
