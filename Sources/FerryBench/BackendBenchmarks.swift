@@ -28,7 +28,7 @@ func backendBenchmarks(scale: Int, workDirectory: String) async throws -> [Bench
     _ = try await setup.run(with: admin)
     let credentials = PocketBaseCredentials.password(email: "bench@example.com", password: "bench-password-1", collection: "users")
     let entity = try EntityName("Item")
-    func sync(_ store: Store, client: PocketBaseClient) async throws -> BackendSyncEngine.Report {
+    func backendSync(_ store: Store, client: PocketBaseClient) async throws -> BackendSyncEngine.Report {
         try await BackendSyncEngine(store: store, backend: PocketBaseBackend(client: client), options: .init(entities: [entity])).sync()
     }
     var rows: [BenchmarkRow] = []
@@ -37,7 +37,7 @@ func backendBenchmarks(scale: Int, workDirectory: String) async throws -> [Bench
     let source = try BenchData.itemStore(at: work + "/source", name: "source", count: scale)
     var pushReport: BackendSyncEngine.Report?
     let pushSeconds = try await Measure.seconds {
-        pushReport = try await sync(source, client: PocketBaseClient(location: location, credentials: credentials, httpClient: http))
+        pushReport = try await backendSync(source, client: PocketBaseClient(location: location, credentials: credentials, httpClient: http))
     }
     guard pushReport?.pushed == scale else { throw BackendBenchmarkError.wrongCount("pushed \(pushReport?.pushed ?? 0) of \(scale)") }
     rows.append(BenchmarkRow(
@@ -67,26 +67,35 @@ func backendBenchmarks(scale: Int, workDirectory: String) async throws -> [Bench
     let puller = PocketBaseClient(location: location, credentials: credentials, httpClient: http)
     _ = try await puller.signIn()
     var pullReport: BackendSyncEngine.Report?
+    sync()
     let pullSeconds = try await Measure.seconds {
-        pullReport = try await sync(copy, client: puller)
+        pullReport = try await backendSync(copy, client: puller)
     }
     guard pullReport?.pulled == scale else { throw BackendBenchmarkError.wrongCount("pulled \(pullReport?.pulled ?? 0) of \(scale)") }
     let ratio = pullSeconds / max(curlSeconds, 1e-9)
+    // What writing the pulled records' files costs on this disk by itself: rsync -a of the
+    // pulled store's records tree, in the same run.
+    var rsyncNote = ""
+    if let rsync = MeasuredProcess.find("rsync") {
+        sync()
+        let copied = try MeasuredProcess.run(rsync, ["-a", work + "/copy/records/", work + "/rsync-copy/"])
+        rsyncNote = "; rsync -a of the pulled records \(Format.seconds(copied.seconds)) (" + Format.ratio(pullSeconds, copied.seconds, "rsync") + ")"
+    }
     rows.append(BenchmarkRow(
         name: "backend full pull", scale: scale, value: Format.seconds(pullSeconds), target: "≤ 1.5x curl listing", met: ratio <= 1.5,
-        note: String(format: "%.2fx curl, perPage 1000 (%.3f s, %d requests); %d requests, signed in before as curl", ratio, curlSeconds, pages, pullReport?.requests ?? 0)))
+        note: String(format: "%.2fx curl, perPage 1000 (%.3f s, %d requests); %d requests, signed in before as curl", ratio, curlSeconds, pages, pullReport?.requests ?? 0) + rsyncNote))
 
     // No-op sync, with the session of an earlier sync (a CLI run signs in once more). It
     // starts after the overlap window (2 s) of the last writes: a sync within it reads the
     // records written in those 2 s again, by design (late commits).
     let session = PocketBaseClient(location: location, credentials: credentials, httpClient: http)
-    _ = try await sync(copy, client: session)
+    _ = try await backendSync(copy, client: session)
     try await Task.sleep(nanoseconds: 2_100_000_000)
     var noopSamples: [Double] = []
     var noopRequests = 0
     for _ in 0..<5 {
         let before = session.requestCount
-        noopSamples.append(try await Measure.seconds { _ = try await sync(copy, client: session) })
+        noopSamples.append(try await Measure.seconds { _ = try await backendSync(copy, client: session) })
         noopRequests = session.requestCount - before
     }
     let noop = Measure.median(noopSamples)
@@ -106,7 +115,7 @@ func backendBenchmarks(scale: Int, workDirectory: String) async throws -> [Bench
         try copy.write(writes)
         let before = session.requestCount
         var report: BackendSyncEngine.Report?
-        samples.append(try await Measure.seconds { report = try await sync(copy, client: session) })
+        samples.append(try await Measure.seconds { report = try await backendSync(copy, client: session) })
         guard report?.pushed == 100 else { throw BackendBenchmarkError.wrongCount("pushed \(report?.pushed ?? 0) of 100") }
         requests = session.requestCount - before
     }
