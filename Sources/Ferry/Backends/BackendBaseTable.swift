@@ -9,9 +9,12 @@
 /// Fields are percent-escaped (`%`, tab, newline, carriage return). Looking a base up reads the
 /// log's entries (kept in memory) and binary-searches the table with `pread`, so a sync that
 /// touches a hundred records reads about a hundred lines whatever the collection's size. Writes
-/// go to the log, one append per ``save(durable:)``; when the log holds as many entries as the
-/// table (at least 8,192), they are merged into a new table (written whole, synced, renamed
-/// over the old one) and the log starts again. A crash between the rename and the log's
+/// go to the log, one append per ``save(durable:)``. Every sync reads the whole log, so it is
+/// kept short: a durable save (the end of a pull or a push) merges it into a new table (written
+/// whole, synced, renamed over the old one) once it holds 4,096 entries, and so does any save
+/// once it holds 65,536 (the entries are held in memory); the log then starts again. A table
+/// of N records is so rewritten at most once per 4,096 changes, and a sync never reads more
+/// than 4,096 log entries of earlier syncs. A crash between the rename and the log's
 /// truncation replays entries the table already has, which changes nothing.
 ///
 /// One file per collection where there was one per record: a pull of 10,000 records created
@@ -41,8 +44,9 @@ final class BackendBaseTable {
 
     /// Opens the bases in `folder` (none yet when it does not exist). Per-record base files an
     /// earlier Ferry wrote (`<backend id>.json`) are folded into the table.
-    /// - Parameter minimumMerge: The log's size, in entries, below which it is never merged.
-    init(folder: String, minimumMerge: Int = 8192) throws(BackendError) {
+    /// - Parameter minimumMerge: The log's size, in entries, from which a durable save merges it
+    ///   (16 times as many for any save).
+    init(folder: String, minimumMerge: Int = 4096) throws(BackendError) {
         self.folder = folder
         self.minimumMerge = minimumMerge
         guard FileSystem.isDirectory(folder) else { return }
@@ -107,9 +111,9 @@ final class BackendBaseTable {
     }
 
     /// Appends what changed to the log (and syncs it when `durable`), or merges everything into
-    /// a new table when the log has grown as large as the table.
+    /// a new table when the log has grown long (see the type's description).
     func save(durable: Bool) throws(BackendError) {
-        if changes.count >= max(minimumMerge, min(tableCount, 131_072)) {
+        if changes.count >= (durable ? minimumMerge : 16 * minimumMerge) {
             try merge()
             return
         }

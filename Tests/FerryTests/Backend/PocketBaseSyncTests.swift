@@ -258,7 +258,7 @@ import Testing
         let laptop = try fixture.store("laptop")
         for index in 0..<120 { try laptop.put(["title": .string("note \(index)"), "rank": .integer(Int64(index))], entity: Self.note, id: RecordID("n\(index)")) }
         let first = try await fixture.sync(laptop)
-        #expect(first.pushed == 120 && first.requests == 6, "a sign-in, a listing, a count, three batches: \(first)")
+        #expect(first.pushed == 120 && first.requests == 7, "a sign-in, a listing, a count, three batches, the daily purge listing: \(first)")
         #expect(try await fixture.serverRecords().count == 120)
         for index in 0..<60 { try laptop.put(["title": .string("edited \(index)"), "rank": .integer(Int64(index))], entity: Self.note, id: RecordID("n\(index)")) }
         let racing = RacingBackend(PocketBaseBackend(client: fixture.client())) {

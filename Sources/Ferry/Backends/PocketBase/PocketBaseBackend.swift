@@ -149,45 +149,63 @@ public final class PocketBaseBackend: SyncBackend {
     /// writes are in flight at once.
     public func write(_ writes: [BackendWrite]) async -> [Result<BackendWriteOutcome, BackendError>] {
         guard writes.count > 1, batches.allowed != false else { return await writeOneByOne(writes, concurrency: 8) }
+        // Two batches in flight: the server reads and checks one while it commits the other.
+        let chunks = stride(from: 0, to: writes.count, by: max(1, batchSize)).map { Array(writes[$0..<min(writes.count, $0 + max(1, batchSize))]) }
+        let results = await withTaskGroup(
+            of: (Int, [Result<BackendWriteOutcome, BackendError>]).self, returning: [[Result<BackendWriteOutcome, BackendError>]].self
+        ) { group in
+            var collected = [[Result<BackendWriteOutcome, BackendError>]](repeating: [], count: chunks.count)
+            var next = 0
+            var running = 0
+            while next < chunks.count || running > 0 {
+                while running < 2 && next < chunks.count {
+                    let index = next
+                    next += 1
+                    running += 1
+                    group.addTask { (index, await self.writeBatch(chunks[index])) }
+                }
+                guard let (index, outcomes) = await group.next() else { break }
+                running -= 1
+                collected[index] = outcomes
+            }
+            return collected
+        }
+        return results.flatMap { $0 }
+    }
+
+    /// One batch request (one transaction), or its writes one by one when it fails as a whole.
+    private func writeBatch(_ chunk: [BackendWrite]) async -> [Result<BackendWriteOutcome, BackendError>] {
+        if batches.allowed == false || chunk.count == 1 { return await writeOneByOne(chunk, concurrency: 8) }
         var outcomes: [Result<BackendWriteOutcome, BackendError>] = []
-        outcomes.reserveCapacity(writes.count)
-        var start = 0
-        while start < writes.count {
-            let chunk = Array(writes[start..<min(writes.count, start + max(1, batchSize))])
-            start += chunk.count
-            if batches.allowed == false || chunk.count == 1 {
-                outcomes += await writeOneByOne(chunk, concurrency: 8)
-                continue
+        outcomes.reserveCapacity(chunk.count)
+        let requests = chunk.map { write -> PocketBaseClient.BatchRequest in
+            var body = Self.body(write.record, clearing: write.clearing)
+            let collection = PocketBaseLocation.escape(write.record.collection)
+            if let base = write.base {
+                body[PocketBaseSetup.baseRevisionMember] = .string(base)
+                return .init(method: "PATCH", path: "/api/collections/\(collection)/records/\(PocketBaseLocation.escape(write.record.backendID))", body: body)
             }
-            let requests = chunk.map { write -> PocketBaseClient.BatchRequest in
-                var body = Self.body(write.record, clearing: write.clearing)
-                let collection = PocketBaseLocation.escape(write.record.collection)
-                if let base = write.base {
-                    body[PocketBaseSetup.baseRevisionMember] = .string(base)
-                    return .init(method: "PATCH", path: "/api/collections/\(collection)/records/\(PocketBaseLocation.escape(write.record.backendID))", body: body)
+            body["id"] = .string(write.record.backendID)
+            return .init(method: "POST", path: "/api/collections/\(collection)/records", body: body)
+        }
+        do {
+            let results = try await client.batch(requests, what: "batch of \(chunk.count) writes to \(chunk[0].record.collection)")
+            batches.allowed = true
+            for (write, result) in zip(chunk, results) {
+                guard (200..<300).contains(result.status), let stored = result.body.objectValue else {
+                    outcomes.append(.failure(BackendError(.protocolViolation, "\(write.record.collection)/\(write.record.backendID): batch answered \(result.status)")))
+                    continue
                 }
-                body["id"] = .string(write.record.backendID)
-                return .init(method: "POST", path: "/api/collections/\(collection)/records", body: body)
-            }
-            do {
-                let results = try await client.batch(requests, what: "batch of \(chunk.count) writes to \(chunk[0].record.collection)")
-                batches.allowed = true
-                for (write, result) in zip(chunk, results) {
-                    guard (200..<300).contains(result.status), let stored = result.body.objectValue else {
-                        outcomes.append(.failure(BackendError(.protocolViolation, "\(write.record.collection)/\(write.record.backendID): batch answered \(result.status)")))
-                        continue
-                    }
-                    do throws(BackendError) {
-                        outcomes.append(.success(.written(try Self.checked(stored, sent: write.record, in: write.record.collection))))
-                    } catch {
-                        outcomes.append(.failure(error))
-                    }
+                do throws(BackendError) {
+                    outcomes.append(.success(.written(try Self.checked(stored, sent: write.record, in: write.record.collection))))
+                } catch {
+                    outcomes.append(.failure(error))
                 }
-            } catch {
-                if error.kind == .forbidden && error.message.contains("Batch requests are not allowed") { batches.allowed = false }
-                // Failed as a whole (a stale write among them, or no batch API): one by one.
-                outcomes += await writeOneByOne(chunk, concurrency: 8)
             }
+        } catch {
+            if error.kind == .forbidden && error.message.contains("Batch requests are not allowed") { batches.allowed = false }
+            // Failed as a whole (a stale write among them, or no batch API): one by one.
+            outcomes += await writeOneByOne(chunk, concurrency: 8)
         }
         return outcomes
     }
