@@ -189,14 +189,12 @@ public struct BackendMapping: Sendable, Equatable {
         try BackendMapping(entries: entities.map { entry(for: $0) })
     }
 
-    /// Fields of the backend's own or Ferry's, which no member may be mapped to.
-    static let systemFields: Set<String> = ["id", "collectionId", "collectionName", "created", "updated", "expand"]
+    /// Fields of the backend's own, which no member may be mapped to (PocketBase's, the one
+    /// backend there is; Ferry's own start with `ferry_`).
+    static var systemFields: Set<String> { PocketBaseBackend.systemFields }
 
-    static func isValidName(_ name: String) -> Bool {
-        !name.isEmpty && name.utf8.count <= 100 && name.utf8.allSatisfy {
-            (0x61...0x7A).contains($0) || (0x41...0x5A).contains($0) || (0x30...0x39).contains($0) || $0 == UInt8(ascii: "_")
-        }
-    }
+    /// Whether `name` can name a collection or a field (as PocketBase allows: letters, digits, `_`).
+    static func isValidName(_ name: String) -> Bool { PocketBaseSetup.isValidFieldName(name) }
 
     private static func invalid(_ message: String) -> BackendError {
         BackendError(.invalid, "mapping: \(message)")

@@ -110,6 +110,30 @@ import Testing
         }
     }
 
+    /// A collection whose ids cannot be Ferry's (another pattern, another length) is refused
+    /// before anything changes; PocketBase's own default fits.
+    @Test func aCollectionWhoseIdsCannotBeFerrysIsRefused() async throws {
+        guard let fixture = try Fixture.start() else { return }
+        defer { fixture.server.stop() }
+        let admin = fixture.superuser
+        try await admin.createCollection(["name": "Digits", "type": "base", "fields": [
+            ["name": "id", "type": "text", "primaryKey": true, "pattern": "^[0-9]+$", "min": 15, "max": 15, "autogeneratePattern": "[0-9]{15}", "required": true],
+        ]])
+        try await admin.createCollection(["name": "Long", "type": "base", "fields": [
+            ["name": "id", "type": "text", "primaryKey": true, "pattern": "^[a-z0-9]+$", "min": 20, "max": 20, "autogeneratePattern": "[a-z0-9]{20}", "required": true],
+        ]])
+        try await admin.createCollection(["name": "Plain", "type": "base", "fields": [["name": "title", "type": "text"]]])
+        await #expect(throws: BackendError(.setup,
+            "Digits.id: the collection's ids are \"^[0-9]+$\", 15–15 characters; Ferry writes ids of 15 characters of a-z and 0-9 (docs/BACKENDS.md, Ids)")) {
+            _ = try await fixture.setUp([.init(name: "Digits")], user: false)
+        }
+        await #expect(throws: BackendError(.setup,
+            "Long.id: the collection's ids are \"^[a-z0-9]+$\", 20–20 characters; Ferry writes ids of 15 characters of a-z and 0-9 (docs/BACKENDS.md, Ids)")) {
+            _ = try await fixture.setUp([.init(name: "Long")], user: false)
+        }
+        _ = try await fixture.setUp([.init(name: "Plain")], user: false)
+    }
+
     @Test func credentialsAndAnUnreachableServerAreOneClearLine() async throws {
         guard let fixture = try Fixture.start() else { return }
         defer { fixture.server.stop() }

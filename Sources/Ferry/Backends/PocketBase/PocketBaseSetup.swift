@@ -1,3 +1,5 @@
+import Foundation
+
 /// What `ferry backend setup` does to a PocketBase, as a superuser: for each entity, a
 /// collection of the same name with the fields Ferry needs, and API rules that make every
 /// update a compare-and-set PocketBase itself enforces. It changes only what is missing or
@@ -138,6 +140,7 @@ public struct PocketBaseSetup: Sendable {
             throw BackendError(.setup, "\(name): a \(existing["type"]?.stringValue ?? "?") collection; Ferry syncs records of base collections")
         }
         var fields = existing["fields"]?.arrayValue?.compactMap(\.objectValue) ?? []
+        if let id = fields.first(where: { $0["name"]?.stringValue == "id" }) { try checkIDs(id, of: name) }
         var lines: [String] = []
         var changes: [String: JSONValue] = [:]
         var added: [String] = []
@@ -186,6 +189,29 @@ public struct PocketBaseSetup: Sendable {
             lines.append("\(name): updateRule now \(rule) (other clients must send ferry_base_rev and a new ferry_rev; see docs/BACKENDS.md)")
         }
         return (changes, lines)
+    }
+
+    /// Refuses a collection whose ids cannot be the ones Ferry writes (PocketBaseRecordID: 15
+    /// characters of a-z and 0-9), as a collection may say (a pattern, a length).
+    static func checkIDs(_ field: [String: JSONValue], of collection: String) throws(BackendError) {
+        let minimum = field["min"]?.integerValue ?? 0
+        let maximum = field["max"]?.integerValue ?? 0
+        let pattern = field["pattern"]?.stringValue ?? ""
+        var fits = minimum <= 15 && (maximum == 0 || maximum >= 15)
+        if fits && !pattern.isEmpty {
+            guard let expression = try? NSRegularExpression(pattern: pattern) else {
+                throw BackendError(.setup, "\(collection).id: the collection's id pattern \(quoted(pattern)) cannot be read")
+            }
+            // Both shapes Ferry writes: an id passed through, and a hashed one.
+            fits = ["abc123def456ghi", PocketBaseRecordID.backendID(for: "note-1")].allSatisfy { sample in
+                expression.firstMatch(in: sample, range: NSRange(location: 0, length: sample.utf16.count)) != nil
+            }
+        }
+        guard fits else {
+            throw BackendError(.setup,
+                "\(collection).id: the collection's ids are \(pattern.isEmpty ? "" : "\(quoted(pattern)), ")\(minimum)–\(maximum == 0 ? "any" : String(maximum)) characters; "
+                    + "Ferry writes ids of 15 characters of a-z and 0-9 (docs/BACKENDS.md, Ids)")
+        }
     }
 
     static func isValidFieldName(_ name: String) -> Bool {
