@@ -14,14 +14,42 @@ extension Store {
     /// - Throws: ``ImportError/invalidSchema(path:message:)`` for a broken `schema.json`;
     ///   ``ImportError/store(_:)`` when the store cannot be read.
     public func exportRecords(of entity: EntityName, options: ExportOptions = ExportOptions()) throws(ImportError) -> JSONValue {
+        var exported: [JSONValue] = []
+        try exportRecords(of: entity, options: options) { exported.append($0) }
+        return .array(exported)
+    }
+
+    /// The records of `entity` as ``exportRecords(of:options:)`` gives them, one at a time and
+    /// sorted by id, with one record's document in memory at a time (and those it links to,
+    /// when relationships are exported): a million records export in flat memory.
+    ///
+    /// ```swift
+    /// var writer = PrettyJSONArrayWriter()
+    /// try store.exportRecords(of: EntityName("User")) { output.write(writer.bytes(appending: $0)) }
+    /// output.write(writer.closingBytes())
+    /// ```
+    public func exportRecords(
+        of entity: EntityName, options: ExportOptions = ExportOptions(), _ body: (JSONValue) throws(ImportError) -> Void
+    ) throws(ImportError) {
         var exporter = try makeExporter(options)
         let now = options.now ?? Int64(clamping: self.options.clock.milliseconds())
-        var exported: [JSONValue] = []
-        for record in try exporter.records(of: entity) {
-            if let scope = options.scope, !scope.matches(.object(record.document), now: now) { continue }
-            exported.append(try exporter.export(RecordKey(entity: entity, id: record.id), document: record.document))
+        var failure: ImportError?
+        do throws(StoreError) {
+            try forEachRecord(of: entity) { id, value throws(StoreError) -> Bool in
+                let document = value.objectValue ?? [:]
+                if let scope = options.scope, !scope.matches(.object(document), now: now) { return true }
+                do throws(ImportError) {
+                    try body(try exporter.export(RecordKey(entity: entity, id: id), document: document))
+                    return true
+                } catch {
+                    failure = error
+                    return false
+                }
+            }
+        } catch {
+            throw .store(error)
         }
-        return .array(exported)
+        if let failure { throw failure }
     }
 
     /// One record as the JSON object an API expects (`ferry export <store> User 7`).

@@ -49,7 +49,17 @@ enum ExportCommand: Command {
         if arguments.positional("id") != nil {
             context.printJSON(try store.exportRecord(try arguments.recordID(), of: entity, options: options))
         } else {
-            context.printJSON(try store.exportRecords(of: entity, options: options))
+            // Written as it is read, in pieces of 64 KiB: a million records in flat memory.
+            var writer = PrettyJSONArrayWriter()
+            var pending: [UInt8] = []
+            try store.exportRecords(of: entity, options: options) { value in
+                pending += writer.bytes(appending: value)
+                if pending.count >= 1 << 16 {
+                    context.stdout.write(bytes: pending)
+                    pending.removeAll(keepingCapacity: true)
+                }
+            }
+            context.stdout.write(bytes: pending + writer.closingBytes())
         }
         return .success
     }

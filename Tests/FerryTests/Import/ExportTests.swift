@@ -123,3 +123,48 @@ import Testing
         #expect(!report.hasChanges && original.head == head)
     }
 }
+
+/// Export as a stream (issue 19, item 1): the same records as the array, one at a time, and
+/// the same bytes from ``PrettyJSONArrayWriter`` as from the whole array's pretty form.
+@Suite struct StreamingExportTests {
+    @Test func theStreamGivesTheArraysRecordsInOrderInEveryStyle() throws {
+        let directory = try TemporaryDirectory()
+        let store = try ExportTests.sampleStore(directory)
+        let user = try EntityName("User")
+        for relationships in [ExportOptions.Relationships.none, .array, .nested] {
+            let options = ExportTests.options(.snake, relationships)
+            var streamed: [JSONValue] = []
+            try store.exportRecords(of: user, options: options) { streamed.append($0) }
+            #expect(JSONValue.array(streamed) == (try store.exportRecords(of: user, options: options)), "\(relationships)")
+            #expect(streamed.count == (try store.ids(of: user)).count)
+        }
+    }
+
+    @Test func anErrorFromTheConsumerStopsTheStream() throws {
+        let directory = try TemporaryDirectory()
+        let store = try ExportTests.sampleStore(directory)
+        var seen = 0
+        #expect(throws: ImportError.self) {
+            try store.exportRecords(of: EntityName("User")) { _ throws(ImportError) in
+                seen += 1
+                if seen == 2 { throw ImportError.store(.recordNotFound(RecordKey(entity: try! EntityName("User"), id: try! RecordID("x")))) }
+            }
+        }
+        #expect(seen == 2)
+    }
+
+    @Test func theWriterMakesThePrettyBytesOfTheWholeArray() {
+        let elements: [JSONValue] = [
+            ["id": 1, "name": "Ana", "tags": ["a", "b"], "empty": [:], "none": [], "nested": ["deep": [1, 2.5, true, .null]]],
+            "text", 3, [], [:], ["é\n\"": "x"],
+        ]
+        for count in 0...elements.count {
+            var writer = PrettyJSONArrayWriter()
+            var bytes: [UInt8] = []
+            for element in elements.prefix(count) { bytes += writer.bytes(appending: element) }
+            bytes += writer.closingBytes()
+            #expect(bytes == JSONValue.array(Array(elements.prefix(count))).prettyBytes(), "\(count) elements")
+            #expect(writer.elementCount == count)
+        }
+    }
+}
