@@ -224,30 +224,14 @@ struct SyncRunner {
         }
         defer { signals.cancel() }
         context.stderr.line("watching \(store.path) ↔ \(peer) (every \(interval) s and on local changes; Ctrl-C to stop)")
-        var lastHead = store.head
-        var nextDue = Date()
         var lastConflicts: [RecordKey] = []
-        var lastError: String?
-        while !stop.isRaised {
-            if Date() >= nextDue || store.head != lastHead {
-                // A line only when something happened: changes moved, conflicts changed, or an
-                // error (once, until it changes).
-                do {
-                    let report = try await syncOnce()
-                    if report.changedAnything || report.conflicts != lastConflicts || lastError != nil { print(report) }
-                    lastConflicts = report.conflicts
-                    lastError = nil
-                } catch {
-                    let message = "\(error)"
-                    if message != lastError { context.stderr.line("error: \(message)") }  // keep watching: the peer may come back
-                    lastError = message
-                }
-                lastHead = store.head
-                nextDue = Date().addingTimeInterval(interval)
-            }
-            try? await Task.sleep(nanoseconds: 200_000_000)
+        await WatchLoop(store: store, interval: interval, poll: 200_000_000, stop: stop, stderr: context.stderr).run { afterError in
+            // A line only when something happened: changes moved, conflicts changed, or the
+            // sync before failed.
+            let report = try await syncOnce()
+            if report.changedAnything || report.conflicts != lastConflicts || afterError { print(report) }
+            lastConflicts = report.conflicts
         }
-        context.stderr.line("stopped watching")
         return .success
     }
 }

@@ -59,28 +59,11 @@ struct BackendSyncRunner {
             }
         }
         defer { listener.cancel() }
-        var lastHead = store.head
-        var nextDue = Date()
         var lastConflicts: [RecordKey] = []
-        var lastError: String?
-        while !stop.isRaised {
-            if wake.take() || Date() >= nextDue || store.head != lastHead {
-                do {
-                    let report = try await syncAndPrint(store: store, client: client, quietWhenIdle: true, lastConflicts: lastConflicts,
-                                                        afterError: lastError != nil)
-                    lastConflicts = report.conflicts
-                    lastError = nil
-                } catch {
-                    let message = "\(error)"
-                    if message != lastError { context.stderr.line("error: \(message)") }  // keep watching: the server may come back
-                    lastError = message
-                }
-                lastHead = store.head
-                nextDue = Date().addingTimeInterval(interval)
-            }
-            try? await Task.sleep(nanoseconds: 100_000_000)
+        await WatchLoop(store: store, interval: interval, poll: 100_000_000, stop: stop, stderr: context.stderr).run(wake: wake.take) { afterError in
+            let report = try await syncAndPrint(store: store, client: client, quietWhenIdle: true, lastConflicts: lastConflicts, afterError: afterError)
+            lastConflicts = report.conflicts
         }
-        context.stderr.line("stopped watching")
         return .success
     }
 
