@@ -21,11 +21,14 @@ public struct StoreBase: Sendable, Hashable {
 
     /// One join from a snapshot.
     public struct Join: Sendable, Hashable {
-        /// The hub's id and location.
+        /// The hub's id and location (for a join from a store: the store's replica and path or URL).
         public var hub: ReplicaID
         public var location: String
-        /// The snapshot's id (the SHA-256 of its manifest).
+        /// The snapshot's id: the SHA-256 of a hub snapshot's manifest, or, from a store, the
+        /// hash of the store's journal entry at ``position``.
         public var snapshot: SHA256Digest
+        /// From a store: the position in its journal that the snapshot stands for.
+        public var position: UInt64?
         /// When the join started, milliseconds since 1970.
         public var started: UInt64
         /// The journal's last sequence when the join finished (0 while pending).
@@ -33,7 +36,11 @@ public struct StoreBase: Sendable, Hashable {
         /// Records the snapshot held.
         public var records: Int
 
-        public init(hub: ReplicaID, location: String, snapshot: SHA256Digest, started: UInt64, sequence: UInt64 = 0, records: Int = 0) {
+        public init(
+            hub: ReplicaID, location: String, snapshot: SHA256Digest, started: UInt64, sequence: UInt64 = 0, records: Int = 0,
+            position: UInt64? = nil
+        ) {
+            self.position = position
             self.hub = hub
             self.location = location
             self.snapshot = snapshot
@@ -76,11 +83,13 @@ public struct StoreBase: Sendable, Hashable {
             frontierMembers[origin.rawValue] = [.integer(Int64(counter)), frontier.digests[origin].map { .string($0.hex) } ?? .null]
         }
         func value(_ join: Join) -> JSONValue {
-            [
+            var members: [String: JSONValue] = [
                 "hub": .string(join.hub.rawValue), "location": .string(join.location), "snapshot": .string(join.snapshot.hex),
                 "at": .string(ISO8601Milliseconds.format(milliseconds: join.started)), "sequence": .integer(Int64(join.sequence)),
                 "records": .integer(Int64(join.records)),
             ]
+            if let position = join.position { members["position"] = .integer(Int64(clamping: position)) }
+            return .object(members)
         }
         return [
             "ferry-base": .integer(Self.format), "frontier": .object(frontierMembers), "joins": .array(joins.map(value)),
@@ -113,7 +122,14 @@ public struct StoreBase: Sendable, Hashable {
                 let atText = item["at"]?.stringValue, let at = ISO8601Milliseconds.parse(atText), at >= 0,
                 let sequence = item["sequence"]?.integerValue, sequence >= 0, let records = item["records"]?.integerValue, records >= 0
             else { throw bad("a join is not described correctly") }
-            return Join(hub: hub, location: location, snapshot: snapshot, started: UInt64(at), sequence: UInt64(sequence), records: Int(records))
+            var position: UInt64?
+            if let item = item["position"] {
+                guard let value = item.integerValue, value >= 0 else { throw bad("a join's position is not a journal position") }
+                position = UInt64(value)
+            }
+            return Join(
+                hub: hub, location: location, snapshot: snapshot, started: UInt64(at), sequence: UInt64(sequence), records: Int(records),
+                position: position)
         }
         var joins: [Join] = []
         for item in value["joins"]?.arrayValue ?? [] { joins.append(try join(item)) }

@@ -1,4 +1,4 @@
-/// A snapshot a peer offers instead of the history it no longer holds, or to save a new replica
+/// A snapshot a peer (a hub, or a store) offers instead of the history it no longer holds, or to save a new replica
 /// from reading all of it: the live and deleted records' current versions, and the frontier
 /// they stand for (every change up to it, bound to the digest of each origin's latest one).
 public struct SnapshotOffer: Sendable, Equatable {
@@ -11,6 +11,9 @@ public struct SnapshotOffer: Sendable, Equatable {
         case collected(lastSynced: UInt64?)
         /// A join that was stopped before it finished.
         case resume
+        /// The peer holds changes the store lacks only as state, not as history (it joined
+        /// from a snapshot itself): the store takes that state, and its own changes stay.
+        case historyNotHeld
     }
 
     /// The snapshot's id (a hub's: the SHA-256 of its manifest).
@@ -21,12 +24,19 @@ public struct SnapshotOffer: Sendable, Equatable {
     public var recordCount: Int
     public var changeCount: Int
     public var reason: Reason
+    /// The peer's journal position the snapshot stands for, when the peer is a store (a hub
+    /// has none): the store reads the peer's journal after it once joined. The snapshot's id
+    /// is then the hash of the peer's entry there, so the join is bound to the peer's chain.
+    public var position: UInt64?
 
-    public init(id: SHA256Digest, frontier: ReplicaFrontier, recordCount: Int, changeCount: Int, reason: Reason) {
+    public init(
+        id: SHA256Digest, frontier: ReplicaFrontier, recordCount: Int, changeCount: Int, reason: Reason, position: UInt64? = nil
+    ) {
         self.id = id
         self.frontier = frontier
         self.recordCount = recordCount
         self.changeCount = changeCount
         self.reason = reason
+        self.position = position
     }
 }

@@ -98,7 +98,10 @@ public struct SyncEngine: Sendable {
 
         // A snapshot first, when the peer offers one: the state instead of the history.
         var touched = Set<RecordKey>()
-        if options.direction.pulls, let offer = try await transport.snapshotOffer(for: localKnowledge, pending: pendingJoin) {
+        var joinedThrough: UInt64?
+        if options.direction.pulls, let offer = try await transport.snapshotOffer(for: localKnowledge, pending: pendingJoin),
+            !(options.history == .full && offer.reason == .join)
+        {
             result.snapshot = offer
             if replica.recordCount > 0 {
                 // A re-join deletes what was deleted meanwhile: the same limit as for a pull.
@@ -110,11 +113,13 @@ public struct SyncEngine: Sendable {
                 try await join(from: offer, pending: pendingJoin, result: &result, touched: &touched)
                 do { localFrontier = try replica.currentFrontier() } catch { throw .store(error) }
                 localKnowledge = localFrontier.knowledge
+                // From a store: its journal is read on from the entry the state stands for.
+                joinedThrough = offer.position
             }
         }
 
         // Pull.
-        var pulledThrough = start.peer
+        var pulledThrough = max(start.peer, joinedThrough ?? 0)
         if !options.direction.pulls {
             // Push only: nothing is read from the peer's journal.
         } else if plan == .fullPull && !options.dryRun {
@@ -262,7 +267,9 @@ public struct SyncEngine: Sendable {
         report(SyncProgress(phase: .pulling, completed: 0, total: offer.changeCount))
         var page = try await transport.snapshotChanges(limit: options.pageSize)
         if pending?.snapshot != offer.id, let identity = transport.hubIdentity {
-            let join = StoreBase.Join(hub: identity.id, location: identity.location, snapshot: offer.id, started: SystemClock().milliseconds())
+            let join = StoreBase.Join(
+                hub: identity.id, location: identity.location, snapshot: offer.id, started: SystemClock().milliseconds(),
+                position: offer.position)
             do { try replica.beginJoin(join) } catch { throw .store(error) }
         }
         var read = 0

@@ -63,11 +63,14 @@ public struct SyncReport: Sendable {
             case .join: reason = "join"
             case .collected: reason = "collected"
             case .resume: reason = "resume"
+            case .historyNotHeld: reason = "history-not-held"
             }
-            members["snapshot"] = [
+            var snapshotMembers: [String: JSONValue] = [
                 "id": .string(snapshot.id.hex), "records": .integer(Int64(snapshot.recordCount)),
                 "versions": .integer(Int64(snapshot.changeCount)), "reason": .string(reason),
             ]
+            if let position = snapshot.position { snapshotMembers["position"] = .integer(Int64(clamping: position)) }
+            members["snapshot"] = .object(snapshotMembers)
         }
         if let merging {
             members["merging"] = .object([
@@ -104,6 +107,8 @@ public struct SyncOptions: Sendable {
     public var pageSize = 5_000
     /// Which ways changes go: both (the default), or only from the peer, or only to it.
     public var direction: SyncDirection = .both
+    /// What an empty store copies from a peer store: its state (the default) or its whole history.
+    public var history: JoinHistory = .state
     /// Called as the sync makes progress.
     public var progress: (@Sendable (SyncProgress) -> Void)?
 

@@ -35,7 +35,7 @@ public protocol SyncTransport: AnyObject, Sendable {
     func snapshotOffer(for knowledge: VersionVector, pending: StoreBase.Join?) async throws(SyncError) -> SnapshotOffer?
     /// The next page of the offered snapshot's record versions; `nil` after the last.
     func snapshotChanges(limit: Int) async throws(SyncError) -> [Change]?
-    /// The hub's id and location, for a store that joins from its snapshot.
+    /// The id and location of the hub or store a joining store takes a snapshot from.
     var hubIdentity: (id: ReplicaID, location: String)? { get }
     /// Told, before ``close()``, that the exchange succeeded (a hub then notes that this
     /// replica was seen, even when there was nothing to exchange).

@@ -19,6 +19,9 @@ enum SyncCommand: Command {
             without journaling that content first, so an edit becomes a change or a conflict, never a loss.
             The first sync of two non-empty stores that never met merges them; it says so, with how many \
             records each side brings (--dry-run shows it first).
+            An empty store joining a peer store (folder or 'ferry serve') copies its state (every record's \
+            current versions, deleted ones included) and then its journal from there, not every version ever \
+            written; --history full copies the whole journal, for a complete audit trail on this replica.
             A hub ('ferry hub init') is a folder or an s3:// prefix that any number of replicas sync with \
             concurrently, with no server and no lock; S3 settings follow the AWS CLI (see 'ferry hub --help').
              ferry sync ./laptop /media/usb/data
@@ -42,6 +45,7 @@ enum SyncCommand: Command {
             .flag("commit", help: "Journal hand edits first (the default; kept for scripts)."),
             .flag("pull-only", help: "Only bring the peer's changes here; write nothing to the peer (read-only tokens)."),
             .flag("push-only", help: "Only send this store's changes; change nothing here (a one-way mirror)."),
+            .value("history", valueName: "state|full", help: "What an empty store copies from a peer store: its state, or its whole journal.", default: "state"),
             .value("token", valueName: "token", help: "Bearer token for an HTTP peer (default: $FERRY_TOKEN)."),
             .value("endpoint", valueName: "url", help: "The S3 endpoint of an s3:// hub (default: $AWS_ENDPOINT_URL_S3, $AWS_ENDPOINT_URL, AWS)."),
             .flag("watch", help: "Keep syncing when the local store changes and on the interval, until Ctrl-C."),
@@ -70,6 +74,10 @@ enum SyncCommand: Command {
         options.force = arguments.flag("force")
         options.maximumDeletionShare = Double(maxDelete) / 100
         options.maximumClockSkewMilliseconds = UInt64(maxSkew) * 1000
+        guard let history = JoinHistory(rawValue: arguments.option("history") ?? "state") else {
+            throw UsageError("--history must be state or full, got '\(arguments.option("history") ?? "")'")
+        }
+        options.history = history
         if arguments.flag("pull-only") { options.direction = .pullOnly }
         if arguments.flag("push-only") { options.direction = .pushOnly }
         if context.stderrIsTerminal && !arguments.flag("json") { options.progress = SyncProgressPrinter(context: context).callback }
@@ -82,6 +90,11 @@ enum SyncCommand: Command {
         }
         let token = arguments.option("token") ?? context.environment["FERRY_TOKEN"]
         let peer = try SyncPeer.classify(peerText, token: token, resolvingFolder: context.absolutePath)
+        switch (history, peer) {
+        case (.full, .hubFolder), (.full, .s3):
+            throw UsageError("--history full is for peer stores: a hub keeps snapshots of old history, not all of it (see 'ferry hub compact')")
+        default: break
+        }
         var s3: S3Configuration?
         switch peer {
         case .remote, .s3:
@@ -110,6 +123,7 @@ enum SyncCommand: Command {
         for flag in ["dry-run", "pull-only", "push-only", "force"] where arguments.flag(flag) {
             throw UsageError("--\(flag) is not available for app backends yet")
         }
+        if arguments.option("history") == "full" { throw UsageError("--history full is for peer stores, not app backends") }
         for option in ["token", "endpoint"] where arguments.option(option) != nil {
             throw UsageError("--\(option) is not for app backends (credentials come from POCKETBASE_EMAIL/POCKETBASE_PASSWORD or POCKETBASE_TOKEN)")
         }
@@ -195,6 +209,7 @@ struct SyncRunner {
             case .join: why = "instead of its history"
             case .collected: why = "the changes it lacked were collected while it was away"
             case .resume: why = "finishing a join that was stopped"
+            case .historyNotHeld: why = "the peer holds the changes it lacked only as state: it joined from a snapshot itself"
             }
             context.stdout.line(
                 "\(report.dryRun ? "would join" : "joined") from snapshot \(snapshot.id.hex.prefix(12)) of \(peer) "

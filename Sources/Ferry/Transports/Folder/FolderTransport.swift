@@ -20,6 +20,8 @@ public final class FolderTransport: SyncTransport, @unchecked Sendable {
     private let options: StoreOptions
     private let handEdits: HandEdits
     private var store: Store?
+    /// The state offered to a joining store, while it is read.
+    private var snapshot: StoreSnapshot?
     /// After ``open()``: the peer's hand edits found (and, with ``HandEdits/commit``, journaled),
     /// and the files that could not be read as records.
     public private(set) var handEditsFound: StoreStatus?
@@ -131,4 +133,23 @@ public final class FolderTransport: SyncTransport, @unchecked Sendable {
         let store = try peer()
         do { try store.saveCheckpoint(checkpoint) } catch { throw .store(error) }
     }
+
+    // MARK: Joining from the peer's state
+
+    public func snapshotOffer(for knowledge: VersionVector, pending: StoreBase.Join?) async throws(SyncError) -> SnapshotOffer? {
+        let store = try peer()
+        do { snapshot = try store.snapshotOffer(for: knowledge, pending: pending) } catch { throw .store(error) }
+        return snapshot?.offer
+    }
+
+    public func snapshotChanges(limit: Int) async throws(SyncError) -> [Change]? {
+        let store = try peer()
+        guard var current = snapshot else { return nil }
+        let page: [Change]?
+        do { page = try store.snapshotChanges(&current, limit: limit) } catch { throw .store(error) }
+        snapshot = page == nil ? nil : current
+        return page
+    }
+
+    public var hubIdentity: (id: ReplicaID, location: String)? { store.map { ($0.replicaID, path) } }
 }

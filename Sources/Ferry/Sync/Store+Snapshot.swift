@@ -1,0 +1,86 @@
+/// A store offering its state, instead of its history, to a replica that joins it.
+extension Store {
+    /// The state this store offers a replica that knows `knowledge`, or `nil` when its
+    /// journal serves that replica better.
+    ///
+    /// - a replica that knows nothing (an empty store) joins from the state (``SnapshotOffer/Reason/join``);
+    /// - a replica finishing a join from this store (`pending`) resumes it (``SnapshotOffer/Reason/resume``);
+    /// - a replica that lacks changes this store holds only as state, because it joined from a
+    ///   snapshot itself, takes the state (``SnapshotOffer/Reason/historyNotHeld``): the journal
+    ///   would show it gaps it could not accept.
+    ///
+    /// The state is taken as of the journal's head, while the caller keeps the store locked or not:
+    /// entries never move, so pages read later still give exactly that state.
+    public func snapshotOffer(for knowledge: VersionVector, pending: StoreBase.Join?) throws(StoreError) -> StoreSnapshot? {
+        let base = try self.base()
+        return try withReadAccess { () throws(StoreError) -> StoreSnapshot? in
+            let frontier = ReplicaFrontier(knowledge: index.knowledge, digests: index.digests)
+            let reason: SnapshotOffer.Reason
+            if let pending, pending.hub == replicaID {
+                reason = .resume
+            } else {
+                let covered = frontier.knowledge.sortedCounters
+                guard covered.contains(where: { knowledge[$0.0] < $0.1 }) else { return nil }
+                if knowledge.sortedCounters.allSatisfy({ $0.1 == 0 }) {
+                    reason = .join
+                } else if let base, base.frontier.knowledge.sortedCounters.contains(where: { knowledge[$0.0] < $0.1 }) {
+                    reason = .historyNotHeld
+                } else {
+                    return nil
+                }
+            }
+            var sequences: [UInt64] = []
+            var records = 0
+            sequences.reserveCapacity(index.records.count)
+            var damaged = false
+            index.records.forEachForScan(
+                unchanged: { _, line, _ in
+                    guard !damaged else { return }
+                    guard let (_, state) = index.records.decode(line: line) else {
+                        damaged = true
+                        return
+                    }
+                    records += 1
+                    for version in state.versions { sequences.append(version.sequence) }
+                },
+                changed: { _, state in
+                    records += 1
+                    for version in state.versions { sequences.append(version.sequence) }
+                })
+            if damaged {
+                // Rebuilt from the journal by the read access, which then asks again.
+                index.records.markDamaged("a record line cannot be read")
+                return nil
+            }
+            sequences.sort()
+            let head = index.head
+            let offer = SnapshotOffer(
+                id: head.hash, frontier: frontier, recordCount: records, changeCount: sequences.count, reason: reason,
+                position: head.sequence)
+            return StoreSnapshot(offer: offer, sequences: sequences)
+        }
+    }
+
+    /// The next page of `snapshot`'s versions, at most `limit`, each checked against its
+    /// digest as any change this store sends; `nil` once every version was read.
+    public func snapshotChanges(_ snapshot: inout StoreSnapshot, limit: Int) throws(StoreError) -> [Change]? {
+        guard !snapshot.isFinished else { return nil }
+        let end = min(snapshot.sequences.count, snapshot.delivered + max(1, limit))
+        let sequences = snapshot.sequences[snapshot.delivered..<end]
+        let changes = try withReadAccess { () throws(StoreError) -> [Change] in
+            var changes: [Change] = []
+            changes.reserveCapacity(sequences.count)
+            for sequence in sequences {
+                let entry: JournalEntry
+                do throws(JournalError) { entry = try journal.entry(at: sequence) } catch { throw .journal(error) }
+                try checkIntact(entry)
+                var change = entry.change
+                if change.chain == nil { change.chain = change.chainOrLegacy }
+                changes.append(change)
+            }
+            return changes
+        }
+        snapshot.delivered = end
+        return changes
+    }
+}
