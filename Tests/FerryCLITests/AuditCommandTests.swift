@@ -51,6 +51,32 @@ import Testing
 
     // MARK: log
 
+    @Test func verifyAgainstProvesASnapshotJoin() async throws {
+        try await makeStores()
+        let joined = directory.subpath("joined")
+        #expect(try runFerry(["init", joined]).exitCode == 0)
+        let sync = try runFerry(["sync", joined, laptop])
+        #expect(sync.exitCode == 0, "\(sync)")
+        #expect(sync.stdout.contains("instead of its history"), "\(sync)")
+        let verify = try runFerry(["verify", joined])
+        #expect(verify.exitCode == 0, "\(verify)")
+        #expect(verify.stdout.contains("note: joined from the state of the store at \(laptop) as of its journal entry 4"), "\(verify)")
+        let proven = try runFerry(["verify", joined, "--against", laptop])
+        #expect(proven.exitCode == 0, "\(proven)")
+        #expect(proven.stdout.contains("ok: the join from \(laptop) matches its journal up to entry 4"), "\(proven)")
+        let json = try runFerry(["verify", joined, "--against", laptop, "--json"])
+        #expect(json.stdout.contains("\"proven\":true"), "\(json)")
+        // A store it never joined from is a usage error that names it, not a pass.
+        let other = try runFerry(["verify", joined, "--against", server])
+        #expect(other.exitCode == 2, "\(other)")
+        #expect(other.stderr.contains("never joined from a snapshot of"), "\(other)")
+        // --history full copies the whole history instead.
+        let full = directory.subpath("full")
+        #expect(try runFerry(["init", full]).exitCode == 0)
+        #expect(try runFerry(["sync", full, laptop, "--history", "full"]).exitCode == 0)
+        #expect(try runFerry(["log", full]).stdout.split(separator: "\n").count == 4)
+    }
+
     @Test func logIsNewestFirstWithFieldChanges() async throws {
         try await makeStores()
         let result = try runFerry(["log", laptop])

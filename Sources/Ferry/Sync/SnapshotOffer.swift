@@ -29,9 +29,16 @@ public struct SnapshotOffer: Sendable, Equatable {
     /// is then the hash of the peer's entry there, so the join is bound to the peer's chain.
     public var position: UInt64?
 
+    /// Whether the peer's journal holds every change up to the frontier (a store that joined
+    /// from a snapshot itself holds part of it only as state), so that a replica asking for
+    /// the full history can take that instead.
+    public var holdsHistory: Bool
+
     public init(
-        id: SHA256Digest, frontier: ReplicaFrontier, recordCount: Int, changeCount: Int, reason: Reason, position: UInt64? = nil
+        id: SHA256Digest, frontier: ReplicaFrontier, recordCount: Int, changeCount: Int, reason: Reason, position: UInt64? = nil,
+        holdsHistory: Bool = false
     ) {
+        self.holdsHistory = holdsHistory
         self.id = id
         self.frontier = frontier
         self.recordCount = recordCount

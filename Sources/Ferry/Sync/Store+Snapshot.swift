@@ -56,7 +56,7 @@ extension Store {
             let head = index.head
             let offer = SnapshotOffer(
                 id: head.hash, frontier: frontier, recordCount: records, changeCount: sequences.count, reason: reason,
-                position: head.sequence)
+                position: head.sequence, holdsHistory: base?.frontier.knowledge.sortedCounters.isEmpty ?? true)
             return StoreSnapshot(offer: offer, sequences: sequences)
         }
     }

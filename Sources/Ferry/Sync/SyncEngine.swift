@@ -100,8 +100,11 @@ public struct SyncEngine: Sendable {
         var touched = Set<RecordKey>()
         var joinedThrough: UInt64?
         if options.direction.pulls, let offer = try await transport.snapshotOffer(for: localKnowledge, pending: pendingJoin),
-            !(options.history == .full && offer.reason == .join)
+            !(options.history == .full && offer.reason == .join && offer.holdsHistory)
         {
+            if options.history == .full && (offer.reason == .join || offer.reason == .historyNotHeld) {
+                throw .historyNotHeld(peer: transport.peerDescription)
+            }
             result.snapshot = offer
             if replica.recordCount > 0 {
                 // A re-join deletes what was deleted meanwhile: the same limit as for a pull.

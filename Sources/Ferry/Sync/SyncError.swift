@@ -27,6 +27,9 @@ public enum SyncError: Error, Sendable, Equatable, CustomStringConvertible {
     /// The store started joining from a hub's snapshot and was stopped before it finished: it
     /// syncs with nothing else until a sync with that hub completes the join.
     case joinInProgress(store: String, hub: String)
+    /// `--history full` was asked of a peer that holds part of its records only as state (it
+    /// joined from a snapshot itself): the history it lacks cannot be copied from it.
+    case historyNotHeld(peer: String)
     /// A store error on either side.
     case store(StoreError)
     /// The transport failed.
@@ -72,6 +75,10 @@ public enum SyncError: Error, Sendable, Equatable, CustomStringConvertible {
         case .joinInProgress(let store, let hub):
             return "\(store) started joining from a snapshot of the hub at \(hub) and was stopped before it finished; "
                 + "run 'ferry sync \(store) \(hub)' to finish the join before syncing with anything else"
+        case .historyNotHeld(let peer):
+            return "\(peer) holds part of its history only as state (it joined from a snapshot, or it is a hub), so --history full cannot copy it from there; "
+                + "nothing was changed; sync with the store it joined from (see 'ferry verify \(peer)'), or leave out --history full "
+                + "to join from its state"
         case .store(let error):
             return error.description
         case .transport(let message):

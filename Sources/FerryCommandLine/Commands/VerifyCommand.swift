@@ -22,6 +22,11 @@ enum VerifyCommand: Command {
             Exit status: 0 clean, 1 findings, 2 when the store cannot be checked at all (not a store, \
             unreadable), as for 'ferry diff'.
 
+            A store that joined from another store's state (see 'ferry sync --history') holds no \
+            history before the join; '--against <peer>' proves the join: the peer's journal entry \
+            at the join's position still has the hash the join was bound to, and replaying the \
+            peer's journal up to it gives exactly the versions this store received.
+
             Given a hub (a folder holding hub.json, or s3://bucket/prefix), it reads every head and segment: \
             each segment's hash, the chain of segments in each head, and each change's digest and chain.
             """,
@@ -29,6 +34,7 @@ enum VerifyCommand: Command {
         options: [
             .flag("json", help: "Print one JSON object with every finding."),
             .value("endpoint", valueName: "url", help: "The S3 endpoint, for an s3:// hub."),
+            .value("against", valueName: "store", help: "Also prove the store's snapshot joins against the store they came from."),
         ])
 
     static func run(_ arguments: ParsedArguments, context: CommandContext) async throws -> ExitCode {
@@ -45,12 +51,53 @@ enum VerifyCommand: Command {
             // Findings are 1; a store that cannot be checked at all is an error, 2.
             throw CLIError(ErrorReporter.message(for: error), exitCode: .usage)
         }
+        var checks: [JoinCheck] = []
+        if let against = arguments.option("against") {
+            checks = try checkJoins(of: path, against: against, base: report.base, context: context)
+        }
         if arguments.flag("json") {
-            context.printJSONLine(report.jsonValue)
+            var json = report.jsonValue
+            if !checks.isEmpty, case .object(var members) = json {
+                members["joins"] = .array(checks.map(\.jsonValue))
+                json = .object(members)
+            }
+            context.printJSONLine(json)
         } else {
             context.stdout.write(text(report))
+            for check in checks { context.stdout.write(text(check)) }
         }
-        return report.isClean ? .success : .failure
+        return report.isClean && checks.allSatisfy(\.isProven) ? .success : .failure
+    }
+
+    /// Checks each of the store's joins from `against` (a store) against it.
+    static func checkJoins(of path: String, against: String, base: StoreBase?, context: CommandContext) throws -> [JoinCheck] {
+        let peerPath = context.absolutePath(against)
+        guard !FileSystem.exists(peerPath + "/" + HubDescriptor.key) else {
+            throw CLIError("--against takes the store a join came from; a hub is checked with 'ferry verify \(against)'", exitCode: .usage)
+        }
+        let store = try context.openStore(path)
+        defer { store.close() }
+        let peer = try context.openStore(peerPath)
+        defer { peer.close() }
+        let joins = (base?.joins ?? []).filter { $0.position != nil && $0.hub == peer.replicaID }
+        guard !joins.isEmpty else {
+            throw CLIError("\(path) never joined from a snapshot of \(against) (replica \(peer.replicaID)): there is no join to check", exitCode: .usage)
+        }
+        var checks: [JoinCheck] = []
+        for join in joins { checks.append(try store.checkJoin(join, against: peer)) }
+        return checks
+    }
+
+    static func text(_ check: JoinCheck) -> String {
+        let position = check.join.position.map(String.init) ?? "?"
+        if check.isProven {
+            return "ok: the join from \(check.join.location) matches its journal up to entry \(position) "
+                + "(hash \(check.join.snapshot.hex.prefix(12))): \(AuditText.plural(check.recordCount, "record")), "
+                + "\(AuditText.plural(check.versionCount, "version")) received as the peer has them\n"
+        }
+        var text = "the join from \(check.join.location) at entry \(position) does not match:\n"
+        for problem in check.problems { text += "  \(problem)\n" }
+        return text
     }
 
     static func verifyHub(_ location: String, arguments: ParsedArguments, context: CommandContext) async throws -> ExitCode {
@@ -84,6 +131,13 @@ enum VerifyCommand: Command {
         for finding in report.findings { text += finding.description + "\n" }
         if let problem = report.baseProblem { text += problem + "\n" }
         for join in report.base?.joins ?? [] {
+            if let position = join.position {
+                text += "note: joined from the state of the store at \(join.location) as of its journal entry \(position) "
+                    + "(hash \(join.snapshot.hex.prefix(12))) on \(ISO8601Milliseconds.format(milliseconds: join.started)) "
+                    + "(journal entries up to \(join.sequence) here): history before it is not held here; "
+                    + "'ferry verify <store> --against \(join.location)' proves the snapshot against that store's journal\n"
+                continue
+            }
             text += "note: joined from snapshot \(join.snapshot.hex.prefix(12)) of the hub at \(join.location) on "
                 + "\(ISO8601Milliseconds.format(milliseconds: join.started)) (journal entries up to \(join.sequence)): history before it "
                 + "is not held here; 'ferry verify \(join.location)' checks the snapshot against the hub's segments\n"
