@@ -101,10 +101,11 @@ enum AuditBench {
         ]
     }
 
-    /// A store with `records` products, each written `rounds` times, in batches of 10,000.
-    static func makeStore(at path: String, name: String, records: Int, rounds: Int) throws {
+    /// A store with `records` products, each written `rounds` times (rounds `firstRound`,
+    /// `firstRound + 1`, …), in batches of 10,000.
+    static func makeStore(at path: String, name: String, records: Int, rounds: Int, firstRound: Int = 0) throws {
         let store = try Store.create(at: path, name: name)
-        for round in 0..<rounds {
+        for round in firstRound..<(firstRound + rounds) {
             var start = 0
             while start < records {
                 let end = min(records, start + 10_000)

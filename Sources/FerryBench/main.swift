@@ -10,6 +10,10 @@ var scales = [10_000, 100_000]
 // the next, so a single pair can land on either side of the 2x target.
 var suites: Set<String> = ["store", "writes", "sync", "remote", "hub", "backend", "audit", "import"]
 var keepWorkDirectory = false
+// Issue 19's opt-in scale run: every command at N records and at a tenth of N (at most 100k), plus the long-history
+// scenario (records x edits) beside its single-version twin.
+var largeScale: Int?
+var history = (records: 10_000, edits: 50)
 var arguments = Array(CommandLine.arguments.dropFirst())
 while let argument = arguments.first {
     arguments.removeFirst()
@@ -28,12 +32,31 @@ while let argument = arguments.first {
         guard arguments.count >= 2, let count = Int(arguments[1]) else { fatalError("--prepare-incremental DIR N") }
         try prepareIncremental(directory: arguments[0], scale: count)
         exit(0)
+    case "--scale":
+        guard let value = arguments.first, let count = Int(value.replacingOccurrences(of: "_", with: "")), count >= 3 else {
+            fatalError("--scale needs a record count, such as 1000000")
+        }
+        arguments.removeFirst()
+        largeScale = count
+        if !CommandLine.arguments.contains("--only") { suites = ["scale", "history"] }
+    case "--history":
+        let parts = arguments.first?.split(separator: "x").compactMap { Int($0.replacingOccurrences(of: "_", with: "")) } ?? []
+        guard parts.count == 2, parts[0] > 0, parts[1] > 0 else { fatalError("--history needs RECORDSxEDITS, such as 10000x50") }
+        arguments.removeFirst()
+        history = (parts[0], parts[1])
+        if !CommandLine.arguments.contains("--only") && largeScale == nil { suites = ["history"] }
     case "--keep":
         // Leaves the work directory in place: deleting 100k files slows every file creation
         // on this machine for minutes after (see below), so back-to-back runs keep them.
         keepWorkDirectory = true
     case "--help", "-h":
-        print("usage: ferry-bench [--scales 10000,100000] [--only store,sync,remote,hub,backend,audit,import,writes] [--keep]")
+        print(
+            """
+            usage: ferry-bench [--scales 10000,100000] [--only store,sync,remote,hub,backend,audit,import,writes] [--keep]
+                   ferry-bench --scale 1000000 [--history 10000x50]   every command at 100k and at N records (opt-in;
+                                                                      at 1M: about 15 minutes and 10 GB of disk)
+                   ferry-bench --history 10000x50                     a long history's full pull beside its single-version twin
+            """)
         exit(0)
     default:
         FileHandle.standardError.write(Data("ferry-bench: unknown argument \(argument)\n".utf8))
@@ -93,6 +116,16 @@ extension String {
 }
 
 print("what".padding(toLength: 44, withPad: " ", startingAt: 0) + "records".leftPadded(8) + "  " + "measured".leftPadded(14) + "  " + "target".padding(toLength: 34, withPad: " ", startingAt: 0) + "verdict".padding(toLength: 8, withPad: " ", startingAt: 0) + "comparison")
+if let largeScale {
+    let directory = workDirectory + "/scale"
+    try FileSystem.createDirectories(directory)
+    section("scale") { try scaleBenchmarks(scale: largeScale, baseline: max(3, min(100_000, largeScale / 10)), workDirectory: directory, ferry: ferry) }
+    scales = []
+}
+if suites.contains("history") {
+    section("history") { try historyBenchmarks(records: history.records, edits: history.edits, workDirectory: workDirectory, ferry: ferry) }
+    if largeScale == nil && suites == ["history"] { scales = [] }
+}
 for scale in scales {
     let directory = workDirectory + "/\(scale)"
     try FileSystem.createDirectories(directory)
