@@ -276,14 +276,23 @@ public struct SyncEngine: Sendable {
             do { try replica.beginJoin(join) } catch { throw .store(error) }
         }
         var read = 0
+        // Two pages in memory at a time, as for a full pull: the peer reads the next page
+        // while this store writes the current one.
+        let transport = self.transport
+        let pageSize = options.pageSize
+        @Sendable func fetch() async -> Result<[Change]?, SyncError> {
+            do { return .success(try await transport.snapshotChanges(limit: pageSize)) } catch { return .failure(error) }
+        }
         while let changes = page {
+            async let following = fetch()
             let received = try replica.receiveSnapshot(changes, from: transport.peerDescription, maximumSkew: options.maximumClockSkewMilliseconds)
             result.pulled += received.applied
             result.committedEdits += received.committedEdits
-            for change in changes { touched.insert(change.key) }
+            // Only a resolving policy needs them (a million keys would cost memory for nothing).
+            if options.policy != .keepBoth { for change in changes { touched.insert(change.key) } }
             read += changes.count
             report(SyncProgress(phase: .pulling, completed: read, total: offer.changeCount))
-            page = try await transport.snapshotChanges(limit: options.pageSize)
+            page = try await following.get()
         }
         do { try replica.finishJoin(frontier: offer.frontier, records: offer.recordCount) } catch { throw .store(error) }
     }
