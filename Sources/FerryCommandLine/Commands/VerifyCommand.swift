@@ -72,6 +72,9 @@ enum VerifyCommand: Command {
     /// Checks each of the store's joins from `against` (a store) against it.
     static func checkJoins(of path: String, against: String, base: StoreBase?, context: CommandContext) throws -> [JoinCheck] {
         let peerPath = context.absolutePath(against)
+        guard !against.contains("://") else {
+            throw CLIError("--against takes the folder of the store a join came from (for a served store, its folder on the server)", exitCode: .usage)
+        }
         guard !FileSystem.exists(peerPath + "/" + HubDescriptor.key) else {
             throw CLIError("--against takes the store a join came from; a hub is checked with 'ferry verify \(against)'", exitCode: .usage)
         }
@@ -135,7 +138,9 @@ enum VerifyCommand: Command {
                 text += "note: joined from the state of the store at \(join.location) as of its journal entry \(position) "
                     + "(hash \(join.snapshot.hex.prefix(12))) on \(ISO8601Milliseconds.format(milliseconds: join.started)) "
                     + "(journal entries up to \(join.sequence) here): history before it is not held here; "
-                    + "'ferry verify <store> --against \(join.location)' proves the snapshot against that store's journal\n"
+                    + (join.location.contains("://")
+                        ? "'ferry verify <store> --against <folder>', given the served store's folder, proves the snapshot against its journal\n"
+                        : "'ferry verify <store> --against \(join.location)' proves the snapshot against that store's journal\n")
                 continue
             }
             text += "note: joined from snapshot \(join.snapshot.hex.prefix(12)) of the hub at \(join.location) on "

@@ -37,8 +37,9 @@ import FerryURLSession
         #expect(pulled.pulled == 1_000)
         #expect(try phone.ids(of: notes).count == 1_000)
         #expect(try phone.get(entity: notes, id: RecordID("n999")) == ["body": text(15_000, 999)])
-        // Each pull page stayed near the byte bound: far more requests than the count bound's one page.
-        #expect(server.logged.filter { $0.contains("/changes") }.count >= 10, "\(server.logged.count) requests")
+        // Each page of the joined state stayed near the byte bound: far more requests than the
+        // count bound's one page.
+        #expect(server.logged.filter { $0.contains("/state/") }.count >= 10, "\(server.logged.count) requests")
     }
 
     @Test func oneRecordLargerThanThePageGoesAloneAndOneLargerThanTheServerTakesIsNamed() async throws {

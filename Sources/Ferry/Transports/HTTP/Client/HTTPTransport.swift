@@ -50,6 +50,10 @@ public final class HTTPTransport: SyncTransport, @unchecked Sendable {
     private let configuration: Configuration
     private let state = NSLock()
     private var prefetch: (query: ChangeQuery, task: Task<Result<ChangeBatch, RemoteError>, Never>)?
+    /// The served store's replica, once opened.
+    private var peerReplica: ReplicaID?
+    /// The state the server offered, and how many of its versions were read.
+    private var offeredState: (offer: SnapshotOffer, delivered: Int)?
 
     /// A transport to the store at `url` that exchanges through `client`. Transports may
     /// share one client, so that syncs reuse its connections.
@@ -73,7 +77,9 @@ public final class HTTPTransport: SyncTransport, @unchecked Sendable {
     public func open() async throws(SyncError) -> PeerInfo {
         do {
             switch try await info(timeout: configuration.firstContactTimeout) {
-            case .some(let info): return info
+            case .some(let info):
+                state.withLock { peerReplica = info.replica }
+                return info
             case .none:
                 // No such store: an empty push creates it, if the token allows writing.
                 let response = try await client.send("POST", "/push", body: PushRequest(changes: []).bodyBytes())
@@ -85,6 +91,7 @@ public final class HTTPTransport: SyncTransport, @unchecked Sendable {
                 guard let info = try await info() else {
                     throw RemoteError.noSuchStore(url, message: "the store was created but cannot be read back")
                 }
+                state.withLock { peerReplica = info.replica }
                 return info
             }
         } catch let error as RemoteError {
@@ -255,6 +262,50 @@ public final class HTTPTransport: SyncTransport, @unchecked Sendable {
             }
             return (ReplicaFrontier(knowledge: vector, digests: digests), Int(records))
         }
+    }
+
+    // MARK: Joining from the state
+
+    /// The state the served store offers instead of its history (`POST …/state`); `nil` when
+    /// it offers none, or is an older server without the endpoint.
+    public func snapshotOffer(for knowledge: VersionVector, pending: StoreBase.Join?) async throws(SyncError) -> SnapshotOffer? {
+        let offer = try await mapped { () throws(RemoteError) -> SnapshotOffer? in
+            let response = try await client.send("POST", "/state", body: StateOffer.requestBody(knowledge: knowledge, pending: pending?.hub))
+            if response.status == 404 || response.status == 405, response.protocolHeader != nil, !Self.hasProtocols(response.body) {
+                return nil  // a server from before joins from the state: it sends its history
+            }
+            let body = try checked(response, expecting: [200])
+            do throws(RemoteMessageError) { return try StateOffer.offer(body: body) } catch {
+                throw .malformedResponse(url, reason: error.reason)
+            }
+        }
+        state.withLock { offeredState = offer.map { ($0, 0) } }
+        return offer
+    }
+
+    /// The next page of the offered state's versions; `nil` once all were read.
+    public func snapshotChanges(limit: Int) async throws(SyncError) -> [Change]? {
+        guard let (offer, delivered) = state.withLock({ offeredState }), delivered < offer.changeCount else { return nil }
+        let count = min(max(limit, 1), RemoteProtocol.maximumPageSize)
+        let changes = try await mapped { () throws(RemoteError) -> [Change] in
+            let body = try checked(try await client.send("GET", "/state/\(offer.id.hex)?from=\(delivered)&limit=\(count)&maxBytes=\(configuration.maximumRequestBytes)"), expecting: [200])
+            var decoder = ChangeStreamDecoder()
+            do throws(RemoteMessageError) {
+                let changes = try decoder.feed(body)
+                let trailer = try decoder.finish()
+                guard trailer.through == UInt64(delivered + changes.count), !changes.isEmpty || trailer.through == trailer.head else {
+                    throw RemoteMessageError("the state page does not continue from version \(delivered)")
+                }
+                return changes
+            } catch { throw .malformedResponse(url, reason: error.reason) }
+        }
+        state.withLock { offeredState = (offer, delivered + changes.count) }
+        return changes
+    }
+
+    /// The served store's replica and URL: a join from its state names them.
+    public var hubIdentity: (id: ReplicaID, location: String)? {
+        state.withLock { peerReplica }.map { ($0, url) }
     }
 
     /// Starts fetching one page of changes.

@@ -29,6 +29,11 @@ public enum RemoteRoute: Sendable, Equatable {
         case changes
         /// `GET /v1/stores/<name>/snapshot`: the whole journal as one stream.
         case snapshot
+        /// `POST /v1/stores/<name>/state`: the state the store offers a joining replica (see
+        /// ``StateOffer``), instead of its history.
+        case stateOffer
+        /// `GET /v1/stores/<name>/state/<id>?from=&limit=`: a page of that state's versions.
+        case statePage(String)
         /// `POST /v1/stores/<name>/push`: apply a batch.
         case push
         /// `PUT /v1/stores/<name>/checkpoints/<replica>`.
@@ -68,6 +73,9 @@ public enum RemoteRoute: Sendable, Equatable {
             case ["changes"]: self = .store(name, .changes)
             case ["snapshot"]: self = .store(name, .snapshot)
             case ["push"]: self = .store(name, .push)
+            case ["state"]: self = .store(name, .stateOffer)
+            case let tail where tail.count == 2 && tail[0] == "state":
+                self = .store(name, .statePage(tail[1]))
             case let tail where tail.count == 3 && tail[0] == "entries" && tail[2] == "hash":
                 self = .store(name, .entryHash(tail[1]))
             case let tail where tail.count == 2 && tail[0] == "checkpoints":

@@ -54,6 +54,29 @@ extension StoreService {
                 from: store, name: name, query: ChangeQuery(after: 0, limit: Int.max), paged: false) { registry.checkIn(name) }
             handedToStream = true
             return response
+        case .stateOffer:
+            let asked: (knowledge: VersionVector, pending: ReplicaID?)
+            do { asked = try StateOffer.request(body: request.body) } catch { throw ServiceFailure(.badRequest, error.description) }
+            let offeredStates = self.offeredStates
+            return try await work { () throws(ServiceFailure) -> HTTPResponse in
+                let pending = asked.pending.map { StoreBase.Join(hub: $0, location: "", snapshot: .zero, started: 0) }
+                let snapshot: StoreSnapshot?
+                do throws(StoreError) { snapshot = try store.snapshotOffer(for: asked.knowledge, pending: pending) } catch { throw failure(error, store: name) }
+                if let snapshot { offeredStates.keep(snapshot, store: name.rawValue) }
+                return HTTPResponse(status: .ok, headers: ["Content-Type": RemoteProtocol.jsonType], body: StateOffer.responseBody(snapshot?.offer))
+            }
+        case .statePage(let idText):
+            guard let id = SHA256Digest(hex: idText) else { throw ServiceFailure(.badRequest, "the state id must be a SHA-256 in hex") }
+            guard let from = request.query["from"].flatMap({ Int($0) }), from >= 0,
+                let limit = request.query["limit"].flatMap({ Int($0) }), limit >= 1
+            else { throw ServiceFailure(.badRequest, "a state page needs ?from=N&limit=M (N ≥ 0, M ≥ 1)") }
+            var byteBound = RemoteProtocol.maximumPageBytes
+            if let text = request.query["maxBytes"] {
+                guard let bytes = Int(text), bytes >= 1 else { throw ServiceFailure(.badRequest, "maxBytes must be at least 1") }
+                byteBound = min(bytes, byteBound)
+            }
+            return try await statePage(
+                id, from: from, limit: min(limit, RemoteProtocol.maximumPageSize), byteBound: byteBound, store: store, name: name)
         case .checkpoint(let replicaText):
             return try await saveCheckpoint(request, store: store, name: name, replicaText: replicaText)
         case .push:
@@ -69,6 +92,54 @@ extension StoreService {
             do throws(StoreError) { found = try registry.checkOut(named: name) } catch { throw failure(error, store: name) }
             guard let found else { throw ServiceFailure(.notFound, "no store named \(quoted(name.rawValue)) on this server") }
             return found
+        }
+    }
+
+    // MARK: State
+
+    /// A page of the versions of the state `id` offered: JSON Lines of changes from the
+    /// `from`-th version on, at most `limit` and about `byteBound` bytes, then the trailer
+    /// (`through` counts versions delivered, `head` all of them). A state no longer kept (the
+    /// server restarted) is collected again when the store has not changed since; otherwise
+    /// `410`: the client runs its sync again and resumes the join from the new state.
+    private func statePage(
+        _ id: SHA256Digest, from: Int, limit: Int, byteBound: Int, store: Store, name: StoreName
+    ) async throws(ServiceFailure) -> HTTPResponse {
+        let offeredStates = self.offeredStates
+        return try await work { () throws(ServiceFailure) -> HTTPResponse in
+            var snapshot: StoreSnapshot
+            if let kept = offeredStates.state(id, store: name.rawValue) {
+                snapshot = kept
+            } else {
+                let again: StoreSnapshot?
+                do throws(StoreError) { again = try store.snapshotOffer(for: VersionVector(), pending: nil) } catch { throw failure(error, store: name) }
+                guard let again, again.offer.id == id else {
+                    throw ServiceFailure(.gone, "the state \(id.hex.prefix(12)) of \(quoted(name.rawValue)) is no longer offered: sync again to join from its current state")
+                }
+                offeredStates.keep(again, store: name.rawValue)
+                snapshot = again
+            }
+            let total = snapshot.offer.changeCount
+            guard from <= total else { throw ServiceFailure(.badRequest, "from=\(from) is past the state's \(total) versions") }
+            snapshot.delivered = from
+            var bytes: [UInt8] = []
+            var count = 0
+            // Read a few versions at a time until the page's bytes are reached: at least one
+            // travels, however large.
+            while count < limit, bytes.count < byteBound {
+                let changes: [Change]?
+                // One at a time while the page is small, so a page ends soon after its bound.
+                let step = count < 16 ? 1 : max(1, min(64, limit - count, (byteBound - bytes.count) / max(1, bytes.count / count)))
+                do throws(StoreError) { changes = try store.snapshotChanges(&snapshot, limit: step) } catch { throw failure(error, store: name) }
+                guard let changes else { break }
+                for change in changes {
+                    change.writeCanonicalJSON(to: &bytes)
+                    bytes.append(UInt8(ascii: "\n"))
+                }
+                count += changes.count
+            }
+            bytes += ChangeStreamTrailer(through: UInt64(from + count), head: UInt64(total), count: count).lineBytes
+            return HTTPResponse(status: .ok, headers: ["Content-Type": RemoteProtocol.changeStreamType], body: bytes)
         }
     }
 

@@ -22,6 +22,8 @@ public struct StoreService: HTTPHandler {
     /// a client may ask for less, never more.
     public let maximumClockSkew: UInt64
     let log: @Sendable (String) -> Void
+    /// The states offered to joining replicas lately, so their pages are read by position.
+    let offeredStates = OfferedStates()
 
     /// Serves the stores under `root`.
     /// - Parameters:
@@ -49,7 +51,7 @@ public struct StoreService: HTTPHandler {
     static func bodyLimit(for resource: RemoteRoute.StoreResource?) -> Int {
         switch resource {
         case .push: return .max
-        case .changes: return 1 << 20
+        case .changes, .stateOffer: return 1 << 20
         case .checkpoint: return 64 << 10
         default: return 16 << 10
         }
@@ -82,8 +84,11 @@ public struct StoreService: HTTPHandler {
     /// Checks the method for `resource` (`405`) and says whether it writes.
     static func access(for resource: RemoteRoute.StoreResource, _ request: HTTPRequest) throws(ServiceFailure) -> Bool {
         switch resource {
-        case .info, .knowledge, .entryHash, .snapshot:
+        case .info, .knowledge, .entryHash, .snapshot, .statePage:
             try require(request, [.get, .head])
+            return false
+        case .stateOffer:
+            try require(request, [.post])
             return false
         case .changes:
             try require(request, [.get, .head, .post])
