@@ -73,7 +73,9 @@ struct JournalScan: Sendable {
                 snapshotHead = files.head
                 snapshotHeadPath = files.delta?.path ?? files.snapshot.path
                 anchorSequences.insert(files.head.sequence)
-                replay = ReplayTable(lineNumbers: SnapshotComparison.lineNumbers(files))
+                replay = ReplayTable(
+                    lineNumbers: SnapshotComparison.lineNumbers(files),
+                    expectedCount: files.delta?.totalRecords ?? files.snapshot.recordCount)
             case .failure(let unreadable):
                 indexFindings.append(
                     VerificationFinding(

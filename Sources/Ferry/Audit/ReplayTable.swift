@@ -75,8 +75,16 @@ struct ReplayTable: Sendable {
 
     /// - Parameter lineNumbers: The index's replica numbering, to fingerprint each record's
     ///   index line as the replay goes; `nil` when there is no index to compare.
-    init(lineNumbers: [ReplicaID: Int]?) {
+    ///   - expectedCount: About how many records to expect (the index's count), to make room
+    ///     once rather than grow by doubling, which holds both copies while it moves them.
+    init(lineNumbers: [ReplicaID: Int]?, expectedCount: Int = 0) {
         self.lineNumbers = lineNumbers
+        guard expectedCount > 0 else { return }
+        slots.reserveCapacity(expectedCount + expectedCount / 16)
+        keyBytes.reserveCapacity((expectedCount + expectedCount / 16) * 16)
+        var buckets = 1024
+        while buckets < expectedCount * 2 { buckets *= 2 }
+        self.buckets = Array(repeating: 0, count: buckets)
     }
 
     var count: Int { slots.count }
@@ -321,14 +329,15 @@ struct ReplayTable: Sendable {
     private mutating func pack(_ vector: VersionVector) -> (UInt64, UInt64)? {
         let counters = vector.counters
         guard counters.count <= 2 else { return nil }
-        var words: [UInt64] = []
+        var words: (UInt64, UInt64) = (0, 0)
         for (replica, counter) in counters {
             let number = replicaNumber(replica)
             guard number < 0xFFFF, counter <= Self.counterMask else { return nil }
-            words.append(UInt64(number + 1) << 48 | counter)
+            let word = UInt64(number + 1) << 48 | counter
+            if words.0 == 0 { words.0 = word } else { words.1 = word }
         }
-        words.sort()
-        return (words.first ?? 0, words.count > 1 ? words[1] : 0)
+        if words.1 != 0 && words.1 < words.0 { words = (words.1, words.0) }
+        return words
     }
 
     /// How a packed vector relates to `other` (see ``VersionVector/compare(to:)``).

@@ -60,20 +60,26 @@ enum SnapshotComparison {
     static func findings(_ files: IndexFiles, replay: ReplayTable) -> [VerificationFinding] {
         var findings = headerFindings(files, replay: replay)
 
-        // The lines the replay would write.
-        let prefixes = ParallelWork.map(count: replay.count, minimumChunk: 4096) { index -> Int in
-            replay.slots[index].flags.contains(.unnumbered) ? 0 : lineFingerprint(replay, at: index)
-        }
+        // The lines the replay would write, fingerprinted a chunk at a time on the cores.
         var expected: [Int] = []
         expected.reserveCapacity(replay.count)
-        for (index, fingerprint) in prefixes.enumerated() {
-            if replay.slots[index].flags.contains(.unnumbered) {
-                let key = replay.key(at: index)
+        var start = 0
+        while start < replay.count {
+            let end = min(replay.count, start + 65_536)
+            let first = start
+            let chunk = ParallelWork.map(count: end - first, minimumChunk: 4096) { offset -> Int in
+                replay.slots[first + offset].flags.contains(.unnumbered) ? 0 : lineFingerprint(replay, at: first + offset)
+            }
+            for (offset, fingerprint) in chunk.enumerated() {
+                guard replay.slots[first + offset].flags.contains(.unnumbered) else {
+                    expected.append(fingerprint)
+                    continue
+                }
+                let key = replay.key(at: first + offset)
                 findings.append(
                     finding(files.snapshot.path, key, "stale: the index's replica list lacks a replica in the versions of \(key); remove .ferry/index to rebuild it"))
-                continue
             }
-            expected.append(fingerprint)
+            start = end
         }
         expected.sort()
         var matched = [UInt64](repeating: 0, count: expected.count / 64 + 1)
