@@ -96,4 +96,19 @@ import Testing
         let json = await runInProcess(["verify", path, "--json"], commands: [VerifyCommand.self], stderrIsTerminal: true)
         #expect(json.stderr.isEmpty)
     }
+
+    @Test func statusDrawsOnATerminalOnly() async throws {
+        let directory = try TemporaryDirectory()
+        let path = directory.path + "/store"
+        let store = try Store.create(at: path)
+        try store.put(["name": "Lamp"], entity: EntityName("Product"), id: RecordID("lamp"))
+        store.close()
+        let piped = await runInProcess(["status", path], commands: [StatusCommand.self])
+        #expect(piped.exitCode == .success)
+        #expect(piped.stderr.isEmpty)
+        let terminal = await runInProcess(["status", path], commands: [StatusCommand.self], stderrIsTerminal: true)
+        #expect(terminal.stderr.contains("status: record files  1/1 records"), "\(terminal.stderr)")
+        #expect(terminal.stderr.hasSuffix("\r\u{1B}[K"))
+        #expect(terminal.stdout.hasPrefix("nothing to commit"))
+    }
 }

@@ -5,8 +5,10 @@ extension Store {
     /// other file is hashed, so a `touch` is not a change. A file modified within the file
     /// system's timestamp granularity of when Ferry last confirmed it is hashed too, so an edit
     /// that keeps the size and lands in the same tick is still caught.
-    public func status() throws(StoreError) -> StoreStatus {
-        try withWriteLock { () throws(StoreError) -> StoreStatus in try scanForEdits() }
+    ///
+    /// - Parameter progress: Called as the index's records are matched with their files.
+    public func status(progress: WorkProgressHandler? = nil) throws(StoreError) -> StoreStatus {
+        try withWriteLock { () throws(StoreError) -> StoreStatus in try scanForEdits(progress: progress) }
     }
 
     /// Journals every hand edit as an ordinary change from this replica, in one batch.
@@ -77,8 +79,16 @@ extension Store {
     /// folders are listed, streamed, for files no record claimed (new records, odd names).
     /// Memory: 8 bytes per file found (a seeded hash of its record's sort key, sorted), not a
     /// listing of the folders.
-    func scanForEdits() throws(StoreError) -> StoreStatus {
+    func scanForEdits(progress: WorkProgressHandler? = nil) throws(StoreError) -> StoreStatus {
         var status = StoreStatus()
+        var visited = 0
+        let total = index.records.count
+        func visit() {
+            visited += 1
+            if visited % 16_384 == 0 || visited == total {
+                progress?(WorkProgress(task: "record files", done: visited, total: total, unit: .items("records")))
+            }
+        }
         let now = FileSystem.currentTimeNanoseconds()
         let entityDirectories: [FileSystem.DirectoryEntry]
         do {
@@ -135,6 +145,7 @@ extension Store {
         }
         records.forEachForScan(
             unchanged: { sortKey, line, confirmedStamp in
+                visit()
                 guard let key = keyOfSortKey(sortKey) else {
                     index.records.markDamaged("malformed record line in the index")
                     return
@@ -158,6 +169,7 @@ extension Store {
                 }
             },
             changed: { key, state in
+                visit()
                 let file = file(of: key, sortKey: SnapshotFile.sortKey(key)[...])
                 if let file {
                     if state.isLive, let stamp = state.file, stamp.matches(file.status) { return }
