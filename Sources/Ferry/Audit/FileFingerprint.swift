@@ -11,6 +11,12 @@ struct FileFingerprint: Sendable, Hashable {
     let count: Int
     let hash: Int
 
+    /// A fingerprint kept in parts (see ``ReplayTable``).
+    init(count: Int, hash: Int) {
+        self.count = count
+        self.hash = hash
+    }
+
     /// The fingerprint of `bytes` as they are (a document's canonical bytes).
     init(_ bytes: UnsafeRawBufferPointer) {
         var hasher = Hasher()

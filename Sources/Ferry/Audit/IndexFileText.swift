@@ -1,5 +1,5 @@
-/// One index file's text for ``SnapshotComparison``: its header read line by line, and where
-/// its record lines are, without decoding any record (format in ``SnapshotFile``).
+/// One index file for ``SnapshotComparison``: its header read line by line, and its record
+/// lines streamed in pieces, never decoded and never all in memory (format in ``SnapshotFile``).
 ///
 /// ```
 /// ferry-index	3                 (the delta file: ferry-index-delta	2, with A and T lines)
@@ -15,7 +15,8 @@
 struct IndexFileText: Sendable {
     /// The file's path relative to the store (`.ferry/index`), for findings.
     let path: String
-    let bytes: [UInt8]
+    /// The file's full path, to stream its record lines.
+    let fullPath: String
     var head = StoreHead(sequence: 0, hash: .zero, latestModification: .zero)
     /// The replicas in the order the record lines number them, and their latest counters.
     var replicas: [ReplicaID] = []
@@ -25,8 +26,10 @@ struct IndexFileText: Sendable {
     /// For a delta file: the head of the snapshot it applies to, and the table's total.
     var baseHead: (sequence: UInt64, hash: SHA256Digest)?
     var totalRecords: Int?
-    /// The byte ranges of the record lines (without their newlines), in file order.
-    var recordLines: [Range<Int>] = []
+    /// The number of record lines.
+    var recordCount = 0
+    /// The byte range of the record lines (each with its newline).
+    var body: Range<Int64> = 0..<0
     /// The line number (from 1) of the first record line, for findings.
     var firstRecordLineNumber = 0
 
@@ -36,34 +39,78 @@ struct IndexFileText: Sendable {
         init(_ reason: String) { self.reason = reason }
     }
 
-    /// Reads the file at `fullPath` (see ``init(bytes:path:magic:)``).
-    init(reading fullPath: String, path: String, magic: String) throws(Unreadable) {
-        let bytes: [UInt8]
-        do { bytes = try FileSystem.readFile(fullPath) } catch { throw Unreadable("\(error)") }
-        try self.init(bytes: bytes, path: path, magic: magic)
-    }
+    /// The size of the pieces record lines are read in.
+    static let pieceSize = 1 << 20
 
-    /// Reads the header and finds the record lines.
+    /// Reads the header of the file at `fullPath`, checks its trailer and counts its record
+    /// lines (one streaming pass, no line kept).
     /// - Throws: ``Unreadable`` when the magic line, a header line, the record count or the
     ///   `E` line is wrong.
-    init(bytes: [UInt8], path: String, magic: String) throws(Unreadable) {
+    init(reading fullPath: String, path: String, magic: String) throws(Unreadable) {
         self.path = path
-        self.bytes = bytes
-        var lines: [Range<Int>] = []
-        lines.reserveCapacity(bytes.count / 160 + 16)
-        var start = 0
-        bytes.withUnsafeBufferPointer { buffer in
-            for offset in 0..<buffer.count where buffer[offset] == 10 {
-                lines.append(start..<offset)
-                start = offset + 1
+        self.fullPath = fullPath
+        let file: FileDescriptor
+        do { file = try FileDescriptor.open(fullPath, .readOnly) } catch { throw Unreadable("\(error)") }
+        defer { file.close() }
+        let size: Int64
+        var headerBytes: [UInt8]
+        do {
+            size = try file.status().size
+            headerBytes = try file.read(at: 0, count: Int(min(size, 65_536)))
+            if Self.headerEnd(headerBytes) == nil && size > 65_536 {
+                headerBytes = try file.read(at: 0, count: Int(min(size, 16 << 20)))
             }
+        } catch { throw Unreadable("\(error)") }
+        guard let lastByte = try? file.read(at: max(0, size - 1), count: 1), size == 0 || lastByte == [10] else {
+            throw Unreadable("the last line has no newline")
         }
-        guard start == bytes.count else { throw Unreadable("the last line has no newline") }
-        guard let first = lines.first, bytes[first].elementsEqual(magic.utf8) else {
+        var lines: [Range<Int>] = []
+        var start = 0
+        for offset in headerBytes.indices where headerBytes[offset] == 10 {
+            lines.append(start..<offset)
+            start = offset + 1
+            if offset - lines[lines.count - 1].lowerBound == 1 && headerBytes[lines[lines.count - 1].lowerBound] == UInt8(ascii: "B") { break }
+        }
+        guard let first = lines.first, headerBytes[first].elementsEqual(magic.utf8) else {
             throw Unreadable("not an index file (expected \(magic.replacingOccurrences(of: "\t", with: " ")))")
         }
+        try parseHeader(headerBytes, lines: lines)
+        firstRecordLineNumber = lines.count + 1
+        let trailer = Array("E\t\(recordCount)\n".utf8)
+        let bodyStart = Int64(lines.last.map { $0.upperBound + 1 } ?? 0)
+        guard size >= bodyStart + Int64(trailer.count), (try? file.read(at: size - Int64(trailer.count), count: trailer.count)) == trailer,
+            size - Int64(trailer.count) == bodyStart || (try? file.read(at: size - Int64(trailer.count) - 1, count: 1)) == [10]
+        else {
+            throw Unreadable("the file does not end with its record count (E \(recordCount)); it is truncated")
+        }
+        body = bodyStart..<(size - Int64(trailer.count))
+        var found = 0
+        do throws(SystemError) {
+            try Self.forEachPiece(of: file, in: body) { piece in
+                piece.withUnsafeBufferPointer { bytes in
+                    for byte in bytes where byte == 10 { found += 1 }
+                }
+            }
+        } catch { throw Unreadable("\(error)") }
+        guard found == recordCount else {
+            throw Unreadable("the header counts \(recordCount) records but the file has \(found)")
+        }
+    }
+
+    /// The offset just after the `B` line, if present.
+    private static func headerEnd(_ bytes: [UInt8]) -> Int? {
+        var start = 0
+        for index in bytes.indices where bytes[index] == 10 {
+            if index - start == 1 && bytes[start] == UInt8(ascii: "B") { return index + 1 }
+            start = index + 1
+        }
+        return nil
+    }
+
+    private mutating func parseHeader(_ bytes: [UInt8], lines: [Range<Int>]) throws(Unreadable) {
         var recordCount: Int?
         var number = 1
+        var ended = false
         headerLines: while number < lines.count {
             let line = bytes[lines[number]]
             number += 1
@@ -103,19 +150,54 @@ struct IndexFileText: Sendable {
                 guard let count = fields.nextInteger() else { throw fail("malformed count") }
                 recordCount = Int(count)
             case UInt8(ascii: "B"):
+                ended = true
                 break headerLines
             default:
                 throw fail("unknown header line")
             }
         }
         guard let recordCount else { throw Unreadable("the header has no record count (N)") }
-        guard number < lines.count, bytes[lines[lines.count - 1]].elementsEqual("E\t\(recordCount)".utf8) else {
+        guard ended else {
             throw Unreadable("the file does not end with its record count (E \(recordCount)); it is truncated")
         }
-        recordLines = Array(lines[number..<(lines.count - 1)])
-        firstRecordLineNumber = number + 1
-        guard recordLines.count == recordCount else {
-            throw Unreadable("the header counts \(recordCount) records but the file has \(recordLines.count)")
+        self.recordCount = recordCount
+    }
+
+    /// Calls `body` with the record lines (without their newlines), a piece of about 1 MiB at
+    /// a time, each line's number in the file (from 1) with it.
+    func forEachPieceOfLines(_ body: (_ lines: [(number: Int, range: Range<Int>)], _ bytes: [UInt8]) -> Void) throws(Unreadable) {
+        let file: FileDescriptor
+        do { file = try FileDescriptor.open(fullPath, .readOnly) } catch { throw Unreadable("\(error)") }
+        defer { file.close() }
+        var carry: [UInt8] = []
+        var number = firstRecordLineNumber
+        do throws(SystemError) {
+            try Self.forEachPiece(of: file, in: self.body) { piece in
+                carry.append(contentsOf: piece)
+                var lines: [(number: Int, range: Range<Int>)] = []
+                var start = 0
+                carry.withUnsafeBufferPointer { bytes in
+                    for offset in 0..<bytes.count where bytes[offset] == 10 {
+                        lines.append((number, start..<offset))
+                        number += 1
+                        start = offset + 1
+                    }
+                }
+                body(lines, carry)
+                carry.removeFirst(start)
+            }
+        } catch { throw Unreadable("\(error)") }
+    }
+
+    /// Reads `range` of `file` in pieces of ``pieceSize``.
+    private static func forEachPiece(of file: FileDescriptor, in range: Range<Int64>, _ body: ([UInt8]) -> Void) throws(SystemError) {
+        var offset = range.lowerBound
+        while offset < range.upperBound {
+            let count = Int(min(Int64(pieceSize), range.upperBound - offset))
+            let piece = try file.read(at: offset, count: count)
+            guard !piece.isEmpty else { break }
+            body(piece)
+            offset += Int64(piece.count)
         }
     }
 }

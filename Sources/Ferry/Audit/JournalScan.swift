@@ -1,22 +1,41 @@
 import Dispatch
+import Foundation
 
 /// One pass over a store's journal files for ``StoreVerifier``: every line parsed once and its
-/// hash checked on its bytes, the entries replayed into an index as the store would, and the
-/// index snapshot compared with the replay at the snapshot's position.
+/// hash checked on its bytes, the entries replayed (into a compact ``ReplayTable``) as the store
+/// would, and the index snapshot compared with the replay when the replay reaches the
+/// snapshot's position.
 ///
 /// Reads one segment file at a time. Parsing and hashing a segment's lines is spread over the
-/// cores, a segment ahead of the replay, which is sequential. The index files are read first
-/// and compared as text at the end. Keeps per line only its place, sequence and hashes, and
-/// the record file hashes of the records' current versions.
+/// cores, a segment ahead of the replay, which is sequential. A first scan keeps nothing per
+/// line: it checks the chain as it goes (line *k* has `seq` *k* and chains onto line *k − 1*)
+/// and stops at the first line that does not, so that ``StoreVerifier`` scans again keeping
+/// every line's place, sequence and hashes for ``JournalChainAnalysis`` to explain the damage.
 struct JournalScan: Sendable {
     let layout: StoreLayout
+    /// Whether every line's place and hashes are kept (for a journal that is not one chain).
+    let retainsLines: Bool
+    /// The sequences whose entries' hashes other files recorded (see ``anchorHashes``).
+    private(set) var anchorSequences: Set<UInt64>
 
     var segments: [JournalChainAnalysis.Segment] = []
+    /// Every line, when ``retainsLines``.
     var lines: [JournalChainAnalysis.Line] = []
-    /// Byte offset of each line in its segment, to read an entry again in rare cases.
+    /// Byte offset of each line in its segment, to read an entry again in rare cases (when
+    /// ``retainsLines``).
     var lineOffsets: [Int] = []
     var computedHashes: [Int: SHA256Digest] = [:]
     var malformedReasons: [Int: String] = [:]
+    /// Called after each segment with the journal bytes read so far and in all.
+    var progress: (@Sendable (_ done: Int, _ total: Int) -> Void)?
+    /// The lines read (every line, or up to the first that broke the chain).
+    private(set) var lineCount = 0
+    /// Set by a scan that keeps no lines when a line broke the chain: it stopped there, and a
+    /// scan keeping every line must explain the damage.
+    private(set) var brokeChain = false
+    /// For each of ``anchorSequences``, the hash of the line with that sequence (the last one
+    /// read, in a scan that keeps no lines, where there is only one).
+    private(set) var anchorHashes: [UInt64: SHA256Digest] = [:]
     /// Problems found while reading: unreadable files, odd segment names, a torn tail.
     var journalFindings: [VerificationFinding] = []
     /// The index snapshot's problems and its differences from the replay.
@@ -27,30 +46,36 @@ struct JournalScan: Sendable {
     private(set) var snapshotHeadPath = ".ferry/index"
     var comparedIndex = false
     /// The index the journal replays to (in file order).
-    var replay = StoreIndex()
-    /// For every current version, the fingerprint of its document's canonical bytes, which a
-    /// record file Ferry wrote has once its layout whitespace is taken out, by sequence.
-    var fileHashes: [UInt64: FileFingerprint] = [:]
+    var replay = ReplayTable(lineNumbers: nil)
 
-    /// The replay's state at the snapshot's head.
-    private var replayAtSnapshot: StoreIndex?
+    private var indexFiles: SnapshotComparison.IndexFiles?
     /// Whether every line so far continued the chain (then file order is journal order).
     private var orderly = true
     private var lastSequence: UInt64 = 0
     private var lastHash = SHA256Digest.zero
+    /// Line starts of segments read again, for ``reread(lineIndex:)``.
+    private let rereads = RereadCache()
 
-    init(layout: StoreLayout) {
+    /// - Parameters:
+    ///   - retainsLines: Keep every line's place and hashes (see ``brokeChain``).
+    ///   - anchorSequences: Sequences whose hashes to note in ``anchorHashes``.
+    init(layout: StoreLayout, retainsLines: Bool = false, anchorSequences: Set<UInt64> = []) {
         self.layout = layout
+        self.retainsLines = retainsLines
+        self.anchorSequences = anchorSequences
     }
 
     mutating func run() {
-        var indexFiles: SnapshotComparison.IndexFiles?
         if FileSystem.exists(layout.index) {
             switch SnapshotComparison.IndexFiles.read(layout) {
             case .success(let files):
                 indexFiles = files
                 snapshotHead = files.head
                 snapshotHeadPath = files.delta?.path ?? files.snapshot.path
+                anchorSequences.insert(files.head.sequence)
+                replay = ReplayTable(
+                    lineNumbers: SnapshotComparison.lineNumbers(files),
+                    expectedCount: files.delta?.totalRecords ?? files.snapshot.recordCount)
             case .failure(let unreadable):
                 indexFindings.append(
                     VerificationFinding(
@@ -58,12 +83,15 @@ struct JournalScan: Sendable {
                         message: "unreadable index snapshot (\(unreadable.reason)); opening the store rebuilds it"))
             }
         }
-        if snapshotHead?.sequence == 0 { replayAtSnapshot = replay }
+        if snapshotHead?.sequence == 0 { compareIndex() }
         readSegments()
-        if let indexFiles, let replayAtSnapshot {
-            comparedIndex = true
-            indexFindings += SnapshotComparison.findings(indexFiles, replay: replayAtSnapshot)
-        }
+    }
+
+    /// Compares the index with the replay as it is now (at the index's head).
+    private mutating func compareIndex() {
+        guard let indexFiles, !comparedIndex else { return }
+        comparedIndex = true
+        indexFindings += SnapshotComparison.findings(indexFiles, replay: replay)
     }
 
     private mutating func readSegments() {
@@ -85,6 +113,12 @@ struct JournalScan: Sendable {
             }
         }
         found.sort { $0.firstSequence < $1.firstSequence }
+        var sizes: [Int] = []
+        if progress != nil {
+            sizes = found.map { segment in Int((try? FileSystem.status(layout.journal + "/" + segment.name))??.size ?? 0) }
+        }
+        let totalBytes = sizes.reduce(0, +)
+        var doneBytes = 0
         // Pipelined: while the lines of one segment are replayed here, the next segment is read,
         // parsed and hashed on the other cores.
         let directory = layout.journal
@@ -97,7 +131,15 @@ struct JournalScan: Sendable {
         for index in found.indices {
             guard let prepared = next?.value() else { break }
             next = index + 1 < found.count ? prepare(index + 1) : nil
-            absorb(prepared, index: index)
+            absorb(prepared, index: index, isLast: index == found.count - 1)
+            if let progress {
+                doneBytes += index < sizes.count ? sizes[index] : 0
+                progress(doneBytes, totalBytes)
+            }
+            if brokeChain {
+                _ = next?.value()
+                return
+            }
         }
     }
 
@@ -182,16 +224,27 @@ struct JournalScan: Sendable {
         }
     }
 
-    /// Replays a prepared segment's lines, in order.
-    private mutating func absorb(_ prepared: PreparedSegment, index: Int) {
+    /// Replays a prepared segment's lines, in order. A scan that keeps no lines checks the
+    /// segment as ``JournalChainAnalysis`` would find it sound, and stops when it is not.
+    private mutating func absorb(_ prepared: PreparedSegment, index: Int, isLast: Bool) {
         journalFindings += prepared.findings
+        let segment = JournalChainAnalysis.Segment(
+            name: prepared.segment.name, firstSequence: prepared.segment.firstSequence, lineCount: prepared.decoded.count,
+            byteCount: prepared.byteCount, endsMidLine: prepared.endsMidLine)
+        if !retainsLines {
+            let startsRight = segment.lineCount == 0
+                ? isLast && segment.firstSequence == UInt64(lineCount + 1) : segment.firstSequence == UInt64(lineCount + 1)
+            guard startsRight, !segment.endsMidLine || isLast else {
+                brokeChain = true
+                return
+            }
+        }
+        // Listed before its lines are replayed, so that an entry of it can be read again.
+        segments.append(segment)
         for (number, line) in prepared.decoded.enumerated() {
             record(line, segment: index, number: number + 1, offset: prepared.lineStarts[number])
+            if brokeChain { return }
         }
-        segments.append(
-            .init(
-                name: prepared.segment.name, firstSequence: prepared.segment.firstSequence, lineCount: prepared.decoded.count,
-                byteCount: prepared.byteCount, endsMidLine: prepared.endsMidLine))
     }
 
     /// A line parsed and hashed, before it is replayed: the part done in parallel. A put's
@@ -256,54 +309,143 @@ struct JournalScan: Sendable {
     }
 
     private mutating func record(_ decoded: DecodedLine, segment: Int, number: Int, offset: Int) {
-        let lineIndex = lines.count
-        lineOffsets.append(offset)
+        let lineIndex = lineCount
         switch decoded {
         case .malformed(let reason):
+            guard retainsLines else {
+                brokeChain = true
+                return
+            }
+            lineOffsets.append(offset)
             malformedReasons[lineIndex] = reason
             lines.append(.init(segment: Int32(segment), number: Int32(number), sequence: 0, previousHash: .zero, hash: .zero, problem: .malformed))
             orderly = false
         case .entry(let entry, let hashes):
             let problem = hashes.problem
-            if let computed = hashes.computed { computedHashes[lineIndex] = computed }
-            lines.append(
-                .init(
-                    segment: Int32(segment), number: Int32(number), sequence: entry.sequence, previousHash: entry.previousHash,
-                    hash: entry.hash, problem: problem))
-            orderly = orderly && problem == nil && entry.sequence == lastSequence + 1 && entry.previousHash == lastHash
+            let continues = problem == nil && entry.sequence == lastSequence + 1 && entry.previousHash == lastHash
+            if retainsLines {
+                lineOffsets.append(offset)
+                if let computed = hashes.computed { computedHashes[lineIndex] = computed }
+                lines.append(
+                    .init(
+                        segment: Int32(segment), number: Int32(number), sequence: entry.sequence, previousHash: entry.previousHash,
+                        hash: entry.hash, problem: problem))
+            } else if !continues {
+                brokeChain = true
+                return
+            }
+            orderly = orderly && continues
             lastSequence = entry.sequence
             lastHash = entry.hash
+            if anchorSequences.contains(entry.sequence) { anchorHashes[entry.sequence] = entry.hash }
             apply(entry, hashes: hashes)
             if orderly, let head = snapshotHead, entry.sequence == head.sequence, entry.hash == head.hash {
-                replayAtSnapshot = replay
+                compareIndex()
             }
         }
+        lineCount += 1
     }
 
-    /// Replays one entry as the store does, keeping the file hashes of current versions.
+    /// Replays one entry as the store does, reading the record's current version again when
+    /// the replay needs it in full (a concurrent version).
     private mutating func apply(_ entry: JournalEntry, hashes: DecodedLine.Hashes) {
-        let application = replay.apply(entry, contentHash: hashes.content)
-        if let before = application.before {
-            for version in before.versions where !application.after.versions.contains(where: { $0.sequence == version.sequence }) {
-                fileHashes[version.sequence] = nil
-            }
+        let outcome = replay.apply(entry, content: hashes.content, file: hashes.file)
+        guard case .needsVersion(let sequence) = outcome else { return }
+        let current = version(atSequence: sequence)
+            ?? RecordVersion(
+                identity: ChangeIdentity(origin: entry.change.origin, counter: 0), timestamp: .zero, version: VersionVector(),
+                isDelete: false, contentHash: .zero, sequence: sequence)
+        _ = replay.apply(entry, content: hashes.content, file: hashes.file, current: current)
+    }
+
+    /// The version the entry with `sequence` made, read again from its segment.
+    func version(atSequence sequence: UInt64) -> RecordVersion? {
+        let lineIndex: Int?
+        if retainsLines {
+            lineIndex = lines.lastIndex { $0.sequence == sequence && $0.problem == nil }
+        } else {
+            lineIndex = sequence >= 1 && sequence <= UInt64(lineCount) ? Int(sequence - 1) : nil
         }
-        if let file = hashes.file, application.after.versions.contains(where: { $0.sequence == entry.sequence }) {
-            fileHashes[entry.sequence] = file
-        }
+        guard let lineIndex, let entry = reread(lineIndex: lineIndex), entry.sequence == sequence else { return nil }
+        let change = entry.change
+        return RecordVersion(
+            identity: change.identity, timestamp: change.timestamp, version: change.version, isDelete: change.isDelete,
+            contentHash: change.operation.document.map { SHA256.hash($0.canonicalBytes()) } ?? .zero, sequence: sequence)
     }
 
     /// The entry on line `lineIndex`, read again from its segment (for rare checks).
     func reread(lineIndex: Int) -> JournalEntry? {
-        let line = lines[lineIndex]
-        let segment = segments[Int(line.segment)]
+        let segmentIndex: Int
+        let start: Int
+        let end: Int
+        if retainsLines {
+            guard lineIndex < lines.count else { return nil }
+            let line = lines[lineIndex]
+            segmentIndex = Int(line.segment)
+            start = lineOffsets[lineIndex]
+            end = lineIndex + 1 < lines.count && lines[lineIndex + 1].segment == line.segment
+                ? lineOffsets[lineIndex + 1] - 1 : segments[segmentIndex].byteCount
+        } else {
+            // Lines are 1, 2, 3, … in segment order: find the segment, then the line in it.
+            var first = 0
+            var found: Int?
+            for (index, segment) in segments.enumerated() {
+                if lineIndex < first + segment.lineCount {
+                    found = index
+                    break
+                }
+                first += segment.lineCount
+            }
+            guard let found, let starts = rereads.lineStarts(of: found, path: layout.journal + "/" + segments[found].name) else { return nil }
+            let number = lineIndex - first
+            guard number < starts.count else { return nil }
+            segmentIndex = found
+            start = starts[number]
+            end = number + 1 < starts.count ? starts[number + 1] - 1 : segments[found].byteCount
+        }
+        let segment = segments[segmentIndex]
         guard let file = try? FileDescriptor.open(layout.journal + "/" + segment.name, .readOnly) else { return nil }
         defer { file.close() }
-        let start = lineOffsets[lineIndex]
-        let end = lineIndex + 1 < lines.count && lines[lineIndex + 1].segment == line.segment
-            ? lineOffsets[lineIndex + 1] - 1 : segment.byteCount
         guard end > start, let bytes = try? file.read(at: Int64(start), count: end - start) else { return nil }
         let content = bytes.prefix { $0 != UInt8(ascii: "\n") }
         return Array(content).withUnsafeBytes { try? JournalEntry.decode(line: $0) }
+    }
+
+    /// The segment file name and line number (from 1) of line `lineIndex`.
+    func place(ofLineIndex lineIndex: Int) -> (segment: String, number: Int) {
+        if retainsLines {
+            let line = lines[lineIndex]
+            return (segments[Int(line.segment)].name, Int(line.number))
+        }
+        var first = 0
+        for segment in segments {
+            if lineIndex < first + segment.lineCount { return (segment.name, lineIndex - first + 1) }
+            first += segment.lineCount
+        }
+        return (segments.last?.name ?? "", 0)
+    }
+
+    /// The hash of the line holding `sequence`, for a position another file recorded.
+    func hash(ofSequence sequence: UInt64, lineIndex: Int) -> SHA256Digest? {
+        retainsLines ? (lineIndex < lines.count ? lines[lineIndex].hash : nil) : anchorHashes[sequence]
+    }
+
+    /// The line starts of segments read again (a few segments at most are kept), shared by
+    /// the checks that run on several cores.
+    private final class RereadCache: @unchecked Sendable {
+        private let lock = NSLock()
+        private var starts: [Int: [Int]] = [:]
+
+        func lineStarts(of segment: Int, path: String) -> [Int]? {
+            if let known = lock.withLock({ starts[segment] }) { return known }
+            guard let bytes = try? FileSystem.readFile(path) else { return nil }
+            var found = [0]
+            for (offset, byte) in bytes.enumerated() where byte == UInt8(ascii: "\n") && offset + 1 < bytes.count { found.append(offset + 1) }
+            lock.withLock {
+                if starts.count >= 16 { starts.removeAll() }
+                starts[segment] = found
+            }
+            return found
+        }
     }
 }

@@ -6,36 +6,45 @@
 /// version of the same record that Ferry wrote: then a crash came between the journal append
 /// and the file update, and opening the store repairs it.
 ///
-/// Live records' files are opened by their expected paths, spread over the cores; the folders
-/// are then listed (names only) for files no live record accounts for.
-struct RecordFileCheck: Sendable {
+/// Live records' files are opened by their expected paths, a chunk of records at a time spread
+/// over the cores; the folders are then listed (names only, streamed) for files no live record
+/// accounts for, each name looked up in the replay. Nothing per record is kept but findings.
+struct RecordFileCheck {
     let layout: StoreLayout
     let scan: JournalScan
     let chain: JournalChainAnalysis.Result
+    /// Called after each chunk of live records with the number checked and the number in all.
+    var progress: (@Sendable (_ done: Int, _ total: Int) -> Void)?
+
+    /// Records checked together on the cores.
+    static let chunkSize = 8192
 
     func run() -> [VerificationFinding] {
-        let live: [(key: RecordKey, state: RecordState)] = {
-            var live: [(key: RecordKey, state: RecordState)] = []
-            live.reserveCapacity(scan.replay.liveRecordCount)
-            for (key, state) in scan.replay.records where state.isLive { live.append((key, state)) }
-            return live
-        }()
-        if !live.isEmpty && !FileSystem.isDirectory(layout.records) {
+        let replay = scan.replay
+        let liveCount = replay.liveRecordCount
+        if liveCount > 0 && !FileSystem.isDirectory(layout.records) {
             return [
                 VerificationFinding(
                     kind: .missingRecordFile, path: "records",
-                    message: "deleted: the records folder is gone, with the files of \(live.count) live records (uncommitted)")
+                    message: "deleted: the records folder is gone, with the files of \(liveCount) live records (uncommitted)")
             ]
         }
-        let checked = ParallelWork.map(count: live.count) { index in
-            let (key, state) = live[index]
-            let relative = RecordFileName.relativePath(for: key.id)
-            return (relative, checkLive(key, state: state, path: "records/" + key.entity.rawValue + "/" + relative))
+        var findings: [VerificationFinding] = []
+        var done = 0
+        var start = 0
+        while start < replay.count {
+            let end = min(replay.count, start + Self.chunkSize)
+            let first = start
+            let checked = ParallelWork.map(count: end - start, minimumChunk: 256) { [self] offset -> VerificationFinding? in
+                let index = first + offset
+                guard replay.slots[index].flags.contains(.live) else { return nil }
+                return checkLive(index)
+            }
+            findings += checked.compactMap { $0 }
+            for index in start..<end where replay.slots[index].flags.contains(.live) { done += 1 }
+            progress?(done, liveCount)
+            start = end
         }
-        var findings = checked.compactMap(\.1)
-        // Each entity's live files, by path in its folder (short ids stay inline strings).
-        var accounted: [EntityName: Set<String>] = [:]
-        for (index, (relative, _)) in checked.enumerated() { accounted[live[index].key.entity, default: []].insert(relative) }
         for entityFolder in (try? FileSystem.contents(ofDirectory: layout.records)) ?? [] {
             let folderPath = "records/" + entityFolder.name
             guard entityFolder.kind == .directory, let entity = try? EntityName(entityFolder.name) else {
@@ -45,15 +54,20 @@ struct RecordFileCheck: Sendable {
                         message: "unexpected: not an entity folder (records/<Entity>/<id>.json)"))
                 continue
             }
-            let expected = accounted[entity] ?? []
-            for file in RecordFileWalker.names(under: layout.records + "/" + entityFolder.name)
-            where !expected.contains(file.relativePath) {
+            RecordFileWalker.forEach(under: layout.records + "/" + entityFolder.name) { file in
+                // A live record's file (its canonical path) was checked above.
+                if file.kind == .regular, let id = RecordFileName.id(fromRelativePath: file.relativePath),
+                    let index = replay.index(of: RecordKey(entity: entity, id: id)), replay.slots[index].flags.contains(.live)
+                {
+                    return
+                }
                 if let finding = checkUnaccounted(file, entity: entity, path: folderPath + "/" + file.relativePath) {
                     findings.append(finding)
                 }
             }
         }
-        for (key, state) in live where state.versions.count > 1 {
+        for (index, state) in replay.complex where state.isLive && state.versions.count > 1 {
+            let key = replay.key(at: index)
             for loser in state.losers where !loser.isDelete {
                 let conflictPath = layout.conflictFile(key, version: loser.identity)
                 if !FileSystem.exists(conflictPath) {
@@ -67,12 +81,20 @@ struct RecordFileCheck: Sendable {
         return findings.sorted { $0.path.utf8.lexicographicallyPrecedes($1.path.utf8) }
     }
 
+    /// The state of the record in slot `index`, its current version read again from the journal
+    /// when the replay keeps only its fingerprints.
+    private func state(at index: Int) -> RecordState? {
+        scan.replay.state(at: index) { sequence in scan.version(atSequence: sequence) }
+    }
+
     private func relative(_ path: String) -> String {
         path.hasPrefix(layout.root + "/") ? String(path.dropFirst(layout.root.count + 1)) : path
     }
 
     /// Compares a live record's file with the replay's winner.
-    private func checkLive(_ key: RecordKey, state: RecordState, path: String) -> VerificationFinding? {
+    private func checkLive(_ index: Int) -> VerificationFinding? {
+        let key = scan.replay.key(at: index)
+        let path = "records/" + key.entity.rawValue + "/" + RecordFileName.relativePath(for: key.id)
         let bytes: [UInt8]
         switch Self.read(layout.root + "/" + path) {
         case .missing:
@@ -84,7 +106,10 @@ struct RecordFileCheck: Sendable {
         case .bytes(let read):
             bytes = read
         }
-        if let expected = scan.fileHashes[state.winner.sequence], FileFingerprint(compacting: bytes) == expected { return nil }
+        if let expected = scan.replay.expectedFile(at: index), FileFingerprint(compacting: bytes) == expected { return nil }
+        guard let state = state(at: index) else {
+            return VerificationFinding(kind: .unreadableFile, path: path, record: key, message: "the journal entry of this record's version cannot be read again")
+        }
         // Same content in another layout is not an edit.
         if let parsed = try? JSONParser.parse(bytes), case .object = parsed,
             SHA256.hash(parsed.canonicalBytes()) == state.winner.contentHash
@@ -110,7 +135,7 @@ struct RecordFileCheck: Sendable {
             return VerificationFinding(kind: .unexpectedRecordFile, path: path, message: "unexpected: not a record file name")
         }
         let key = RecordKey(entity: entity, id: id)
-        guard let state = scan.replay.records[key] else {
+        guard let index = scan.replay.index(of: key), let state = state(at: index) else {
             return VerificationFinding(
                 kind: .unexpectedRecordFile, path: path, record: key,
                 message: "created: the journal has no record \(key); a file added by hand and not committed")
@@ -158,7 +183,7 @@ struct RecordFileCheck: Sendable {
         var sequence = state.lastSequence
         var steps = 0
         while sequence > 0 && steps < 64 {
-            guard let index = chain.lineIndex(of: sequence, lineCount: scan.lines.count),
+            guard let index = chain.lineIndex(of: sequence, lineCount: scan.lineCount),
                 let entry = scan.reread(lineIndex: index), entry.sequence == sequence
             else { return false }
             if let document = entry.change.operation.document, !state.versions.contains(where: { $0.sequence == sequence }),

@@ -23,6 +23,25 @@ enum RecordFileWalker {
         return result
     }
 
+    /// Calls `body` with every entry under `root` but folders (which are entered), relative
+    /// to it, in directory order, holding no listing; `.tmp-…` files are left out.
+    static func forEach(under root: String, _ body: (File) -> Void) {
+        forEach(root, prefix: "", body)
+    }
+
+    private static func forEach(_ directory: String, prefix: String, _ body: (File) -> Void) {
+        var folders: [String] = []
+        try? FileSystem.forEachEntry(ofDirectory: directory) { entry in
+            if entry.name.hasPrefix(".tmp-") { return }
+            if entry.kind == .directory {
+                folders.append(entry.name)
+            } else {
+                body(File(relativePath: prefix + entry.name, kind: entry.kind))
+            }
+        }
+        for folder in folders { forEach(directory + "/" + folder, prefix: prefix + folder + "/", body) }
+    }
+
     private static func walk(_ directory: String, prefix: String, into result: inout [File]) {
         guard let entries = try? FileSystem.contents(ofDirectory: directory) else { return }
         for entry in entries {

@@ -41,98 +41,101 @@ extension SnapshotComparison {
             return RecordKey(entity: entity, id: id)
         }
 
-        /// The fingerprint of `<entity><tab><encoded id><tab><last seq>`, a tab and `<versions>`
-        /// (what the journal decides), hashed in those three pieces as ``LineWriter`` does.
+        /// The fingerprint of `<entity><tab><encoded id><tab><last seq>` and of `<versions>`
+        /// (what the journal decides), combined as ``combine(prefix:versions:)`` does.
         func fingerprintWithoutStamp(_ bytes: UnsafeBufferPointer<UInt8>) -> Int {
+            let versions = UnsafeRawBufferPointer(UnsafeBufferPointer(rebasing: bytes[(tabs.4 + 1)..<end]))
+            return Self.combine(
+                prefix: UnsafeRawBufferPointer(UnsafeBufferPointer(rebasing: bytes[(tabs.0 + 1)..<tabs.3])),
+                versions: VersionsText.fingerprint(text: versions))
+        }
+
+        /// A line's fingerprint from its prefix's bytes and its versions' fingerprint: the
+        /// replay keeps the latter per record, so it never holds the versions text.
+        static func combine(prefix: UnsafeRawBufferPointer, versions: Int) -> Int {
             var hasher = Hasher()
-            hasher.combine(bytes: UnsafeRawBufferPointer(UnsafeBufferPointer(rebasing: bytes[(tabs.0 + 1)..<tabs.3])))
-            withUnsafeBytes(of: UInt8(9)) { hasher.combine(bytes: $0) }
-            hasher.combine(bytes: UnsafeRawBufferPointer(UnsafeBufferPointer(rebasing: bytes[(tabs.4 + 1)..<end])))
+            hasher.combine(bytes: prefix)
+            hasher.combine(versions)
             return hasher.finalize()
         }
     }
 
-    /// What checking a record line needs, worked out for all lines at once on the cores.
+    /// What checking a record line needs, worked out for a piece of lines at once on the cores.
     struct LineFacts: Sendable {
         var fields: RecordLineFields?
         var hasValidStamp = false
-        var fingerprint = 0
+        /// `nil` when a renumbered line names a replica the numbering lacks.
+        var fingerprint: Int? = 0
 
-        static func of(_ file: IndexFileText) -> [LineFacts] {
-            let bytes = file.bytes
-            let lines = file.recordLines
-            return ParallelWork.map(count: lines.count, minimumChunk: 4096) { index in
-                guard let fields = RecordLineFields(lines[index], in: bytes) else { return LineFacts() }
-                return bytes.withUnsafeBufferPointer { buffer in
-                    LineFacts(
-                        fields: fields, hasValidStamp: SnapshotFile.parseStamp(bytes[fields.stamp]) != nil,
-                        fingerprint: fields.fingerprintWithoutStamp(buffer))
+        /// The facts of the lines at `ranges` of `bytes`; with `renumbering`, the versions are
+        /// read with the file's replicas and fingerprinted with the replay's numbers.
+        static func of(
+            _ ranges: [Range<Int>], in bytes: [UInt8], renumbering: (replicas: [ReplicaID], numbers: [ReplicaID: Int])?
+        ) -> [LineFacts] {
+            ParallelWork.map(count: ranges.count, minimumChunk: 1024) { index in
+                guard let fields = RecordLineFields(ranges[index], in: bytes) else { return LineFacts() }
+                let hasValidStamp = SnapshotFile.parseStamp(bytes[fields.stamp]) != nil
+                guard let renumbering else {
+                    return bytes.withUnsafeBufferPointer { buffer in
+                        LineFacts(fields: fields, hasValidStamp: hasValidStamp, fingerprint: fields.fingerprintWithoutStamp(buffer))
+                    }
                 }
+                let versions = SnapshotFile.parseVersions(bytes[(fields.tabs.4 + 1)..<fields.end], replicas: renumbering.replicas)
+                let fingerprint = versions.flatMap { VersionsText.fingerprint($0, numbers: renumbering.numbers) }.map { hash in
+                    bytes.withUnsafeBytes { raw in
+                        RecordLineFields.combine(prefix: UnsafeRawBufferPointer(rebasing: raw[(fields.tabs.0 + 1)..<fields.tabs.3]), versions: hash)
+                    }
+                }
+                return LineFacts(fields: fields, hasValidStamp: hasValidStamp, fingerprint: fingerprint)
             }
         }
     }
 
-    /// Writes `entity<tab>encoded id<tab>last seq<tab>versions`, a record's line as
-    /// ``StoreIndex/line(_:_:number:)`` writes it without the tag and the file stamp, into a
-    /// reused buffer, and fingerprints it with a per-process seeded SipHash (Swift's `Hasher`),
-    /// so a file cannot be crafted to collide with an expected line.
-    struct LineWriter {
-        private var line: [UInt8] = []
-        /// The last replica numbered, as most versions in a row name the same few replicas.
-        private var lastReplica: (replica: ReplicaID, number: Int)?
-
-        /// The fingerprint of the record's line; `nil` when a replica has no number.
-        mutating func fingerprint(_ key: RecordKey, _ state: RecordState, numbers: [ReplicaID: Int]) -> Int? {
-            line.removeAll(keepingCapacity: true)
-            line += key.entity.rawValue.utf8
-            line.append(9)
-            line += RecordFileName.encode(key.id).utf8
-            line.append(9)
-            append(state.lastSequence)
-            // Hashed in the pieces ``RecordLineFields/fingerprintWithoutStamp(_:)`` hashes.
+    /// The versions field of a record's index line, as ``StoreIndex`` writes it, reduced to a
+    /// per-process seeded SipHash (Swift's `Hasher`), so a file cannot be crafted to collide
+    /// with an expected line.
+    enum VersionsText {
+        /// The fingerprint of a versions field's bytes.
+        static func fingerprint(text: UnsafeRawBufferPointer) -> Int {
             var hasher = Hasher()
-            line.withUnsafeBytes { hasher.combine(bytes: $0) }
-            withUnsafeBytes(of: UInt8(9)) { hasher.combine(bytes: $0) }
-            line.removeAll(keepingCapacity: true)
-            for (offset, version) in state.versions.enumerated() {
+            hasher.combine(bytes: text)
+            return hasher.finalize()
+        }
+
+        /// The fingerprint of the versions field written for `versions`; `nil` when a replica
+        /// has no number.
+        static func fingerprint(_ versions: [RecordVersion], numbers: [ReplicaID: Int]) -> Int? {
+            var line: [UInt8] = []
+            line.reserveCapacity(160 * versions.count)
+            for (offset, version) in versions.enumerated() {
                 if offset > 0 { line.append(UInt8(ascii: ";")) }
-                guard let origin = number(of: version.identity.origin, in: numbers) else { return nil }
-                append(UInt64(origin))
+                guard let origin = numbers[version.identity.origin] else { return nil }
+                line.appendDecimal(UInt64(origin))
                 line.append(UInt8(ascii: ","))
-                append(version.identity.counter)
+                line.appendDecimal(version.identity.counter)
                 line.append(UInt8(ascii: ","))
-                append(version.timestamp.physical)
+                line.appendDecimal(version.timestamp.physical)
                 line.append(UInt8(ascii: ","))
-                append(UInt64(version.timestamp.logical))
+                line.appendDecimal(UInt64(version.timestamp.logical))
                 line.append(UInt8(ascii: ","))
                 line.append(version.isDelete ? UInt8(ascii: "1") : UInt8(ascii: "0"))
                 line.append(UInt8(ascii: ","))
                 version.contentHash.appendHexDigits(to: &line)
                 line.append(UInt8(ascii: ","))
-                append(version.sequence)
+                line.appendDecimal(version.sequence)
                 line.append(UInt8(ascii: ","))
                 let counters = version.version.counters
                 // Most vectors have one replica: no need to sort them.
                 let sorted = counters.count == 1 ? counters.map { ($0.key, $0.value) } : version.version.sortedCounters
                 for (pair, (replica, counter)) in sorted.enumerated() {
-                    guard let number = number(of: replica, in: numbers) else { return nil }
+                    guard let number = numbers[replica] else { return nil }
                     if pair > 0 { line.append(UInt8(ascii: "+")) }
-                    append(UInt64(number))
+                    line.appendDecimal(UInt64(number))
                     line.append(UInt8(ascii: ":"))
-                    append(counter)
+                    line.appendDecimal(counter)
                 }
             }
-            line.withUnsafeBytes { hasher.combine(bytes: $0) }
-            return hasher.finalize()
+            return line.withUnsafeBytes { fingerprint(text: $0) }
         }
-
-        private mutating func number(of replica: ReplicaID, in numbers: [ReplicaID: Int]) -> Int? {
-            if let last = lastReplica, last.replica == replica { return last.number }
-            guard let number = numbers[replica] else { return nil }
-            lastReplica = (replica, number)
-            return number
-        }
-
-        private mutating func append(_ value: UInt64) { line.appendDecimal(value) }
     }
 }

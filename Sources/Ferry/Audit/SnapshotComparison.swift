@@ -1,6 +1,6 @@
 /// Compares the index on disk with the journal's replay at the head it covers, as text:
-/// cheaper than decoding 100,000 record lines into an index, and each difference still names
-/// its record.
+/// cheaper than decoding a million record lines into an index, streamed so that neither side
+/// is held as lines, and each difference still names its record.
 ///
 /// The index is the snapshot (`.ferry/index`) plus, when one applies to it, the delta file
 /// (`.ferry/index-delta`), whose records replace the snapshot's (format in ``SnapshotFile``).
@@ -44,43 +44,71 @@ enum SnapshotComparison {
         }
     }
 
+    /// The replica numbering the replay writes its expected lines with: the delta's, which
+    /// extends the snapshot's as Ferry writes it, else the snapshot's (a delta numbered
+    /// otherwise has its lines renumbered as they are read).
+    static func lineNumbers(_ files: IndexFiles) -> [ReplicaID: Int] {
+        if let delta = files.delta, delta.replicas.starts(with: files.snapshot.replicas) { return numbers(delta.replicas) }
+        return numbers(files.snapshot.replicas)
+    }
+
     /// The differences, sorted by record (findings about no record first).
-    static func findings(_ files: IndexFiles, replay: StoreIndex) -> [VerificationFinding] {
+    ///
+    /// Both sides are reduced to a fingerprint per record line: the replay's, one `Int` each,
+    /// sorted; the files' lines, streamed, are looked up in them. Memory: 8 bytes and a bit per
+    /// record, whatever the index's size.
+    static func findings(_ files: IndexFiles, replay: ReplayTable) -> [VerificationFinding] {
         var findings = headerFindings(files, replay: replay)
 
-        // The lines the replay would write. Ferry numbers a delta's replicas as its snapshot
-        // does, then any new ones, so one numbering usually serves both files; otherwise each
-        // record is written with the numbering of the file that holds it.
-        let snapshotNumbers = numbers(files.snapshot.replicas)
-        let deltaNumbers = files.delta.map { numbers($0.replicas) } ?? snapshotNumbers
-        let shared = files.delta.map { $0.replicas.starts(with: files.snapshot.replicas) } ?? true
-        let keysInDelta = shared
-            ? [] : Set(files.delta.map { delta in delta.recordLines.compactMap { RecordLineFields($0, in: delta.bytes)?.key(delta.bytes) } } ?? [])
-        let states = Array(replay.records)
-        let fingerprints = ParallelWork.map(count: states.count, minimumChunk: 4096) { offset in
-            let (key, state) = states[offset]
-            var writer = LineWriter()
-            return writer.fingerprint(key, state, numbers: shared || keysInDelta.contains(key) ? deltaNumbers : snapshotNumbers)
-        }
-        // Fingerprint → offset in `states`.
-        var expected: [Int: Int] = [:]
-        expected.reserveCapacity(states.count)
-        for (offset, fingerprint) in fingerprints.enumerated() {
-            guard let fingerprint else {
-                let key = states[offset].key
+        // The lines the replay would write, fingerprinted a chunk at a time on the cores.
+        var expected: [Int] = []
+        expected.reserveCapacity(replay.count)
+        var start = 0
+        while start < replay.count {
+            let end = min(replay.count, start + 65_536)
+            let first = start
+            let chunk = ParallelWork.map(count: end - first, minimumChunk: 4096) { offset -> Int in
+                replay.slots[first + offset].flags.contains(.unnumbered) ? 0 : lineFingerprint(replay, at: first + offset)
+            }
+            for (offset, fingerprint) in chunk.enumerated() {
+                guard replay.slots[first + offset].flags.contains(.unnumbered) else {
+                    expected.append(fingerprint)
+                    continue
+                }
+                let key = replay.key(at: first + offset)
                 findings.append(
                     finding(files.snapshot.path, key, "stale: the index's replica list lacks a replica in the versions of \(key); remove .ferry/index to rebuild it"))
-                continue
             }
-            expected[fingerprint] = offset
+            start = end
+        }
+        expected.sort()
+        var matched = [UInt64](repeating: 0, count: expected.count / 64 + 1)
+        var matchedCount = 0
+        /// Marks `fingerprint` seen; `false` when the replay has no such line (left).
+        func take(_ fingerprint: Int) -> Bool {
+            var low = 0
+            var high = expected.count
+            while low < high {
+                let middle = (low + high) / 2
+                if expected[middle] < fingerprint { low = middle + 1 } else { high = middle }
+            }
+            while low < expected.count && expected[low] == fingerprint {
+                let (word, bit) = (low / 64, UInt64(1) << UInt64(low % 64))
+                if matched[word] & bit == 0 {
+                    matched[word] |= bit
+                    matchedCount += 1
+                    return true
+                }
+                low += 1
+            }
+            return false
         }
 
         // Each record line must be one of them: the delta's first, then the snapshot's lines
         // it does not replace.
         var mismatched = Set<RecordKey>()
-        var replaced = Set<ArraySlice<UInt8>>()
-        func check(_ facts: LineFacts, number: Int, in file: IndexFileText) {
-            let bytes = file.bytes
+        var replaced = Set<[UInt8]>()
+        func check(_ facts: LineFacts, number: Int, bytes: [UInt8], in file: IndexFileText) {
             guard let fields = facts.fields else {
                 findings.append(finding(file.path, nil, "unreadable: line \(number) is not a record line; remove .ferry/index to rebuild it"))
                 return
@@ -88,9 +116,9 @@ enum SnapshotComparison {
             if !facts.hasValidStamp {
                 findings.append(finding(file.path, nil, "unreadable: line \(number) has a malformed file stamp; remove .ferry/index to rebuild it"))
             }
-            if expected.removeValue(forKey: facts.fingerprint) != nil { return }
+            if let fingerprint = facts.fingerprint, take(fingerprint) { return }
             let key = fields.key(bytes)
-            if let key, replay.records[key] != nil {
+            if let key, replay.index(of: key) != nil {
                 mismatched.insert(key)
                 findings.append(finding(file.path, key, "stale: the index's versions of \(key) differ from the journal's; remove .ferry/index to rebuild it"))
             } else {
@@ -98,37 +126,73 @@ enum SnapshotComparison {
                 findings.append(finding(file.path, key, "stale: the index lists \(name), which the journal never had; remove .ferry/index to rebuild it"))
             }
         }
-        if let delta = files.delta {
-            for (offset, facts) in LineFacts.of(delta).enumerated() {
-                check(facts, number: delta.firstRecordLineNumber + offset, in: delta)
-                if let fields = facts.fields { replaced.insert(fields.sortKey(delta.bytes)) }
+        do throws(IndexFileText.Unreadable) {
+            if let delta = files.delta {
+                let renumbering = delta.replicas.starts(with: files.snapshot.replicas) ? nil : (delta.replicas, numbers(files.snapshot.replicas))
+                try delta.forEachPieceOfLines { lines, bytes in
+                    for (line, facts) in zip(lines, LineFacts.of(lines.map(\.range), in: bytes, renumbering: renumbering)) {
+                        check(facts, number: line.number, bytes: bytes, in: delta)
+                        if let fields = facts.fields { replaced.insert(Array(fields.sortKey(bytes))) }
+                    }
+                }
             }
-        }
-        let snapshot = files.snapshot
-        var previous: ArraySlice<UInt8>?
-        var reportedOrder = false
-        for (offset, facts) in LineFacts.of(snapshot).enumerated() {
-            let number = snapshot.firstRecordLineNumber + offset
-            let sortKey = facts.fields?.sortKey(snapshot.bytes)
-            if let sortKey, let before = previous, !before.lexicographicallyPrecedes(sortKey), !reportedOrder {
-                reportedOrder = true
-                findings.append(
-                    finding(snapshot.path, nil, "unsorted: line \(number) is out of order, so lookups by binary search miss records; remove .ferry/index to rebuild it"))
+            let snapshot = files.snapshot
+            var previous: [UInt8]?
+            var reportedOrder = false
+            try snapshot.forEachPieceOfLines { lines, bytes in
+                for (line, facts) in zip(lines, LineFacts.of(lines.map(\.range), in: bytes, renumbering: nil)) {
+                    let sortKey = facts.fields?.sortKey(bytes)
+                    if let sortKey, let before = previous, !reportedOrder, !before.lexicographicallyPrecedes(sortKey) {
+                        reportedOrder = true
+                        findings.append(
+                            finding(snapshot.path, nil, "unsorted: line \(line.number) is out of order, so lookups by binary search miss records; remove .ferry/index to rebuild it"))
+                    }
+                    if let sortKey { previous = Array(sortKey) }
+                    if let sortKey, !replaced.isEmpty, replaced.contains(Array(sortKey)) { continue }
+                    check(facts, number: line.number, bytes: bytes, in: snapshot)
+                }
             }
-            previous = sortKey ?? previous
-            if let sortKey, !replaced.isEmpty, replaced.contains(sortKey) { continue }
-            check(facts, number: number, in: snapshot)
+        } catch {
+            return [finding(files.snapshot.path, nil, "unreadable index snapshot (\(error.reason)); opening the store rebuilds it")]
         }
-        for offset in expected.values where !mismatched.contains(states[offset].key) {
-            let key = states[offset].key
-            findings.append(finding(snapshot.path, key, "stale: the index lacks \(key); remove .ferry/index to rebuild it"))
+        if matchedCount < expected.count {
+            // The replay's lines no file line matched: find their records.
+            for index in 0..<replay.count where !replay.slots[index].flags.contains(.unnumbered) {
+                let fingerprint = lineFingerprint(replay, at: index)
+                var low = 0
+                var high = expected.count
+                while low < high {
+                    let middle = (low + high) / 2
+                    if expected[middle] < fingerprint { low = middle + 1 } else { high = middle }
+                }
+                guard low < expected.count, matched[low / 64] & (UInt64(1) << UInt64(low % 64)) == 0 else { continue }
+                let key = replay.key(at: index)
+                if !mismatched.contains(key) {
+                    findings.append(finding(files.snapshot.path, key, "stale: the index lacks \(key); remove .ferry/index to rebuild it"))
+                }
+            }
         }
         return findings.sorted { ($0.record?.description ?? "").utf8.lexicographicallyPrecedes(($1.record?.description ?? "").utf8) }
     }
 
+    /// The fingerprint of the index line the replay expects for the record in slot `index`
+    /// (see ``RecordLineFields/fingerprintWithoutStamp(_:)``).
+    static func lineFingerprint(_ replay: ReplayTable, at index: Int) -> Int {
+        let slot = replay.slots[index]
+        let key = replay.key(at: index)
+        var prefix: [UInt8] = []
+        prefix.reserveCapacity(64)
+        prefix += key.entity.rawValue.utf8
+        prefix.append(9)
+        RecordFileName.appendEncoded(key.id, to: &prefix)
+        prefix.append(9)
+        prefix.appendDecimal(slot.lastSequence)
+        return prefix.withUnsafeBytes { RecordLineFields.combine(prefix: $0, versions: slot.versionsHash) }
+    }
+
     /// The header of the file that describes the whole index (the delta's, when there is one)
     /// against the replay.
-    private static func headerFindings(_ files: IndexFiles, replay: StoreIndex) -> [VerificationFinding] {
+    private static func headerFindings(_ files: IndexFiles, replay: ReplayTable) -> [VerificationFinding] {
         var findings: [VerificationFinding] = []
         if let unreadable = files.unreadableDelta { findings.append(unreadable) }
         let top = files.delta ?? files.snapshot
@@ -139,21 +203,23 @@ enum SnapshotComparison {
             findings.append(
                 finding(top.path, nil, "stale: the index's latest clock stamp is \(top.head.latestModification), the journal's \(replay.latestModification); remove .ferry/index to rebuild it"))
         }
-        if top.liveCounts != replay.liveCounts {
-            let entities = Set(top.liveCounts.keys).union(replay.liveCounts.keys).sorted().filter { top.liveCounts[$0] != replay.liveCounts[$0] }
-            let counts = entities.map { "\($0): \(top.liveCounts[$0] ?? 0) in the index, \(replay.liveCounts[$0] ?? 0) in the journal" }
+        let replayLiveCounts = replay.liveCounts
+        let replayConflicted = replay.conflicted
+        if top.liveCounts != replayLiveCounts {
+            let entities = Set(top.liveCounts.keys).union(replayLiveCounts.keys).sorted().filter { top.liveCounts[$0] != replayLiveCounts[$0] }
+            let counts = entities.map { "\($0): \(top.liveCounts[$0] ?? 0) in the index, \(replayLiveCounts[$0] ?? 0) in the journal" }
             findings.append(
                 finding(top.path, nil, "stale: the index's live record counts differ from the journal's (\(counts.joined(separator: "; "))); remove .ferry/index to rebuild it"))
         }
-        for key in top.conflicted.subtracting(replay.conflicted) {
+        for key in top.conflicted.subtracting(replayConflicted) {
             findings.append(finding(top.path, key, "stale: the index lists \(key) as conflicted, but the journal's versions of it agree; remove .ferry/index to rebuild it"))
         }
-        for key in replay.conflicted.subtracting(top.conflicted) {
+        for key in replayConflicted.subtracting(top.conflicted) {
             findings.append(finding(top.path, key, "stale: the index does not list \(key) as conflicted, but the journal's versions of it differ; remove .ferry/index to rebuild it"))
         }
-        if let delta = files.delta, let total = delta.totalRecords, total != replay.records.count {
+        if let delta = files.delta, let total = delta.totalRecords, total != replay.count {
             findings.append(
-                finding(delta.path, nil, "stale: the index-delta counts \(total) records, the journal has \(replay.records.count); remove .ferry/index to rebuild it"))
+                finding(delta.path, nil, "stale: the index-delta counts \(total) records, the journal has \(replay.count); remove .ferry/index to rebuild it"))
         }
         return findings
     }

@@ -37,10 +37,12 @@ public struct StoreVerifier: Sendable {
 
     /// Runs every check.
     ///
+    /// - Parameter progress: Called as the journal is read (in bytes) and as the record files
+    ///   are checked (in records).
     /// - Returns: The report; ``VerificationReport/isClean`` when nothing was found.
     /// - Throws: ``AuditError/store(_:)`` with ``StoreError/notAStore(path:)`` when the
     ///   directory has neither `ferry.json` nor `journal/`, or ``StoreError/locked(path:holder:waitedSeconds:)``.
-    public func verify() throws(AuditError) -> VerificationReport {
+    public func verify(progress: WorkProgressHandler? = nil) throws(AuditError) -> VerificationReport {
         guard FileSystem.exists(layout.manifest) || FileSystem.isDirectory(layout.journal) else {
             throw .store(.notAStore(path: layout.root))
         }
@@ -61,22 +63,47 @@ public struct StoreVerifier: Sendable {
                 report.baseProblem = ".ferry/base.json cannot be read: \(error)"
             }
         }
-        var scan = JournalScan(layout: layout)
+        let checkpoints = Self.checkpoints(layout)
+        let anchors = Set(checkpoints.map(\.localPosition))
+        // A first scan keeps nothing per line; a journal that is not one chain is read again,
+        // keeping every line, for the analysis to explain the damage.
+        var journalProgress: (@Sendable (Int, Int) -> Void)?
+        if let progress {
+            journalProgress = { done, total in progress(WorkProgress(task: "journal", done: done, total: total, unit: .bytes)) }
+        }
+        var scan = JournalScan(layout: layout, anchorSequences: anchors)
+        scan.progress = journalProgress
         scan.run()
-        let analysis = JournalChainAnalysis(
-            segments: scan.segments, lines: scan.lines, computedHashes: scan.computedHashes,
-            malformedReasons: scan.malformedReasons, segmentEntryLimit: segmentEntryLimit)
-        let chain = analysis.analyze()
+        if scan.brokeChain {
+            scan = JournalScan(layout: layout, retainsLines: true, anchorSequences: anchors)
+            scan.progress = journalProgress
+            scan.run()
+        }
+        let chain: JournalChainAnalysis.Result
+        if scan.retainsLines {
+            let analysis = JournalChainAnalysis(
+                segments: scan.segments, lines: scan.lines, computedHashes: scan.computedHashes,
+                malformedReasons: scan.malformedReasons, segmentEntryLimit: segmentEntryLimit)
+            chain = analysis.analyze()
+        } else {
+            chain = JournalChainAnalysis.Result(findings: [], isContiguous: true, genuine: [:], lastSequence: UInt64(scan.lineCount))
+        }
         report.findings += scan.journalFindings
         report.findings += chain.findings
-        report.findings += anchorFindings(chain: chain, scan: scan)
+        report.findings += anchorFindings(chain: chain, scan: scan, checkpoints: checkpoints)
         report.findings += scan.indexFindings
         report.checkedIndex = scan.comparedIndex
-        report.entryCount = scan.lines.count
+        report.entryCount = scan.lineCount
         report.segmentCount = scan.segments.count
         report.recordCount = scan.replay.liveRecordCount
         if !report.hasTampering {
-            report.findings += RecordFileCheck(layout: layout, scan: scan, chain: chain).run()
+            var check = RecordFileCheck(layout: layout, scan: scan, chain: chain)
+            if let progress {
+                check.progress = { done, total in
+                    progress(WorkProgress(task: "record files", done: done, total: total, unit: .items("records")))
+                }
+            }
+            report.findings += check.run()
             report.checkedRecords = true
         }
         return report
@@ -84,12 +111,14 @@ public struct StoreVerifier: Sendable {
 
     /// Positions other files recorded (the index head, each peer's checkpoint) must still hold
     /// the same entry: a journal cut at its end, or rebuilt with recomputed hashes, fails this.
-    private func anchorFindings(chain: JournalChainAnalysis.Result, scan: JournalScan) -> [VerificationFinding] {
+    private func anchorFindings(
+        chain: JournalChainAnalysis.Result, scan: JournalScan, checkpoints: [SyncCheckpoint]
+    ) -> [VerificationFinding] {
         var anchors: [(path: String, what: String, sequence: UInt64, hash: SHA256Digest)] = []
         if let head = scan.snapshotHead, head.sequence > 0 {
             anchors.append((scan.snapshotHeadPath, "the index", head.sequence, head.hash))
         }
-        for checkpoint in Self.checkpoints(layout) where checkpoint.localPosition > 0 {
+        for checkpoint in checkpoints where checkpoint.localPosition > 0 {
             anchors.append((
                 ".ferry/peers/\(checkpoint.peer.rawValue).json", "the checkpoint for peer \(checkpoint.peerName ?? checkpoint.peer.short)",
                 checkpoint.localPosition, checkpoint.localHash))
@@ -101,13 +130,13 @@ public struct StoreVerifier: Sendable {
                     VerificationFinding(
                         kind: .truncatedJournal, path: anchor.path,
                         message: "truncated: \(anchor.what) covers seq \(anchor.sequence) but the journal ends at seq \(chain.lastSequence); entries were removed from its end"))
-            } else if let index = chain.lineIndex(of: anchor.sequence, lineCount: scan.lines.count),
-                scan.lines[index].hash != anchor.hash
+            } else if let index = chain.lineIndex(of: anchor.sequence, lineCount: scan.lineCount),
+                let hash = scan.hash(ofSequence: anchor.sequence, lineIndex: index), hash != anchor.hash
             {
-                let line = scan.lines[index]
+                let place = scan.place(ofLineIndex: index)
                 findings.append(
                     VerificationFinding(
-                        kind: .rewrittenJournal, path: "journal/" + scan.segments[Int(line.segment)].name, line: Int(line.number),
+                        kind: .rewrittenJournal, path: "journal/" + place.segment, line: place.number,
                         message: "rewritten: \(anchor.what) (\(anchor.path)) recorded another hash for seq \(anchor.sequence); the chain up to here was rebuilt"))
             }
         }
@@ -133,7 +162,9 @@ extension Store {
     /// ```swift
     /// let report = try Store.verify(at: "./data")
     /// ```
-    public static func verify(at path: String, lockTimeout: Double = 10) throws(AuditError) -> VerificationReport {
-        try StoreVerifier(path: path, lockTimeout: lockTimeout).verify()
+    public static func verify(
+        at path: String, lockTimeout: Double = 10, progress: WorkProgressHandler? = nil
+    ) throws(AuditError) -> VerificationReport {
+        try StoreVerifier(path: path, lockTimeout: lockTimeout).verify(progress: progress)
     }
 }

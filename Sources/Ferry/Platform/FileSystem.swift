@@ -44,9 +44,16 @@ public enum FileSystem {
 
     /// Lists a directory, without `.` and `..`, in no particular order.
     public static func contents(ofDirectory path: String) throws(SystemError) -> [DirectoryEntry] {
+        var entries: [DirectoryEntry] = []
+        try forEachEntry(ofDirectory: path) { entries.append($0) }
+        return entries
+    }
+
+    /// Calls `body` with each entry of a directory, without `.` and `..`, in no particular
+    /// order, holding none of them: for folders of a million files.
+    public static func forEachEntry(ofDirectory path: String, _ body: (DirectoryEntry) -> Void) throws(SystemError) {
         guard let directory = opendir(path) else { throw .current("opendir", path: path) }
         defer { closedir(directory) }
-        var entries: [DirectoryEntry] = []
         while let entry = readdir(directory) {
             let name = withUnsafeBytes(of: entry.pointee.d_name) { raw in
                 String(decoding: raw.prefix(while: { $0 != 0 }), as: UTF8.self)
@@ -61,9 +68,8 @@ public enum FileSystem {
                 kind = (try? status(path + "/" + name))??.kind ?? .other
             default: kind = .other
             }
-            entries.append(DirectoryEntry(name: name, kind: kind))
+            body(DirectoryEntry(name: name, kind: kind))
         }
-        return entries
     }
 
     /// Creates a directory; succeeds when it already exists.

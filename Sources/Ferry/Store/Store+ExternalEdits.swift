@@ -5,8 +5,10 @@ extension Store {
     /// other file is hashed, so a `touch` is not a change. A file modified within the file
     /// system's timestamp granularity of when Ferry last confirmed it is hashed too, so an edit
     /// that keeps the size and lands in the same tick is still caught.
-    public func status() throws(StoreError) -> StoreStatus {
-        try withWriteLock { () throws(StoreError) -> StoreStatus in try scanForEdits() }
+    ///
+    /// - Parameter progress: Called as the index's records are matched with their files.
+    public func status(progress: WorkProgressHandler? = nil) throws(StoreError) -> StoreStatus {
+        try withWriteLock { () throws(StoreError) -> StoreStatus in try scanForEdits(progress: progress) }
     }
 
     /// Journals every hand edit as an ordinary change from this replica, in one batch.
@@ -71,17 +73,28 @@ extension Store {
 
     /// The scan behind `status` and `commit`; caller holds the lock.
     ///
-    /// It lists the record files, then walks the index once, matching each record to its file
-    /// by the snapshot's sort key. A record unchanged since the snapshot whose file matches its
-    /// stamp is settled from the raw snapshot line: nothing is decoded, nothing read.
-    func scanForEdits() throws(StoreError) -> StoreStatus {
+    /// It walks the index once, in the snapshot's order, and looks each record's file up by its
+    /// path (one `stat`); a record unchanged since the snapshot whose file matches its stamp is
+    /// settled from the raw snapshot line: nothing is decoded, nothing read. Then the entity
+    /// folders are listed, streamed, for files no record claimed (new records, odd names).
+    /// Memory: 8 bytes per file found (a seeded hash of its record's sort key, sorted), not a
+    /// listing of the folders.
+    func scanForEdits(progress: WorkProgressHandler? = nil) throws(StoreError) -> StoreStatus {
         var status = StoreStatus()
+        var visited = 0
+        let total = index.records.count
+        func visit() {
+            visited += 1
+            if visited % 16_384 == 0 || visited == total {
+                progress?(WorkProgress(task: "record files", done: visited, total: total, unit: .items("records")))
+            }
+        }
         let now = FileSystem.currentTimeNanoseconds()
-        var files = RecordFileListing()
         let entityDirectories: [FileSystem.DirectoryEntry]
         do {
             entityDirectories = FileSystem.exists(layout.records) ? try FileSystem.contents(ofDirectory: layout.records) : []
         } catch { throw .io(error) }
+        var folders: [EntityName] = []
         for directory in entityDirectories.sorted(by: { $0.name < $1.name }) {
             let relative = "records/" + directory.name
             guard directory.kind == .directory else {
@@ -92,10 +105,9 @@ extension Store {
                 status.problems.append(.init(path: relative, reason: "folder name is not a valid entity name"))
                 continue
             }
-            try listEntityDirectory(
-                entity: entity, path: layout.records + "/" + directory.name, relativePrefix: "", encodedPrefix: "",
-                files: &files, status: &status)
+            folders.append(entity)
         }
+        let entityFolders = Set(folders)
 
         // Records the index knows, each matched with its file (or its absence). The walk goes
         // over a copy of the table; confirming a file updates the store's own.
@@ -103,9 +115,42 @@ extension Store {
         // walk's sort order (see ``ConfirmedStamps``).
         let records = index.records
         var confirmed: [ConfirmedStamps.Entry] = []
+        var claimed: [Int] = []
+        var statusError: SystemError?
+        var lastEntity: (bytes: [UInt8], name: EntityName)?
+        /// The record of a sort key, `<entity>\t<encoded id>` (the entity's name kept from the last).
+        func keyOfSortKey(_ sortKey: ArraySlice<UInt8>) -> RecordKey? {
+            guard let tab = sortKey.firstIndex(of: 9), let id = RecordFileName.decode(bytes: sortKey[(tab + 1)...]) else { return nil }
+            let entityBytes = sortKey[..<tab]
+            if let lastEntity, lastEntity.bytes.elementsEqual(entityBytes) { return RecordKey(entity: lastEntity.name, id: id) }
+            guard let entity = try? EntityName(String(decoding: entityBytes, as: UTF8.self)) else { return nil }
+            lastEntity = (Array(entityBytes), entity)
+            return RecordKey(entity: entity, id: id)
+        }
+        /// The file of the record with `key` (its entity folder must be a listed one).
+        func file(of key: RecordKey, sortKey: ArraySlice<UInt8>) -> RecordFileListing.File? {
+            guard entityFolders.contains(key.entity) else { return nil }
+            let path = layout.recordFile(key)
+            let fileStatus: FileStatus?
+            do { fileStatus = try FileSystem.status(path) } catch {
+                statusError = statusError ?? error
+                return nil
+            }
+            guard let fileStatus, fileStatus.kind == .regular else { return nil }
+            claimed.append(Self.claimHash(sortKey))
+            let relative = String(layout.relativeRecordPath(key).dropFirst("records/\(key.entity.rawValue)/".count))
+            return RecordFileListing.File(
+                entity: key.entity, directory: FileSystem.parentPath(of: path), name: FileSystem.lastComponent(of: path),
+                relativeName: relative, status: fileStatus)
+        }
         records.forEachForScan(
             unchanged: { sortKey, line, confirmedStamp in
-                let file = files.take(sortKey)
+                visit()
+                guard let key = keyOfSortKey(sortKey) else {
+                    index.records.markDamaged("malformed record line in the index")
+                    return
+                }
+                let file = file(of: key, sortKey: sortKey)
                 if let file {
                     if let confirmedStamp {
                         if confirmedStamp.matches(file.status) && SnapshotFile.lineIsLive(line) { return }
@@ -113,7 +158,7 @@ extension Store {
                         return
                     }
                 }
-                guard let (key, decoded) = records.decode(line: line) else { return }
+                guard let (_, decoded) = records.decode(line: line) else { return }
                 var state = decoded
                 if let confirmedStamp { state.file = confirmedStamp }
                 if let file {
@@ -124,7 +169,8 @@ extension Store {
                 }
             },
             changed: { key, state in
-                let file = files.take(SnapshotFile.sortKey(key)[...])
+                visit()
+                let file = file(of: key, sortKey: SnapshotFile.sortKey(key)[...])
                 if let file {
                     if state.isLive, let stamp = state.file, stamp.matches(file.status) { return }
                     examine(key, state: state, file: file, into: &status, now: now)
@@ -132,13 +178,21 @@ extension Store {
                     status.edits.append(.init(kind: .deleted, key: key, path: layout.relativeRecordPath(key), document: nil))
                 }
             })
+        if let statusError { throw .io(statusError) }
         if let damage = records.damage { throw .damagedIndex(reason: damage) }
         if !confirmed.isEmpty {
             index.records.confirm(confirmed)
             stampsChanged = true
         }
         // Files no record claims: new records, or names that are not record file names.
-        for file in files.unclaimed {
+        claimed.sort()
+        var unclaimed: [RecordFileListing.File] = []
+        for entity in folders {
+            try collectUnclaimedFiles(
+                entity: entity, path: layout.records + "/" + entity.rawValue, relativePrefix: "", encodedPrefix: "", claimed: claimed,
+                into: &unclaimed, status: &status)
+        }
+        for file in unclaimed {
             guard let id = RecordFileName.id(fromRelativePath: file.relativeName) else {
                 status.problems.append(.init(path: file.displayPath, reason: fileNameAdvice(file.relativeName)))
                 continue
@@ -156,35 +210,75 @@ extension Store {
         return status
     }
 
-    /// Lists an entity folder (and the `~` folders of long ids inside it) into `files`.
-    private func listEntityDirectory(
-        entity: EntityName, path: String, relativePrefix: String, encodedPrefix: String?,
-        files: inout RecordFileListing, status: inout StoreStatus
+    /// The seeded hash a scan keeps of a claimed file's sort key (`<entity>\t<encoded id>`).
+    private static func claimHash(_ sortKey: ArraySlice<UInt8>) -> Int {
+        var hasher = Hasher()
+        sortKey.withUnsafeBytes { hasher.combine(bytes: $0) }
+        return hasher.finalize()
+    }
+
+    /// Lists an entity folder (and the `~` folders of long ids inside it), streamed, and adds
+    /// to `files` each regular file whose sort key is not in `claimed` (sorted).
+    private func collectUnclaimedFiles(
+        entity: EntityName, path: String, relativePrefix: String, encodedPrefix: String?, claimed: [Int],
+        into files: inout [RecordFileListing.File], status: inout StoreStatus
     ) throws(StoreError) {
-        let entries: [FileSystem.ScannedEntry]
-        do { entries = try FileSystem.scan(directory: path) } catch { throw .io(error) }
-        for entry in entries {
-            if entry.name.hasPrefix(".tmp-") { continue }
-            let relativeName = relativePrefix + entry.name
-            if entry.status.kind == .directory {
-                if entry.name.hasSuffix("~") {
-                    try listEntityDirectory(
-                        entity: entity, path: path + "/" + entry.name, relativePrefix: relativeName + "/",
-                        encodedPrefix: entry.name.utf8.count == RecordFileName.pieceLength + 1 ? encodedPrefix.map { $0 + entry.name.dropLast() } : nil,
-                        files: &files, status: &status)
-                } else {
-                    status.problems.append(.init(path: "records/\(entity.rawValue)/\(relativeName)", reason: "unexpected folder"))
+        var folders: [String] = []
+        var unclaimed: [String] = []
+        do {
+            try FileSystem.forEachEntry(ofDirectory: path) { entry in
+                if entry.name.hasPrefix(".tmp-") { return }
+                let relativeName = relativePrefix + entry.name
+                if entry.kind == .directory {
+                    if entry.name.hasSuffix("~") {
+                        folders.append(entry.name)
+                    } else {
+                        status.problems.append(.init(path: "records/\(entity.rawValue)/\(relativeName)", reason: "unexpected folder"))
+                    }
+                    return
                 }
-                continue
+                guard entry.kind == .regular else {
+                    status.problems.append(.init(path: "records/\(entity.rawValue)/\(relativeName)", reason: "not a regular file"))
+                    return
+                }
+                // Only a path shaped as Ferry writes it can be claimed: whole pieces in the
+                // folders, then the last piece of the encoded id (1 to 240 bytes) and `.json`.
+                let name = entry.name.utf8
+                let suffix = RecordFileName.fileExtension.utf8
+                if let encodedPrefix, entry.name.hasSuffix(RecordFileName.fileExtension), name.count > suffix.count,
+                    name.count - suffix.count <= RecordFileName.pieceLength
+                {
+                    var key: [UInt8] = []
+                    key.reserveCapacity(entity.rawValue.utf8.count + 1 + encodedPrefix.utf8.count + name.count)
+                    key.append(contentsOf: entity.rawValue.utf8)
+                    key.append(9)
+                    key.append(contentsOf: encodedPrefix.utf8)
+                    key.append(contentsOf: name.prefix(name.count - suffix.count))
+                    let hash = Self.claimHash(key[...])
+                    var low = 0
+                    var high = claimed.count
+                    while low < high {
+                        let middle = (low + high) / 2
+                        if claimed[middle] < hash { low = middle + 1 } else { high = middle }
+                    }
+                    if low < claimed.count && claimed[low] == hash { return }
+                }
+                unclaimed.append(entry.name)
             }
-            guard entry.status.kind == .regular else {
-                status.problems.append(.init(path: "records/\(entity.rawValue)/\(relativeName)", reason: "not a regular file"))
-                continue
-            }
-            files.add(
-                RecordFileListing.File(
-                    entity: entity, directory: path, name: entry.name, relativeName: relativeName, status: entry.status),
-                encodedPrefix: encodedPrefix)
+        } catch { throw .io(error) }
+        for name in unclaimed {
+            let filePath = path + "/" + name
+            let fileStatus: FileStatus?
+            do { fileStatus = try FileSystem.status(filePath) } catch { throw .io(error) }
+            guard let fileStatus else { continue }
+            files.append(
+                RecordFileListing.File(entity: entity, directory: path, name: name, relativeName: relativePrefix + name, status: fileStatus))
+        }
+        for folder in folders {
+            try collectUnclaimedFiles(
+                entity: entity, path: path + "/" + folder, relativePrefix: relativePrefix + folder + "/",
+                encodedPrefix: folder.utf8.count == RecordFileName.pieceLength + 1 ? encodedPrefix.map { $0 + folder.dropLast() } : nil,
+                claimed: claimed, into: &files, status: &status)
         }
     }
 

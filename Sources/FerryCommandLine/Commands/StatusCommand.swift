@@ -17,7 +17,12 @@ enum StatusCommand: Command {
         let path = try arguments.requiredPositional("dir")
         let store = try context.openStore(path)
         defer { store.close() }
-        let status = try store.status()
+        let progress = ProgressLine.standardError("status", context: context, enabled: !arguments.flag("json"))
+        let status: StoreStatus
+        do {
+            defer { progress.finish() }
+            status = try store.status(progress: progress.handler)
+        }
         if arguments.flag("json") {
             context.printJSONLine(EditReport.json(edits: status.edits, problems: status.problems))
             return .success

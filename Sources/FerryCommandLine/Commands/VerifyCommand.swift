@@ -47,7 +47,11 @@ enum VerifyCommand: Command {
         }
         let path = candidate
         let report: VerificationReport
-        do { report = try StoreVerifier(path: path, lockTimeout: context.storeOptions().lockTimeout).verify() } catch {
+        let progress = ProgressLine.standardError("verify", context: context, enabled: !arguments.flag("json"))
+        do {
+            defer { progress.finish() }
+            report = try StoreVerifier(path: path, lockTimeout: context.storeOptions().lockTimeout).verify(progress: progress.handler)
+        } catch {
             // Findings are 1; a store that cannot be checked at all is an error, 2.
             throw CLIError(ErrorReporter.message(for: error), exitCode: .usage)
         }

@@ -1,0 +1,114 @@
+import Ferry
+import FerryTestSupport
+import Foundation
+import Testing
+@testable import FerryCommandLine
+
+/// The progress line's text, throttling and silence, on made-up times.
+@Suite struct ProgressLineTests {
+    /// A clock the test moves, and what the line wrote.
+    final class Terminal: @unchecked Sendable {
+        private let lock = NSLock()
+        private var now = 0.0
+        private var written: [String] = []
+        var time: Double {
+            get { lock.withLock { now } }
+            set { lock.withLock { now = newValue } }
+        }
+        var writes: [String] { lock.withLock { written } }
+        func write(_ text: String) { lock.withLock { written.append(text) } }
+    }
+
+    func line(_ terminal: Terminal, enabled: Bool = true, width: Int = 120) -> ProgressLine {
+        ProgressLine(
+            label: "verify", isEnabled: enabled, width: width, interval: 0.25, clock: { terminal.time },
+            write: { terminal.write($0) })
+    }
+
+    @Test func showsDoneTotalRateAndTimeLeft() {
+        let records = WorkProgress(task: "record files", done: 250_000, total: 1_000_000, unit: .items("records"))
+        #expect(
+            ProgressLine.format(records, label: "verify", elapsed: 5, width: 120)
+                == "verify: record files  250,000/1,000,000 records  50,000/s  0:15 left")
+        let journal = WorkProgress(task: "journal", done: 12_300_000, total: 45_600_000, unit: .bytes)
+        // 33.3 MB left at 6.15 MB/s: 5.4 s, shown as 0:06.
+        #expect(
+            ProgressLine.format(journal, label: "verify", elapsed: 2, width: 120)
+                == "verify: journal  12.3 MB/45.6 MB  6.2 MB/s  0:06 left")
+        // Long estimates have hours; no estimate before there is a rate, nor without a total.
+        let slow = WorkProgress(task: "files", done: 1, total: 10_000, unit: .items("files"))
+        #expect(ProgressLine.format(slow, label: "status", elapsed: 1, width: 120).hasSuffix("1/s  2:46:39 left"))
+        #expect(ProgressLine.format(slow, label: "status", elapsed: 0.1, width: 120) == "status: files  1/10,000 files")
+        let open = WorkProgress(task: "records", done: 1_500, total: nil, unit: .items("records"))
+        #expect(ProgressLine.format(open, label: "export", elapsed: 3, width: 120) == "export: records  1,500 records  500/s")
+    }
+
+    @Test func theLineFitsTheTerminal() {
+        let progress = WorkProgress(task: "record files", done: 250_000, total: 1_000_000, unit: .items("records"))
+        let text = ProgressLine.format(progress, label: "verify", elapsed: 5, width: 30)
+        #expect(text.count == 29)
+        #expect(text.hasSuffix("…"))
+    }
+
+    @Test func redrawsAFewTimesPerSecondAndErasesAtTheEnd() {
+        let terminal = Terminal()
+        let progress = line(terminal)
+        for step in 0..<10 {
+            terminal.time = Double(step) * 0.1
+            progress.update(WorkProgress(task: "journal", done: step * 100, total: 10_000, unit: .bytes))
+        }
+        // At 0, 0.3 and 0.6 (0.25 s apart at least), and 0.9.
+        #expect(terminal.writes.count == 4, "\(terminal.writes)")
+        #expect(terminal.writes.allSatisfy { $0.hasPrefix("\r") && $0.hasSuffix("\u{1B}[K") })
+        // A new task and the end of one are shown at once.
+        progress.update(WorkProgress(task: "record files", done: 1, total: 2, unit: .items("records")))
+        progress.update(WorkProgress(task: "record files", done: 2, total: 2, unit: .items("records")))
+        #expect(terminal.writes.count == 6)
+        progress.finish()
+        #expect(terminal.writes.last == "\r\u{1B}[K")
+        progress.finish()
+        #expect(terminal.writes.count == 7, "erased once")
+    }
+
+    @Test func silentWhenDisabled() {
+        let terminal = Terminal()
+        let progress = line(terminal, enabled: false)
+        #expect(progress.handler == nil)
+        progress.update(WorkProgress(task: "journal", done: 1, total: 2, unit: .bytes))
+        progress.finish()
+        #expect(terminal.writes.isEmpty)
+    }
+
+    @Test func verifyDrawsOnATerminalOnly() async throws {
+        let directory = try TemporaryDirectory()
+        let path = directory.path + "/store"
+        let store = try Store.create(at: path)
+        try store.put(["name": "Lamp"], entity: EntityName("Product"), id: RecordID("lamp"))
+        store.close()
+        let piped = await runInProcess(["verify", path], commands: [VerifyCommand.self])
+        #expect(piped.exitCode == .success)
+        #expect(piped.stderr.isEmpty)
+        let terminal = await runInProcess(["verify", path], commands: [VerifyCommand.self], stderrIsTerminal: true)
+        #expect(terminal.exitCode == .success)
+        #expect(terminal.stderr.contains("verify: "), "\(terminal.stderr)")
+        #expect(terminal.stderr.hasSuffix("\r\u{1B}[K"))
+        #expect(terminal.stdout.hasPrefix("ok: "))
+        let json = await runInProcess(["verify", path, "--json"], commands: [VerifyCommand.self], stderrIsTerminal: true)
+        #expect(json.stderr.isEmpty)
+    }
+
+    @Test func statusDrawsOnATerminalOnly() async throws {
+        let directory = try TemporaryDirectory()
+        let path = directory.path + "/store"
+        let store = try Store.create(at: path)
+        try store.put(["name": "Lamp"], entity: EntityName("Product"), id: RecordID("lamp"))
+        store.close()
+        let piped = await runInProcess(["status", path], commands: [StatusCommand.self])
+        #expect(piped.exitCode == .success)
+        #expect(piped.stderr.isEmpty)
+        let terminal = await runInProcess(["status", path], commands: [StatusCommand.self], stderrIsTerminal: true)
+        #expect(terminal.stderr.contains("status: record files  1/1 records"), "\(terminal.stderr)")
+        #expect(terminal.stderr.hasSuffix("\r\u{1B}[K"))
+        #expect(terminal.stdout.hasPrefix("nothing to commit"))
+    }
+}
