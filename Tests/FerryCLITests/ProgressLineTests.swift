@@ -111,4 +111,22 @@ import Testing
         #expect(terminal.stderr.hasSuffix("\r\u{1B}[K"))
         #expect(terminal.stdout.hasPrefix("nothing to commit"))
     }
+
+    @Test func syncDrawsThePhaseWithARateOnATerminalOnly() async throws {
+        let directory = try TemporaryDirectory()
+        let source = directory.path + "/a"
+        let store = try Store.create(at: source)
+        for index in 0..<20 { try store.put(["n": .integer(Int64(index))], entity: EntityName("Product"), id: RecordID("p\(index)")) }
+        store.close()
+        for name in ["b", "c", "d"] { try Store.create(at: directory.path + "/" + name).close() }
+        let piped = await runInProcess(["sync", directory.path + "/b", source], commands: [SyncCommand.self])
+        #expect(piped.stderr.isEmpty, "\(piped.stderr)")
+        let terminal = await runInProcess(["sync", directory.path + "/c", source], commands: [SyncCommand.self], stderrIsTerminal: true)
+        #expect(terminal.exitCode == .success, "\(terminal.stderr)")
+        #expect(terminal.stderr.contains("sync: pulling"), "\(terminal.stderr)")
+        #expect(terminal.stderr.contains("changes"), "\(terminal.stderr)")
+        #expect(terminal.stderr.hasSuffix("\r\u{1B}[K"))
+        let json = await runInProcess(["sync", directory.path + "/d", source, "--json"], commands: [SyncCommand.self], stderrIsTerminal: true)
+        #expect(json.stderr.isEmpty, "\(json.stderr)")
+    }
 }

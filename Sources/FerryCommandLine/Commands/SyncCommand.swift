@@ -272,19 +272,23 @@ final class StopFlag: @unchecked Sendable {
     }
 }
 
-/// Prints sync progress on one rewritten stderr line (only when stderr is a terminal).
+/// Shows sync progress on the command's ``ProgressLine`` (only when stderr is a terminal):
+/// the phase, changes done of how many, the rate and the time left.
 struct SyncProgressPrinter: Sendable {
-    let context: CommandContext
+    let line: ProgressLine
+
+    init(context: CommandContext) {
+        line = ProgressLine.standardError("sync", context: context)
+    }
 
     var callback: @Sendable (SyncProgress) -> Void {
-        let stderr = context.stderr
+        let line = self.line
         return { progress in
             if progress.phase == .done {
-                stderr.write("\r\u{1B}[K")
+                line.finish()
                 return
             }
-            let total = progress.total.map { " of \($0)" } ?? ""
-            stderr.write("\r\u{1B}[K\(progress.phase.rawValue): \(progress.completed)\(total)")
+            line.update(WorkProgress(task: progress.phase.rawValue, done: progress.completed, total: progress.total, unit: .items("changes")))
         }
     }
 }
