@@ -66,9 +66,21 @@ enum ImportCommand: Command {
         options.allowsMassDeletion = arguments.flag("force")
         options.maximumDeletionShare = Double(try arguments.integer("max-delete", in: 0...100) ?? 50) / 100
         let file = try arguments.requiredPositional("file")
-        let bytes = file == "-" ? try context.stdin.readAll() : try FileSystem.readFile(context.absolutePath(file))
         let store = try context.openStore(try arguments.requiredPositional("store"))
         defer { store.close() }
+        // Standard input is kept in a file of the store's while the import reads it (twice,
+        // when it is a large array), so that it is never held in memory whole.
+        let input: ImportInput
+        var spool: String?
+        defer { if let spool { try? FileSystem.removeFile(spool) } }
+        if file == "-" {
+            let path = store.layout.engine + "/import-input-\(RecordID.generate().rawValue)"
+            spool = path
+            try Self.spool(context.stdin, to: path)
+            input = .file(path)
+        } else {
+            input = .file(context.absolutePath(file))
+        }
         if let schema = try store.schema(), schema.entity(named: entity.rawValue) == nil {
             let declared = schema.entities.keys.map(\.rawValue).sorted()
             let suggestion = NameSuggestion.closest(to: entity.rawValue, among: declared).map { "; did you mean \($0)?" } ?? ""
@@ -76,13 +88,25 @@ enum ImportCommand: Command {
                 "schema.json declares no entity \(entity.rawValue)\(suggestion) (it declares \(declared.joined(separator: ", "))); "
                     + "add it to schema.json to import it")
         }
-        let report = try store.importRecords(bytes, into: entity, options: options)
+        let report = try store.importRecords(from: input, into: entity, options: options)
         if arguments.flag("json") {
             context.printJSON(report.jsonValue)
         } else {
             context.stdout.write(text(of: report))
         }
         return .success
+    }
+
+    /// Copies standard input into a new file at `path`, 1 MiB at a time.
+    static func spool(_ input: InputReader, to path: String) throws(SystemError) {
+        let file = try FileDescriptor.open(path, .writeOnly, options: [.create, .truncate])
+        try file.closeAfter { () throws(SystemError) in
+            while true {
+                let chunk = try input.read(upTo: 1 << 20)
+                if chunk.isEmpty { return }
+                try file.writeAll(chunk)
+            }
+        }
     }
 
     /// A malformed `--scope` as a usage error on one line: `scope: expected an operator at column
