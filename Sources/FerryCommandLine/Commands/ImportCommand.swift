@@ -9,8 +9,9 @@ enum ImportCommand: Command {
             Items whose id is not stored are inserted, changed ones updated, and stored records \
             that the array no longer names are deleted (only those matching --scope, when given). \
             Nested objects become linked records of their own. Records whose values did not change \
-            are not written. The import is one batch: an error anywhere writes nothing and names \
-            the item (array index and key path). The store's schema.json, when present, gives \
+            are not written. Every item is checked before anything is written: an error anywhere \
+            writes nothing and names the item (array index and key path). A large array of items \
+            without links is read as a stream and written in batches, in flat memory. The store's schema.json, when present, gives \
             keys, types and relationships (see docs/IMPORT.md); an entity it does not declare is refused.
             An import that would delete more than --max-delete of an entity's records (one page of a \
             longer list, say) stops before writing anything and says so; --force goes ahead. An input \
