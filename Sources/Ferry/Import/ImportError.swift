@@ -56,6 +56,10 @@ public indirect enum ImportError: Error, Sendable, Equatable, CustomStringConver
     case invalidPath(String, reason: String)
     /// The import would delete more than the allowed share of an entity's records.
     case massDeletion(entity: EntityName, deleting: Int, of: Int, limitPercent: Int)
+    /// A large import written in several batches failed after `written` of its `planned`
+    /// changes were durably written (a disk that filled up, say); the store holds those, and
+    /// importing the same input again writes the rest.
+    case partiallyWritten(written: Int, planned: Int, StoreError)
     /// Reading or writing the store failed.
     case store(StoreError)
 
@@ -118,6 +122,9 @@ public indirect enum ImportError: Error, Sendable, Equatable, CustomStringConver
             return "this import would delete \(deleting) of \(total) \(entity.rawValue) records (more than \(limit)%): is the input one page "
                 + "of a larger list? Nothing was written; to go ahead, pass --force, limit the comparison with --scope, "
                 + "or import with --only insert,update"
+        case .partiallyWritten(let written, let planned, let error):
+            return "the import stopped after writing \(written) of \(planned) changes: \(error); the store is consistent, "
+                + "and importing the same input again finishes the work"
         case .store(let error):
             return error.description
         }

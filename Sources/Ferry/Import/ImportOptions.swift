@@ -29,7 +29,9 @@ public struct ImportOptions: Sendable {
     /// The current time in milliseconds since 1970 for relative times in ``scope``; the store's
     /// clock when `nil`.
     public var now: Int64?
-    /// The largest input accepted, in bytes.
+    /// The largest input accepted, in bytes, when it is read whole: one item object, an
+    /// input with `path`, or one whose items link to other records. A top-level array of
+    /// items without links is read as a stream, of any size.
     public var maximumInputBytes = 1 << 30
     /// Where the array of items is inside an input object (`--path data`, `--path response.items`);
     /// the input's top level when `nil`.
@@ -39,6 +41,13 @@ public struct ImportOptions: Sendable {
     public var maximumDeletionShare = 0.5
     /// Go ahead even when the import deletes more than ``maximumDeletionShare`` (`--force`).
     public var allowsMassDeletion = false
+
+    /// How many changes a real import lists in ``ImportReport/changes`` (a dry run lists all).
+    public var maximumListedChanges = 10_000
+    /// How many bytes a streamed input is read at a time (see ``JSONArrayStream``).
+    var streamChunkBytes = 1 << 20
+    /// How many items a streamed import converts, compares and writes at a time.
+    var streamBatchItems = 8_192
 
     /// Makes the default options: every operation, no scope, no parent, written for real.
     public init() {}

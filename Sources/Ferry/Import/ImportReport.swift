@@ -91,7 +91,9 @@ public struct ImportReport: Sendable, Equatable {
     public var skipped: [SkippedItem]
     /// Links not made because their target does not exist.
     public var missingTargets: [MissingTarget]
-    /// The records written, in the order of the batch.
+    /// The records written, in the order of the batch. A dry run lists every one; a real
+    /// import lists the first ``ImportOptions/maximumListedChanges`` and counts the rest in
+    /// ``unlistedChanges``, so that importing millions of items does not hold a list of them.
     public var changes: [Change]
     /// Changes found but not made because ``ImportOptions/operations`` excluded them.
     public var withheld: ImportDiffPlan.Withheld
@@ -101,12 +103,16 @@ public struct ImportReport: Sendable, Equatable {
     public var journalEntries: Int
     /// What the import would refuse to do (a dry run reports these; a real import throws).
     public var refusals: [String] = []
+    /// The changes made beyond those listed in ``changes``.
+    public var unlistedChanges = 0
+    /// The most bytes of the input held at once, when it was read as a stream (0 otherwise).
+    var inputHighWaterBytes = 0
 
     /// The counts of the imported entity.
     public var counts: Counts { countsByEntity[entity] ?? Counts() }
 
     /// Whether the import changes the store (or would, for a dry run).
-    public var hasChanges: Bool { !changes.isEmpty }
+    public var hasChanges: Bool { !changes.isEmpty || unlistedChanges > 0 }
 
     /// The report as `ferry import --json` prints it; `changes` (the plan, record by record) is
     /// there for a dry run only, since a real import of many items would print them all:

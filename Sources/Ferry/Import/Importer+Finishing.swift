@@ -54,29 +54,38 @@ extension Importer {
         counts[conversion.entity] = entityCounts
         counts[conversion.entity, default: .init()].skipped = conversion.skipped.filter { $0.keyPath.isEmpty }.count
 
-        // A list much shorter than what is stored is most likely one page of it: refuse to
-        // delete the rest unless told to (a dry run reports the refusal instead).
-        var refusals: [String] = []
-        if !options.allowsMassDeletion {
-            let imported = conversion.entity
-            let ordered = counts.sorted { ($0.key == imported ? 0 : 1, $0.key) < ($1.key == imported ? 0 : 1, $1.key) }
-            for (entity, entityCounts) in ordered where entityCounts.deleted > 0 {
-                let total = store.index.liveCounts[entity] ?? 0
-                guard Double(entityCounts.deleted) > Double(total) * options.maximumDeletionShare else { continue }
-                let refusal = ImportError.massDeletion(
-                    entity: entity, deleting: entityCounts.deleted, of: total, limitPercent: Int((options.maximumDeletionShare * 100).rounded()))
-                if !options.isDryRun { throw refusal }
-                refusals.append(refusal.description)
-            }
-        }
+        let refusals = try massDeletionRefusals(counts, imported: conversion.entity)
 
         var journalEntries = 0
         if !options.isDryRun, !writes.isEmpty {
             do { journalEntries = try store.performLocalWrites(writes).entries.count } catch { throw .store(error) }
         }
+        var unlisted = 0
+        if !options.isDryRun, changes.count > options.maximumListedChanges {
+            unlisted = changes.count - options.maximumListedChanges
+            changes.removeLast(unlisted)
+        }
         return ImportReport(
             entity: conversion.entity, countsByEntity: counts, skipped: conversion.skipped,
             missingTargets: batch.missingTargets, changes: changes, withheld: batch.withheld,
-            isDryRun: options.isDryRun, journalEntries: journalEntries, refusals: refusals)
+            isDryRun: options.isDryRun, journalEntries: journalEntries, refusals: refusals, unlistedChanges: unlisted)
+    }
+
+    /// A list much shorter than what is stored is most likely one page of it: refuses to
+    /// delete the rest unless told to. A dry run returns the refusals instead of throwing.
+    /// - Throws: ``ImportError/massDeletion(entity:deleting:of:limitPercent:)``.
+    func massDeletionRefusals(_ counts: [EntityName: ImportReport.Counts], imported: EntityName) throws(ImportError) -> [String] {
+        var refusals: [String] = []
+        guard !options.allowsMassDeletion else { return [] }
+        let ordered = counts.sorted { ($0.key == imported ? 0 : 1, $0.key) < ($1.key == imported ? 0 : 1, $1.key) }
+        for (entity, entityCounts) in ordered where entityCounts.deleted > 0 {
+            let total = store.index.liveCounts[entity] ?? 0
+            guard Double(entityCounts.deleted) > Double(total) * options.maximumDeletionShare else { continue }
+            let refusal = ImportError.massDeletion(
+                entity: entity, deleting: entityCounts.deleted, of: total, limitPercent: Int((options.maximumDeletionShare * 100).rounded()))
+            if !options.isDryRun { throw refusal }
+            refusals.append(refusal.description)
+        }
+        return refusals
     }
 }

@@ -31,28 +31,37 @@ struct RecordConverter {
 
     /// Converts `items`, all of `entity`. A large input is converted on every core, in runs of
     /// items merged in input order, so the result and the first error are the single pass's.
+    /// - Parameters:
+    ///   - firstIndex: the input position of `items[0]` (a streamed import converts a batch at a time).
+    ///   - noteID: called with each item's id and position in input order, before a later
+    ///     problem is thrown: it throws for an id seen before. By default the ids of `items`
+    ///     are compared with each other.
     /// - Throws: ``ImportError/itemNotAnObject(index:kind:)``, ``ImportError/duplicateItemID(_:firstIndex:secondIndex:)``,
     ///   ``ImportError/invalidItemID(index:reason:)``, and ``ImportError/item(index:keyPath:_:)``
     ///   naming the index and key path of a value that cannot be converted.
     static func convert(
-        _ items: [JSONValue], entity: EntityName, schema: Schema?, keys: KeyConvention?
+        _ items: [JSONValue], firstIndex: Int = 0, entity: EntityName, schema: Schema?, keys: KeyConvention?,
+        noteID: ((RecordID, Int) throws(ImportError) -> Void)? = nil
     ) throws(ImportError) -> ImportConversion {
         let runLength = 4_096
         let runs = (items.count + runLength - 1) / runLength
         let parts = ParallelWork.each(count: runs) { run in
             var converter = RecordConverter(entity: entity, schema: schema, keys: keys)
-            let failure = converter.convertItems(items, in: (run * runLength)..<min(items.count, (run + 1) * runLength))
+            let failure = converter.convertItems(
+                items, in: (run * runLength)..<min(items.count, (run + 1) * runLength), firstIndex: firstIndex)
             return (converter.conversion, failure)
         }
         var merged = RecordConverter(entity: entity, schema: schema, keys: keys)
         var seen: [RecordID: Int] = [:]
-        seen.reserveCapacity(items.count)
+        if noteID == nil { seen.reserveCapacity(items.count) }
         merged.conversion.items.reserveCapacity(items.count)
         for (part, failure) in parts {
             // The items of a run that failed are those before its failure, whose repeated ids
             // the single pass would have reported first.
             for item in part.items {
-                if let first = seen.updateValue(item.index, forKey: item.id) {
+                if let noteID {
+                    try noteID(item.id, item.index)
+                } else if let first = seen.updateValue(item.index, forKey: item.id) {
                     throw .duplicateItemID(item.id.rawValue, firstIndex: first, secondIndex: item.index)
                 }
             }
@@ -68,13 +77,15 @@ struct RecordConverter {
         return merged.conversion
     }
 
-    /// Converts `items[range]` into ``conversion``, stopping at the first item that fails.
-    /// Repeated ids are left for the caller, which sees every run.
+    /// Converts `items[range]` into ``conversion``, stopping at the first item that fails;
+    /// `items[0]` is at input position `firstIndex`. Repeated ids are left for the caller,
+    /// which sees every run.
     /// - Returns: the failure, or `nil`.
-    mutating func convertItems(_ items: [JSONValue], in range: Range<Int>) -> ImportError? {
+    mutating func convertItems(_ items: [JSONValue], in range: Range<Int>, firstIndex: Int = 0) -> ImportError? {
         conversion.items.reserveCapacity(range.count)
-        for index in range {
-            guard case .object(let members) = items[index] else { return .itemNotAnObject(index: index, kind: items[index].kindName) }
+        for position in range {
+            let index = firstIndex + position
+            guard case .object(let members) = items[position] else { return .itemNotAnObject(index: index, kind: items[position].kindName) }
             let object: ConvertedObject
             do { object = try convertObject(members, entity: conversion.entity, origin: ImportOrigin(index: index, keyPath: ""), isTopLevel: true) } catch {
                 return error

@@ -25,8 +25,8 @@ extension Store {
         return try Schema(json: json)
     }
 
-    /// Imports the JSON text of an API response into `entity`: parses it strictly, then as
-    /// ``importRecords(_:into:options:)-(JSONValue,_,_)``.
+    /// Imports the JSON text of an API response into `entity`: as
+    /// ``importRecords(from:into:options:)`` with the text in memory.
     ///
     /// ```swift
     /// let bytes = try FileSystem.readFile("users.json")
@@ -35,16 +35,66 @@ extension Store {
     /// ```
     /// - Throws: ``ImportError/invalidJSON(line:column:reason:)`` for input that is not JSON (a
     ///   trailing comma, a comment, `NaN`), deeper than the store's limit, or larger than
-    ///   ``ImportOptions/maximumInputBytes``; the errors of the other overload.
+    ///   ``ImportOptions/maximumInputBytes``; the errors of the other overloads.
     public func importRecords(
         _ bytes: [UInt8], into entity: EntityName, options: ImportOptions = ImportOptions()
     ) throws(ImportError) -> ImportReport {
+        guard bytes.count <= options.maximumInputBytes else {
+            throw .invalidJSON(line: 1, column: 1, reason: "document is \(bytes.count) bytes; the limit is \(options.maximumInputBytes)")
+        }
+        return try importRecords(from: .bytes(bytes), into: entity, options: options)
+    }
+
+    /// Imports JSON text from a file (or memory) into `entity`, reading it strictly.
+    ///
+    /// A top-level array whose items link to no other records (the entity declares no
+    /// relationships, and there is no `--parent` or `--path`) is read as a stream and written
+    /// in batches: memory stays flat whatever the array's size (see `docs/IMPORT.md`). Every item
+    /// is checked before anything is written; should writing fail part way (a full disk), the
+    /// error says how far it got and importing the same input again finishes the work. Any
+    /// other input is read whole (up to ``ImportOptions/maximumInputBytes``) and imported as
+    /// ``importRecords(_:into:options:)-(JSONValue,_,_)`` does, as one batch.
+    ///
+    /// ```swift
+    /// let report = try store.importRecords(from: .file("users.json"), into: EntityName("User"))
+    /// ```
+    /// - Throws: ``ImportError/invalidJSON(line:column:reason:)`` with the line and column in
+    ///   the whole input; ``ImportError/partiallyWritten(written:planned:_:)``; the errors of
+    ///   the other overloads.
+    public func importRecords(
+        from input: ImportInput, into entity: EntityName, options: ImportOptions = ImportOptions()
+    ) throws(ImportError) -> ImportReport {
+        var options = options
+        if options.schema == nil { options.schema = try self.schema() }
+        let schema = options.schema
+        // An entity whose mapping cannot be made is left to the whole-input path to report.
+        let isUnlinked = options.parent == nil && options.path == nil
+            && ((try? EntityMapping(entity: entity, schema: schema, keys: options.keys))?.relationships.isEmpty ?? false)
+        if isUnlinked {
+            let importer = StreamedImport(store: self, schema: schema, entity: entity, options: options, input: input)
+            var (stream, close) = try input.stream(importer.streamOptions)
+            // Whatever is wrong before the first value, the whole-input path reports as it always did.
+            let isArray = (try? stream.openArray()) ?? false
+            close()
+            if isArray {
+                var outcome: Result<ImportReport, ImportError> = .failure(.store(.coding("the import did not run")))
+                do {
+                    try withWriteLock { () throws(StoreError) in
+                        outcome = Result { () throws(ImportError) in try importer.run() }
+                    }
+                } catch {
+                    throw .store(error)
+                }
+                return try outcome.get()
+            }
+        }
+        let bytes = try input.readAll(limit: options.maximumInputBytes)
         let parserOptions = JSONParser.Options(maximumDepth: self.options.maximumDepth + 1, maximumByteCount: options.maximumInputBytes)
-        let input: JSONValue
-        do { input = try JSONParser.parse(bytes, options: parserOptions) } catch {
+        let parsed: JSONValue
+        do { parsed = try JSONParser.parse(bytes, options: parserOptions) } catch {
             throw .invalidJSON(line: error.line, column: error.column, reason: error.reason)
         }
-        return try importRecords(input, into: entity, options: options)
+        return try importRecords(parsed, into: entity, options: options)
     }
 
     /// Makes the records of `entity` match `input`, an array of items as an API returns them (or

@@ -17,6 +17,9 @@ struct JSONScanner {
 
     let input: UnsafeBufferPointer<UInt8>
     let maximumDepth: Int
+    /// The containers this input may open: ``maximumDepth`` less those around it (one for an
+    /// element of a streamed array, whose errors still name the document's limit).
+    private let frameLimit: Int
     /// The next byte to read.
     var offset = 0
     /// Reused buffer for strings that contain escapes.
@@ -29,9 +32,12 @@ struct JSONScanner {
     /// Where each key in ``keys`` starts in the input, to report a duplicate.
     private var keyOffsets: [Int] = []
 
-    init(input: UnsafeBufferPointer<UInt8>, maximumDepth: Int) {
+    /// - Parameter enclosingDepth: how many containers around `input` count toward
+    ///   `maximumDepth` (an element cut out of an array is inside one).
+    init(input: UnsafeBufferPointer<UInt8>, maximumDepth: Int, enclosingDepth: Int = 0) {
         self.input = input
         self.maximumDepth = maximumDepth
+        frameLimit = maximumDepth - enclosingDepth
     }
 
     /// Parses the whole input as one JSON text.
@@ -60,7 +66,7 @@ struct JSONScanner {
             var value: JSONValue
             switch input[offset] {
             case UInt8(ascii: "{"):
-                guard frames.count < maximumDepth else { throw tooDeep() }
+                guard frames.count < frameLimit else { throw tooDeep() }
                 offset += 1
                 skipWhitespace()
                 if offset < input.count, input[offset] == UInt8(ascii: "}") {
@@ -73,7 +79,7 @@ struct JSONScanner {
                     continue nextValue
                 }
             case UInt8(ascii: "["):
-                guard frames.count < maximumDepth else { throw tooDeep() }
+                guard frames.count < frameLimit else { throw tooDeep() }
                 offset += 1
                 skipWhitespace()
                 if offset < input.count, input[offset] == UInt8(ascii: "]") {
@@ -143,6 +149,21 @@ struct JSONScanner {
             guard input[offset] == UInt8(ascii: ",") else { throw unexpected(expecting: "',' or ']' after array element") }
             offset += 1
         }
+    }
+
+    /// Parses one element of a top-level array as ``JSONArrayStream`` cuts it out: the value,
+    /// then the `,` or `]` after it as the input's last byte (or the end of the document, when
+    /// the input runs to it). Every error is the one a pass over the whole document reports.
+    mutating func parseArrayElement() throws(JSONParseError) -> JSONValue {
+        skipWhitespace()
+        let value = try parseValueTree()
+        skipWhitespace()
+        let expected = "',' or ']' after array element"
+        guard offset < input.count else { throw unexpectedEnd(expecting: expected) }
+        guard offset == input.count - 1, input[offset] == UInt8(ascii: ",") || input[offset] == UInt8(ascii: "]") else {
+            throw unexpected(expecting: expected)
+        }
+        return value
     }
 
     /// Gives the shared stacks room for a typical record before the first container opens.

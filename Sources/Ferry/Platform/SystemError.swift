@@ -31,6 +31,8 @@ public struct SystemError: Error, Sendable, Equatable, CustomStringConvertible {
 
     public var isNotFound: Bool { code == ENOENT }
     public var isAlreadyExists: Bool { code == EEXIST }
+    /// Whether a file was larger than the reader accepts (`EFBIG`).
+    public var isFileTooLarge: Bool { code == EFBIG }
     public var isNotADirectory: Bool { code == ENOTDIR }
     public var isWouldBlock: Bool { code == EWOULDBLOCK || code == EAGAIN }
 

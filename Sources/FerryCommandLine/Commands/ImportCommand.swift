@@ -9,8 +9,9 @@ enum ImportCommand: Command {
             Items whose id is not stored are inserted, changed ones updated, and stored records \
             that the array no longer names are deleted (only those matching --scope, when given). \
             Nested objects become linked records of their own. Records whose values did not change \
-            are not written. The import is one batch: an error anywhere writes nothing and names \
-            the item (array index and key path). The store's schema.json, when present, gives \
+            are not written. Every item is checked before anything is written: an error anywhere \
+            writes nothing and names the item (array index and key path). A large array of items \
+            without links is read as a stream and written in batches, in flat memory. The store's schema.json, when present, gives \
             keys, types and relationships (see docs/IMPORT.md); an entity it does not declare is refused.
             An import that would delete more than --max-delete of an entity's records (one page of a \
             longer list, say) stops before writing anything and says so; --force goes ahead. An input \
@@ -66,9 +67,21 @@ enum ImportCommand: Command {
         options.allowsMassDeletion = arguments.flag("force")
         options.maximumDeletionShare = Double(try arguments.integer("max-delete", in: 0...100) ?? 50) / 100
         let file = try arguments.requiredPositional("file")
-        let bytes = file == "-" ? try context.stdin.readAll() : try FileSystem.readFile(context.absolutePath(file))
         let store = try context.openStore(try arguments.requiredPositional("store"))
         defer { store.close() }
+        // Standard input is kept in a file of the store's while the import reads it (twice,
+        // when it is a large array), so that it is never held in memory whole.
+        let input: ImportInput
+        var spool: String?
+        defer { if let spool { try? FileSystem.removeFile(spool) } }
+        if file == "-" {
+            let path = store.layout.engine + "/import-input-\(RecordID.generate().rawValue)"
+            spool = path
+            try Self.spool(context.stdin, to: path)
+            input = .file(path)
+        } else {
+            input = .file(context.absolutePath(file))
+        }
         if let schema = try store.schema(), schema.entity(named: entity.rawValue) == nil {
             let declared = schema.entities.keys.map(\.rawValue).sorted()
             let suggestion = NameSuggestion.closest(to: entity.rawValue, among: declared).map { "; did you mean \($0)?" } ?? ""
@@ -76,13 +89,25 @@ enum ImportCommand: Command {
                 "schema.json declares no entity \(entity.rawValue)\(suggestion) (it declares \(declared.joined(separator: ", "))); "
                     + "add it to schema.json to import it")
         }
-        let report = try store.importRecords(bytes, into: entity, options: options)
+        let report = try store.importRecords(from: input, into: entity, options: options)
         if arguments.flag("json") {
             context.printJSON(report.jsonValue)
         } else {
             context.stdout.write(text(of: report))
         }
         return .success
+    }
+
+    /// Copies standard input into a new file at `path`, 1 MiB at a time.
+    static func spool(_ input: InputReader, to path: String) throws(SystemError) {
+        let file = try FileDescriptor.open(path, .writeOnly, options: [.create, .truncate])
+        try file.closeAfter { () throws(SystemError) in
+            while true {
+                let chunk = try input.read(upTo: 1 << 20)
+                if chunk.isEmpty { return }
+                try file.writeAll(chunk)
+            }
+        }
     }
 
     /// A malformed `--scope` as a usage error on one line: `scope: expected an operator at column

@@ -1,0 +1,295 @@
+/// An import of a top-level array whose items link to nothing, read as a stream and written in
+/// batches, so that its memory stays flat however long the array is.
+///
+/// Such an import touches only the records its items name and the stored records in scope that
+/// no item names (deleted, with no delete rules to follow), so each item can be compared with
+/// its stored record and written on its own. It runs in two passes under the store's write lock:
+/// 1. **Check**: every item is read, converted, compared and checked against the store's limits;
+///    the ids seen are kept as 64-bit fingerprints (a repeated one is confirmed by reading the
+///    first item again), and the stored records in scope not named yet as a set that shrinks.
+///    Counts, the changes to list, `--only`'s withheld changes and the mass-deletion check come
+///    from this pass; a dry run stops here. Any problem is thrown before anything is written.
+/// 2. **Write**: the input is read again and each batch's writes are one journal append with one
+///    fsync, then the deletes. When the input was one batch, its writes from the first pass are
+///    used and the input is not read again.
+///
+/// Every batch is durable when written, so a crash or a failed write (a full disk) in pass 2
+/// leaves the first batches in the store and the rest not; the error says how far it got
+/// (``ImportError/partiallyWritten(written:planned:_:)``), and importing the same input again
+/// finishes the work, since an import writes only what differs.
+struct StreamedImport {
+    let store: Store
+    let schema: Schema?
+    let entity: EntityName
+    let options: ImportOptions
+    let input: ImportInput
+
+    /// What one batch of items does, compared with the store.
+    struct BatchPlan {
+        var writes: [RecordWrite] = []
+        var changes: [ImportReport.Change] = []
+        var counts = ImportReport.Counts()
+        var withheld = ImportDiffPlan.Withheld()
+        var skipped: [ImportReport.SkippedItem] = []
+    }
+
+    /// The stream options: the store's depth limit one level deeper, for the array.
+    var streamOptions: JSONArrayStream.Options {
+        JSONArrayStream.Options(
+            maximumDepth: store.options.maximumDepth + 1,
+            maximumElementBytes: max(store.options.maximumDocumentBytes * 2, 64 << 20),
+            chunkBytes: options.streamChunkBytes)
+    }
+
+    func run() throws(ImportError) -> ImportReport {
+        let now = options.now ?? Int64(clamping: store.options.clock.milliseconds())
+        var remaining = try candidates(now: now)
+        var fingerprints: [UInt64: Int] = [:]
+        var report = ImportReport(
+            entity: entity, countsByEntity: [:], skipped: [], missingTargets: [], changes: [], withheld: .init(),
+            isDryRun: options.isDryRun, journalEntries: 0)
+        var counts = ImportReport.Counts()
+        var batches = 0
+        var onlyBatch: [RecordWrite] = []
+        var writeCount = 0
+        report.inputHighWaterBytes = try forEachBatch { items, firstIndex throws(ImportError) in
+            let conversion = try RecordConverter.convert(
+                items, firstIndex: firstIndex, entity: entity, schema: schema, keys: options.keys
+            ) { id, index throws(ImportError) in
+                var hasher = Hasher()
+                hasher.combine(id)
+                let fingerprint = UInt64(bitPattern: Int64(hasher.finalize()))
+                if let first = fingerprints.updateValue(index, forKey: fingerprint) {
+                    // Most likely the same id; a different one with the same fingerprint is told
+                    // apart by reading the first item again.
+                    if try itemID(at: first) == id { throw .duplicateItemID(id.rawValue, firstIndex: first, secondIndex: index) }
+                    fingerprints[fingerprint] = first
+                }
+            }
+            let plan = try self.plan(conversion, now: now) { id in remaining.remove(id) != nil }
+            counts.inserted += plan.counts.inserted
+            counts.updated += plan.counts.updated
+            counts.unchanged += plan.counts.unchanged
+            report.skipped += plan.skipped
+            report.withheld.inserts += plan.withheld.inserts
+            report.withheld.updates += plan.withheld.updates
+            list(plan.changes, in: &report)
+            writeCount += plan.writes.count
+            batches += 1
+            onlyBatch = batches == 1 ? plan.writes : []
+        }
+        let gone = remaining.sorted()
+        remaining = []
+        if options.operations.contains(.delete) {
+            counts.deleted = gone.count
+            list(gone.map { .init(kind: .delete, key: RecordKey(entity: entity, id: $0), changedKeys: []) }, in: &report)
+        } else {
+            report.withheld.deletes = gone
+        }
+        counts.skipped = report.skipped.filter { $0.keyPath.isEmpty }.count
+        report.countsByEntity = [entity: counts]
+        let importer = Importer(store: store, schema: schema, options: options)
+        report.refusals = try importer.massDeletionRefusals(report.countsByEntity, imported: entity)
+        guard !options.isDryRun else { return report }
+
+        // Pass 2: write.
+        let deletes = options.operations.contains(.delete) ? gone : []
+        let total = writeCount + deletes.count
+        var written = 0
+        func write(_ writes: [RecordWrite]) throws(ImportError) {
+            guard !writes.isEmpty else { return }
+            do { report.journalEntries += try store.performLocalWrites(writes).entries.count } catch {
+                if written == 0 { throw .store(error) }
+                throw .partiallyWritten(written: written, planned: total, error)
+            }
+            written += writes.count
+        }
+        if batches <= 1 {
+            try write(onlyBatch)
+        } else {
+            try forEachBatch { items, firstIndex throws(ImportError) in
+                let conversion = try RecordConverter.convert(
+                    items, firstIndex: firstIndex, entity: entity, schema: schema, keys: options.keys) { _, _ in }
+                try write(try self.plan(conversion, now: now) { id throws(ImportError) in try self.isInScope(id, now: now) }.writes)
+            }
+        }
+        var start = 0
+        while start < deletes.count {
+            let end = min(deletes.count, start + options.streamBatchItems)
+            try write(deletes[start..<end].map { .delete(RecordKey(entity: entity, id: $0)) })
+            start = end
+        }
+        return report
+    }
+
+    /// Adds `changes` to the report's list, or to its count past the limit (a dry run lists all).
+    private func list(_ changes: [ImportReport.Change], in report: inout ImportReport) {
+        let room = options.isDryRun ? changes.count : max(0, options.maximumListedChanges - report.changes.count)
+        report.changes += changes.prefix(room)
+        report.unlistedChanges += changes.count - min(room, changes.count)
+    }
+
+    // MARK: Reading
+
+    /// Calls `body` with each batch of items and the input position of its first; returns the
+    /// most bytes of the input held at once.
+    @discardableResult
+    private func forEachBatch(
+        _ body: ([JSONValue], Int) throws(ImportError) -> Void
+    ) throws(ImportError) -> Int {
+        var (stream, close) = try input.stream(streamOptions)
+        defer { close() }
+        func read(upTo count: Int) throws(ImportError) -> [JSONValue] {
+            do { return try stream.nextElements(upTo: count) } catch { throw Self.importError(error) }
+        }
+        let isArray: Bool
+        do { isArray = try stream.openArray() } catch { throw Self.importError(error) }
+        guard isArray else { throw .topLevelNotAnArray(kind: "value") }
+        var batch: [JSONValue] = []
+        var firstIndex = 0
+        while true {
+            let elements = try read(upTo: options.streamBatchItems - batch.count)
+            batch += elements
+            if batch.count >= options.streamBatchItems || (elements.isEmpty && !batch.isEmpty) {
+                try body(batch, firstIndex)
+                firstIndex += batch.count
+                batch.removeAll(keepingCapacity: true)
+            }
+            if elements.isEmpty { return stream.highWaterBytes }
+        }
+    }
+
+    /// A stream's failure as the import reports it.
+    static func importError(_ error: JSONArrayStream.Failure) -> ImportError {
+        switch error {
+        case .invalidJSON(let parse): return .invalidJSON(line: parse.line, column: parse.column, reason: parse.reason)
+        case .io(let system): return .store(.io(system))
+        }
+    }
+
+    /// The id of the item at input position `index`, read again from the input.
+    private func itemID(at index: Int) throws(ImportError) -> RecordID? {
+        var found: RecordID?
+        _ = try forEachBatch { items, firstIndex throws(ImportError) in
+            guard found == nil, firstIndex + items.count > index, firstIndex <= index else { return }
+            let conversion = try RecordConverter.convert(
+                [items[index - firstIndex]], firstIndex: index, entity: entity, schema: schema, keys: options.keys) { _, _ in }
+            found = conversion.items.first?.id
+        }
+        return found
+    }
+
+    // MARK: The store's side
+
+    /// The ids of the stored records in scope: every live record of the entity, kept when it
+    /// matches `--scope`.
+    private func candidates(now: Int64) throws(ImportError) -> Set<RecordID> {
+        let ids = store.index.records.liveIDs(of: entity)
+        guard options.scope != nil else { return Set(ids) }
+        var kept: Set<RecordID> = []
+        for id in ids where try isInScope(id, now: now) { kept.insert(id) }
+        return kept
+    }
+
+    /// Whether the stored record `id` is live and matches `--scope`.
+    private func isInScope(_ id: RecordID, now: Int64) throws(ImportError) -> Bool {
+        let key = RecordKey(entity: entity, id: id)
+        guard let state = store.index.records[key], state.isLive else { return false }
+        guard let scope = options.scope else { return true }
+        return scope.matches(.object(try storedDocument(key) ?? [:]), now: now)
+    }
+
+    /// The stored document of a live record.
+    private func storedDocument(_ key: RecordKey) throws(ImportError) -> [String: JSONValue]? {
+        guard let state = store.index.records[key], state.isLive else { return nil }
+        do { return try store.currentDocument(key, state: state).objectValue ?? [:] } catch { throw .store(error) }
+    }
+
+    /// The content hash of a live stored record.
+    private func storedHash(_ key: RecordKey) -> SHA256Digest? {
+        guard let state = store.index.records[key], state.isLive else { return nil }
+        return state.winner.contentHash
+    }
+
+    // MARK: Comparing
+
+    /// What the items of `conversion` do, as ``Importer`` decides it for an entity without
+    /// links: unchanged (by content hash, else by merging), updated, inserted or withheld;
+    /// every document checked against the store's limits.
+    /// - Parameter inScope: whether an item's stored record is a candidate for update.
+    private func plan(
+        _ conversion: ImportConversion, now: Int64, inScope: (RecordID) throws(ImportError) -> Bool
+    ) throws(ImportError) -> BatchPlan {
+        var plan = BatchPlan()
+        plan.skipped = conversion.skipped
+        var scoped = [Bool](repeating: false, count: conversion.items.count)
+        var hashed: [Int] = []
+        var storedHashes: [SHA256Digest] = []
+        for (position, item) in conversion.items.enumerated() {
+            scoped[position] = try inScope(item.id)
+            guard scoped[position], let hash = storedHash(RecordKey(entity: entity, id: item.id)) else { continue }
+            hashed.append(position)
+            storedHashes.append(hash)
+        }
+        let itemHashes = ImportDocuments.contentHashes(of: hashed.map { conversion.items[$0].members })
+        var identical = [Bool](repeating: false, count: conversion.items.count)
+        for (offset, position) in hashed.enumerated() where itemHashes[offset] == storedHashes[offset] {
+            identical[position] = true
+        }
+        let operations = options.operations
+        for (position, item) in conversion.items.enumerated() {
+            let key = RecordKey(entity: entity, id: item.id)
+            if identical[position] {
+                plan.counts.unchanged += 1
+                continue
+            }
+            let members: [String: JSONValue]
+            if scoped[position] {
+                let stored = try storedDocument(key) ?? [:]
+                let (merged, changed) = ImportDiffPlan.merge(item.members, into: stored)
+                if changed.isEmpty {
+                    plan.counts.unchanged += 1
+                    continue
+                }
+                guard operations.contains(.update) else {
+                    plan.withheld.updates.append(item.id)
+                    continue
+                }
+                members = merged
+            } else {
+                guard operations.contains(.insert) else {
+                    plan.withheld.inserts.append(item.id)
+                    continue
+                }
+                members = item.members
+            }
+            try add(key, members: members, origin: ImportOrigin(index: item.index, keyPath: ""), to: &plan)
+        }
+        return plan
+    }
+
+    /// Checks a put as ``Importer/finish(_:conversion:)`` does and adds it to `plan`.
+    private func add(_ key: RecordKey, members: [String: JSONValue], origin: ImportOrigin, to plan: inout BatchPlan) throws(ImportError) {
+        let document = JSONValue.object(ImportDocuments.withoutNulls(members))
+        let limits = store.options
+        if let problem = ImportDocuments.problem(in: document, maximumDepth: limits.maximumDepth, maximumBytes: limits.maximumDocumentBytes) {
+            throw origin.error(.invalidDocument(reason: "\(key) \(problem)"))
+        }
+        if let storedHash = storedHash(key) {
+            if SHA256.hash(document.canonicalBytes()) == storedHash {
+                plan.counts.unchanged += 1
+                return
+            }
+            let stored = try storedDocument(key) ?? [:]
+            let new = document.objectValue ?? [:]
+            let changed = Set(stored.keys).union(new.keys).filter { stored[$0] != new[$0] }
+                .sorted { $0.utf8.lexicographicallyPrecedes($1.utf8) }
+            plan.changes.append(.init(kind: .update, key: key, changedKeys: changed))
+            plan.counts.updated += 1
+        } else {
+            plan.changes.append(.init(kind: .insert, key: key, changedKeys: []))
+            plan.counts.inserted += 1
+        }
+        plan.writes.append(.put(key, document))
+    }
+}

@@ -1,0 +1,179 @@
+import FerryTestSupport
+import Foundation
+import Testing
+
+@testable import Ferry
+
+/// A top-level array of unlinked items is imported as a stream, in batches, with a bounded
+/// window on the input (issue 19, items 1 and 7): the result must be that of the one-batch
+/// import, every problem must be found before anything is written, and the input must never
+/// be held whole.
+@Suite struct StreamedImportTests {
+    static let user = try! EntityName("User")
+
+    /// Options that make a few megabytes many batches: a 64 KiB read window, 100 items a batch.
+    static func small(_ options: ImportOptions = ImportOptions()) -> ImportOptions {
+        var options = options
+        options.streamChunkBytes = 64 << 10
+        options.streamBatchItems = 100
+        options.maximumListedChanges = .max
+        return options
+    }
+
+    /// `ids` as items of about 1.3 KB each; those in `renamed` with another name.
+    static func items(_ ids: some Sequence<Int>, renamed: Set<Int> = []) -> String {
+        let padding = String(repeating: "lorem ipsum ", count: 100)
+        return "[\n" + ids.map { id in
+            let name = "User \(id)\(renamed.contains(id) ? " (renamed)" : "")"
+            return #"  {"id": \#(id), "name": "\#(name)", "team": "\#(id % 5)", "bio": "\#(padding)é✓", "tags": ["a", {"b": [\#(id)]}]}"#
+        }.joined(separator: ",\n") + "\n]\n"
+    }
+
+    /// Two stores holding the same records, imported the one-batch way.
+    static func twins(_ directory: TemporaryDirectory, seed: String) throws -> (streamed: Store, reference: Store) {
+        let streamed = try makeImportStore(in: directory, name: "streamed")
+        let reference = try makeImportStore(in: directory, name: "reference")
+        for store in [streamed, reference] {
+            try store.importRecords(try JSONParser.parse(seed), into: EntityName("User"))
+        }
+        return (streamed, reference)
+    }
+
+    /// The one-batch import: the text parsed whole, then imported as a value.
+    static func referenceImport(_ text: String, into store: Store, options: ImportOptions) -> Result<ImportReport, ImportError> {
+        var options = options
+        options.maximumListedChanges = .max
+        let parsed = Result { () throws(JSONParseError) in try JSONParser.parse(text, options: .init(maximumDepth: 513, maximumByteCount: 1 << 30)) }
+        return Result { () throws(ImportError) in
+            let value: JSONValue
+            switch parsed {
+            case .success(let parsed): value = parsed
+            case .failure(let error): throw .invalidJSON(line: error.line, column: error.column, reason: error.reason)
+            }
+            return try store.importRecords(value, into: Self.user, options: options)
+        }
+    }
+
+    /// The streamed import of `text` from a file.
+    static func streamedImport(
+        _ text: String, into store: Store, directory: TemporaryDirectory, options: ImportOptions
+    ) throws -> Result<ImportReport, ImportError> {
+        let path = directory.subpath("input-\(UUID().uuidString).json")
+        try Data(text.utf8).write(to: URL(fileURLWithPath: path))
+        return Result { () throws(ImportError) in try store.importRecords(from: .file(path), into: Self.user, options: options) }
+    }
+
+    /// What a report says, without how it was read.
+    static func summary(_ report: ImportReport) -> [String] {
+        [
+            "\(report.countsByEntity)", "\(report.withheld)", "\(report.refusals)", "\(report.journalEntries)",
+            "\(report.skipped)", "\(report.isDryRun)",
+        ] + report.changes.map { "\($0.kind) \($0.key) \($0.changedKeys)" }
+    }
+
+    /// Every live User record's id and document.
+    static func contents(_ store: Store) throws -> [String: JSONValue] {
+        var contents: [String: JSONValue] = [:]
+        for id in try store.idTexts("User") { contents[id] = try store.document("User", id) }
+        return contents
+    }
+
+    @Test func aDocumentManyTimesTheMemoryLimitImportsAsOneBatchWould() throws {
+        let directory = try TemporaryDirectory()
+        let (streamed, reference) = try Self.twins(directory, seed: Self.items(1...1_200))
+        // 400 gone, 200 renamed, 600 unchanged, 800 new: over 2 MB, 33 windows of 64 KiB.
+        let text = Self.items(401...2_000, renamed: Set(stride(from: 401, through: 1_200, by: 4)))
+        #expect(text.utf8.count > 2_000_000)
+        let report = try Self.streamedImport(text, into: streamed, directory: directory, options: Self.small()).get()
+        let expected = try Self.referenceImport(text, into: reference, options: ImportOptions()).get()
+        #expect(report.counts == .init(inserted: 800, updated: 200, deleted: 400, unchanged: 600))
+        #expect(Self.summary(report) == Self.summary(expected))
+        #expect(try Self.contents(streamed) == Self.contents(reference))
+        // The window held a chunk and the item it ended in, never the document.
+        #expect(report.inputHighWaterBytes > 0)
+        #expect(report.inputHighWaterBytes <= 2 * (64 << 10))
+        #expect(streamed.headSequence == reference.headSequence)
+        let again = try Self.streamedImport(text, into: streamed, directory: directory, options: Self.small()).get()
+        #expect(again.counts == .init(unchanged: 1_600) && again.journalEntries == 0)
+    }
+
+    @Test func scopeOnlyAndDryRunMatchTheOneBatchImport() throws {
+        let directory = try TemporaryDirectory()
+        let (streamed, reference) = try Self.twins(directory, seed: Self.items(1...40))
+        let text = Self.items(Array(15...60).reversed(), renamed: [20, 21, 22, 23])
+        var cases: [ImportOptions] = []
+        var scoped = try ImportScenario.scoped(#"team = "1""#)
+        cases.append(scoped)
+        scoped.operations = [.insert, .update]
+        cases.append(scoped)
+        var dry = ImportOptions()
+        dry.isDryRun = true
+        cases.append(dry)
+        var onlyDelete = ImportOptions()
+        onlyDelete.operations = [.delete]
+        onlyDelete.allowsMassDeletion = true
+        cases.append(onlyDelete)
+        for (number, options) in cases.enumerated() {
+            var streamedOptions = Self.small(options)
+            streamedOptions.streamBatchItems = 7
+            let report = try Self.streamedImport(text, into: streamed, directory: directory, options: streamedOptions).get()
+            let expected = try Self.referenceImport(text, into: reference, options: options).get()
+            #expect(Self.summary(report) == Self.summary(expected), "case \(number)")
+            #expect(try Self.contents(streamed) == Self.contents(reference), "case \(number)")
+        }
+    }
+
+    /// A problem in the last batch, found after many batches: nothing is written, and the
+    /// error is the one-batch import's.
+    @Test(arguments: [
+        #"{"id": {"not": "an id"}, "name": "x"}"#,  // an unusable id
+        #"{"id": 7, "name": "again"}"#,  // a repeated id, first met batches earlier
+        #"{"name": "no id"}"#,  // no id
+        #"{"id": 99999, "name": "x", "name": "y"}"#,  // a duplicate key
+        #"{"id": 99999, "name": "truncated""#,  // the document ends inside the item
+        #"{"id": 99999} x"#,  // garbage after an item
+    ])
+    func aBadItemLateInTheInputWritesNothing(_ bad: String) throws {
+        let directory = try TemporaryDirectory()
+        let (streamed, reference) = try Self.twins(directory, seed: Self.items(1...10))
+        var text = Self.items(1...450, renamed: [3])
+        text.removeLast(3)  // "\n]\n"
+        text += ",\n" + bad + (bad.hasSuffix("\"") ? "" : "\n]")
+        let head = streamed.headSequence
+        let result = try Self.streamedImport(text, into: streamed, directory: directory, options: Self.small())
+        let expected = Self.referenceImport(text, into: reference, options: ImportOptions())
+        guard case .failure(let error) = result, case .failure(let expectedError) = expected else {
+            Issue.record("\(bad) was accepted")
+            return
+        }
+        #expect(error.description == expectedError.description)
+        #expect(streamed.headSequence == head)
+        #expect(try Self.contents(streamed) == Self.contents(reference))
+    }
+
+    @Test func aMassDeletionIsRefusedBeforeAnyBatchIsWritten() throws {
+        let directory = try TemporaryDirectory()
+        let (streamed, _) = try Self.twins(directory, seed: Self.items(1...500))
+        let head = streamed.headSequence
+        let text = Self.items(401...750)
+        let result = try Self.streamedImport(text, into: streamed, directory: directory, options: Self.small())
+        guard case .failure(.massDeletion(_, let deleting, let total, _)) = result else {
+            Issue.record("expected a refusal, got \(result)")
+            return
+        }
+        #expect(deleting == 400 && total == 500)
+        #expect(streamed.headSequence == head)
+    }
+
+    /// An input whose items nest records of their own is read whole and imported in one batch.
+    @Test func linkedItemsKeepTheOneBatchImport() throws {
+        let directory = try TemporaryDirectory()
+        let store = try ImportScenario.store(directory)
+        let input = #"[{"id": 1, "first_name": "Ana", "company": {"id": 7, "name": "Acme"}}]"#
+        var options = Self.small()
+        options.streamBatchItems = 1
+        let report = try Self.streamedImport(input, into: store, directory: directory, options: options).get()
+        #expect(report.inputHighWaterBytes == 0)
+        #expect(report.countsByEntity[try EntityName("Company")] == .init(inserted: 1))
+    }
+}
