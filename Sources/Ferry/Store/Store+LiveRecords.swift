@@ -26,14 +26,14 @@ extension Store {
             var live = 0
             var damage: String?
             var stopped = false
-            func deliver(_ id: RecordID, _ record: RecordTable.WalkedRecord?) throws(StoreError) -> Bool {
+            func deliver(_ id: RecordID, _ held: HeldRecord?) throws(StoreError) -> Bool {
                 if let resumeAfter, !(resumeAfter < id) {
                     metBeforeResuming += 1
                     return true
                 }
                 var state: RecordState?
                 if withStates {
-                    guard let decoded = record?.state() else {
+                    guard let decoded = held?.record.state() else {
                         damage = "the record line of \(entity.rawValue)/\(id.rawValue) cannot be read"
                         return false
                     }
@@ -49,7 +49,7 @@ extension Store {
             }
             // A copy: `body` may read the store, and the walk must not hold the index.
             let table = index.records
-            var buffer = IDOrderBuffer<RecordTable.WalkedRecord?>()
+            var buffer = IDOrderBuffer<HeldRecord?>()
             try table.forEachRecordInSortOrder(of: entity) { encodedID, record throws(StoreError) -> Bool in
                 guard record.isLive else { return true }
                 live += 1
@@ -57,7 +57,8 @@ extension Store {
                     damage = "a record line of \(entity.rawValue) has an id that is not a record file name"
                     return false
                 }
-                return try buffer.add(id, withStates ? record : nil, keeping: { $0?.detached() }, emit: deliver)
+                return try buffer.add(
+                    id, withStates ? HeldRecord(record) : nil, keeping: { $0.map { HeldRecord($0.record.detached()) } }, emit: deliver)
             }
             if damage == nil, !stopped, table.damage == nil {
                 _ = try buffer.finish(emit: deliver)
@@ -77,4 +78,12 @@ extension Store {
             }
         }
     }
+}
+
+/// A record passed through an ``IDOrderBuffer`` by reference: the buffer's entries stay one
+/// pointer wide (a listing of ids passes none at all).
+private final class HeldRecord {
+    let record: RecordTable.WalkedRecord
+
+    init(_ record: RecordTable.WalkedRecord) { self.record = record }
 }
