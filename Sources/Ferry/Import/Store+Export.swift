@@ -28,14 +28,26 @@ extension Store {
     /// try store.exportRecords(of: EntityName("User")) { output.write(writer.bytes(appending: $0)) }
     /// output.write(writer.closingBytes())
     /// ```
+    /// - Parameter progress: Called as the entity's records are read (every 1,024 and after
+    ///   the last), the total being its live records.
     public func exportRecords(
-        of entity: EntityName, options: ExportOptions = ExportOptions(), _ body: (JSONValue) throws(ImportError) -> Void
+        of entity: EntityName, options: ExportOptions = ExportOptions(), progress: WorkProgressHandler? = nil,
+        _ body: (JSONValue) throws(ImportError) -> Void
     ) throws(ImportError) {
         var exporter = try makeExporter(options)
         let now = options.now ?? Int64(clamping: self.options.clock.milliseconds())
         var failure: ImportError?
+        var total: Int?
+        if progress != nil {
+            do { total = try entities().first { $0.entity == entity }?.count ?? 0 } catch { throw .store(error) }
+        }
+        var read = 0
+        func report() { progress?(WorkProgress(task: "records", done: read, total: total, unit: .items("records"))) }
+        defer { if read % 1024 != 0 { report() } }
         do throws(StoreError) {
             try forEachRecord(of: entity) { id, value throws(StoreError) -> Bool in
+                read += 1
+                if read % 1024 == 0 { report() }
                 let document = value.objectValue ?? [:]
                 if let scope = options.scope, !scope.matches(.object(document), now: now) { return true }
                 do throws(ImportError) {

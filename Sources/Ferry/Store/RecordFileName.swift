@@ -104,6 +104,11 @@ public enum RecordFileName {
         return try? RecordID(text)
     }
 
+    /// Whether `byte` is written as `%XX` at this position (`first`: the id's first byte).
+    static func isEscaped(_ byte: UInt8, first: Bool) -> Bool {
+        !encode(byteAlone: byte, first: first)
+    }
+
     /// Whether `byte` is written without `%` escaping at this position.
     private static func encode(byteAlone byte: UInt8, first: Bool) -> Bool {
         switch byte {

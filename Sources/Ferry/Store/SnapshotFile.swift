@@ -50,7 +50,8 @@ final class SnapshotFile: @unchecked Sendable {
     let header: Header
     private let file: FileDescriptor
     private let bodyStart: Int64
-    private let bodyEnd: Int64
+    /// Where the record lines end (the `E` line starts).
+    let bodyEnd: Int64
     private var memory: [UInt8]?
     private var lineStarts: [Int] = []
     private var lookups = 0
@@ -78,6 +79,10 @@ final class SnapshotFile: @unchecked Sendable {
         return SnapshotFile(
             path: path, header: header, file: FileDescriptor(rawValue: copy, path: path), bodyStart: bodyStart, bodyEnd: bodyEnd)
     }
+
+    /// Whether the whole body has been read into memory (after many lookups, or a whole-table
+    /// read); listings read it a piece at a time instead.
+    var isLoadedIntoMemory: Bool { memory != nil }
 
     /// The inode of the file read, to tell whether its path still names it.
     var inode: UInt64? { try? file.status().inode }
@@ -266,6 +271,29 @@ final class SnapshotFile: @unchecked Sendable {
             start = index + 1
         }
         return nil
+    }
+
+    /// The offset of the first record line whose sort key does not precede `target`, or a
+    /// line start at most 16 KiB before it (the lines between precede `target`); `bodyEnd`
+    /// when none follows. A binary search with `pread`, like a lookup.
+    func offsetOfFirstLine(notBefore target: [UInt8]) -> Int64 {
+        var low = bodyStart
+        var high = bodyEnd
+        while high - low > 16_384 {
+            let middle = (low + high) / 2
+            guard let (start, line) = lineStarting(atOrAfter: middle, before: high) else {
+                high = middle
+                continue
+            }
+            if compare(sortKeyOf: line[...], with: target) < 0 { low = start + Int64(line.count) + 1 } else { high = start }
+        }
+        return low
+    }
+
+    /// `count` bytes of the file from `offset`; `nil` when they cannot be read whole.
+    func readBody(at offset: Int64, count: Int) -> [UInt8]? {
+        guard let bytes = try? file.read(at: offset, count: count), bytes.count == count else { return nil }
+        return bytes
     }
 
     /// The first whole line starting at or after `offset` (and before `limit`).

@@ -22,8 +22,32 @@ extension Store {
     }
 
     /// The ids of an entity's live records, sorted by their UTF-8 bytes.
+    ///
+    /// Holds every id in memory; ``forEachID(of:_:)`` streams them instead.
     public func ids(of entity: EntityName) throws(StoreError) -> [RecordID] {
-        try withReadAccess { () throws(StoreError) -> [RecordID] in liveIDs(of: entity).sorted() }
+        var ids: [RecordID] = []
+        try forEachID(of: entity) { id in
+            ids.append(id)
+            return true
+        }
+        return ids
+    }
+
+    /// Calls `body` with the id of each live record of an entity, sorted by their UTF-8 bytes,
+    /// reading the index a piece at a time: a million records list in flat memory. Return
+    /// `false` from `body` to stop.
+    ///
+    /// ```swift
+    /// try store.forEachID(of: EntityName("User")) { id in
+    ///     print(id)
+    ///     return true
+    /// }
+    /// ```
+    /// - Throws: ``StoreError/damagedIndex(reason:)`` when the index, found damaged and rebuilt
+    ///   part way, lists records before the last id handed out that `body` was not given (run
+    ///   again); what `body` throws.
+    public func forEachID(of entity: EntityName, _ body: (_ id: RecordID) throws(StoreError) -> Bool) throws(StoreError) {
+        try forEachLiveRecord(of: entity, withStates: false) { id, _ throws(StoreError) -> Bool in try body(id) }
     }
 
     /// The live records of an entity with their documents, sorted by id.
@@ -39,7 +63,8 @@ extension Store {
     }
 
     /// Calls `body` with each live record of an entity and its document, sorted by id, one
-    /// document in memory at a time. Return `false` from `body` to stop.
+    /// document in memory at a time, reading the index a piece at a time. Return `false` from
+    /// `body` to stop.
     ///
     /// ```swift
     /// try store.forEachRecord(of: EntityName("User")) { id, document in
@@ -47,30 +72,14 @@ extension Store {
     ///     return true
     /// }
     /// ```
+    /// - Throws: what ``forEachID(of:_:)`` throws; ``StoreError`` when a document cannot be read.
     public func forEachRecord(
         of entity: EntityName, _ body: (_ id: RecordID, _ document: JSONValue) throws(StoreError) -> Bool
     ) throws(StoreError) {
-        try withReadAccess { () throws(StoreError) in
-            let ids = liveIDs(of: entity).sorted()
-            // A damaged index is rebuilt and this runs again: call `body` only on sound data.
-            if index.records.damage != nil { return }
-            for id in ids {
-                let key = RecordKey(entity: entity, id: id)
-                guard let state = index.records[key], state.isLive else { continue }
-                guard try body(id, try currentDocument(key, state: state)) else { return }
-            }
+        try forEachLiveRecord(of: entity, withStates: true) { id, state throws(StoreError) -> Bool in
+            guard let state else { return true }
+            return try body(id, try currentDocument(RecordKey(entity: entity, id: id), state: state))
         }
-    }
-
-    /// The live ids of an entity, checked against the index's count of them (a line the
-    /// scan cannot place marks the index damaged, and the caller rebuilds it).
-    private func liveIDs(of entity: EntityName) -> [RecordID] {
-        let ids = index.records.liveIDs(of: entity)
-        let expected = index.liveCounts[entity] ?? 0
-        if ids.count != expected {
-            index.records.markDamaged("\(expected) live \(entity.rawValue) records counted, \(ids.count) found")
-        }
-        return ids
     }
 
     /// Every entity with live records, with their counts, sorted by name.

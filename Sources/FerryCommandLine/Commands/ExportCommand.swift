@@ -50,9 +50,13 @@ enum ExportCommand: Command {
             context.printJSON(try store.exportRecord(try arguments.recordID(), of: entity, options: options))
         } else {
             // Written as it is read, in pieces of 64 KiB: a million records in flat memory.
+            // A progress line on a terminal, unless the records themselves go to it.
+            let progress = ProgressLine.standardError(
+                "export", context: context, enabled: !arguments.flag("json") && !context.stdoutIsTerminal)
+            defer { progress.finish() }
             var writer = PrettyJSONArrayWriter()
             var pending: [UInt8] = []
-            try store.exportRecords(of: entity, options: options) { value in
+            try store.exportRecords(of: entity, options: options, progress: progress.handler) { value in
                 pending += writer.bytes(appending: value)
                 if pending.count >= 1 << 16 {
                     context.stdout.write(bytes: pending)

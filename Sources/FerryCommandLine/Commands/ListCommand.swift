@@ -38,9 +38,19 @@ enum ListCommand: Command {
                 return true
             }
         } else {
-            var output = ""
-            for id in try store.ids(of: entity) { output += id.rawValue + "\n" }
-            context.stdout.write(output)
+            // Written as the ids are read, in pieces of 64 KiB: a million ids in flat memory.
+            var pending: [UInt8] = []
+            pending.reserveCapacity(1 << 16 + 512)
+            try store.forEachID(of: entity) { id in
+                pending.append(contentsOf: id.rawValue.utf8)
+                pending.append(10)
+                if pending.count >= 1 << 16 {
+                    context.stdout.write(bytes: pending)
+                    pending.removeAll(keepingCapacity: true)
+                }
+                return true
+            }
+            context.stdout.write(bytes: pending)
         }
         return .success
     }
