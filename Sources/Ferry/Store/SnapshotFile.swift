@@ -55,6 +55,16 @@ final class SnapshotFile: @unchecked Sendable {
     private var memory: [UInt8]?
     private var lineStarts: [Int] = []
     private var lookups = 0
+    /// For a snapshot too large to load for lookups: the sort key and offset of the first line
+    /// of every block of about ``sparseBlockBytes``, so a lookup reads one block.
+    private var sparse: (keys: [[UInt8]], offsets: [Int64])?
+    /// Snapshots up to this size are loaded whole once looked up often; larger ones get the
+    /// sparse index (a million records make a 250 MB snapshot: loaded whole, it was the
+    /// largest part of an import's or a join's memory).
+    var loadLimit: Int64 = 32 << 20
+    static let sparseBlockBytes: Int64 = 16 << 10
+    /// Whether the body is held in memory (for tests).
+    var isLoaded: Bool { memory != nil }
     private var entityCache: [[UInt8]: EntityName] = [:]
     /// Recent lookups (a table's get and set of one key look it up twice).
     private var recent: [RecordKey: RecordState?] = [:]
@@ -230,7 +240,10 @@ final class SnapshotFile: @unchecked Sendable {
     /// disk) and hands it to `body`; `nil` when there is no such line.
     private func withLine<R>(sortKey target: [UInt8], _ body: (ArraySlice<UInt8>) -> R) -> R? {
         lookups += 1
-        if memory == nil && lookups > 256 { loadIntoMemory() }
+        if memory == nil && sparse == nil && lookups > 256 {
+            if bodyEnd - bodyStart <= loadLimit { loadIntoMemory() } else { buildSparseIndex() }
+        }
+        if let sparse, memory == nil { return lineInBlock(target, sparse, body) }
         if let memory {
             var low = 0
             var high = lineStarts.count
@@ -244,6 +257,63 @@ final class SnapshotFile: @unchecked Sendable {
             return nil
         }
         return lineOnDisk(target, body)
+    }
+
+    /// Reads the file once, in 1 MiB pieces, noting the first line of every block of about
+    /// ``sparseBlockBytes`` (about 60 kB of keys for a million records).
+    private func buildSparseIndex() {
+        var keys: [[UInt8]] = []
+        var offsets: [Int64] = []
+        var nextBlock = bodyStart
+        var offset = bodyStart
+        var carry: [UInt8] = []
+        var carryStart = bodyStart
+        while offset < bodyEnd {
+            let count = Int(min(Int64(1 << 20), bodyEnd - offset))
+            guard let piece = try? file.read(at: offset, count: count), piece.count == count else {
+                damage = "cannot read \(path)"
+                return
+            }
+            offset += Int64(count)
+            carry.append(contentsOf: piece)
+            var start = 0
+            while let newline = ByteOrder.firstIndex(of: 10, in: carry[start...]) {
+                let lineOffset = carryStart + Int64(start)
+                if lineOffset >= nextBlock {
+                    keys.append(Array(SnapshotFile.sortKey(ofLine: carry[start..<newline])))
+                    offsets.append(lineOffset)
+                    nextBlock = lineOffset + SnapshotFile.sparseBlockBytes
+                }
+                start = newline + 1
+            }
+            carry.removeFirst(start)
+            carryStart += Int64(start)
+        }
+        sparse = (keys, offsets)
+    }
+
+    /// A lookup through the sparse index: the block whose first key is the last not after
+    /// `target`, read with one `pread` and scanned.
+    private func lineInBlock<R>(_ target: [UInt8], _ sparse: (keys: [[UInt8]], offsets: [Int64]), _ body: (ArraySlice<UInt8>) -> R) -> R? {
+        var low = 0
+        var high = sparse.keys.count
+        while low < high {
+            let middle = (low + high) / 2
+            if ByteOrder.compare(sparse.keys[middle][...], target[...]) <= 0 { low = middle + 1 } else { high = middle }
+        }
+        guard low > 0 else { return nil }
+        let start = sparse.offsets[low - 1]
+        let end = low < sparse.offsets.count ? sparse.offsets[low] : bodyEnd
+        guard let bytes = try? file.read(at: start, count: Int(end - start)) else { return nil }
+        var lineStart = 0
+        for index in bytes.indices where bytes[index] == 10 {
+            let line = bytes[lineStart..<index]
+            let order = compare(sortKeyOf: line, with: target)
+            if order == 0 { return body(line) }
+            if order > 0 { return nil }
+            lineStart = index + 1
+        }
+        return nil
     }
 
     /// Binary search over byte offsets with `pread`: each step reads the line that starts at

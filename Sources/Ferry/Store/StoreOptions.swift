@@ -28,7 +28,8 @@ public struct StoreOptions: Sendable {
     /// whole new snapshot instead.
     public var snapshotInterval: UInt64 = 4096
     /// During a long run of writes, the records changed in memory are merged into a new
-    /// snapshot, on another thread, once this many (and a quarter of the store) have piled up.
+    /// snapshot, on another thread, once this many have piled up (whatever the store's size,
+    /// so memory stays flat as the store grows).
     /// Each merge rewrites the whole snapshot: a lower interval bounds memory tighter (about
     /// 700 bytes per changed record) and costs more merges (at 16k, a 100k-record batch run
     /// merged five times, a tenth of its CPU time; at 64k, once).

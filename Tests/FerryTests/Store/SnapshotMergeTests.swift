@@ -162,4 +162,29 @@ import FerryTestSupport
         #expect(store.recordCount == 150)
         #expect(try store.get(entity: notes, id: RecordID("n42")) == ["v": 42])
     }
+
+    @Test func aSnapshotTooLargeToLoadIsLookedUpThroughItsSparseIndex() throws {
+        let directory = try TemporaryDirectory()
+        let path = directory.subpath("s")
+        do {
+            let store = try Store.create(at: path, options: options(interval: 100))
+            try store.write((0..<3_000).map { .put(key("n\($0)"), ["v": .integer(Int64($0)), "pad": .string(String(repeating: "x", count: $0 % 50))]) })
+            store.close()
+        }
+        // The same file twice: one loaded whole for lookups as before, one through blocks.
+        let loaded = try #require(try SnapshotFile.open(path + "/.ferry/index"))
+        let sparse = try #require(try SnapshotFile.open(path + "/.ferry/index"))
+        sparse.loadLimit = 0
+        var keys = (0..<3_000).map { key("n\($0)") }
+        keys += ["", "m", "n", "n0x", "n2999", "n3000", "o", "zzz"].map { key($0.isEmpty ? "a" : $0) }
+        keys.shuffle()
+        for (count, lookup) in keys.enumerated() {
+            // Past the first 256 lookups both switch to their fast form.
+            #expect(sparse.lookup(lookup) == loaded.lookup(lookup), "lookup \(count) of \(lookup)")
+        }
+        #expect(sparse.lookup(key("n1234"))?.versions.count == 1)
+        #expect(sparse.lookup(key("n3001")) == nil)
+        #expect(sparse.damage == nil)
+        #expect(loaded.isLoaded && !sparse.isLoaded)
+    }
 }
