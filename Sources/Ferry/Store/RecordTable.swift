@@ -208,13 +208,22 @@ struct RecordTable: Sequence {
         let overridden = changes.keys.lazy.filter { entity == nil || $0.entity == entity }.map(SnapshotFile.sortKey)
             .sorted { ByteOrder.precedes($0, $1) }
         var next = 0
-        let visit: (ArraySlice<UInt8>, ArraySlice<UInt8>) -> Void = { sortKey, line in
+        func visit(_ sortKey: ArraySlice<UInt8>, _ line: ArraySlice<UInt8>) {
             guard sortKey.starts(with: prefix) else { return }
             while next < overridden.count && ByteOrder.precedes(overridden[next], sortKey) { next += 1 }
             if next < overridden.count && ByteOrder.compare(overridden[next], sortKey) == 0 { return }
             body(sortKey, line)
         }
-        if streaming { base.forEachRawLineStreaming(visit) } else { base.forEachRawLine(visit) }
+        if let entity, !base.isLoaded {
+            // One entity's lines, read in pieces from where a search on disk finds the first:
+            // loading a million-record snapshot for one entity held all 250 MB of it.
+            var cursor = SnapshotLineCursor(file: base, entity: entity)
+            while let (sortKey, line) = cursor.next() { visit(sortKey, line) }
+        } else if streaming {
+            base.forEachRawLineStreaming(visit)
+        } else {
+            base.forEachRawLine(visit)
+        }
     }
 
     /// The ids of an entity's live records, unsorted. Records unchanged since the snapshot are

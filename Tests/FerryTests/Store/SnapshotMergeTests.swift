@@ -187,4 +187,24 @@ import FerryTestSupport
         #expect(sparse.damage == nil)
         #expect(loaded.isLoaded && !sparse.isLoaded)
     }
+
+    @Test func oneEntitysLiveIDsAreReadWithoutLoadingTheSnapshot() throws {
+        let directory = try TemporaryDirectory()
+        let path = directory.subpath("s")
+        let other = try EntityName("Other")
+        do {
+            let store = try Store.create(at: path, options: options(interval: 100))
+            try store.write((0..<500).map { .put(key("n\($0)"), ["v": .integer(Int64($0))]) })
+            try store.write((0..<500).map { .put(RecordKey(entity: other, id: try RecordID("o\($0)")), ["v": 1]) })
+            try store.delete(entity: notes, id: RecordID("n7"))
+            store.close()
+        }
+        let store = try Store.open(at: path)
+        defer { store.close() }
+        let ids = store.index.records.liveIDs(of: notes)
+        let removed = try RecordID("n7")
+        #expect(ids.count == 499 && !ids.contains(removed))
+        #expect(Set(store.index.records.liveWinnerHashes(of: other).map(\.id)).count == 500)
+        #expect(store.index.records.base?.isLoaded == false, "the import's id listing loaded the whole snapshot")
+    }
 }
