@@ -62,6 +62,8 @@ extension Store {
 
     /// Raises the index's knowledge to the base's (on open, after the journal is replayed).
     func applyBase() throws(StoreError) {
+        // What a compacted journal archived is held too (see ``JournalStart``).
+        if let start = journal.start { raiseKnowledge(to: start.frontier) }
         guard let base = try base() else { return }
         raiseKnowledge(to: base.frontier)
     }
