@@ -39,8 +39,17 @@ struct JournalScan: Sendable {
     private var lastSequence: UInt64 = 0
     private var lastHash = SHA256Digest.zero
 
-    init(layout: StoreLayout) {
+    /// A compacted journal's start (see ``JournalStart``): its kept entries are replayed
+    /// before the segments, which start at its `first` sequence.
+    var start: JournalStart?
+
+    init(layout: StoreLayout, start: JournalStart? = nil) {
         self.layout = layout
+        self.start = start
+        if let start {
+            lastSequence = start.first - 1
+            lastHash = start.previous
+        }
     }
 
     mutating func run() {
@@ -59,6 +68,10 @@ struct JournalScan: Sendable {
             }
         }
         if snapshotHead?.sequence == 0 { replayAtSnapshot = replay }
+        if let start {
+            replayKept(start)
+            if let head = snapshotHead, head.sequence == lastSequence, head.hash == lastHash { replayAtSnapshot = replay }
+        }
         readSegments()
         if let indexFiles, let replayAtSnapshot {
             comparedIndex = true
@@ -85,6 +98,8 @@ struct JournalScan: Sendable {
             }
         }
         found.sort { $0.firstSequence < $1.firstSequence }
+        // Segments before a compacted journal's start were archived (a compaction stopped before deleting them).
+        if let start { found.removeAll { $0.firstSequence < start.first } }
         // Pipelined: while the lines of one segment are replayed here, the next segment is read,
         // parsed and hashed on the other cores.
         let directory = layout.journal
@@ -276,6 +291,19 @@ struct JournalScan: Sendable {
             apply(entry, hashes: hashes)
             if orderly, let head = snapshotHead, entry.sequence == head.sequence, entry.hash == head.hash {
                 replayAtSnapshot = replay
+            }
+        }
+    }
+
+    /// Replays a compacted journal's kept entries (each checked by ``ArchiveVerifier``).
+    private mutating func replayKept(_ start: JournalStart) {
+        let folder = layout.journal + "/" + start.keptFolder
+        let files = ((try? FileSystem.contents(ofDirectory: folder)) ?? []).compactMap { JournalSegment(fileName: $0.name) }
+        for file in files.sorted(by: { $0.firstSequence < $1.firstSequence }) {
+            guard let bytes = try? FileSystem.readFile(folder + "/" + file.name) else { continue }
+            let loaded = SegmentCache(segmentIndex: -1, segmentCount: 0, bytes: bytes)
+            for line in loaded.lineStarts.indices {
+                if case .entry(let entry, let hashes) = loaded.withLine(line, { DecodedLine($0) }) { apply(entry, hashes: hashes) }
             }
         }
     }

@@ -61,13 +61,16 @@ public struct StoreVerifier: Sendable {
                 report.baseProblem = ".ferry/base.json cannot be read: \(error)"
             }
         }
-        var scan = JournalScan(layout: layout)
+        let archive = ArchiveVerifier(layout: layout).verify()
+        report.archive = archive.summary
+        var scan = JournalScan(layout: layout, start: archive.start)
         scan.run()
         let analysis = JournalChainAnalysis(
             segments: scan.segments, lines: scan.lines, computedHashes: scan.computedHashes,
-            malformedReasons: scan.malformedReasons, segmentEntryLimit: segmentEntryLimit)
+            malformedReasons: scan.malformedReasons, segmentEntryLimit: segmentEntryLimit,
+            firstSequence: archive.start?.first ?? 1, firstPrevious: archive.start?.previous ?? .zero)
         let chain = analysis.analyze()
-        report.findings += scan.journalFindings
+        report.findings += archive.findings + scan.journalFindings
         report.findings += chain.findings
         report.findings += anchorFindings(chain: chain, scan: scan)
         report.findings += scan.indexFindings
