@@ -76,6 +76,16 @@ extension Store {
             let keptFolder = JournalStart.keptFolderName(first: newFirst)
             try writeKept(kept, folder: keptFolder, plan: plan)
             try stop(after: .keptEntries)
+            if dropped > 0 {
+                // The index lists the dropped tombstones: it goes before the journal forgets
+                // them, and is rebuilt from the kept entries and the live journal.
+                cancelSnapshotMerge()
+                do throws(SystemError) {
+                    for path in [layout.index, layout.indexDelta, layout.indexMerging] where FileSystem.exists(path) { try FileSystem.removeFile(path) }
+                } catch { throw .io(error) }
+                persistedHead = index.headSequence
+                stampsChanged = false
+            }
             // 4. The new start.
             var frontier = journal.start?.frontier ?? ReplicaFrontier(knowledge: VersionVector(), digests: [:])
             for item in plan { frontier = StoreBase.raise(frontier, to: item.frontier) }
@@ -96,6 +106,7 @@ extension Store {
             // 5. Only now the archived segments and the old kept entries go.
             do throws(JournalError) { try journal.reload() } catch { throw .journal(error) }
             _ = try removeCompactionLeftovers()
+            try stop(after: .deleteSegments)
             if dropped > 0 {
                 // The dropped tombstones' records leave the index.
                 try rebuildFromJournal(warn: false)

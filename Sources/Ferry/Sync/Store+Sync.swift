@@ -79,7 +79,13 @@ extension Store {
         }
         do {
             var cursor = try journal.entries(after: through)
-            while changes.count < limit, let entry = try cursor.next() {
+            while changes.count < limit {
+                // At the end everything up to the head was read (a compacted journal's kept
+                // entries skip archived positions, so the last entry read may be before it).
+                guard let entry = try cursor.next() else {
+                    through = head
+                    break
+                }
                 through = entry.sequence
                 var change = entry.change
                 if knowledge[change.origin] >= change.counter { continue }
