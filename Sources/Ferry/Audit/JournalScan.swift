@@ -306,6 +306,10 @@ struct JournalScan: Sendable {
                 if case .entry(let entry, let hashes) = loaded.withLine(line, { DecodedLine($0) }) { apply(entry, hashes: hashes) }
             }
         }
+        // The store holds every archived change, as its index says.
+        let raised = StoreBase.raise(ReplicaFrontier(knowledge: replay.knowledge, digests: replay.digests), to: start.frontier)
+        replay.knowledge = raised.knowledge
+        replay.digests = raised.digests
     }
 
     /// Replays one entry as the store does, keeping the file hashes of current versions.
