@@ -22,6 +22,7 @@ enum FerryCommand {
             StatusCommand.self,
             CommitCommand.self,
             ReidentifyCommand.self,
+            CompactCommand.self,
             SyncCommand.self,
             HubCommand.self,
             BackendCommand.self,

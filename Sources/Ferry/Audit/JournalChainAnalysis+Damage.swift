@@ -50,7 +50,9 @@ extension JournalChainAnalysis {
                 $0.element.position != $1.element.position
                     ? $0.element.position < $1.element.position : $0.offset < $1.offset
             }.map(\.element.finding)
-            return Result(findings: sorted, isContiguous: false, genuine: genuine, lastSequence: genuine.keys.max() ?? 0)
+            return Result(
+                findings: sorted, isContiguous: false, genuine: genuine, lastSequence: genuine.keys.max() ?? analysis.firstSequence - 1,
+                firstSequence: analysis.firstSequence)
         }
 
         /// Segments are placed by their first sound entry (by name when they have none), so a
@@ -103,7 +105,7 @@ extension JournalChainAnalysis {
                     if let before {
                         if analysis.links(before, candidate) { score += 2 }
                         if position[candidate] > position[before] { score += 1 }
-                    } else if sequence == 1 && lines[candidate].previousHash == .zero {
+                    } else if sequence == analysis.firstSequence && lines[candidate].previousHash == analysis.firstPrevious {
                         score += 2
                     }
                     if after.contains(where: { lines[$0].previousHash == lines[candidate].hash }) { score += 2 }
@@ -196,8 +198,8 @@ extension JournalChainAnalysis {
         mutating func findMissingSequences() {
             let present = genuine.keys.sorted()
             var gaps: [(first: UInt64, last: UInt64)] = []
-            var expected: UInt64 = 1
-            for sequence in present {
+            var expected = analysis.firstSequence
+            for sequence in present where sequence >= analysis.firstSequence {
                 if sequence > expected { gaps.append((expected, sequence - 1)) }
                 expected = sequence + 1
             }
@@ -267,8 +269,8 @@ extension JournalChainAnalysis {
             var failing: [UInt64] = []
             for sequence in genuine.keys.sorted() {
                 guard let index = genuine[sequence] else { continue }
-                if sequence == 1 {
-                    if lines[index].previousHash != .zero { failing.append(1) }
+                if sequence == analysis.firstSequence {
+                    if lines[index].previousHash != analysis.firstPrevious { failing.append(sequence) }
                     continue
                 }
                 guard let previous = genuine[sequence - 1] else { continue }
@@ -285,8 +287,9 @@ extension JournalChainAnalysis {
                     report(.rewrittenLine, at: index,
                         "rewritten: seq \(sequence) has a recomputed hash; its prev does not match seq \(sequence - 1) and seq \(sequence + 1)'s prev does not match it")
                     offset += 2
-                } else if sequence == 1 {
-                    report(.rewrittenLine, at: index, "rewritten: the first entry's prev is not zero")
+                } else if sequence == analysis.firstSequence {
+                    report(.rewrittenLine, at: index, sequence == 1 ? "rewritten: the first entry's prev is not zero"
+                        : "rewritten: the first live entry's prev is not the last archived entry's hash (journal/start.json)")
                     offset += 1
                 } else if let previous = genuine[sequence - 1] {
                     report(.rewrittenLine, at: previous,

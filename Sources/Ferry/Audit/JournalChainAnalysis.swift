@@ -54,6 +54,9 @@ struct JournalChainAnalysis {
     var malformedReasons: [Int: String]
     var segmentEntryLimit = Journal.segmentEntryLimit
     var segmentByteLimit = Int(Journal.segmentByteLimit)
+    /// Where the chain starts: seq 1 after zeros, or a compacted journal's start (``JournalStart``).
+    var firstSequence: UInt64 = 1
+    var firstPrevious = SHA256Digest.zero
 
     /// The outcome: findings in file order, and where each sequence's genuine line is.
     struct Result: Sendable {
@@ -64,10 +67,14 @@ struct JournalChainAnalysis {
         var genuine: [UInt64: Int]
         /// The highest sequence of a genuine line.
         var lastSequence: UInt64
+        /// The first sequence of the chain (above 1 in a compacted journal).
+        var firstSequence: UInt64 = 1
 
         /// The index of the genuine line with `sequence`.
         func lineIndex(of sequence: UInt64, lineCount: Int) -> Int? {
-            if isContiguous { return sequence >= 1 && sequence <= UInt64(lineCount) ? Int(sequence - 1) : nil }
+            if isContiguous {
+                return sequence >= firstSequence && sequence - firstSequence < UInt64(lineCount) ? Int(sequence - firstSequence) : nil
+            }
             return genuine[sequence]
         }
     }
@@ -90,9 +97,9 @@ struct JournalChainAnalysis {
 
     /// The common case: everything in order, decided in one pass with no allocation.
     private func fastPath() -> Result? {
-        var previousHash = SHA256Digest.zero
+        var previousHash = firstPrevious
         for (index, line) in lines.enumerated() {
-            guard line.problem == nil, line.sequence == UInt64(index + 1), line.previousHash == previousHash else { return nil }
+            guard line.problem == nil, line.sequence == firstSequence + UInt64(index), line.previousHash == previousHash else { return nil }
             previousHash = line.hash
         }
         var lineIndex = 0
@@ -100,12 +107,13 @@ struct JournalChainAnalysis {
             let isLast = index == segments.count - 1
             if segment.endsMidLine && !isLast { return nil }
             if segment.lineCount == 0 {
-                guard isLast, segment.firstSequence == UInt64(lines.count + 1) else { return nil }
+                guard isLast, segment.firstSequence == firstSequence + UInt64(lines.count) else { return nil }
                 continue
             }
             guard lines[lineIndex].sequence == segment.firstSequence else { return nil }
             lineIndex += segment.lineCount
         }
-        return Result(findings: [], isContiguous: true, genuine: [:], lastSequence: UInt64(lines.count))
+        return Result(
+            findings: [], isContiguous: true, genuine: [:], lastSequence: firstSequence - 1 + UInt64(lines.count), firstSequence: firstSequence)
     }
 }

@@ -48,6 +48,8 @@ final class JournalReader {
         guard sequence >= 1, sequence <= journal.headSequence else {
             throw .positionOutOfRange(sequence, head: journal.headSequence)
         }
+        // Before a compacted journal's start: a kept entry, or archived.
+        if sequence < journal.firstLiveSequence { return try journal.entry(at: sequence) }
         guard let index = segmentIndex(of: sequence) else {
             throw .missingSegment(JournalSegment(firstSequence: sequence).name)
         }

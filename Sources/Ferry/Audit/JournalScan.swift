@@ -56,13 +56,23 @@ struct JournalScan: Sendable {
     /// Line starts of segments read again, for ``reread(lineIndex:)``.
     private let rereads = RereadCache()
 
+    /// A compacted journal's start (see ``JournalStart``): its kept entries are replayed
+    /// before the segments, which start at its `first` sequence.
+    var start: JournalStart?
+
     /// - Parameters:
+    ///   - start: A compacted journal's start, when there is one.
     ///   - retainsLines: Keep every line's place and hashes (see ``brokeChain``).
     ///   - anchorSequences: Sequences whose hashes to note in ``anchorHashes``.
-    init(layout: StoreLayout, retainsLines: Bool = false, anchorSequences: Set<UInt64> = []) {
+    init(layout: StoreLayout, start: JournalStart? = nil, retainsLines: Bool = false, anchorSequences: Set<UInt64> = []) {
         self.layout = layout
         self.retainsLines = retainsLines
         self.anchorSequences = anchorSequences
+        self.start = start
+        if let start {
+            lastSequence = start.first - 1
+            lastHash = start.previous
+        }
     }
 
     mutating func run() {
@@ -84,6 +94,10 @@ struct JournalScan: Sendable {
             }
         }
         if snapshotHead?.sequence == 0 { compareIndex() }
+        if let start {
+            replayKept(start)
+            if let head = snapshotHead, head.sequence == lastSequence, head.hash == lastHash { compareIndex() }
+        }
         readSegments()
     }
 
@@ -113,6 +127,8 @@ struct JournalScan: Sendable {
             }
         }
         found.sort { $0.firstSequence < $1.firstSequence }
+        // Segments before a compacted journal's start were archived (a compaction stopped before deleting them).
+        if let start { found.removeAll { $0.firstSequence < start.first } }
         var sizes: [Int] = []
         if progress != nil {
             sizes = found.map { segment in Int((try? FileSystem.status(layout.journal + "/" + segment.name))??.size ?? 0) }
@@ -232,8 +248,8 @@ struct JournalScan: Sendable {
             name: prepared.segment.name, firstSequence: prepared.segment.firstSequence, lineCount: prepared.decoded.count,
             byteCount: prepared.byteCount, endsMidLine: prepared.endsMidLine)
         if !retainsLines {
-            let startsRight = segment.lineCount == 0
-                ? isLast && segment.firstSequence == UInt64(lineCount + 1) : segment.firstSequence == UInt64(lineCount + 1)
+            let expected = (start?.first ?? 1) + UInt64(lineCount)
+            let startsRight = segment.lineCount == 0 ? isLast && segment.firstSequence == expected : segment.firstSequence == expected
             guard startsRight, !segment.endsMidLine || isLast else {
                 brokeChain = true
                 return
@@ -346,6 +362,41 @@ struct JournalScan: Sendable {
         lineCount += 1
     }
 
+    /// Replays a compacted journal's kept entries (each checked by ``ArchiveVerifier``).
+    private mutating func replayKept(_ start: JournalStart) {
+        let folder = layout.journal + "/" + start.keptFolder
+        let files = ((try? FileSystem.contents(ofDirectory: folder)) ?? []).compactMap { JournalSegment(fileName: $0.name) }
+        for file in files.sorted(by: { $0.firstSequence < $1.firstSequence }) {
+            guard let bytes = try? FileSystem.readFile(folder + "/" + file.name) else { continue }
+            let loaded = SegmentCache(segmentIndex: -1, segmentCount: 0, bytes: bytes)
+            for line in loaded.lineStarts.indices {
+                if case .entry(let entry, let hashes) = loaded.withLine(line, { DecodedLine($0) }) { apply(entry, hashes: hashes) }
+            }
+        }
+        // The store holds every archived change, as its index says.
+        replay.raiseKnowledge(to: start.frontier.knowledge)
+    }
+
+    /// A kept entry's version (a compacted journal's entries before its start), read again
+    /// from the kept folder: rare, only for a record with concurrent versions.
+    private func keptVersion(atSequence sequence: UInt64) -> RecordVersion? {
+        guard let start, sequence < start.first else { return nil }
+        let folder = layout.journal + "/" + start.keptFolder
+        let files = ((try? FileSystem.contents(ofDirectory: folder)) ?? []).compactMap { JournalSegment(fileName: $0.name) }
+        guard let file = files.filter({ $0.firstSequence <= sequence }).max(by: { $0.firstSequence < $1.firstSequence }),
+            let bytes = try? FileSystem.readFile(folder + "/" + file.name)
+        else { return nil }
+        let loaded = SegmentCache(segmentIndex: -1, segmentCount: 0, bytes: bytes)
+        for line in loaded.lineStarts.indices {
+            guard case .entry(let entry, _) = loaded.withLine(line, { DecodedLine($0) }), entry.sequence == sequence else { continue }
+            let change = entry.change
+            return RecordVersion(
+                identity: change.identity, timestamp: change.timestamp, version: change.version, isDelete: change.isDelete,
+                contentHash: change.operation.document.map { SHA256.hash($0.canonicalBytes()) } ?? .zero, sequence: sequence)
+        }
+        return nil
+    }
+
     /// Replays one entry as the store does, reading the record's current version again when
     /// the replay needs it in full (a concurrent version).
     private mutating func apply(_ entry: JournalEntry, hashes: DecodedLine.Hashes) {
@@ -360,11 +411,13 @@ struct JournalScan: Sendable {
 
     /// The version the entry with `sequence` made, read again from its segment.
     func version(atSequence sequence: UInt64) -> RecordVersion? {
+        if let start, sequence < start.first { return keptVersion(atSequence: sequence) }
+        let first = start?.first ?? 1
         let lineIndex: Int?
         if retainsLines {
             lineIndex = lines.lastIndex { $0.sequence == sequence && $0.problem == nil }
         } else {
-            lineIndex = sequence >= 1 && sequence <= UInt64(lineCount) ? Int(sequence - 1) : nil
+            lineIndex = sequence >= first && sequence - first < UInt64(lineCount) ? Int(sequence - first) : nil
         }
         guard let lineIndex, let entry = reread(lineIndex: lineIndex), entry.sequence == sequence else { return nil }
         let change = entry.change

@@ -70,6 +70,12 @@ struct ReplayTable: Sendable {
 
     /// For each replica, the counter of its latest change.
     private(set) var knowledge = VersionVector()
+    /// Raises ``knowledge`` to `other` where it is higher (a compacted journal's archived
+    /// changes, which the store holds without replaying them).
+    mutating func raiseKnowledge(to other: VersionVector) {
+        for (origin, counter) in other.sortedCounters where counter > knowledge[origin] { knowledge[origin] = counter }
+    }
+
     /// The highest clock stamp.
     private(set) var latestModification = HybridTimestamp.zero
 

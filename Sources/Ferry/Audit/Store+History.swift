@@ -16,7 +16,12 @@ extension Store {
                 var sequence = state.lastSequence
                 do throws(JournalError) {
                     while sequence > 0 {
-                        let entry = try reader.entry(at: sequence)
+                        let entry: JournalEntry
+                        do throws(JournalError) { entry = try reader.entry(at: sequence) } catch {
+                            // Older history was moved to the archive by `ferry compact`.
+                            if case .archived = error, !chain.isEmpty { break }
+                            throw error
+                        }
                         guard entry.change.key == key, entry.previousSequenceOfRecord < sequence else {
                             throw JournalError.malformedEntry(
                                 segment: "journal", line: Int(sequence), reason: "the pseq chain of \(key) is broken here")

@@ -54,9 +54,19 @@ extension Store {
                     var item = LogEntry(entry: journalEntry, changes: nil, createsRecord: false)
                     if fieldChanges {
                         let previous = journalEntry.previousSequenceOfRecord
-                        let before = previous > 0 ? try entry(at: previous).change.operation.document : nil
-                        item.createsRecord = before == nil
-                        if let document = journalEntry.change.operation.document {
+                        var before: JSONValue?
+                        var archived = false
+                        if previous > 0 {
+                            do throws(JournalError) { before = try entry(at: previous).change.operation.document } catch {
+                                // The previous version was archived by `ferry compact`: no diff.
+                                guard case .archived = error else { throw error }
+                                archived = true
+                            }
+                        }
+                        item.createsRecord = before == nil && !archived
+                        if archived {
+                            item.changes = nil
+                        } else if let document = journalEntry.change.operation.document {
                             item.changes = FieldChange.changes(from: before, to: document)
                         } else {
                             item.changes = []
@@ -69,7 +79,13 @@ extension Store {
                     if var heads = chainHeads {
                         // Each record's chain, newest first; merged by sequence.
                         while let position = heads.indices.max(by: { heads[$0] < heads[$1] }), heads[position] > 0 {
-                            let found = try entry(at: heads[position])
+                            let found: JournalEntry
+                            do throws(JournalError) { found = try entry(at: heads[position]) } catch {
+                                // Older history was moved to the archive by `ferry compact`.
+                                guard case .archived = error else { throw error }
+                                heads[position] = 0
+                                continue
+                            }
                             heads[position] = found.previousSequenceOfRecord
                             guard found.previousSequenceOfRecord < found.sequence else {
                                 throw JournalError.malformedEntry(

@@ -65,17 +65,20 @@ public struct StoreVerifier: Sendable {
         }
         let checkpoints = Self.checkpoints(layout)
         let anchors = Set(checkpoints.map(\.localPosition))
+        let archive = ArchiveVerifier(layout: layout).verify()
+        report.archive = archive.summary
+        let firstSequence = archive.start?.first ?? 1
         // A first scan keeps nothing per line; a journal that is not one chain is read again,
         // keeping every line, for the analysis to explain the damage.
         var journalProgress: (@Sendable (Int, Int) -> Void)?
         if let progress {
             journalProgress = { done, total in progress(WorkProgress(task: "journal", done: done, total: total, unit: .bytes)) }
         }
-        var scan = JournalScan(layout: layout, anchorSequences: anchors)
+        var scan = JournalScan(layout: layout, start: archive.start, anchorSequences: anchors)
         scan.progress = journalProgress
         scan.run()
         if scan.brokeChain {
-            scan = JournalScan(layout: layout, retainsLines: true, anchorSequences: anchors)
+            scan = JournalScan(layout: layout, start: archive.start, retainsLines: true, anchorSequences: anchors)
             scan.progress = journalProgress
             scan.run()
         }
@@ -83,12 +86,15 @@ public struct StoreVerifier: Sendable {
         if scan.retainsLines {
             let analysis = JournalChainAnalysis(
                 segments: scan.segments, lines: scan.lines, computedHashes: scan.computedHashes,
-                malformedReasons: scan.malformedReasons, segmentEntryLimit: segmentEntryLimit)
+                malformedReasons: scan.malformedReasons, segmentEntryLimit: segmentEntryLimit,
+                firstSequence: firstSequence, firstPrevious: archive.start?.previous ?? .zero)
             chain = analysis.analyze()
         } else {
-            chain = JournalChainAnalysis.Result(findings: [], isContiguous: true, genuine: [:], lastSequence: UInt64(scan.lineCount))
+            chain = JournalChainAnalysis.Result(
+                findings: [], isContiguous: true, genuine: [:], lastSequence: firstSequence - 1 + UInt64(scan.lineCount),
+                firstSequence: firstSequence)
         }
-        report.findings += scan.journalFindings
+        report.findings += archive.findings + scan.journalFindings
         report.findings += chain.findings
         report.findings += anchorFindings(chain: chain, scan: scan, checkpoints: checkpoints)
         report.findings += scan.indexFindings

@@ -28,6 +28,27 @@ public struct VerificationReport: Sendable, Hashable {
     public var base: StoreBase?
     /// Why `.ferry/base.json` could not be read, when it could not.
     public var baseProblem: String?
+
+    /// A compacted journal's archive (`ferry compact`): where it is, and whether it was there
+    /// to be checked with the live journal as one chain.
+    public struct Archive: Sendable, Hashable {
+        public var firstLiveSequence: UInt64
+        /// The archive folders, as `journal/start.json` records them.
+        public var folders: [String]
+        /// Whether every folder was there (else the live journal was checked alone).
+        public var isPresent: Bool
+        public var archivedEntries: Int
+        public var keptEntries: Int
+
+        public var jsonValue: JSONValue {
+            [
+                "firstLiveSequence": .integer(Int64(clamping: firstLiveSequence)), "folders": .array(folders.map { .string($0) }),
+                "present": .bool(isPresent), "archivedEntries": .integer(Int64(archivedEntries)), "keptEntries": .integer(Int64(keptEntries)),
+            ]
+        }
+    }
+    /// The archive, when the journal was compacted.
+    public var archive: Archive?
     public var isClean: Bool { findings.isEmpty && baseProblem == nil }
 
     /// Whether a finding shows the journal was tampered with.
@@ -51,7 +72,7 @@ public struct VerificationReport: Sendable, Hashable {
             "records": .integer(Int64(recordCount)), "checkedIndex": .bool(checkedIndex),
             "checkedRecords": .bool(checkedRecords), "categories": .object(categories),
             "findings": .array(findings.map(\.jsonValue)), "base": base?.jsonValue ?? .null,
-            "baseProblem": baseProblem.map { .string($0) } ?? .null,
+            "baseProblem": baseProblem.map { .string($0) } ?? .null, "archive": archive?.jsonValue ?? .null,
         ]
     }
 }

@@ -25,6 +25,18 @@ final class Journal {
     private var lastSegmentCount: Int = 0
     private var writer: FileDescriptor?
     private var cache: SegmentCache?
+    /// Where the journal starts when `ferry compact` archived its beginning (see ``JournalStart``).
+    private(set) var start: JournalStart?
+    /// The kept entries' files (sorted by first sequence), in ``keptDirectory``.
+    private(set) var kept: [JournalSegment] = []
+    private var keptCache: SegmentCache?
+
+    /// The first sequence of the live segments (1 unless compacted).
+    var firstLiveSequence: UInt64 { start?.first ?? 1 }
+    /// The folder of the kept entries, when compacted.
+    var keptDirectory: String? { start.map { directory + "/" + $0.keptFolder } }
+    /// The sequence and hash the live segments chain onto.
+    private var base: (sequence: UInt64, hash: SHA256Digest) { (firstLiveSequence - 1, start?.previous ?? .zero) }
 
     /// Opens the journal in `directory`, cutting off a torn last line.
     /// - Parameter warn: receives a one-line warning when a torn tail is cut.
@@ -50,8 +62,22 @@ final class Journal {
     private func loadSegments() throws(JournalError) {
         let entries: [FileSystem.DirectoryEntry]
         do { entries = try FileSystem.contents(ofDirectory: directory) } catch { throw .io(error) }
+        start = try JournalStart.read(directory: directory)
+        let first = firstLiveSequence
+        // Segments before the start were archived: a compaction stopped before deleting them.
         segments = entries.compactMap { JournalSegment(fileName: $0.name) }
+            .filter { $0.firstSequence >= first }
             .sorted { $0.firstSequence < $1.firstSequence }
+        kept = []
+        keptCache = nil
+        if let keptDirectory {
+            let files: [FileSystem.DirectoryEntry]
+            do { files = try FileSystem.contents(ofDirectory: keptDirectory) } catch {
+                if error.isNotFound { throw .missingSegment(start?.keptFolder ?? "kept") }
+                throw .io(error)
+            }
+            kept = files.compactMap { JournalSegment(fileName: $0.name) }.sorted { $0.firstSequence < $1.firstSequence }
+        }
     }
 
     /// Finds the head: the last complete line of the last segment, reading only the end of
@@ -60,8 +86,7 @@ final class Journal {
     /// whose data never reached the disk).
     private func recoverTail(warn: (String) -> Void) throws(JournalError) {
         guard let last = segments.last else {
-            headSequence = 0
-            headHash = .zero
+            (headSequence, headHash) = base
             lastSegmentSize = 0
             lastSegmentCount = 0
             return
@@ -114,6 +139,7 @@ final class Journal {
             lastSegmentCount = 0
             headSequence = last.firstSequence - 1
             headHash = .zero
+            if last.firstSequence == firstLiveSequence { (headSequence, headHash) = base }
             if segments.count >= 2 {
                 let entry = try lastEntry(of: segments[segments.count - 2])
                 headSequence = entry.sequence
@@ -276,9 +302,20 @@ final class Journal {
     func hasExternalAppends() -> Bool {
         let next = JournalSegment(firstSequence: headSequence + 1)
         if FileSystem.exists(directory + "/" + next.name) { return true }
-        guard let last = segments.last else { return false }
-        let size = (try? FileSystem.status(path(of: last)))??.size ?? lastSegmentSize
+        guard let last = segments.last else { return start == nil && FileSystem.exists(directory + "/" + JournalStart.fileName) }
+        // A last segment that is gone was archived by `ferry compact` in another process.
+        guard let status = try? FileSystem.status(path(of: last)) else { return true }
+        let size = status.size
         return size != lastSegmentSize
+    }
+
+    /// Reads the journal's files again (after `ferry compact` changed where it starts).
+    func reload() throws(JournalError) {
+        writer?.close()
+        writer = nil
+        cache = nil
+        try loadSegments()
+        try recoverTail(warn: { _ in })
     }
 
     /// Re-reads the journal's files after another process appended; returns the new entries.
@@ -301,6 +338,11 @@ final class Journal {
     /// A cursor over the entries after `sequence` (0 for all), in order.
     func entries(after sequence: UInt64) throws(JournalError) -> JournalCursor {
         guard sequence <= headSequence else { throw .positionOutOfRange(sequence, head: headSequence) }
+        if sequence + 1 < firstLiveSequence, !kept.isEmpty {
+            // The kept entries first (what the archived part left current), then every segment.
+            let keptIndex = kept.lastIndex(where: { $0.firstSequence <= sequence + 1 }) ?? 0
+            return JournalCursor(journal: self, segmentIndex: 0, skipThrough: sequence, keptIndex: keptIndex)
+        }
         guard let index = segments.lastIndex(where: { $0.firstSequence <= sequence + 1 }) else {
             return JournalCursor(journal: self, segmentIndex: 0, skipThrough: sequence)
         }
@@ -312,6 +354,7 @@ final class Journal {
         guard sequence >= 1, sequence <= headSequence else {
             throw .positionOutOfRange(sequence, head: headSequence)
         }
+        if sequence < firstLiveSequence { return try keptEntry(at: sequence) }
         guard let index = segments.lastIndex(where: { $0.firstSequence <= sequence }) else {
             throw .missingSegment(JournalSegment(firstSequence: sequence).name)
         }
@@ -348,6 +391,43 @@ final class Journal {
 
     /// The path of segment `index`, for reports.
     func segmentName(at index: Int) -> String { segments[index].name }
+
+    // MARK: Kept entries (a compacted journal)
+
+    /// The bytes and line offsets of kept file `index`.
+    func loadKept(at index: Int) throws(JournalError) -> SegmentCache {
+        if let keptCache, keptCache.segmentIndex == index { return keptCache }
+        guard let keptDirectory else { throw .missingSegment("kept") }
+        let bytes: [UInt8]
+        do { bytes = try FileSystem.readFile(keptDirectory + "/" + kept[index].name) } catch {
+            if error.isNotFound { throw .missingSegment(keptName(at: index)) }
+            throw .io(error)
+        }
+        let loaded = SegmentCache(segmentIndex: index, segmentCount: kept.count, bytes: bytes)
+        keptCache = loaded
+        return loaded
+    }
+
+    /// `kept-…/<file>`, for reports.
+    func keptName(at index: Int) -> String { (start?.keptFolder ?? "kept") + "/" + kept[index].name }
+
+    /// The kept entry at `sequence`, found by binary search (kept lines are in sequence order);
+    /// ``JournalError/archived(_:first:)`` when the archive holds it and the journal does not.
+    private func keptEntry(at sequence: UInt64) throws(JournalError) -> JournalEntry {
+        guard let index = kept.lastIndex(where: { $0.firstSequence <= sequence }) else {
+            throw .archived(sequence, first: firstLiveSequence)
+        }
+        let loaded = try loadKept(at: index)
+        var low = 0
+        var high = loaded.lineStarts.count
+        while low < high {
+            let middle = (low + high) / 2
+            let entry = try loaded.decode(lineIndex: middle, segmentName: keptName(at: index))
+            if entry.sequence == sequence { return entry }
+            if entry.sequence < sequence { low = middle + 1 } else { high = middle }
+        }
+        throw .archived(sequence, first: firstLiveSequence)
+    }
 }
 
 /// One segment's bytes with the offset of each line.
@@ -408,18 +488,41 @@ struct JournalCursor {
     private let skipThrough: UInt64
     /// The segment of the entry `next()` returned last.
     private(set) var segmentIndexOfLastEntry = 0
+    /// The kept file being read, before the segments (a compacted journal read from before its start).
+    private var keptIndex: Int?
 
-    init(journal: Journal, segmentIndex: Int, skipThrough: UInt64 = 0) {
+    init(journal: Journal, segmentIndex: Int, skipThrough: UInt64 = 0, keptIndex: Int? = nil) {
         self.journal = journal
         self.segmentIndex = segmentIndex
         self.skipThrough = skipThrough
-        if segmentIndex < journal.segments.count, skipThrough >= journal.segments[segmentIndex].firstSequence {
+        self.keptIndex = keptIndex
+        if keptIndex == nil, segmentIndex < journal.segments.count, skipThrough >= journal.segments[segmentIndex].firstSequence {
             lineIndex = Int(skipThrough - journal.segments[segmentIndex].firstSequence + 1)
         }
     }
 
     /// The next entry, or `nil` at the end of the journal.
     mutating func next() throws(JournalError) -> JournalEntry? {
+        while let kept = keptIndex {
+            guard kept < journal.kept.count else {
+                keptIndex = nil
+                lineIndex = 0
+                loaded = nil
+                break
+            }
+            let file: SegmentCache
+            if let loaded { file = loaded } else { file = try journal.loadKept(at: kept) }
+            loaded = file
+            if lineIndex < file.lineStarts.count {
+                let entry = try file.decode(lineIndex: lineIndex, segmentName: journal.keptName(at: kept))
+                lineIndex += 1
+                if entry.sequence <= skipThrough { continue }
+                return entry
+            }
+            keptIndex = kept + 1
+            lineIndex = 0
+            loaded = nil
+        }
         while segmentIndex < journal.segments.count {
             let segment: SegmentCache
             if let loaded { segment = loaded } else { segment = try journal.loadSegment(at: segmentIndex) }

@@ -11,6 +11,12 @@ public enum JournalError: Error, Sendable, Equatable, CustomStringConvertible {
     case missingSegment(String)
     /// A system call failed.
     case io(SystemError)
+    /// `journal/start.json` (where a compacted journal starts) cannot be read.
+    case damagedStart(reason: String)
+    /// The entry at this position was moved to an archive by `ferry compact` and is not kept.
+    case archived(UInt64, first: UInt64)
+    /// An archive's manifest, or an archived segment, cannot be read or does not check.
+    case damagedArchive(reason: String)
 
     public var description: String {
         switch self {
@@ -24,6 +30,13 @@ public enum JournalError: Error, Sendable, Equatable, CustomStringConvertible {
             return "journal segment \(segment) is missing"
         case .io(let error):
             return error.description
+        case .damagedStart(let reason):
+            return "journal/start.json is damaged: \(reason)"
+        case .archived(let position, let first):
+            return "journal position \(position) is archived (the live journal starts at \(first))"
+        case .damagedArchive(let reason):
+            return "archive: \(reason)"
+
         }
     }
 }

@@ -62,6 +62,16 @@ extension Store {
 
     /// Raises the index's knowledge to the base's (on open, after the journal is replayed).
     func applyBase() throws(StoreError) {
+        // What a compacted journal archived is held too (see ``JournalStart``).
+        if let start = journal.start {
+            raiseKnowledge(to: start.frontier)
+            // Nothing written since the compaction: the replay ended on a kept entry, the
+            // journal at the last archived one.
+            if index.headSequence < journal.headSequence, journal.headSequence == start.first - 1 {
+                index.headSequence = journal.headSequence
+                index.headHash = journal.headHash
+            }
+        }
         guard let base = try base() else { return }
         raiseKnowledge(to: base.frontier)
     }

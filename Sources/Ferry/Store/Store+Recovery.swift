@@ -97,11 +97,12 @@ extension Store {
             var cursor = try journal.entries(after: sequence)
             var expected = sequence + 1
             while let entry = try cursor.next() {
-                guard entry.sequence == expected else {
+                // A compacted journal's kept entries skip what was archived (see ``JournalStart``).
+                guard entry.sequence == expected || (entry.sequence > expected && entry.sequence <= journal.firstLiveSequence) else {
                     throw JournalError.sequenceGap(
                         segment: "journal", line: Int(expected), expected: expected, found: entry.sequence)
                 }
-                expected += 1
+                expected = entry.sequence + 1
                 let key = entry.change.key
                 if staleForms[key] == nil {
                     touchedOrder.append(key)

@@ -41,6 +41,10 @@ public enum StoreError: Error, Sendable, Equatable, CustomStringConvertible {
     case damagedBase(reason: String)
     /// A sync checkpoint (`.ferry/peers/<peer>.json`) is there but cannot be read.
     case damagedCheckpoint(path: String, reason: String)
+    /// `ferry compact` cannot write its archive folder: nothing was changed.
+    case archiveNotWritable(path: String, reason: String)
+    /// A peer needs changes that were archived (`ferry compact`) and the archive is not there.
+    case historyArchived(store: String, position: UInt64, first: UInt64, archive: String)
 
     public var description: String {
         switch self {
@@ -81,6 +85,10 @@ public enum StoreError: Error, Sendable, Equatable, CustomStringConvertible {
         case .alteredEntry(let store, let location, let sequence, let change, let record):
             return "\(store)/\(location): journal entry \(sequence) (change \(change) to \(record)) was altered after it was "
                 + "written: it no longer matches its digest; refusing to send it, nothing was exchanged; run 'ferry verify \(store)'"
+        case .archiveNotWritable(let path, let reason):
+            return "cannot write the archive folder \(path): \(reason); the store is unchanged"
+        case .historyArchived(let store, let position, let first, let archive):
+            return "\(store): the peer needs changes after position \(position), but history before \(first) was archived to \(archive), which is not there; put the archive back, or sync from the peer's side so it takes this store's state"
         case .damagedCheckpoint(let path, let reason):
             return "\(path) (what this store last exchanged with that peer) is damaged: \(reason); nothing was synced; "
                 + "remove it to sync with that peer as if for the first time (a reconcile by record: nothing is lost)"

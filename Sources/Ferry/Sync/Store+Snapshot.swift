@@ -25,6 +25,11 @@ extension Store {
                     reason = .join
                 } else if let base, base.frontier.knowledge.sortedCounters.contains(where: { knowledge[$0.0] < $0.1 }) {
                     reason = .historyNotHeld
+                } else if let start = journal.start, start.frontier.knowledge.sortedCounters.contains(where: { knowledge[$0.0] < $0.1 }),
+                    JournalArchive.open(start: start, root: layout.root) == nil
+                {
+                    // Compacted, and the archive is not there: the state instead.
+                    reason = .historyNotHeld
                 } else {
                     return nil
                 }

@@ -53,9 +53,39 @@ extension Store {
         var changes: [Change] = []
         var sequences: [UInt64] = []
         var through = min(position, head)
+        if let start = journal.start, through + 1 < start.first,
+            start.frontier.knowledge.sortedCounters.contains(where: { knowledge[$0.0] < $0.1 })
+        {
+            // The requester lacks archived changes: read them from the archive, then go on
+            // after it (the kept entries are archived changes too).
+            guard let archive = JournalArchive.open(start: start, root: layout.root) else {
+                throw .historyArchived(
+                    store: path, position: through, first: start.first, archive: start.archives.last.map { JournalStart.resolve($0.path, root: layout.root) } ?? "archive")
+            }
+            try archive.forEachEntry(after: through) { (entry) throws(StoreError) -> Bool in
+                through = entry.sequence
+                var change = entry.change
+                if knowledge[change.origin] >= change.counter { return true }
+                try checkIntact(entry)
+                if change.chain == nil { change.chain = change.chainOrLegacy }
+                changes.append(change)
+                sequences.append(entry.sequence)
+                return changes.count < limit
+            }
+            if changes.count >= limit && through + 1 < start.first {
+                return ChangeBatch(changes: changes, through: through, head: head, sequences: sequences)
+            }
+            through = start.first - 1
+        }
         do {
             var cursor = try journal.entries(after: through)
-            while changes.count < limit, let entry = try cursor.next() {
+            while changes.count < limit {
+                // At the end everything up to the head was read (a compacted journal's kept
+                // entries skip archived positions, so the last entry read may be before it).
+                guard let entry = try cursor.next() else {
+                    through = head
+                    break
+                }
                 through = entry.sequence
                 var change = entry.change
                 if knowledge[change.origin] >= change.counter { continue }
@@ -242,6 +272,13 @@ extension Store {
         let head = self.head
         if sequence == head.sequence { return head.hash }
         guard sequence < head.sequence else { return nil }
+        if let start = journal.start, sequence < start.first {
+            // Compacted: the last archived hash, a kept entry's, or the archive's (when there).
+            if sequence == start.first - 1 { return start.previous }
+            do { return try journalEntry(at: sequence).hash } catch .journal(.archived) {
+                return try? JournalArchive.open(start: start, root: layout.root)?.entry(at: sequence)?.hash
+            }
+        }
         return try journalEntry(at: sequence).hash
     }
 

@@ -63,6 +63,8 @@ enum LogCommand: Command {
                 context.printJSONLine(AuditText.entryJSON(item.entry, names: names))
                 return true
             }
+            // A last line, with no "seq": where older history went (ferry compact).
+            if let archived = store.archivedHistory() { context.printJSONLine(["archived": archived.jsonValue]) }
             return .success
         }
         var page = LogPage(names: names, head: store.headSequence)
@@ -72,6 +74,7 @@ enum LogCommand: Command {
             return true
         }
         page.flush(to: context.stdout)
+        if let archived = store.archivedHistory() { context.stdout.line(archived.note) }
         return .success
     }
 }

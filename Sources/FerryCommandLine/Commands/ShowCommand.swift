@@ -39,10 +39,14 @@ enum ShowCommand: Command {
             return .success
         }
         let history = try store.history(of: key)
+        let archived = store.archivedHistory()
         if arguments.flag("json") {
-            context.printJSONLine(json(history, names: names))
+            var value = json(history, names: names)
+            value["archived"] = archived?.jsonValue ?? .null
+            context.printJSONLine(value)
         } else {
             context.stdout.write(text(history, names: names))
+            if let archived { context.stdout.line(archived.note) }
         }
         return .success
     }

@@ -154,6 +154,12 @@ enum VerifyCommand: Command {
         if let pending = report.base?.pending {
             text += "note: a join from the hub at \(pending.location) was stopped before it finished; 'ferry sync' with it finishes it\n"
         }
+        if let archive = report.archive {
+            let folders = archive.folders.joined(separator: ", ")
+            text += archive.isPresent
+                ? "note: journal history before seq \(archive.firstLiveSequence) is archived in \(folders): checked with the live journal as one chain (\(AuditText.plural(archive.archivedEntries, "archived entry", "archived entries")))\n"
+                : "note: journal history before seq \(archive.firstLiveSequence) was archived to \(folders), which is not there: checked the live journal alone (from seq \(archive.firstLiveSequence), with \(AuditText.plural(archive.keptEntries, "kept entry", "kept entries")))\n"
+        }
         let scope = "\(AuditText.plural(report.entryCount, "journal entry", "journal entries")) in "
             + "\(AuditText.plural(report.segmentCount, "segment")), \(AuditText.plural(report.recordCount, "live record"))"
         if report.isClean {
