@@ -66,6 +66,12 @@ import Testing
         #expect(proven.stdout.contains("ok: the join from \(laptop) matches its journal up to entry 4"), "\(proven)")
         let json = try runFerry(["verify", joined, "--against", laptop, "--json"])
         #expect(json.stdout.contains("\"proven\":true"), "\(json)")
+        // log and show --history say that the first entries are the joined state, not history.
+        let log = try runFerry(["log", joined])
+        #expect(log.stdout.contains("note: entries up to seq"), "\(log)")
+        #expect(log.stdout.contains("'ferry log \(laptop)' shows it"), "\(log)")
+        let show = try runFerry(["show", joined, "Product", "lamp", "--history"])
+        #expect(show.stdout.contains("are the state joined from \(laptop)"), "\(show)")
         // A store it never joined from is a usage error that names it, not a pass.
         let other = try runFerry(["verify", joined, "--against", server])
         #expect(other.exitCode == 2, "\(other)")

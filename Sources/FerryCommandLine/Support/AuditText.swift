@@ -91,4 +91,17 @@ enum AuditText {
         if let name = names.names[entry.change.origin] { value["originName"] = .string(name) }
         return value
     }
+
+    /// One line per snapshot join of the store: its history before the join is not here, and
+    /// where it is (for `log` and `show --history`, whose first entries would otherwise read
+    /// as the records' creation).
+    static func joinNotes(_ base: StoreBase??) -> [String] {
+        guard case .some(.some(let base)) = base else { return [] }
+        return base.joins.map { join in
+            let point = join.position.map { "as of its journal entry \($0)" } ?? "from snapshot \(join.snapshot.hex.prefix(12))"
+            let there = join.position == nil ? "the hub's segments hold it ('ferry verify \(join.location)')" : "'ferry log \(join.location)' shows it"
+            return "note: entries up to seq \(join.sequence) are the state joined from \(join.location) \(point), "
+                + "not the records' history; \(there)"
+        }
+    }
 }
