@@ -265,30 +265,12 @@ final class SnapshotFile: @unchecked Sendable {
         var keys: [[UInt8]] = []
         var offsets: [Int64] = []
         var nextBlock = bodyStart
-        var offset = bodyStart
-        var carry: [UInt8] = []
-        var carryStart = bodyStart
-        while offset < bodyEnd {
-            let count = Int(min(Int64(1 << 20), bodyEnd - offset))
-            guard let piece = try? file.read(at: offset, count: count), piece.count == count else {
-                damage = "cannot read \(path)"
-                return
-            }
-            offset += Int64(count)
-            carry.append(contentsOf: piece)
-            var start = 0
-            while let newline = ByteOrder.firstIndex(of: 10, in: carry[start...]) {
-                let lineOffset = carryStart + Int64(start)
-                if lineOffset >= nextBlock {
-                    keys.append(Array(SnapshotFile.sortKey(ofLine: carry[start..<newline])))
-                    offsets.append(lineOffset)
-                    nextBlock = lineOffset + SnapshotFile.sparseBlockBytes
-                }
-                start = newline + 1
-            }
-            carry.removeFirst(start)
-            carryStart += Int64(start)
-        }
+        guard forEachLineOnDisk({ offset, line in
+            guard offset >= nextBlock else { return }
+            keys.append(Array(SnapshotFile.sortKey(ofLine: line)))
+            offsets.append(offset)
+            nextBlock = offset + SnapshotFile.sparseBlockBytes
+        }) != nil else { return }
         sparse = (keys, offsets)
     }
 
@@ -578,29 +560,40 @@ final class SnapshotFile: @unchecked Sendable {
             forEachRawLine(body)
             return
         }
+        var seen = 0
+        guard let whole = forEachLineOnDisk({ _, line in
+            body(SnapshotFile.sortKey(ofLine: line), line)
+            seen += 1
+        }) else { return }
+        if !whole || seen != header.recordCount {
+            damage = "expected \(header.recordCount) records, found \(seen)"
+        }
+    }
+
+    /// Reads the body from disk in 1 MiB pieces and hands over each line with its offset.
+    /// Returns whether the body ended with a whole line; `nil` when it could not be read (the
+    /// file is then marked damaged).
+    private func forEachLineOnDisk(_ body: (_ offset: Int64, _ line: ArraySlice<UInt8>) -> Void) -> Bool? {
         var offset = bodyStart
         var carry: [UInt8] = []
-        var seen = 0
+        var carryStart = bodyStart
         while offset < bodyEnd {
             let count = Int(min(Int64(1 << 20), bodyEnd - offset))
             guard let piece = try? file.read(at: offset, count: count), piece.count == count else {
                 damage = "cannot read \(path)"
-                return
+                return nil
             }
             offset += Int64(count)
             carry.append(contentsOf: piece)
             var start = 0
             while let newline = ByteOrder.firstIndex(of: 10, in: carry[start...]) {
-                let line = carry[start..<newline]
-                body(SnapshotFile.sortKey(ofLine: line), line)
-                seen += 1
+                body(carryStart + Int64(start), carry[start..<newline])
                 start = newline + 1
             }
             carry.removeFirst(start)
+            carryStart += Int64(start)
         }
-        if !carry.isEmpty || seen != header.recordCount {
-            damage = "expected \(header.recordCount) records, found \(seen)"
-        }
+        return carry.isEmpty
     }
 
     /// The sort key of a record line: from after `K\t` up to the third tab.
