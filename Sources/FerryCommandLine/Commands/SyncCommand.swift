@@ -211,8 +211,11 @@ struct SyncRunner {
             case .resume: why = "finishing a join that was stopped"
             case .historyNotHeld: why = "the peer holds the changes it lacked only as state: it joined from a snapshot itself"
             }
+            // From a store: the state at a journal position of the peer (a hub's snapshot has an id of its own).
+            let what = snapshot.position.map { "the state of \(peer) as of its entry \($0)" }
+                ?? "snapshot \(snapshot.id.hex.prefix(12)) of \(peer)"
             context.stdout.line(
-                "\(report.dryRun ? "would join" : "joined") from snapshot \(snapshot.id.hex.prefix(12)) of \(peer) "
+                "\(report.dryRun ? "would join" : "joined") from \(what) "
                     + "(\(snapshot.recordCount) record\(snapshot.recordCount == 1 ? "" : "s"); \(why))")
         }
         let verb = report.dryRun ? "would pull" : "pulled"
