@@ -33,6 +33,7 @@ need=()
 command -v python3 >/dev/null || need+=(python3)
 command -v curl >/dev/null || need+=(curl)        # the tests sign S3 requests with curl --aws-sigv4
 command -v unison >/dev/null || need+=(unison)    # copies hub folders between "machines" in a test
+command -v rsync >/dev/null || need+=(rsync)      # ferry-bench times full pulls beside rsync -a
 ((${#need[@]} == 0)) || apt_install "${need[@]}"
 
 # A venv that works (its python runs and has pip), else a new one. Debian's python3 makes a
