@@ -284,9 +284,14 @@ final class SnapshotFile: @unchecked Sendable {
             if ByteOrder.compare(sparse.keys[middle][...], target[...]) <= 0 { low = middle + 1 } else { high = middle }
         }
         guard low > 0 else { return nil }
-        let start = sparse.offsets[low - 1]
         let end = low < sparse.offsets.count ? sparse.offsets[low] : bodyEnd
-        guard let bytes = try? file.read(at: start, count: Int(end - start)) else { return nil }
+        return scanRange(from: sparse.offsets[low - 1], to: end, for: target, body)
+    }
+
+    /// Reads the lines from `start` to `end` (whole lines, in sort order) and hands the one with
+    /// sort key `target` to `body`; `nil` when it is not among them.
+    private func scanRange<R>(from start: Int64, to end: Int64, for target: [UInt8], _ body: (ArraySlice<UInt8>) -> R) -> R? {
+        guard end > start, let bytes = try? file.read(at: start, count: Int(end - start)) else { return nil }
         var lineStart = 0
         for index in bytes.indices where bytes[index] == 10 {
             let line = bytes[lineStart..<index]
@@ -313,16 +318,7 @@ final class SnapshotFile: @unchecked Sendable {
             if order == 0 { return body(line[...]) }
             if order < 0 { low = start + Int64(line.count) + 1 } else { high = start }
         }
-        guard high > low, let bytes = try? file.read(at: low, count: Int(high - low)) else { return nil }
-        var start = 0
-        for index in bytes.indices where bytes[index] == 10 {
-            let line = bytes[start..<index]
-            let order = compare(sortKeyOf: line, with: target)
-            if order == 0 { return body(line) }
-            if order > 0 { return nil }
-            start = index + 1
-        }
-        return nil
+        return scanRange(from: low, to: high, for: target, body)
     }
 
     /// The offset of the first record line whose sort key does not precede `target`, or a
