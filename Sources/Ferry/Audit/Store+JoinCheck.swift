@@ -3,7 +3,7 @@ extension Store {
     /// Checks `join` (one of this store's joins from a store, see ``StoreBase/Join/position``)
     /// against `peer`, the store it joined from.
     ///
-    /// Reads the peer's journal up to the join's position and replays it as the peer's index
+    /// Reads the peer's journal up to the join's position once, replaying it as the peer's index
     /// did, then compares the versions current there with the entries this store journaled up
     /// to the end of the join: each must be here with the same digest. Memory grows with the
     /// number of records and versions (an audit, not a hot path). The peer's own chain is
@@ -21,9 +21,11 @@ extension Store {
         // The peer's state at the position, replayed.
         var replay = StoreIndex()
         var boundHash: SHA256Digest?
+        var peerDigests: [ChangeIdentity: SHA256Digest] = [:]
         try peer.forEachJournalEntry { (entry: JournalEntry) throws(StoreError) -> Bool in
             guard entry.sequence <= position else { return false }
             _ = replay.apply(entry)
+            peerDigests[entry.change.identity] = entry.change.digest
             if entry.sequence == position { boundHash = entry.hash }
             return entry.sequence < position
         }
@@ -42,12 +44,6 @@ extension Store {
         try forEachJournalEntry { (entry: JournalEntry) throws(StoreError) -> Bool in
             guard entry.sequence <= join.sequence else { return false }
             received[entry.change.identity] = entry.change.digest
-            return true
-        }
-        var peerDigests: [ChangeIdentity: SHA256Digest] = [:]
-        try peer.forEachJournalEntry { (entry: JournalEntry) throws(StoreError) -> Bool in
-            guard entry.sequence <= position else { return false }
-            peerDigests[entry.change.identity] = entry.change.digest
             return true
         }
         for (key, state) in replay.records {
