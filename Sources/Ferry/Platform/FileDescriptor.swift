@@ -162,6 +162,19 @@ public struct FileDescriptor: Sendable {
         return FileStatus(info)
     }
 
+    /// `fstatat` of an entry of this directory, links not followed: resolving one name instead
+    /// of a whole path. `name` is NUL-terminated; `nil` when there is no such entry.
+    public func status(ofEntry name: [UInt8]) throws(SystemError) -> FileStatus? {
+        var info = stat()
+        let result = name.withUnsafeBufferPointer { bytes in
+            bytes.withMemoryRebound(to: CChar.self) { fstatat(rawValue, $0.baseAddress!, &info, AT_SYMLINK_NOFOLLOW) }
+        }
+        if result == 0 { return FileStatus(info) }
+        let error = SystemError.current("stat", path: path + "/" + String(decoding: name.prefix { $0 != 0 }, as: UTF8.self))
+        if error.isNotFound || error.code == ENOTDIR { return nil }
+        throw error
+    }
+
     /// Takes an exclusive advisory lock (`flock`). Returns `false` when another open file holds
     /// it and `wait` is false.
     public func lockExclusively(wait: Bool) throws(SystemError) -> Bool {

@@ -86,7 +86,9 @@ struct FileStamp: Sendable, Hashable {
     /// SHA-256 of the file's bytes.
     var contentHash: SHA256Digest
     /// When the stamp was taken; a file modified within the timestamp granularity before this
-    /// moment is "racily clean" and must be confirmed by content.
+    /// moment is "racily clean" and must be confirmed by content. A stamp confirmed against
+    /// the file system's own clock (``confirmedClean()``) holds the first moment the rule of
+    /// ``matches(_:)`` accepts instead.
     var takenAtNanoseconds: Int64
 
     init(size: Int64, modificationNanoseconds: Int64, inode: UInt64, contentHash: SHA256Digest, takenAtNanoseconds: Int64) {
@@ -116,6 +118,16 @@ struct FileStamp: Sendable, Hashable {
         contentHash.appendHexDigits(to: &output)
         output.append(UInt8(ascii: ","))
         output.appendDecimal(takenAtNanoseconds)
+    }
+
+    /// The stamp, known clean: its file's content was read back and matched after the file
+    /// system's clock had moved past the file's modification time (see
+    /// ``Store/confirmWrittenFiles(_:)``), so any later change moves that time. Its
+    /// ``takenAtNanoseconds`` becomes the first moment ``matches(_:)`` accepts.
+    func confirmedClean() -> FileStamp {
+        var stamp = self
+        stamp.takenAtNanoseconds = max(takenAtNanoseconds, modificationNanoseconds + FileStamp.granularityNanoseconds + 1)
+        return stamp
     }
 
     /// The timestamp granularity assumed: coarse enough for FAT and network shares.

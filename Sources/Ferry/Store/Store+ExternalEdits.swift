@@ -143,9 +143,40 @@ extension Store {
                 entity: key.entity, directory: FileSystem.parentPath(of: path), name: FileSystem.lastComponent(of: path),
                 relativeName: relative, status: fileStatus)
         }
+        // The quick way for most records: their file is `<encoded id>.json` in a listed entity
+        // folder, stated relative to that folder, and settled if it matches its stamp.
+        var folderHandles: [[UInt8]: FileDescriptor] = [:]
+        defer { for handle in folderHandles.values { handle.close() } }
+        for entity in folders {
+            folderHandles[Array(entity.rawValue.utf8)] = try? FileDescriptor.open(
+                layout.records + "/" + entity.rawValue, .readOnly, options: .directory)
+        }
+        var lastFolder: (bytes: ArraySlice<UInt8>, handle: FileDescriptor?)?
+        var name: [UInt8] = []
+        func settledQuickly(_ sortKey: ArraySlice<UInt8>, line: ArraySlice<UInt8>, confirmedStamp: FileStamp?) -> Bool {
+            guard let tab = sortKey.firstIndex(of: 9), sortKey.endIndex - tab - 1 <= RecordFileName.pieceLength else { return false }
+            let entityBytes = sortKey[..<tab]
+            if lastFolder == nil || !lastFolder!.bytes.elementsEqual(entityBytes) {
+                lastFolder = (entityBytes, folderHandles[Array(entityBytes)])
+            }
+            guard let folder = lastFolder?.handle else { return false }
+            name.removeAll(keepingCapacity: true)
+            name.append(contentsOf: sortKey[(tab + 1)...])
+            name.append(contentsOf: RecordFileName.fileExtension.utf8)
+            name.append(0)
+            guard let status = try? folder.status(ofEntry: name), status.kind == .regular else { return false }
+            let matches =
+                if let confirmedStamp { confirmedStamp.matches(status) && SnapshotFile.lineIsLive(line) } else {
+                    SnapshotFile.stampOfLine(line, matches: status)
+                }
+            guard matches else { return false }
+            claimed.append(Self.claimHash(sortKey))
+            return true
+        }
         records.forEachForScan(
             unchanged: { sortKey, line, confirmedStamp in
                 visit()
+                if settledQuickly(sortKey, line: line, confirmedStamp: confirmedStamp) { return }
                 guard let key = keyOfSortKey(sortKey) else {
                     index.records.markDamaged("malformed record line in the index")
                     return

@@ -85,10 +85,58 @@ extension Store {
             }
         }
         if let firstError { throw .io(firstError) }
+        confirmWrittenFiles(writes)
     }
 
     /// The fewest new files worth a worker thread.
     static let fileQueueThreshold = 64
+
+    /// Makes the stamps of the files a large batch just wrote clean, so that the next status
+    /// scan settles them with one `stat` each instead of reading them all.
+    ///
+    /// A stamp taken as Ferry writes a file is "racily clean": a hand edit in the same tick of
+    /// the file system's clock would keep the file's modification time (and perhaps its size),
+    /// so ``FileStamp/matches(_:)`` does not trust it until the granularity has passed, and
+    /// the first scan after a batch of a million files would read and hash a million files.
+    /// Instead, once the file system's own clock (``FileSystem/fileSystemTime(inDirectory:)``)
+    /// is past the newest of the batch's modification times, each file is read back: one whose
+    /// status and content still match its stamp can change from now on only by moving its
+    /// modification time, so its stamp is clean (``FileStamp/confirmedClean()``). An edit made
+    /// before the read back is caught by it; one made after, by its time. A file that does not
+    /// match keeps its racy stamp, and the scan finds the edit as before. Batches of fewer than
+    /// ``confirmationThreshold`` files, and file systems whose clock does not move within a
+    /// few milliseconds (FAT's two seconds), are left to the scan, as is a file that cannot be
+    /// read back.
+    func confirmWrittenFiles(_ writes: [RecordFileWrite]) {
+        guard writes.count >= Store.confirmationThreshold else { return }
+        var stamps: [(position: Int, stamp: FileStamp)] = []
+        stamps.reserveCapacity(writes.count)
+        var newest = Int64.min
+        for position in writes.indices {
+            guard let stamp = index.records.state(of: writes[position].key)?.file else { continue }
+            stamps.append((position, stamp))
+            newest = max(newest, stamp.modificationNanoseconds)
+        }
+        guard let first = stamps.first,
+            FileSystem.waitForFileSystemClock(toPass: newest, inDirectory: FileSystem.parentPath(of: writes[first.position].path))
+        else { return }
+        for (position, stamp) in stamps {
+            let path = writes[position].path
+            guard let file = try? FileDescriptor.open(path, .readOnly) else { continue }
+            let matches = file.closeAfter { () -> Bool in
+                guard let status = try? file.status(), status.size == stamp.size,
+                    status.modificationNanoseconds == stamp.modificationNanoseconds, status.inode == stamp.inode,
+                    let bytes = try? file.read(upTo: Int(stamp.size) + 1)
+                else { return false }
+                return bytes.count == Int(stamp.size) && SHA256.hash(bytes) == stamp.contentHash
+            }
+            if matches { index.records.setFile(stamp.confirmedClean(), of: writes[position].key) }
+        }
+    }
+
+    /// The fewest files a batch writes for ``confirmWrittenFiles(_:)`` to confirm them: below
+    /// it, the next scan reads the few files itself.
+    static let confirmationThreshold = 64
 }
 
 /// New record files a batch of puts started making and naming before its journal entries
