@@ -144,64 +144,110 @@ extension Store {
                 relativeName: relative, status: fileStatus)
         }
         // The quick way for most records: their file is `<encoded id>.json` in a listed entity
-        // folder, stated relative to that folder, and settled if it matches its stamp.
-        var folderHandles: [[UInt8]: FileDescriptor] = [:]
-        defer { for handle in folderHandles.values { handle.close() } }
-        for entity in folders {
-            folderHandles[Array(entity.rawValue.utf8)] = try? FileDescriptor.open(
-                layout.records + "/" + entity.rawValue, .readOnly, options: .directory)
-        }
-        var lastFolder: (bytes: ArraySlice<UInt8>, handle: FileDescriptor?)?
-        var name: [UInt8] = []
-        func settledQuickly(_ sortKey: ArraySlice<UInt8>, line: ArraySlice<UInt8>, confirmedStamp: FileStamp?) -> Bool {
-            guard let tab = sortKey.firstIndex(of: 9), sortKey.endIndex - tab - 1 <= RecordFileName.pieceLength else { return false }
-            let entityBytes = sortKey[..<tab]
-            if lastFolder == nil || !lastFolder!.bytes.elementsEqual(entityBytes) {
-                lastFolder = (entityBytes, folderHandles[Array(entityBytes)])
+        // folder, stated relative to that folder (on another core, a batch at a time, see
+        // ``RecordFileStatBatch``), and settled if it matches its stamp. The others go through
+        // the batches too, unstated, so that every record is settled in index order.
+        var folderHandles: [[UInt8]: (handle: FileDescriptor, number: Int)] = [:]
+        defer { for folder in folderHandles.values { folder.handle.close() } }
+        var folderNumbers: [EntityName: Int] = [:]
+        for (number, entity) in folders.enumerated() {
+            folderNumbers[entity] = number
+            if let handle = try? FileDescriptor.open(layout.records + "/" + entity.rawValue, .readOnly, options: .directory) {
+                folderHandles[Array(entity.rawValue.utf8)] = (handle, number)
             }
-            guard let folder = lastFolder?.handle else { return false }
-            name.removeAll(keepingCapacity: true)
-            name.append(contentsOf: sortKey[(tab + 1)...])
-            name.append(contentsOf: RecordFileName.fileExtension.utf8)
-            name.append(0)
-            guard let status = try? folder.status(ofEntry: name), status.kind == .regular else { return false }
-            let matches =
-                if let confirmedStamp { confirmedStamp.matches(status) && SnapshotFile.lineIsLive(line) } else {
-                    SnapshotFile.stampOfLine(line, matches: status)
-                }
-            guard matches else { return false }
-            claimed.append(Self.claimHash(sortKey))
-            return true
         }
+        /// Per listed folder, the files claimed directly in it (not in the folders of long ids).
+        var claimedInFolder = [Int](repeating: 0, count: folders.count)
+        func claimedDirectly(_ key: RecordKey) {
+            if let number = folderNumbers[key.entity], RecordFileName.encode(key.id).utf8.count <= RecordFileName.pieceLength {
+                claimedInFolder[number] += 1
+            }
+        }
+        // Meanwhile another thread counts what the folders hold.
+        let listing = RecordFolderCount(recordsPath: layout.records, entities: folders)
+        listing.start()
+
+        func settleSlowly(_ sortKey: ArraySlice<UInt8>, line: ArraySlice<UInt8>, confirmedStamp: FileStamp?) {
+            guard let key = keyOfSortKey(sortKey) else {
+                index.records.markDamaged("malformed record line in the index")
+                return
+            }
+            let file = file(of: key, sortKey: sortKey)
+            if file != nil { claimedDirectly(key) }
+            if let file {
+                if let confirmedStamp {
+                    if confirmedStamp.matches(file.status) && SnapshotFile.lineIsLive(line) { return }
+                } else if SnapshotFile.stampOfLine(line, matches: file.status) {
+                    return
+                }
+            }
+            guard let (_, decoded) = records.decode(line: line) else { return }
+            var state = decoded
+            if let confirmedStamp { state.file = confirmedStamp }
+            if let file {
+                let stamp = examine(key, state: state, file: file, into: &status, now: now, confirmInPlace: false)
+                if let stamp { confirmed.append(ConfirmedStamps.Entry(sortKey: Array(sortKey), stamp: stamp)) }
+            } else if state.isLive {
+                status.edits.append(.init(kind: .deleted, key: key, path: layout.relativeRecordPath(key), document: nil))
+            }
+        }
+        func settle(_ batch: RecordFileStatBatch) {
+            batch.finish()
+            for item in 0..<batch.count {
+                let sortKey = batch.sortKey(item)
+                let line = batch.line(item)
+                let confirmedStamp = batch.confirmedStamps[item]
+                if case .found(let fileStatus) = batch.outcome(item), fileStatus.kind == .regular {
+                    let matches =
+                        if let confirmedStamp { confirmedStamp.matches(fileStatus) && SnapshotFile.lineIsLive(line) } else {
+                            SnapshotFile.stampOfLine(line, matches: fileStatus)
+                        }
+                    if matches {
+                        claimed.append(Self.claimHash(sortKey))
+                        claimedInFolder[batch.folderNumbers[item]] += 1
+                        continue
+                    }
+                }
+                settleSlowly(sortKey, line: line, confirmedStamp: confirmedStamp)
+            }
+        }
+        var gathering = RecordFileStatBatch()
+        var stating: RecordFileStatBatch?
+        func submit() {
+            gathering.start()
+            if let stating { settle(stating) }
+            stating = gathering
+            gathering = RecordFileStatBatch()
+        }
+        var lastFolder: (bytes: ArraySlice<UInt8>, folder: (handle: FileDescriptor, number: Int)?)?
         records.forEachForScan(
             unchanged: { sortKey, line, confirmedStamp in
                 visit()
-                if settledQuickly(sortKey, line: line, confirmedStamp: confirmedStamp) { return }
-                guard let key = keyOfSortKey(sortKey) else {
-                    index.records.markDamaged("malformed record line in the index")
-                    return
-                }
-                let file = file(of: key, sortKey: sortKey)
-                if let file {
-                    if let confirmedStamp {
-                        if confirmedStamp.matches(file.status) && SnapshotFile.lineIsLive(line) { return }
-                    } else if SnapshotFile.stampOfLine(line, matches: file.status) {
-                        return
+                var folder: (handle: FileDescriptor, number: Int)?
+                var encodedID = sortKey[sortKey.endIndex...]
+                if let tab = sortKey.firstIndex(of: 9), sortKey.endIndex - tab - 1 <= RecordFileName.pieceLength {
+                    let entityBytes = sortKey[..<tab]
+                    if lastFolder == nil || !lastFolder!.bytes.elementsEqual(entityBytes) {
+                        lastFolder = (entityBytes, folderHandles[Array(entityBytes)])
                     }
+                    folder = lastFolder?.folder
+                    encodedID = sortKey[(tab + 1)...]
                 }
-                guard let (_, decoded) = records.decode(line: line) else { return }
-                var state = decoded
-                if let confirmedStamp { state.file = confirmedStamp }
-                if let file {
-                    let stamp = examine(key, state: state, file: file, into: &status, now: now, confirmInPlace: false)
-                    if let stamp { confirmed.append(ConfirmedStamps.Entry(sortKey: Array(sortKey), stamp: stamp)) }
-                } else if state.isLive {
-                    status.edits.append(.init(kind: .deleted, key: key, path: layout.relativeRecordPath(key), document: nil))
-                }
+                gathering.append(
+                    folder: folder?.handle.rawValue ?? -1, folderNumber: folder?.number ?? -1, encodedID: encodedID,
+                    sortKey: sortKey, line: line, confirmedStamp: confirmedStamp)
+                if gathering.isFull { submit() }
             },
             changed: { key, state in
+                // The unchanged lines all come first: settle the last batches of them.
+                if gathering.count > 0 { submit() }
+                if let batch = stating {
+                    settle(batch)
+                    stating = nil
+                }
                 visit()
                 let file = file(of: key, sortKey: SnapshotFile.sortKey(key)[...])
+                if file != nil { claimedDirectly(key) }
                 if let file {
                     if state.isLive, let stamp = state.file, stamp.matches(file.status) { return }
                     examine(key, state: state, file: file, into: &status, now: now)
@@ -209,19 +255,50 @@ extension Store {
                     status.edits.append(.init(kind: .deleted, key: key, path: layout.relativeRecordPath(key), document: nil))
                 }
             })
+        if gathering.count > 0 { submit() }
+        if let batch = stating { settle(batch) }
+        let counted = listing.wait()
         if let statusError { throw .io(statusError) }
         if let damage = records.damage { throw .damagedIndex(reason: damage) }
         if !confirmed.isEmpty {
             index.records.confirm(confirmed)
             stampsChanged = true
         }
-        // Files no record claims: new records, or names that are not record file names.
-        claimed.sort()
+        // Files no record claims: new records, or names that are not record file names. A
+        // folder holding exactly as many record-shaped files as the scan claimed in it holds
+        // no others (each claimed file was found there, under its own name): only its folders
+        // of long ids are listed again. Any other folder is listed again and each of its files
+        // looked up among the claimed.
+        var claimedSorted = false
+        func sortedClaims() -> [Int] {
+            if !claimedSorted {
+                claimed.sort()
+                claimedSorted = true
+            }
+            return claimed
+        }
         var unclaimed: [RecordFileListing.File] = []
-        for entity in folders {
-            try collectUnclaimedFiles(
-                entity: entity, path: layout.records + "/" + entity.rawValue, relativePrefix: "", encodedPrefix: "", claimed: claimed,
-                into: &unclaimed, status: &status)
+        for (number, entity) in folders.enumerated() {
+            let path = layout.records + "/" + entity.rawValue
+            guard let folder = counted[number], folder.recordFiles == claimedInFolder[number] else {
+                try collectUnclaimedFiles(
+                    entity: entity, path: path, relativePrefix: "", encodedPrefix: "", claimed: sortedClaims(), into: &unclaimed,
+                    status: &status)
+                continue
+            }
+            status.problems += folder.problems
+            for name in folder.otherFiles {
+                let fileStatus: FileStatus?
+                do { fileStatus = try FileSystem.status(path + "/" + name) } catch { throw .io(error) }
+                guard let fileStatus else { continue }
+                unclaimed.append(RecordFileListing.File(entity: entity, directory: path, name: name, relativeName: name, status: fileStatus))
+            }
+            for longIDs in folder.longIDFolders {
+                try collectUnclaimedFiles(
+                    entity: entity, path: path + "/" + longIDs, relativePrefix: longIDs + "/",
+                    encodedPrefix: longIDs.utf8.count == RecordFileName.pieceLength + 1 ? String(longIDs.dropLast()) : nil,
+                    claimed: sortedClaims(), into: &unclaimed, status: &status)
+            }
         }
         for file in unclaimed {
             guard let id = RecordFileName.id(fromRelativePath: file.relativeName) else {

@@ -27,4 +27,51 @@ import Testing
         #expect(status.edits.map(\.key.id.rawValue) == ["chair", "desk", "lamp"])
         #expect(status.problems.map(\.path).sorted() == ["records/Product/Odd Name.json", "records/Product/stray"], "\(status.problems)")
     }
+
+    /// A folder whose record files are all claimed is not searched file by file, but what else
+    /// it holds is still reported: a stray file, and a new file among the pieces of long ids.
+    @Test func everyRecordFileInPlaceStillLeavesStrayFilesFound() throws {
+        let directory = try TemporaryDirectory()
+        let store = try Store.create(at: directory.path + "/store")
+        defer { store.close() }
+        let products = try EntityName("Product")
+        let long = try RecordID(String(repeating: "a", count: 250))
+        try store.put(["name": "Lamp"], entity: products, id: RecordID("lamp"))
+        try store.put(["name": "Long"], entity: products, id: long)
+        try store.writeSnapshot()
+        #expect(try store.status().isClean)
+        let folder = store.path + "/records/Product/"
+        _ = try FileSystem.writeFileAtomically(folder + "notes.txt", Array("hello\n".utf8), durable: false)
+        let longFolder = folder + String(repeating: "a", count: 240) + "~/"
+        #expect(FileSystem.isDirectory(longFolder))
+        _ = try FileSystem.writeFileAtomically(longFolder + "bbbbbbbbbb.json", Array("{\"name\": \"Other\"}\n".utf8), durable: false)
+        let status = try store.status()
+        #expect(status.edits.map(\.kind) == [.created], "\(status.edits)")
+        #expect(status.edits.map(\.key.id.rawValue) == [String(repeating: "a", count: 240) + "bbbbbbbbbb"])
+        #expect(status.problems.map(\.path) == ["records/Product/notes.txt"], "\(status.problems)")
+    }
+
+    /// More records than one batch of stated files: edits spread over the batches are each
+    /// found once, in order, and the rest settle from their stamps.
+    @Test func editsAcrossManyBatchesAreEachFound() throws {
+        let directory = try TemporaryDirectory()
+        let store = try Store.create(at: directory.path + "/store")
+        defer { store.close() }
+        let items = try EntityName("Item")
+        let count = 2 * RecordFileStatBatch.capacity + 100
+        try store.write(
+            (0..<count).map { .put(RecordKey(entity: items, id: try RecordID(String(format: "i%05d", $0))), ["n": .integer(Int64($0))]) })
+        try store.writeSnapshot()
+        #expect(try store.status().isClean)
+        let folder = store.path + "/records/Item/"
+        _ = try FileSystem.writeFileAtomically(folder + "i00010.json", Array("{\"n\": 11}\n".utf8), durable: false)
+        try FileSystem.removeFile(folder + String(format: "i%05d.json", RecordFileStatBatch.capacity + 7))
+        _ = try FileSystem.writeFileAtomically(folder + "new.json", Array("{\"n\": -1}\n".utf8), durable: false)
+        _ = try FileSystem.writeFileAtomically(
+            folder + String(format: "i%05d.json", count - 1), Array("{\"n\": 0}\n".utf8), durable: false)
+        let status = try store.status()
+        #expect(status.edits.map(\.key.id.rawValue) == ["i00010", String(format: "i%05d", RecordFileStatBatch.capacity + 7), String(format: "i%05d", count - 1), "new"])
+        #expect(status.edits.map(\.kind) == [.modified, .deleted, .modified, .created])
+        #expect(status.problems.isEmpty)
+    }
 }

@@ -1,0 +1,73 @@
+import Dispatch
+
+/// What the entity folders under `records/` hold, counted on another thread while a status
+/// scan walks the index (see ``Store/scanForEdits(progress:)``): per folder, the files shaped
+/// as record files, the folders of long ids, and what does not belong.
+///
+/// Counting, not collecting: a folder of a million files costs a listing and no memory, and
+/// when its count equals the files the scan claimed in it, nothing in it is new.
+final class RecordFolderCount: @unchecked Sendable {
+    struct Folder: Sendable {
+        /// Regular files named `<1 to 240 bytes>.json`, not temporary (`.tmp-…`).
+        var recordFiles = 0
+        /// Folders named `…~`, which hold the pieces of long ids.
+        var longIDFolders: [String] = []
+        /// Other regular files (names Ferry does not write), for the scan to advise on.
+        var otherFiles: [String] = []
+        /// Entries that do not belong: other folders, links and special files.
+        var problems: [StoreStatus.Problem] = []
+    }
+
+    private let recordsPath: String
+    private let entities: [EntityName]
+    /// Per entity, in order; `nil` for a folder that could not be listed (the scan lists it
+    /// again itself, and reports why).
+    private var folders: [Folder?] = []
+    private let done = DispatchGroup()
+
+    init(recordsPath: String, entities: [EntityName]) {
+        self.recordsPath = recordsPath
+        self.entities = entities
+    }
+
+    func start() {
+        let count = self
+        DispatchQueue.global().async(group: done) { count.countAll() }
+    }
+
+    /// Waits for the count; one entry per entity given.
+    func wait() -> [Folder?] {
+        done.wait()
+        return folders
+    }
+
+    private func countAll() {
+        folders = entities.map { entity in
+            var folder = Folder()
+            let suffix = RecordFileName.fileExtension.utf8.count
+            do {
+                try FileSystem.forEachEntry(ofDirectory: recordsPath + "/" + entity.rawValue) { entry in
+                    if entry.name.hasPrefix(".tmp-") { return }
+                    switch entry.kind {
+                    case .directory where entry.name.hasSuffix("~"):
+                        folder.longIDFolders.append(entry.name)
+                    case .directory:
+                        folder.problems.append(.init(path: "records/\(entity.rawValue)/\(entry.name)", reason: "unexpected folder"))
+                    case .regular:
+                        let length = entry.name.utf8.count
+                        if entry.name.hasSuffix(RecordFileName.fileExtension), length > suffix, length - suffix <= RecordFileName.pieceLength {
+                            folder.recordFiles += 1
+                        } else {
+                            folder.otherFiles.append(entry.name)
+                        }
+                    default:
+                        folder.problems.append(.init(path: "records/\(entity.rawValue)/\(entry.name)", reason: "not a regular file"))
+                    }
+                }
+            } catch {
+                return nil
+            }
+            return folder
+        }
+    }
+}
