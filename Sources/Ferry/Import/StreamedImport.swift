@@ -92,7 +92,11 @@ struct StreamedImport {
         report.refusals = try importer.massDeletionRefusals(report.countsByEntity, imported: entity)
         guard !options.isDryRun else { return report }
 
-        // Pass 2: write.
+        // Pass 2: write. A streamed import holds at most a quarter of the store's merge
+        // interval in memory (16k records at the default, about 12 MB): its memory stays that
+        // of the batch, whatever the store's size, for a few more merges of the snapshot.
+        store.mergeIntervalOverride = max(1, store.options.mergeInterval / 4)
+        defer { store.mergeIntervalOverride = nil }
         let deletes = options.operations.contains(.delete) ? gone : []
         let total = writeCount + deletes.count
         var written = 0

@@ -9,8 +9,9 @@ extension Store {
     /// outgrow twice the interval before the running merge ends, this waits for it, so memory
     /// stays bounded.
     func mergeSnapshotIfDue() throws(StoreError) {
+        inMemoryHighWater = max(inMemoryHighWater, index.records.inMemoryCount)
         if let merge = snapshotMerge, merge.isDone { try finishSnapshotMerge() }
-        let interval = UInt64(max(1, options.mergeInterval))
+        let interval = UInt64(max(1, mergeIntervalOverride ?? options.mergeInterval))
         guard index.headSequence >= snapshotSequence + interval else { return }
         if snapshotMerge != nil {
             guard index.headSequence >= snapshotSequence + 2 * interval else { return }

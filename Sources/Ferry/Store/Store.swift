@@ -33,6 +33,12 @@ public final class Store: @unchecked Sendable {
     var persistedHead: UInt64 = 0
     /// A new snapshot being written on another thread, if any (see ``SnapshotMerge``).
     var snapshotMerge: SnapshotMerge?
+    /// A merge interval for the current run of writes, lower than ``StoreOptions/mergeInterval``
+    /// (see ``StreamedImport``); `nil` for the store's.
+    var mergeIntervalOverride: Int?
+    /// The most record states held in memory after a batch of writes, since the store was
+    /// opened: what the merge interval bounds.
+    var inMemoryHighWater = 0
     var isClosed = false
     /// Swaps new record files in over old ones, reusing inodes (see ``FileReplacer``).
     let fileReplacer: FileReplacer

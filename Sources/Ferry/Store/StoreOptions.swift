@@ -32,7 +32,8 @@ public struct StoreOptions: Sendable {
     /// so memory stays flat as the store grows).
     /// Each merge rewrites the whole snapshot: a lower interval bounds memory tighter (about
     /// 700 bytes per changed record) and costs more merges (at 16k, a 100k-record batch run
-    /// merged five times, a tenth of its CPU time; at 64k, once).
+    /// merged five times, a tenth of its CPU time; at 64k, once). A streamed import merges
+    /// at a quarter of it, so its memory is that of its batches whatever the store's size.
     public var mergeInterval: Int = 65_536
     /// Receives one-line warnings (a torn journal tail cut off, an index rebuilt).
     public var warningHandler: @Sendable (String) -> Void = { message in

@@ -97,6 +97,27 @@ import Testing
         #expect(again.counts == .init(unchanged: 1_600) && again.journalEntries == 0)
     }
 
+    /// A streamed import merges its changes into the snapshot at a quarter of the store's
+    /// merge interval, so the states it holds in memory stay those of a few batches whatever
+    /// the store's size; the records end as the one-batch import leaves them.
+    @Test func aStreamedImportHoldsAQuarterOfTheMergeInterval() throws {
+        let directory = try TemporaryDirectory()
+        var options = StoreOptions()
+        options.mergeInterval = 400
+        let streamed = try makeImportStore(in: directory, name: "streamed", options: options)
+        let reference = try makeImportStore(in: directory, name: "reference")
+        let text = Self.items(1...2_000)
+        let report = try Self.streamedImport(text, into: streamed, directory: directory, options: Self.small()).get()
+        _ = try Self.referenceImport(text, into: reference, options: ImportOptions()).get()
+        #expect(report.counts == .init(inserted: 2_000))
+        // A merge starts at 100 changes; at 200 the import waits for it; a batch is 100.
+        #expect(streamed.inMemoryHighWater > 0)
+        #expect(streamed.inMemoryHighWater <= 300, "held \(streamed.inMemoryHighWater) states")
+        #expect(streamed.mergeIntervalOverride == nil)
+        #expect(try Self.contents(streamed) == Self.contents(reference))
+        #expect(try StoreVerifier(path: streamed.path).verify().isClean)
+    }
+
     @Test func scopeOnlyAndDryRunMatchTheOneBatchImport() throws {
         let directory = try TemporaryDirectory()
         let (streamed, reference) = try Self.twins(directory, seed: Self.items(1...40))
