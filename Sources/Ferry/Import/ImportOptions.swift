@@ -20,6 +20,10 @@ public struct ImportOptions: Sendable {
     public var operations: ImportOperations = .all
     /// Plan and report without writing (`--dry-run`).
     public var isDryRun = false
+    /// Told how far a streamed import has got: the input read while checking it (bytes, out of
+    /// the file's size when known), then the records written. The whole-input path reports
+    /// nothing.
+    public var progress: WorkProgressHandler?
     /// The key convention for every entity, overriding the schema (`--keys camel`). Without it,
     /// an entity declared in `schema.json` uses its `keys`, and an undeclared one keeps keys as
     /// they are.

@@ -52,7 +52,7 @@ struct StreamedImport {
         var batches = 0
         var onlyBatch: [RecordWrite] = []
         var writeCount = 0
-        report.inputHighWaterBytes = try forEachBatch { items, firstIndex throws(ImportError) in
+        report.inputHighWaterBytes = try forEachBatch(inputProgress: options.progress) { items, firstIndex throws(ImportError) in
             let conversion = try RecordConverter.convert(
                 items, firstIndex: firstIndex, entity: entity, schema: schema, keys: options.keys
             ) { id, index throws(ImportError) in
@@ -107,6 +107,7 @@ struct StreamedImport {
                 throw .partiallyWritten(written: written, planned: total, error)
             }
             written += writes.count
+            options.progress?(WorkProgress(task: "writing", done: written, total: total, unit: .items("records")))
         }
         if batches <= 1 {
             try write(onlyBatch)
@@ -135,11 +136,22 @@ struct StreamedImport {
 
     // MARK: Reading
 
+    /// The input's size in bytes, when it is a file (or bytes in memory).
+    private var inputSize: Int? {
+        switch input {
+        case .file(let path):
+            guard let status = (try? FileSystem.status(path)) ?? nil, status.kind == .regular else { return nil }
+            return Int(status.size)
+        case .bytes(let bytes): return bytes.count
+        }
+    }
+
     /// Calls `body` with each batch of items and the input position of its first; returns the
     /// most bytes of the input held at once.
+    /// - Parameter inputProgress: told the bytes read after each batch (the first pass).
     @discardableResult
     private func forEachBatch(
-        _ body: ([JSONValue], Int) throws(ImportError) -> Void
+        inputProgress: WorkProgressHandler? = nil, _ body: ([JSONValue], Int) throws(ImportError) -> Void
     ) throws(ImportError) -> Int {
         var (stream, close) = try input.stream(streamOptions)
         defer { close() }
@@ -158,6 +170,9 @@ struct StreamedImport {
                 try body(batch, firstIndex)
                 firstIndex += batch.count
                 batch.removeAll(keepingCapacity: true)
+                if let progress = inputProgress {
+                    progress(WorkProgress(task: "checking input", done: stream.bytesRead, total: inputSize, unit: .bytes))
+                }
             }
             if elements.isEmpty { return stream.highWaterBytes }
         }

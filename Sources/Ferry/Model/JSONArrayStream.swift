@@ -118,6 +118,8 @@ public struct JSONArrayStream {
     public private(set) var highWaterBytes = 0
     /// The elements returned so far.
     public private(set) var elementCount = 0
+    /// The bytes read from the source so far (for progress).
+    public private(set) var bytesRead = 0
 
     /// Makes a stream over `source`; nothing is read until ``openArray()``.
     public init(source: Source, options: Options = Options()) {
@@ -348,6 +350,7 @@ public struct JSONArrayStream {
             return
         }
         buffer.append(contentsOf: chunk)
+        bytesRead += chunk.count
         highWaterBytes = max(highWaterBytes, buffer.count)
     }
 

@@ -89,7 +89,14 @@ enum ImportCommand: Command {
                 "schema.json declares no entity \(entity.rawValue)\(suggestion) (it declares \(declared.joined(separator: ", "))); "
                     + "add it to schema.json to import it")
         }
-        let report = try store.importRecords(from: input, into: entity, options: options)
+        // A progress line on a terminal: the input checked, then the records written.
+        let progress = ProgressLine.standardError("import", context: context, enabled: !arguments.flag("json"))
+        options.progress = progress.handler
+        let report: ImportReport
+        do {
+            defer { progress.finish() }
+            report = try store.importRecords(from: input, into: entity, options: options)
+        }
         if arguments.flag("json") {
             context.printJSON(report.jsonValue)
         } else {

@@ -1,5 +1,6 @@
 import FerryTestSupport
 import Foundation
+import Synchronization
 import Testing
 
 @testable import Ferry
@@ -116,6 +117,29 @@ import Testing
         #expect(streamed.mergeIntervalOverride == nil)
         #expect(try Self.contents(streamed) == Self.contents(reference))
         #expect(try StoreVerifier(path: streamed.path).verify().isClean)
+    }
+
+    /// The progress a streamed import reports: the input checked, in bytes of the file, then
+    /// the records written, up to the total the first pass found.
+    @Test func aStreamedImportReportsItsProgress() throws {
+        let directory = try TemporaryDirectory()
+        let store = try makeImportStore(in: directory)
+        let text = Self.items(1...1_000)
+        let events = Mutex<[WorkProgress]>([])
+        var options = Self.small()
+        options.progress = { progress in events.withLock { $0.append(progress) } }
+        let report = try Self.streamedImport(text, into: store, directory: directory, options: options).get()
+        #expect(report.counts == .init(inserted: 1_000))
+        let all = events.withLock { $0 }
+        let checking = all.filter { $0.task == "checking input" }
+        let writing = all.filter { $0.task == "writing" }
+        #expect(checking.count == 10 && writing.count == 10)
+        #expect(checking.allSatisfy { $0.total == text.utf8.count && $0.unit == .bytes })
+        #expect(checking.map(\.done) == checking.map(\.done).sorted() && (checking.last?.done ?? 0) > text.utf8.count / 2)
+        #expect(writing.map(\.done) == Array(stride(from: 100, through: 1_000, by: 100)))
+        #expect(writing.allSatisfy { $0.total == 1_000 })
+        // Checking comes first, writing after.
+        #expect(all.firstIndex { $0.task == "writing" } == checking.count)
     }
 
     @Test func scopeOnlyAndDryRunMatchTheOneBatchImport() throws {
