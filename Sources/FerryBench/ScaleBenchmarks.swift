@@ -46,13 +46,15 @@ struct ScaleRun {
         let store = root + "/store"
         try ScaleRun.check(MeasuredProcess.run(ferry, ["init", store, "--name", "scale"]), "ferry init")
 
-        func measure(_ name: String, _ arguments: [String], seconds: Double? = nil, memoryMB: Double? = nil, growth: Double) throws {
+        func measure(
+            _ name: String, _ arguments: [String], seconds: Double? = nil, memoryMB: Double? = nil, growth: Double, exitStatus: Int32 = 0
+        ) throws {
             // Each step starts with the disk's write-back queue empty and the peak-memory
             // measurement reset (a spawned child starts from this process's high-water mark).
             sync()
             Measure.resetPeakMemory()
             let outcome = try MeasuredProcess.run(ferry, arguments)
-            try ScaleRun.check(outcome, "ferry " + arguments.joined(separator: " "))
+            try ScaleRun.check(outcome, "ferry " + arguments.joined(separator: " "), expecting: exitStatus)
             steps.append(Step(name: name, outcome: outcome, seconds: seconds, memoryMB: memoryMB, memoryGrowth: growth))
             FileHandle.standardError.write(Data(String(format: "  %@ at %d: %.1f s, %.0f MB\n", name, records, outcome.seconds, outcome.peakMemoryMiB).utf8))
         }
@@ -78,14 +80,24 @@ struct ScaleRun {
             sync()
             rsync = try MeasuredProcess.run(program, ["-a", store + "/", root + "/rsync/"])
         }
-        try measure("diff with the pulled replica", ["diff", store, pulled], growth: 1.2)
+        // Three records differ (one added, one changed, one deleted on the pulled side): two
+        // identical replicas would answer from their heads alone.
+        let (first, middle) = (ScaleData.entities[0], ScaleData.entities[1])
+        for arguments in [
+            ["put", pulled, first, "added-on-the-replica", "--json", #"{"name": "added"}"#],
+            ["put", pulled, middle, "\(perEntity / 2)", "--json", #"{"name": "changed on the replica"}"#],
+            ["delete", pulled, first, "\(perEntity / 3)"],
+        ] {
+            try ScaleRun.check(MeasuredProcess.run(ferry, arguments), "ferry " + arguments.joined(separator: " "))
+        }
+        try measure("diff, 3 records differ", ["diff", store, pulled], growth: 1.2, exitStatus: 1)
         for part in ["records", "journal", ".ferry"] {
             disk.append((part, ScaleData.bytes(store + "/" + part, apparent: false), ScaleData.bytes(store + "/" + part, apparent: true)))
         }
     }
 
-    static func check(_ outcome: MeasuredProcess.Outcome, _ command: String) throws {
-        guard outcome.status == 0 else { throw BenchError("\(command) exited \(outcome.status)") }
+    static func check(_ outcome: MeasuredProcess.Outcome, _ command: String, expecting status: Int32 = 0) throws {
+        guard outcome.status == status else { throw BenchError("\(command) exited \(outcome.status), not \(status)") }
     }
 
     /// The table rows, with ratios to `smaller` (the baseline run) when given.
