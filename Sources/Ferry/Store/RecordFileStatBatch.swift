@@ -6,6 +6,7 @@ import Musl
 import Darwin
 #endif
 import Dispatch
+import Foundation
 import Synchronization
 
 /// Record files to `fstatat`, gathered by a status scan while it reads the index, and stated
@@ -70,13 +71,18 @@ final class RecordFileStatBatch: @unchecked Sendable {
     func line(_ index: Int) -> ArraySlice<UInt8> { lineBytes[lineBounds[index].line] }
     func outcome(_ index: Int) -> Outcome { outcomes[index] }
 
-    /// Starts stating the batch on a worker thread.
+    /// Starts stating the batch on a thread of its own (not one of Dispatch's, which a server
+    /// may have all busy waiting for the store this scan holds).
     func start() {
         outcomes = .allocate(capacity: count)
         outcomes.initialize(repeating: .notFound)
         next.store(0, ordering: .relaxed)
-        let batch = self
-        DispatchQueue.global().async(group: done) { batch.stateFiles() }
+        done.enter()
+        let thread = Thread { [self] in
+            stateFiles()
+            done.leave()
+        }
+        thread.start()
     }
 
     /// States what the worker has not yet taken, then waits for it: the batch's outcomes are

@@ -1,4 +1,5 @@
 import Dispatch
+import Foundation
 
 /// What the entity folders under `records/` hold, counted on another thread while a status
 /// scan walks the index (see ``Store/scanForEdits(progress:)``): per folder, the files shaped
@@ -30,9 +31,14 @@ final class RecordFolderCount: @unchecked Sendable {
         self.entities = entities
     }
 
+    /// Starts counting on a thread of its own (see ``RecordFileStatBatch/start()``).
     func start() {
-        let count = self
-        DispatchQueue.global().async(group: done) { count.countAll() }
+        done.enter()
+        let thread = Thread { [self] in
+            countAll()
+            done.leave()
+        }
+        thread.start()
     }
 
     /// Waits for the count; one entry per entity given.
