@@ -219,7 +219,7 @@ extension Store {
             stating = gathering
             gathering = RecordFileStatBatch()
         }
-        var lastFolder: (bytes: ArraySlice<UInt8>, folder: (handle: FileDescriptor, number: Int)?)?
+        var lastFolder: (bytes: [UInt8], folder: (handle: FileDescriptor, number: Int)?)?
         records.forEachForScan(
             unchanged: { sortKey, line, confirmedStamp in
                 visit()
@@ -228,7 +228,8 @@ extension Store {
                 if let tab = sortKey.firstIndex(of: 9), sortKey.endIndex - tab - 1 <= RecordFileName.pieceLength {
                     let entityBytes = sortKey[..<tab]
                     if lastFolder == nil || !lastFolder!.bytes.elementsEqual(entityBytes) {
-                        lastFolder = (entityBytes, folderHandles[Array(entityBytes)])
+                        let bytes = Array(entityBytes)
+                        lastFolder = (bytes, folderHandles[bytes])
                     }
                     folder = lastFolder?.folder
                     encodedID = sortKey[(tab + 1)...]
