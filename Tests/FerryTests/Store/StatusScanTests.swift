@@ -5,18 +5,22 @@ import Testing
 /// The status scan that looks files up by path while walking the index, then streams the
 /// folders for files no record claimed.
 @Suite struct StatusScanTests {
-    @Test func findsEveryKindOfEditWithLongIdsAndOddNames() throws {
-        let directory = try TemporaryDirectory()
+    /// A store of Product records with these ids and one of 250 bytes (its file in a `~`
+    /// folder), snapshotted and clean; returns it and its Product folder's path.
+    static func store(in directory: TemporaryDirectory, ids: [String]) throws -> (Store, folder: String) {
         let store = try Store.create(at: directory.path + "/store")
-        defer { store.close() }
         let products = try EntityName("Product")
-        let long = try RecordID(String(repeating: "a", count: 250))
-        try store.put(["name": "Lamp"], entity: products, id: RecordID("lamp"))
-        try store.put(["name": "Chair"], entity: products, id: RecordID("chair"))
-        try store.put(["name": "Long"], entity: products, id: long)
+        for id in ids { try store.put(["name": .string(id)], entity: products, id: RecordID(id)) }
+        try store.put(["name": "Long"], entity: products, id: RecordID(String(repeating: "a", count: 250)))
         try store.writeSnapshot()
         #expect(try store.status().isClean)
-        let folder = store.path + "/records/Product/"
+        return (store, store.path + "/records/Product/")
+    }
+
+    @Test func findsEveryKindOfEditWithLongIdsAndOddNames() throws {
+        let directory = try TemporaryDirectory()
+        let (store, folder) = try Self.store(in: directory, ids: ["lamp", "chair"])
+        defer { store.close() }
         _ = try FileSystem.writeFileAtomically(folder + "desk.json", Array("{\"name\": \"Desk\"}\n".utf8), durable: false)
         _ = try FileSystem.writeFileAtomically(folder + "Odd Name.json", Array("{}\n".utf8), durable: false)
         try FileSystem.removeFile(folder + "chair.json")
@@ -32,15 +36,8 @@ import Testing
     /// it holds is still reported: a stray file, and a new file among the pieces of long ids.
     @Test func everyRecordFileInPlaceStillLeavesStrayFilesFound() throws {
         let directory = try TemporaryDirectory()
-        let store = try Store.create(at: directory.path + "/store")
+        let (store, folder) = try Self.store(in: directory, ids: ["lamp"])
         defer { store.close() }
-        let products = try EntityName("Product")
-        let long = try RecordID(String(repeating: "a", count: 250))
-        try store.put(["name": "Lamp"], entity: products, id: RecordID("lamp"))
-        try store.put(["name": "Long"], entity: products, id: long)
-        try store.writeSnapshot()
-        #expect(try store.status().isClean)
-        let folder = store.path + "/records/Product/"
         _ = try FileSystem.writeFileAtomically(folder + "notes.txt", Array("hello\n".utf8), durable: false)
         let longFolder = folder + String(repeating: "a", count: 240) + "~/"
         #expect(FileSystem.isDirectory(longFolder))
