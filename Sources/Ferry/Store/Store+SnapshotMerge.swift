@@ -24,19 +24,7 @@ extension Store {
             return
         }
         frozen.records = records
-        snapshotMerge = SnapshotMerge(frozen: frozen, stagingPath: layout.indexMerging, deltaOnly: Self.mergesIntoDelta(records, options))
-    }
-
-    /// Whether a merge of `records` (the states handed over, on the snapshot and delta they
-    /// were read with) writes a new delta instead of a new snapshot: when the delta it makes
-    /// holds at most ``StoreOptions/mergeInterval`` records and the snapshot at least four
-    /// times that. Rewriting a million-record snapshot for every 16k records an import wrote
-    /// cost it a third more time than every 64k; the delta costs what changed, and the
-    /// snapshot is still rewritten once per merge interval of changes at most.
-    static func mergesIntoDelta(_ records: RecordTable, _ options: StoreOptions) -> Bool {
-        guard let base = records.base else { return false }
-        let limit = max(1, options.mergeInterval)
-        return records.changedCount <= limit && base.header.recordCount >= 4 * limit
+        snapshotMerge = SnapshotMerge(frozen: frozen, stagingPath: layout.indexMerging)
     }
 
     /// Waits for a running merge and swaps its snapshot in, keeping in memory only the records
@@ -59,10 +47,6 @@ extension Store {
             index.records.markDamaged(damage)
             return
         }
-        if merge.deltaOnly {
-            try finishDeltaMerge(merge)
-            return
-        }
         do throws(SystemError) {
             try FileSystem.rename(merge.stagingPath, to: layout.index)
             try FileSystem.removeFile(layout.indexDelta)
@@ -83,27 +67,6 @@ extension Store {
         index.records.completeMerge(into: snapshot, frozen: frozen.records)
         snapshotSequence = frozen.headSequence
         persistedHead = frozen.headSequence
-    }
-
-    /// Swaps in the delta a finished merge wrote, keeping the snapshot: the states it holds
-    /// leave memory, and lookups find them in the delta.
-    private func finishDeltaMerge(_ merge: SnapshotMerge) throws(StoreError) {
-        do throws(SystemError) { try FileSystem.rename(merge.stagingPath, to: layout.indexDelta) } catch {
-            index.records.abandonMerge()
-            throw .io(error)
-        }
-        let delta: SnapshotFile?
-        do { delta = try SnapshotFile.open(layout.indexDelta, magic: SnapshotFile.deltaMagic) } catch {
-            index.records.abandonMerge()
-            throw error
-        }
-        guard let delta else {
-            index.records.abandonMerge()
-            return
-        }
-        index.records.completeDeltaMerge(into: delta, frozen: merge.frozen.records)
-        snapshotSequence = merge.frozen.headSequence
-        persistedHead = merge.frozen.headSequence
     }
 
     /// Drops a running merge (waiting for its thread), taking its states back into memory:

@@ -74,56 +74,6 @@ import FerryTestSupport
         #expect(report.isClean, "\(report.findings)")
     }
 
-    /// A merge of at most one interval of changes on a snapshot four intervals or more large
-    /// writes a delta and keeps the snapshot; the next, past the interval, rewrites the
-    /// snapshot. Reads, a reopened store and verify see every record either way.
-    @Test func aSmallMergeWritesADeltaAndTheNextTheSnapshot() throws {
-        let directory = try TemporaryDirectory()
-        let path = directory.subpath("s")
-        var expected: [String: JSONValue] = [:]
-        func write(_ ids: Range<Int>, round: Int, to store: Store) throws {
-            try store.write(ids.map { .put(key("n\($0)"), ["round": .integer(Int64(round))]) })
-            for id in ids { expected["n\(id)"] = ["round": .integer(Int64(round))] }
-        }
-        func inode(_ file: String) -> UInt64? { (try? FileSystem.status(file))??.inode }
-        do {
-            let store = try Store.create(at: path, options: options(interval: 100))
-            for start in stride(from: 0, to: 600, by: 50) { try write(start..<start + 50, round: 0, to: store) }
-            try store.writeSnapshot()
-            let snapshot = inode(store.layout.index)
-            #expect(snapshot != nil && !FileSystem.exists(store.layout.indexDelta))
-            // 100 changes (updates and new records): a merge into a delta.
-            try write(550..<600, round: 1, to: store)
-            try write(600..<650, round: 1, to: store)
-            let merge = try #require(store.snapshotMerge)
-            #expect(merge.deltaOnly)
-            try store.finishSnapshotMerge()
-            #expect(inode(store.layout.index) == snapshot, "the snapshot is kept")
-            #expect(store.index.records.delta?.header.recordCount == 100)
-            #expect(store.index.records.inMemoryCount == 0)
-            try expectRecords(store, expected)
-            // 100 more: with the delta's 100, past the interval, a whole new snapshot.
-            try write(0..<50, round: 2, to: store)
-            try write(640..<690, round: 2, to: store)
-            #expect(store.snapshotMerge?.deltaOnly == false)
-            try store.finishSnapshotMerge()
-            #expect(inode(store.layout.index) != snapshot && !FileSystem.exists(store.layout.indexDelta))
-            try expectRecords(store, expected)
-            // And one more delta, left for the next open to read.
-            try write(100..<200, round: 3, to: store)
-            try store.finishSnapshotMerge()
-            #expect(store.index.records.delta != nil)
-            #expect(try store.status().isClean)
-            store.close()
-        }
-        let store = try Store.open(at: path)
-        try expectRecords(store, expected)
-        #expect(try store.status().isClean)
-        store.close()
-        let report = try StoreVerifier(path: path).verify()
-        #expect(report.isClean, "\(report.findings)")
-    }
-
     @Test func writesMadeDuringAMergeStayInMemoryWhenItIsSwappedIn() throws {
         let directory = try TemporaryDirectory()
         let (store, merge) = try storeWithFinishedMerge(at: directory.subpath("s"))
