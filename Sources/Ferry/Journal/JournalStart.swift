@@ -75,14 +75,10 @@ public struct JournalStart: Sendable, Hashable {
     // MARK: JSON
 
     public var jsonValue: JSONValue {
-        var frontierMembers: [String: JSONValue] = [:]
-        for (origin, counter) in frontier.knowledge.sortedCounters {
-            frontierMembers[origin.rawValue] = [.integer(Int64(counter)), frontier.digests[origin].map { .string($0.hex) } ?? .null]
-        }
         return [
             "ferry-journal-start": .integer(Self.format), "first": .integer(Int64(clamping: first)), "previous": .string(previous.hex),
             "kept": ["folder": .string(keptFolder), "entries": .integer(Int64(keptEntries))],
-            "frontier": .object(frontierMembers),
+            "frontier": frontier.jsonValue,
             "archives": .array(
                 archives.map {
                     ["path": .string($0.path), "first": .integer(Int64(clamping: $0.first)), "last": .integer(Int64(clamping: $0.last))]
@@ -104,18 +100,8 @@ public struct JournalStart: Sendable, Hashable {
         guard let folder = value["kept"]?["folder"]?.stringValue, !folder.contains("/"), folder.hasPrefix("kept-"),
             let entries = value["kept"]?["entries"]?.integerValue, entries >= 0
         else { throw bad("no kept entries folder") }
-        var counters: [ReplicaID: UInt64] = [:]
-        var digests: [ReplicaID: SHA256Digest] = [:]
-        for (originText, item) in value["frontier"]?.objectValue ?? [:] {
-            guard let origin = ReplicaID(originText), let pair = item.arrayValue, pair.count == 2, let counter = pair[0].integerValue,
-                counter > 0
-            else { throw bad("a bad frontier entry for \(originText)") }
-            counters[origin] = UInt64(counter)
-            if let hex = pair[1].stringValue {
-                guard let digest = SHA256Digest(hex: hex) else { throw bad("a bad digest for \(originText)") }
-                digests[origin] = digest
-            }
-        }
+        let frontier: ReplicaFrontier
+        do { frontier = try ReplicaFrontier(json: value["frontier"]?.objectValue ?? [:]) } catch { throw bad(error.reason) }
         var archives: [Archive] = []
         for item in value["archives"]?.arrayValue ?? [] {
             guard let path = item["path"]?.stringValue, !path.isEmpty, let from = item["first"]?.integerValue, from >= 1,
@@ -128,7 +114,7 @@ public struct JournalStart: Sendable, Hashable {
         else { throw bad("no compaction time") }
         self.init(
             first: UInt64(first), previous: previous, keptFolder: folder, keptEntries: Int(entries),
-            frontier: ReplicaFrontier(knowledge: VersionVector(counters), digests: digests), archives: archives,
+            frontier: frontier, archives: archives,
             compacted: UInt64(compacted))
     }
 

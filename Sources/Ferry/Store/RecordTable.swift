@@ -302,6 +302,24 @@ struct RecordTable: Sequence {
         base?.decodeRecord(line)
     }
 
+    /// Calls `body` with every record's state, those unchanged since the snapshot read from it
+    /// a line at a time and decoded one by one, so the table is never held whole.
+    /// - Returns: `false`, having stopped, when a snapshot line cannot be read.
+    func forEachStateStreaming(_ body: (RecordState) -> Void) -> Bool {
+        var intact = true
+        forEachForScan(
+            unchanged: { _, line, _ in
+                guard intact else { return }
+                guard let (_, state) = decode(line: line) else {
+                    intact = false
+                    return
+                }
+                body(state)
+            },
+            changed: { _, state in if intact { body(state) } })
+        return intact
+    }
+
     /// The keys of every record.
     var keys: [RecordKey] { map(\.key) }
 }

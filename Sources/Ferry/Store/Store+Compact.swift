@@ -202,8 +202,7 @@ extension Store {
         let seenByEveryPeer = checkpoints().map(\.localPosition).min() ?? UInt64.max
         var kept: [UInt64] = []
         var dropped = 0
-        var damaged = false
-        func take(_ state: RecordState) {
+        let intact = index.records.forEachStateStreaming { state in
             let newest = state.versions.map(\.sequence).max() ?? 0
             if state.versions.allSatisfy(\.isDelete), newest < first, newest <= seenByEveryPeer,
                 state.versions.allSatisfy({ $0.timestamp.physical <= horizon })
@@ -213,17 +212,7 @@ extension Store {
             }
             for version in state.versions where version.sequence < first { kept.append(version.sequence) }
         }
-        index.records.forEachForScan(
-            unchanged: { _, line, _ in
-                guard !damaged else { return }
-                guard let (_, state) = index.records.decode(line: line) else {
-                    damaged = true
-                    return
-                }
-                take(state)
-            },
-            changed: { _, state in take(state) })
-        if damaged { throw .damagedIndex(reason: "a record line cannot be read") }
+        guard intact else { throw .damagedIndex(reason: "a record line cannot be read") }
         kept.sort()
         return (kept, dropped)
     }

@@ -78,10 +78,6 @@ public struct StoreBase: Sendable, Hashable {
     // MARK: JSON
 
     public var jsonValue: JSONValue {
-        var frontierMembers: [String: JSONValue] = [:]
-        for (origin, counter) in frontier.knowledge.sortedCounters {
-            frontierMembers[origin.rawValue] = [.integer(Int64(counter)), frontier.digests[origin].map { .string($0.hex) } ?? .null]
-        }
         func value(_ join: Join) -> JSONValue {
             var members: [String: JSONValue] = [
                 "hub": .string(join.hub.rawValue), "location": .string(join.location), "snapshot": .string(join.snapshot.hex),
@@ -92,7 +88,7 @@ public struct StoreBase: Sendable, Hashable {
             return .object(members)
         }
         return [
-            "ferry-base": .integer(Self.format), "frontier": .object(frontierMembers), "joins": .array(joins.map(value)),
+            "ferry-base": .integer(Self.format), "frontier": frontier.jsonValue, "joins": .array(joins.map(value)),
             "pending": pending.map(value) ?? .null,
         ]
     }
@@ -104,18 +100,8 @@ public struct StoreBase: Sendable, Hashable {
         guard let format = value["ferry-base"]?.integerValue else { throw bad("no \"ferry-base\" format number") }
         guard format == Self.format else { throw bad("format \(format); this ferry reads format \(Self.format)") }
         guard let frontierValue = value["frontier"]?.objectValue else { throw bad("no \"frontier\"") }
-        var counters: [ReplicaID: UInt64] = [:]
-        var digests: [ReplicaID: SHA256Digest] = [:]
-        for (originText, item) in frontierValue {
-            guard let origin = ReplicaID(originText), let pair = item.arrayValue, pair.count == 2, let counter = pair[0].integerValue,
-                counter > 0
-            else { throw bad("a bad frontier entry for \(originText)") }
-            counters[origin] = UInt64(counter)
-            if let hex = pair[1].stringValue {
-                guard let digest = SHA256Digest(hex: hex) else { throw bad("a bad digest for \(originText)") }
-                digests[origin] = digest
-            }
-        }
+        let frontier: ReplicaFrontier
+        do { frontier = try ReplicaFrontier(json: frontierValue) } catch { throw bad(error.reason) }
         func join(_ item: JSONValue) throws(StoreError) -> Join {
             guard let hubText = item["hub"]?.stringValue, let hub = ReplicaID(hubText), let location = item["location"]?.stringValue,
                 let snapshotText = item["snapshot"]?.stringValue, let snapshot = SHA256Digest(hex: snapshotText),
@@ -135,6 +121,6 @@ public struct StoreBase: Sendable, Hashable {
         for item in value["joins"]?.arrayValue ?? [] { joins.append(try join(item)) }
         var pending: Join?
         if let item = value["pending"], item != .null { pending = try join(item) }
-        self.init(frontier: ReplicaFrontier(knowledge: VersionVector(counters), digests: digests), joins: joins, pending: pending)
+        self.init(frontier: frontier, joins: joins, pending: pending)
     }
 }

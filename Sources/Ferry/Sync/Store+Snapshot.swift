@@ -37,22 +37,11 @@ extension Store {
             var sequences: [UInt64] = []
             var records = 0
             sequences.reserveCapacity(index.records.count)
-            var damaged = false
-            index.records.forEachForScan(
-                unchanged: { _, line, _ in
-                    guard !damaged else { return }
-                    guard let (_, state) = index.records.decode(line: line) else {
-                        damaged = true
-                        return
-                    }
-                    records += 1
-                    for version in state.versions { sequences.append(version.sequence) }
-                },
-                changed: { _, state in
-                    records += 1
-                    for version in state.versions { sequences.append(version.sequence) }
-                })
-            if damaged {
+            let intact = index.records.forEachStateStreaming { state in
+                records += 1
+                for version in state.versions { sequences.append(version.sequence) }
+            }
+            if !intact {
                 // Rebuilt from the journal by the read access, which then asks again.
                 index.records.markDamaged("a record line cannot be read")
                 return nil

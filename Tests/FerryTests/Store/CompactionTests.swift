@@ -21,6 +21,18 @@ import FerryTestSupport
         try store.delete(entity: notes, id: RecordID("r1"))
     }
 
+    /// Store `a` with a history, compacted after `b` synced its first record only: `b` is a
+    /// peer that lacks archived changes.
+    func compactedStoreWithStalePeer(_ directory: TemporaryDirectory) async throws -> (a: Store, b: Store) {
+        let a = try makeStore(directory, "a")
+        let b = try makeStore(directory, "b")
+        try a.put(["v": 1], entity: notes, id: RecordID("first"))
+        _ = try await b.sync(with: FolderTransport(path: a.path))
+        try writeHistory(a)
+        _ = try a.compact(CompactionOptions(keep: 0))
+        return (a, b)
+    }
+
     func snapshot(_ store: Store) throws -> [String: JSONValue] {
         var result: [String: JSONValue] = [:]
         for (id, document) in try store.records(of: notes) { result[id.rawValue] = document }
@@ -229,12 +241,7 @@ import FerryTestSupport
     /// replica joins; with the archive in place its full history is served.
     @Test func syncWithAPeerAfterCompactionWorksBothWays() async throws {
         let directory = try TemporaryDirectory()
-        let a = try makeStore(directory, "a")
-        let b = try makeStore(directory, "b")
-        try a.put(["v": 1], entity: notes, id: RecordID("first"))
-        _ = try await b.sync(with: FolderTransport(path: a.path))
-        try writeHistory(a)
-        _ = try a.compact(CompactionOptions(keep: 0))
+        let (a, b) = try await compactedStoreWithStalePeer(directory)
         try a.put(["v": 1], entity: notes, id: RecordID("fromA"))
         try b.put(["v": 1], entity: notes, id: RecordID("fromB"))
         // A's side: A pushes B what it lacks, read from the archive.
@@ -259,12 +266,7 @@ import FerryTestSupport
 
     @Test func aStalePeerTakesTheStateWhenTheArchiveIsGone() async throws {
         let directory = try TemporaryDirectory()
-        let a = try makeStore(directory, "a")
-        let b = try makeStore(directory, "b")
-        try a.put(["v": 1], entity: notes, id: RecordID("first"))
-        _ = try await b.sync(with: FolderTransport(path: a.path))
-        try writeHistory(a)
-        _ = try a.compact(CompactionOptions(keep: 0))
+        let (a, b) = try await compactedStoreWithStalePeer(directory)
         try FileSystem.rename(directory.subpath("a/archive"), to: directory.subpath("moved"))
         try b.put(["v": 1], entity: notes, id: RecordID("fromB"))
         // From A's side the push needs the archive: a clear error, nothing lost.
