@@ -2,9 +2,10 @@ import Dispatch
 import Foundation
 
 /// One pass over a store's journal files for ``StoreVerifier``: every line parsed once and its
-/// hash checked on its bytes, the entries replayed (into a compact ``ReplayTable``) as the store
-/// would, and the index snapshot compared with the replay when the replay reaches the
-/// snapshot's position.
+/// hash checked on its bytes, and the entries sorted by record into the partitions of a
+/// ``ReplaySpill``, for ``PartitionedReplay`` to replay one partition at a time. The scan notes
+/// the point of the replay where the index snapshot's head is (``indexPoint``), so that each
+/// partition is compared with the index there.
 ///
 /// Reads one segment file at a time. Parsing and hashing a segment's lines is spread over the
 /// cores, a segment ahead of the replay, which is sequential. A first scan keeps nothing per
@@ -44,11 +45,28 @@ struct JournalScan: Sendable {
     /// snapshot), when it could be read, and that file's path.
     private(set) var snapshotHead: StoreHead?
     private(set) var snapshotHeadPath = ".ferry/index"
-    var comparedIndex = false
-    /// The index the journal replays to (in file order).
-    var replay = ReplayTable(lineNumbers: nil)
+    /// The journal's entries, by record, in replay order (file order).
+    private(set) var spill = ReplaySpill(partitions: 1)
+    /// The records a partition of ``spill`` should hold, about (tests lower it).
+    var recordsPerPartition = 65_536
+    /// Where the replay reaches the index's head, when it does: the index is compared there.
+    private(set) var indexPoint: IndexPoint?
+    var comparedIndex: Bool { indexPoint != nil }
+    /// For each replica, the counter of its latest change (archived ones included).
+    private(set) var knowledge = VersionVector()
+    /// The highest clock stamp replayed.
+    private(set) var latestModification = HybridTimestamp.zero
 
-    private var indexFiles: SnapshotComparison.IndexFiles?
+    /// The replay's state at the index's head, as far as the scan knows it.
+    struct IndexPoint: Sendable {
+        /// The entries replayed before the comparison (see ``ReplaySpill/Spilled/ordinal``).
+        var ordinal: Int
+        var knowledge: VersionVector
+        var latestModification: HybridTimestamp
+    }
+
+    /// The index files, when they could be read.
+    private(set) var indexFiles: SnapshotComparison.IndexFiles?
     /// Whether every line so far continued the chain (then file order is journal order).
     private var orderly = true
     private var lastSequence: UInt64 = 0
@@ -83,9 +101,6 @@ struct JournalScan: Sendable {
                 snapshotHead = files.head
                 snapshotHeadPath = files.delta?.path ?? files.snapshot.path
                 anchorSequences.insert(files.head.sequence)
-                replay = ReplayTable(
-                    lineNumbers: SnapshotComparison.lineNumbers(files),
-                    expectedCount: files.delta?.totalRecords ?? files.snapshot.recordCount)
             case .failure(let unreadable):
                 indexFindings.append(
                     VerificationFinding(
@@ -93,6 +108,7 @@ struct JournalScan: Sendable {
                         message: "unreadable index snapshot (\(unreadable.reason)); opening the store rebuilds it"))
             }
         }
+        spill = ReplaySpill(partitions: partitionCount())
         if snapshotHead?.sequence == 0 { compareIndex() }
         if let start {
             replayKept(start)
@@ -101,11 +117,27 @@ struct JournalScan: Sendable {
         readSegments()
     }
 
-    /// Compares the index with the replay as it is now (at the index's head).
+    /// The records expected, from the index, else from the journal's size (an entry takes a
+    /// few hundred bytes), over the records a partition should hold.
+    private func partitionCount() -> Int {
+        let expected: Int
+        if let indexFiles {
+            expected = indexFiles.delta?.totalRecords ?? indexFiles.snapshot.recordCount
+        } else {
+            let files = (try? FileSystem.contents(ofDirectory: layout.journal)) ?? []
+            let bytes = files.filter { $0.name.hasSuffix(".jsonl") }.reduce(0) { total, file in
+                total + Int((try? FileSystem.status(layout.journal + "/" + file.name))??.size ?? 0)
+            }
+            expected = bytes / 256
+        }
+        let perPartition = max(1, recordsPerPartition)
+        return max(1, (expected + perPartition - 1) / perPartition)
+    }
+
+    /// Notes that the index is compared with the replay as it is now (at the index's head).
     private mutating func compareIndex() {
-        guard let indexFiles, !comparedIndex else { return }
-        comparedIndex = true
-        indexFindings += SnapshotComparison.findings(indexFiles, replay: replay)
+        guard indexFiles != nil, indexPoint == nil else { return }
+        indexPoint = IndexPoint(ordinal: spill.entryCount, knowledge: knowledge, latestModification: latestModification)
     }
 
     private mutating func readSegments() {
@@ -374,7 +406,7 @@ struct JournalScan: Sendable {
             }
         }
         // The store holds every archived change, as its index says.
-        replay.raiseKnowledge(to: start.frontier.knowledge)
+        for (origin, counter) in start.frontier.knowledge.sortedCounters where counter > knowledge[origin] { knowledge[origin] = counter }
     }
 
     /// A kept entry's version (a compacted journal's entries before its start), read again
@@ -397,16 +429,12 @@ struct JournalScan: Sendable {
         return nil
     }
 
-    /// Replays one entry as the store does, reading the record's current version again when
-    /// the replay needs it in full (a concurrent version).
+    /// Adds one entry to the replay, in order.
     private mutating func apply(_ entry: JournalEntry, hashes: DecodedLine.Hashes) {
-        let outcome = replay.apply(entry, content: hashes.content, file: hashes.file)
-        guard case .needsVersion(let sequence) = outcome else { return }
-        let current = version(atSequence: sequence)
-            ?? RecordVersion(
-                identity: ChangeIdentity(origin: entry.change.origin, counter: 0), timestamp: .zero, version: VersionVector(),
-                isDelete: false, contentHash: .zero, sequence: sequence)
-        _ = replay.apply(entry, content: hashes.content, file: hashes.file, current: current)
+        spill.add(ReplayTable.Entry(entry), content: hashes.content, file: hashes.file)
+        let change = entry.change
+        if knowledge[change.origin] < change.counter { knowledge[change.origin] = change.counter }
+        if change.timestamp > latestModification { latestModification = change.timestamp }
     }
 
     /// The version the entry with `sequence` made, read again from its segment.

@@ -6,45 +6,24 @@
 /// version of the same record that Ferry wrote: then a crash came between the journal append
 /// and the file update, and opening the store repairs it.
 ///
-/// Live records' files are opened by their expected paths, a chunk of records at a time spread
-/// over the cores; the folders are then listed (names only, streamed) for files no live record
-/// accounts for, each name looked up in the replay. Nothing per record is kept but findings.
+/// Works one partition of records at a time (see ``ReplaySpill``): the folders are listed
+/// once (names only, streamed), each name that could be a record's sent to its record's
+/// partition; then each partition's live records' files are opened by their expected paths, a
+/// chunk at a time spread over the cores, and the partition's names no live record accounts for
+/// are looked up in its replay. Nothing per record is kept but findings.
 struct RecordFileCheck {
     let layout: StoreLayout
     let scan: JournalScan
     let chain: JournalChainAnalysis.Result
-    /// Called after each chunk of live records with the number checked and the number in all.
-    var progress: (@Sendable (_ done: Int, _ total: Int) -> Void)?
 
     /// Records checked together on the cores.
     static let chunkSize = 8192
 
-    func run() -> [VerificationFinding] {
-        let replay = scan.replay
-        let liveCount = replay.liveRecordCount
-        if liveCount > 0 && !FileSystem.isDirectory(layout.records) {
-            return [
-                VerificationFinding(
-                    kind: .missingRecordFile, path: "records",
-                    message: "deleted: the records folder is gone, with the files of \(liveCount) live records (uncommitted)")
-            ]
-        }
+    /// Lists the files under `records/`, sending each that names a record to its partition of
+    /// `spill`; returns the findings about the others (not entity folders, not regular files,
+    /// not record file names).
+    func spillFileNames(into spill: ReplaySpill) -> [VerificationFinding] {
         var findings: [VerificationFinding] = []
-        var done = 0
-        var start = 0
-        while start < replay.count {
-            let end = min(replay.count, start + Self.chunkSize)
-            let first = start
-            let checked = ParallelWork.map(count: end - start, minimumChunk: 256) { [self] offset -> VerificationFinding? in
-                let index = first + offset
-                guard replay.slots[index].flags.contains(.live) else { return nil }
-                return checkLive(index)
-            }
-            findings += checked.compactMap { $0 }
-            for index in start..<end where replay.slots[index].flags.contains(.live) { done += 1 }
-            progress?(done, liveCount)
-            start = end
-        }
         for entityFolder in (try? FileSystem.contents(ofDirectory: layout.records)) ?? [] {
             let folderPath = "records/" + entityFolder.name
             guard entityFolder.kind == .directory, let entity = try? EntityName(entityFolder.name) else {
@@ -55,16 +34,50 @@ struct RecordFileCheck {
                 continue
             }
             RecordFileWalker.forEach(under: layout.records + "/" + entityFolder.name) { file in
-                // A live record's file (its canonical path) was checked above.
-                if file.kind == .regular, let id = RecordFileName.id(fromRelativePath: file.relativePath),
-                    let index = replay.index(of: RecordKey(entity: entity, id: id)), replay.slots[index].flags.contains(.live)
-                {
+                let path = folderPath + "/" + file.relativePath
+                guard file.kind == .regular else {
+                    findings.append(VerificationFinding(kind: .unexpectedRecordFile, path: path, message: "unexpected: not a regular file"))
                     return
                 }
-                if let finding = checkUnaccounted(file, entity: entity, path: folderPath + "/" + file.relativePath) {
-                    findings.append(finding)
+                guard let id = RecordFileName.id(fromRelativePath: file.relativePath) else {
+                    findings.append(VerificationFinding(kind: .unexpectedRecordFile, path: path, message: "unexpected: not a record file name"))
+                    return
                 }
+                spill.addFileName(entity: entity, id: id, relativePath: file.relativePath)
             }
+        }
+        return findings
+    }
+
+    /// Checks the files of one partition's records: every live record's file, the partition's
+    /// names from ``spillFileNames(into:)`` that no live record accounts for, and the conflict
+    /// files of its conflicted records.
+    ///
+    /// - Parameter checked: Called after each chunk of live records with the number checked.
+    func check(
+        _ replay: ReplayTable, partition: Int, spill: ReplaySpill, checked: (Int) -> Void
+    ) -> [VerificationFinding] {
+        var findings: [VerificationFinding] = []
+        var start = 0
+        while start < replay.count {
+            let end = min(replay.count, start + Self.chunkSize)
+            let first = start
+            let results = ParallelWork.map(count: end - start, minimumChunk: 256) { [self] offset -> VerificationFinding? in
+                let index = first + offset
+                guard replay.slots[index].flags.contains(.live) else { return nil }
+                return checkLive(index, in: replay)
+            }
+            findings += results.compactMap { $0 }
+            checked((start..<end).filter { replay.slots[$0].flags.contains(.live) }.count)
+            start = end
+        }
+        spill.forEachFileName(in: partition) { name in
+            // A live record's file (its canonical path) was checked above.
+            guard let id = RecordFileName.id(fromRelativePath: name.relativePath) else { return }
+            let key = RecordKey(entity: name.entity, id: id)
+            if let index = replay.index(of: key), replay.slots[index].flags.contains(.live) { return }
+            let path = "records/" + name.entity.rawValue + "/" + name.relativePath
+            findings.append(checkUnaccounted(key, path: path, in: replay))
         }
         for (index, state) in replay.complex where state.isLive && state.versions.count > 1 {
             let key = replay.key(at: index)
@@ -78,13 +91,13 @@ struct RecordFileCheck {
                 }
             }
         }
-        return findings.sorted { $0.path.utf8.lexicographicallyPrecedes($1.path.utf8) }
+        return findings
     }
 
     /// The state of the record in slot `index`, its current version read again from the journal
     /// when the replay keeps only its fingerprints.
-    private func state(at index: Int) -> RecordState? {
-        scan.replay.state(at: index) { sequence in scan.version(atSequence: sequence) }
+    private func state(at index: Int, in replay: ReplayTable) -> RecordState? {
+        replay.state(at: index) { sequence in scan.version(atSequence: sequence) }
     }
 
     private func relative(_ path: String) -> String {
@@ -92,8 +105,8 @@ struct RecordFileCheck {
     }
 
     /// Compares a live record's file with the replay's winner.
-    private func checkLive(_ index: Int) -> VerificationFinding? {
-        let key = scan.replay.key(at: index)
+    private func checkLive(_ index: Int, in replay: ReplayTable) -> VerificationFinding? {
+        let key = replay.key(at: index)
         let path = "records/" + key.entity.rawValue + "/" + RecordFileName.relativePath(for: key.id)
         let bytes: [UInt8]
         switch Self.read(layout.root + "/" + path) {
@@ -106,8 +119,8 @@ struct RecordFileCheck {
         case .bytes(let read):
             bytes = read
         }
-        if let expected = scan.replay.expectedFile(at: index), FileFingerprint(compacting: bytes) == expected { return nil }
-        guard let state = state(at: index) else {
+        if let expected = replay.expectedFile(at: index), FileFingerprint(compacting: bytes) == expected { return nil }
+        guard let state = state(at: index, in: replay) else {
             return VerificationFinding(kind: .unreadableFile, path: path, record: key, message: "the journal entry of this record's version cannot be read again")
         }
         // Same content in another layout is not an edit.
@@ -126,16 +139,9 @@ struct RecordFileCheck {
             message: "modified: the file differs from the journal's version of \(key) (seq \(state.winner.sequence)); a hand edit, not committed")
     }
 
-    /// A file under `records/<Entity>/` that no live record accounts for.
-    private func checkUnaccounted(_ file: RecordFileWalker.File, entity: EntityName, path: String) -> VerificationFinding? {
-        guard file.kind == .regular else {
-            return VerificationFinding(kind: .unexpectedRecordFile, path: path, message: "unexpected: not a regular file")
-        }
-        guard let id = RecordFileName.id(fromRelativePath: file.relativePath) else {
-            return VerificationFinding(kind: .unexpectedRecordFile, path: path, message: "unexpected: not a record file name")
-        }
-        let key = RecordKey(entity: entity, id: id)
-        guard let index = scan.replay.index(of: key), let state = state(at: index) else {
+    /// A regular file under `records/<Entity>/`, named for `key`, that no live record accounts for.
+    private func checkUnaccounted(_ key: RecordKey, path: String, in replay: ReplayTable) -> VerificationFinding {
+        guard let index = replay.index(of: key), let state = state(at: index, in: replay) else {
             return VerificationFinding(
                 kind: .unexpectedRecordFile, path: path, record: key,
                 message: "created: the journal has no record \(key); a file added by hand and not committed")

@@ -1,7 +1,8 @@
-/// The journal's replay for ``StoreVerifier``, in a compact form: what ``StoreIndex`` would hold
-/// after replaying the journal, reduced to what verifying needs, in one fixed-size slot per
-/// record and the record ids' bytes in one buffer, so its memory stays about 80 bytes a record
-/// (a million records: 80 MB, where a ``StoreIndex`` of decoded states took over a gigabyte).
+/// The journal's replay of one partition of records for ``StoreVerifier`` (see
+/// ``ReplaySpill``), in a compact form: what ``StoreIndex`` would hold after replaying the
+/// journal, reduced to what verifying needs, in one fixed-size slot per record and the record
+/// ids' bytes in one buffer, so its memory stays about 80 bytes a record (a partition of 65k
+/// records: 5 MB, where a ``StoreIndex`` of decoded states of a million took over a gigabyte).
 ///
 /// A record with one current version whose causal version names at most two replicas (nearly
 /// every record) keeps in its slot only that version's vector, its journal sequence, its file's
@@ -67,17 +68,6 @@ struct ReplayTable: Sendable {
     /// For the versions of complex records: their files' fingerprints, by sequence.
     private var complexFiles: [UInt64: FileFingerprint] = [:]
     private var liveByEntity: [Int] = []
-
-    /// For each replica, the counter of its latest change.
-    private(set) var knowledge = VersionVector()
-    /// Raises ``knowledge`` to `other` where it is higher (a compacted journal's archived
-    /// changes, which the store holds without replaying them).
-    mutating func raiseKnowledge(to other: VersionVector) {
-        for (origin, counter) in other.sortedCounters where counter > knowledge[origin] { knowledge[origin] = counter }
-    }
-
-    /// The highest clock stamp.
-    private(set) var latestModification = HybridTimestamp.zero
 
     /// - Parameter lineNumbers: The index's replica numbering, to fingerprint each record's
     ///   index line as the replay goes; `nil` when there is no index to compare.
@@ -192,18 +182,46 @@ struct ReplayTable: Sendable {
 
     // MARK: Replay
 
+    /// What replaying a journal entry reads of it.
+    struct Entry: Sendable {
+        var key: RecordKey
+        var origin: ReplicaID
+        var counter: UInt64
+        var timestamp: HybridTimestamp
+        var version: VersionVector
+        var isDelete: Bool
+        var sequence: UInt64
+
+        init(key: RecordKey, origin: ReplicaID, counter: UInt64, timestamp: HybridTimestamp, version: VersionVector, isDelete: Bool, sequence: UInt64) {
+            self.key = key
+            self.origin = origin
+            self.counter = counter
+            self.timestamp = timestamp
+            self.version = version
+            self.isDelete = isDelete
+            self.sequence = sequence
+        }
+
+        init(_ entry: JournalEntry) {
+            let change = entry.change
+            self.init(
+                key: change.key, origin: change.origin, counter: change.counter, timestamp: change.timestamp,
+                version: change.version, isDelete: change.isDelete, sequence: entry.sequence)
+        }
+    }
+
     /// Replays one entry as ``StoreIndex/apply(_:contentHash:before:)`` does.
     /// - Parameters:
     ///   - content: The document's content hash (zero for a delete).
     ///   - file: The fingerprint of the record file Ferry writes for the document.
     ///   - current: The record's current version, when an earlier call asked for it.
-    mutating func apply(_ entry: JournalEntry, content: SHA256Digest, file: FileFingerprint?, current: RecordVersion? = nil) -> Outcome {
-        let change = entry.change
+    mutating func apply(_ entry: Entry, content: SHA256Digest, file: FileFingerprint?, current: RecordVersion? = nil) -> Outcome {
         let incoming = RecordVersion(
-            identity: change.identity, timestamp: change.timestamp, version: change.version, isDelete: change.isDelete,
-            contentHash: change.isDelete ? .zero : content, sequence: entry.sequence)
-        let entity = entityNumber(change.key.entity)
-        var id = change.key.id.rawValue
+            identity: ChangeIdentity(origin: entry.origin, counter: entry.counter), timestamp: entry.timestamp,
+            version: entry.version, isDelete: entry.isDelete, contentHash: entry.isDelete ? .zero : content,
+            sequence: entry.sequence)
+        let entity = entityNumber(entry.key.entity)
+        var id = entry.key.id.rawValue
         let (found, bucket) = id.withUTF8 { find(entity: entity, id: UnsafeRawBufferPointer($0)) }
         let index: Int
         let wasLive: Bool
@@ -248,8 +266,6 @@ struct ReplayTable: Sendable {
         }
         let isLive = slots[index].flags.contains(.live)
         if isLive != wasLive { liveByEntity[Int(entity)] += isLive ? 1 : -1 }
-        if knowledge[change.origin] < change.counter { knowledge[change.origin] = change.counter }
-        if change.timestamp > latestModification { latestModification = change.timestamp }
         return .applied
     }
 

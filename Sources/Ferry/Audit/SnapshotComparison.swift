@@ -8,6 +8,12 @@
 /// the replay would write, with the replica numbering of the file it is in; the snapshot's
 /// lines must also be sorted, since the store finds records by binary search. The header's
 /// knowledge vector, clock, live counts and conflict list must be the replay's too.
+///
+/// The replay comes one partition of records at a time (see ``ReplaySpill``), so the index is
+/// read once for sums of its lines' fingerprints per partition (``scanLines(_:partitioning:)``);
+/// each partition's replay is summed the same way (``expectedTotals(_:path:)``), and only a
+/// partition whose sums differ is compared line by line to name its records
+/// (``recordFindings(_:replay:partition:partitioning:)``).
 enum SnapshotComparison {
     /// The index files, read before the journal.
     struct IndexFiles: Sendable {
@@ -52,34 +58,130 @@ enum SnapshotComparison {
         return numbers(files.snapshot.replicas)
     }
 
-    /// The differences, sorted by record (findings about no record first).
-    ///
-    /// Both sides are reduced to a fingerprint per record line: the replay's, one `Int` each,
-    /// sorted; the files' lines, streamed, are looked up in them. Memory: 8 bytes and a bit per
-    /// record, whatever the index's size.
-    static func findings(_ files: IndexFiles, replay: ReplayTable) -> [VerificationFinding] {
-        var findings = headerFindings(files, replay: replay)
+    /// Sums that stand for a multiset of line fingerprints, one per partition of records:
+    /// the index's lines and the replay's expected lines match when their sums do (the
+    /// fingerprints are seeded per process, so no file can be made to collide).
+    struct LineTotals: Sendable, Equatable {
+        var count = 0
+        var sum: UInt64 = 0
+        var mixedSum: UInt64 = 0
+        /// A line that can match no expected line (a renumbered line names a replica the
+        /// numbering lacks): the partition must be compared line by line.
+        var hasUnmatchable = false
 
-        // The lines the replay would write, fingerprinted a chunk at a time on the cores.
-        var expected: [Int] = []
-        expected.reserveCapacity(replay.count)
+        mutating func add(_ fingerprint: Int) {
+            let value = UInt64(bitPattern: Int64(fingerprint))
+            count += 1
+            sum &+= value
+            var mixed = value ^ (value >> 31)
+            mixed &*= 0x9E37_79B9_7F4A_7C15
+            mixed ^= mixed >> 29
+            mixedSum &+= mixed
+        }
+    }
+
+    /// What one pass over the index's lines found: each partition's totals, and the findings
+    /// about lines as lines (not record lines, bad stamps, out of order).
+    struct LineScan: Sendable {
+        var totals: [LineTotals]
+        var findings: [VerificationFinding] = []
+        /// The index could not be read to its end: this is the only finding about it.
+        var unreadable: VerificationFinding?
+    }
+
+    /// Reads the index's record lines once, streamed: the delta's, then the snapshot's lines it
+    /// does not replace, each added to its record's partition's totals.
+    static func scanLines(_ files: IndexFiles, partitioning: ReplayPartitioning) -> LineScan {
+        var scan = LineScan(totals: Array(repeating: LineTotals(), count: partitioning.count))
+        var replaced = Set<[UInt8]>()
+        func take(_ facts: LineFacts, number: Int, bytes: [UInt8], in file: IndexFileText) {
+            guard let fields = facts.fields else {
+                scan.findings.append(finding(file.path, nil, "unreadable: line \(number) is not a record line; remove .ferry/index to rebuild it"))
+                return
+            }
+            if !facts.hasValidStamp {
+                scan.findings.append(finding(file.path, nil, "unreadable: line \(number) has a malformed file stamp; remove .ferry/index to rebuild it"))
+            }
+            let partition = partitioning.partition(ofSortKey: fields.sortKey(bytes))
+            if let fingerprint = facts.fingerprint { scan.totals[partition].add(fingerprint) } else { scan.totals[partition].hasUnmatchable = true }
+        }
+        do throws(IndexFileText.Unreadable) {
+            if let delta = files.delta {
+                let renumbering = renumbering(files)
+                try delta.forEachPieceOfLines { lines, bytes in
+                    for (line, facts) in zip(lines, LineFacts.of(lines.map(\.range), in: bytes, renumbering: renumbering)) {
+                        take(facts, number: line.number, bytes: bytes, in: delta)
+                        if let fields = facts.fields { replaced.insert(Array(fields.sortKey(bytes))) }
+                    }
+                }
+            }
+            let snapshot = files.snapshot
+            var previous: [UInt8]?
+            var reportedOrder = false
+            try snapshot.forEachPieceOfLines { lines, bytes in
+                for (line, facts) in zip(lines, LineFacts.of(lines.map(\.range), in: bytes, renumbering: nil)) {
+                    let sortKey = facts.fields?.sortKey(bytes)
+                    if let sortKey, let before = previous, !reportedOrder, !before.lexicographicallyPrecedes(sortKey) {
+                        reportedOrder = true
+                        scan.findings.append(
+                            finding(snapshot.path, nil, "unsorted: line \(line.number) is out of order, so lookups by binary search miss records; remove .ferry/index to rebuild it"))
+                    }
+                    if let sortKey { previous = Array(sortKey) }
+                    if let sortKey, !replaced.isEmpty, replaced.contains(Array(sortKey)) { continue }
+                    take(facts, number: line.number, bytes: bytes, in: snapshot)
+                }
+            }
+        } catch {
+            scan.unreadable = finding(files.snapshot.path, nil, "unreadable index snapshot (\(error.reason)); opening the store rebuilds it")
+        }
+        return scan
+    }
+
+    /// The totals of the lines one partition's replay expects, and a finding for each record
+    /// whose versions name a replica the index does not number (no line can match it).
+    static func expectedTotals(_ replay: ReplayTable, path: String) -> (totals: LineTotals, findings: [VerificationFinding]) {
+        var totals = LineTotals()
+        var findings: [VerificationFinding] = []
+        forEachExpectedFingerprint(replay) { index, fingerprint in
+            if let fingerprint {
+                totals.add(fingerprint)
+            } else {
+                let key = replay.key(at: index)
+                findings.append(
+                    finding(path, key, "stale: the index's replica list lacks a replica in the versions of \(key); remove .ferry/index to rebuild it"))
+            }
+        }
+        return (totals, findings)
+    }
+
+    /// Calls `body` with each record's expected line fingerprint (`nil` for an unnumbered
+    /// one), fingerprinted a chunk at a time on the cores.
+    private static func forEachExpectedFingerprint(_ replay: ReplayTable, _ body: (Int, Int?) -> Void) {
         var start = 0
         while start < replay.count {
             let end = min(replay.count, start + 65_536)
             let first = start
-            let chunk = ParallelWork.map(count: end - first, minimumChunk: 4096) { offset -> Int in
-                replay.slots[first + offset].flags.contains(.unnumbered) ? 0 : lineFingerprint(replay, at: first + offset)
+            let chunk = ParallelWork.map(count: end - first, minimumChunk: 4096) { offset -> Int? in
+                replay.slots[first + offset].flags.contains(.unnumbered) ? nil : lineFingerprint(replay, at: first + offset)
             }
-            for (offset, fingerprint) in chunk.enumerated() {
-                guard replay.slots[first + offset].flags.contains(.unnumbered) else {
-                    expected.append(fingerprint)
-                    continue
-                }
-                let key = replay.key(at: first + offset)
-                findings.append(
-                    finding(files.snapshot.path, key, "stale: the index's replica list lacks a replica in the versions of \(key); remove .ferry/index to rebuild it"))
-            }
+            for (offset, fingerprint) in chunk.enumerated() { body(first + offset, fingerprint) }
             start = end
+        }
+    }
+
+    /// The differences between one partition's replay and the index's lines of that partition,
+    /// named by record: read again when the partition's totals differ.
+    ///
+    /// The replay's expected lines are reduced to a fingerprint each, sorted; the files' lines,
+    /// streamed, are looked up in them. Findings about lines as lines are ``scanLines(_:partitioning:)``'s.
+    static func recordFindings(
+        _ files: IndexFiles, replay: ReplayTable, partition: Int, partitioning: ReplayPartitioning
+    ) -> [VerificationFinding] {
+        var findings: [VerificationFinding] = []
+        var expected: [Int] = []
+        expected.reserveCapacity(replay.count)
+        forEachExpectedFingerprint(replay) { _, fingerprint in
+            if let fingerprint { expected.append(fingerprint) }
         }
         expected.sort()
         var matched = [UInt64](repeating: 0, count: expected.count / 64 + 1)
@@ -104,18 +206,12 @@ enum SnapshotComparison {
             return false
         }
 
-        // Each record line must be one of them: the delta's first, then the snapshot's lines
-        // it does not replace.
+        // Each record line of the partition must be one of them: the delta's first, then the
+        // snapshot's lines it does not replace.
         var mismatched = Set<RecordKey>()
         var replaced = Set<[UInt8]>()
-        func check(_ facts: LineFacts, number: Int, bytes: [UInt8], in file: IndexFileText) {
-            guard let fields = facts.fields else {
-                findings.append(finding(file.path, nil, "unreadable: line \(number) is not a record line; remove .ferry/index to rebuild it"))
-                return
-            }
-            if !facts.hasValidStamp {
-                findings.append(finding(file.path, nil, "unreadable: line \(number) has a malformed file stamp; remove .ferry/index to rebuild it"))
-            }
+        func check(_ facts: LineFacts, bytes: [UInt8], in file: IndexFileText) {
+            guard let fields = facts.fields, partitioning.partition(ofSortKey: fields.sortKey(bytes)) == partition else { return }
             if let fingerprint = facts.fingerprint, take(fingerprint) { return }
             let key = fields.key(bytes)
             if let key, replay.index(of: key) != nil {
@@ -128,32 +224,22 @@ enum SnapshotComparison {
         }
         do throws(IndexFileText.Unreadable) {
             if let delta = files.delta {
-                let renumbering = delta.replicas.starts(with: files.snapshot.replicas) ? nil : (delta.replicas, numbers(files.snapshot.replicas))
+                let renumbering = renumbering(files)
                 try delta.forEachPieceOfLines { lines, bytes in
-                    for (line, facts) in zip(lines, LineFacts.of(lines.map(\.range), in: bytes, renumbering: renumbering)) {
-                        check(facts, number: line.number, bytes: bytes, in: delta)
+                    for facts in LineFacts.of(lines.map(\.range), in: bytes, renumbering: renumbering) {
+                        check(facts, bytes: bytes, in: delta)
                         if let fields = facts.fields { replaced.insert(Array(fields.sortKey(bytes))) }
                     }
                 }
             }
-            let snapshot = files.snapshot
-            var previous: [UInt8]?
-            var reportedOrder = false
-            try snapshot.forEachPieceOfLines { lines, bytes in
-                for (line, facts) in zip(lines, LineFacts.of(lines.map(\.range), in: bytes, renumbering: nil)) {
-                    let sortKey = facts.fields?.sortKey(bytes)
-                    if let sortKey, let before = previous, !reportedOrder, !before.lexicographicallyPrecedes(sortKey) {
-                        reportedOrder = true
-                        findings.append(
-                            finding(snapshot.path, nil, "unsorted: line \(line.number) is out of order, so lookups by binary search miss records; remove .ferry/index to rebuild it"))
-                    }
-                    if let sortKey { previous = Array(sortKey) }
-                    if let sortKey, !replaced.isEmpty, replaced.contains(Array(sortKey)) { continue }
-                    check(facts, number: line.number, bytes: bytes, in: snapshot)
+            try files.snapshot.forEachPieceOfLines { lines, bytes in
+                for facts in LineFacts.of(lines.map(\.range), in: bytes, renumbering: nil) {
+                    if let sortKey = facts.fields?.sortKey(bytes), !replaced.isEmpty, replaced.contains(Array(sortKey)) { continue }
+                    check(facts, bytes: bytes, in: files.snapshot)
                 }
             }
         } catch {
-            return [finding(files.snapshot.path, nil, "unreadable index snapshot (\(error.reason)); opening the store rebuilds it")]
+            return []  // ``scanLines(_:partitioning:)`` read the whole index and reported it.
         }
         if matchedCount < expected.count {
             // The replay's lines no file line matched: find their records.
@@ -172,7 +258,13 @@ enum SnapshotComparison {
                 }
             }
         }
-        return findings.sorted { ($0.record?.description ?? "").utf8.lexicographicallyPrecedes(($1.record?.description ?? "").utf8) }
+        return findings
+    }
+
+    /// A delta numbered otherwise than the snapshot has its lines renumbered as they are read.
+    private static func renumbering(_ files: IndexFiles) -> (replicas: [ReplicaID], numbers: [ReplicaID: Int])? {
+        guard let delta = files.delta, !delta.replicas.starts(with: files.snapshot.replicas) else { return nil }
+        return (delta.replicas, numbers(files.snapshot.replicas))
     }
 
     /// The fingerprint of the index line the replay expects for the record in slot `index`
@@ -190,9 +282,19 @@ enum SnapshotComparison {
         return prefix.withUnsafeBytes { RecordLineFields.combine(prefix: $0, versions: slot.versionsHash) }
     }
 
+    /// What the whole replay held at the index's head, summed over its partitions, for the
+    /// index header's check.
+    struct ReplayFacts: Sendable {
+        var knowledge = VersionVector()
+        var latestModification = HybridTimestamp.zero
+        var liveCounts: [EntityName: Int] = [:]
+        var conflicted = Set<RecordKey>()
+        var recordCount = 0
+    }
+
     /// The header of the file that describes the whole index (the delta's, when there is one)
     /// against the replay.
-    private static func headerFindings(_ files: IndexFiles, replay: ReplayTable) -> [VerificationFinding] {
+    static func headerFindings(_ files: IndexFiles, replay: ReplayFacts) -> [VerificationFinding] {
         var findings: [VerificationFinding] = []
         if let unreadable = files.unreadableDelta { findings.append(unreadable) }
         let top = files.delta ?? files.snapshot
@@ -217,14 +319,14 @@ enum SnapshotComparison {
         for key in replayConflicted.subtracting(top.conflicted) {
             findings.append(finding(top.path, key, "stale: the index does not list \(key) as conflicted, but the journal's versions of it differ; remove .ferry/index to rebuild it"))
         }
-        if let delta = files.delta, let total = delta.totalRecords, total != replay.count {
+        if let delta = files.delta, let total = delta.totalRecords, total != replay.recordCount {
             findings.append(
-                finding(delta.path, nil, "stale: the index-delta counts \(total) records, the journal has \(replay.count); remove .ferry/index to rebuild it"))
+                finding(delta.path, nil, "stale: the index-delta counts \(total) records, the journal has \(replay.recordCount); remove .ferry/index to rebuild it"))
         }
         return findings
     }
 
-    private static func finding(_ path: String, _ key: RecordKey?, _ message: String) -> VerificationFinding {
+    static func finding(_ path: String, _ key: RecordKey?, _ message: String) -> VerificationFinding {
         VerificationFinding(kind: .indexMismatch, path: path, record: key, message: message)
     }
 

@@ -17,7 +17,9 @@
 ///
 /// The journal is read once, one segment in memory at a time; each line is parsed once, its
 /// hash checked on its bytes, and the document's content hash taken from the line's bytes, so
-/// nothing is serialized again except each live record's expected file.
+/// nothing is serialized again except each live record's expected file. Its entries are then
+/// replayed one partition of records at a time from temporary files (``ReplaySpill``), so
+/// memory stays flat however many records the store holds.
 public struct StoreVerifier: Sendable {
     /// The store's paths.
     public let layout: StoreLayout
@@ -26,6 +28,9 @@ public struct StoreVerifier: Sendable {
     /// The entry count at which the journal starts a new segment (tests lower it to make
     /// small multi-segment journals).
     var segmentEntryLimit = Journal.segmentEntryLimit
+    /// The records the replay holds at a time, about (see ``ReplaySpill``; tests lower it to
+    /// replay small stores in several partitions).
+    var recordsPerPartition = 65_536
 
     /// - Parameters:
     ///   - path: The store directory.
@@ -76,10 +81,12 @@ public struct StoreVerifier: Sendable {
         }
         var scan = JournalScan(layout: layout, start: archive.start, anchorSequences: anchors)
         scan.progress = journalProgress
+        scan.recordsPerPartition = recordsPerPartition
         scan.run()
         if scan.brokeChain {
             scan = JournalScan(layout: layout, start: archive.start, retainsLines: true, anchorSequences: anchors)
             scan.progress = journalProgress
+            scan.recordsPerPartition = recordsPerPartition
             scan.run()
         }
         let chain: JournalChainAnalysis.Result
@@ -101,17 +108,17 @@ public struct StoreVerifier: Sendable {
         report.checkedIndex = scan.comparedIndex
         report.entryCount = scan.lineCount
         report.segmentCount = scan.segments.count
-        report.recordCount = scan.replay.liveRecordCount
-        if !report.hasTampering {
-            var check = RecordFileCheck(layout: layout, scan: scan, chain: chain)
-            if let progress {
-                check.progress = { done, total in
-                    progress(WorkProgress(task: "record files", done: done, total: total, unit: .items("records")))
-                }
+        let checksRecordFiles = !report.hasTampering
+        var replay = PartitionedReplay(layout: layout, scan: scan, chain: chain, checksRecordFiles: checksRecordFiles)
+        if let progress {
+            replay.progress = { done, total in
+                progress(WorkProgress(task: "record files", done: done, total: total, unit: .items("records")))
             }
-            report.findings += check.run()
-            report.checkedRecords = true
         }
+        let outcome = replay.run()
+        report.findings += outcome.indexFindings + outcome.recordFileFindings
+        report.recordCount = outcome.liveRecordCount
+        report.checkedRecords = checksRecordFiles
         return report
     }
 

@@ -13,6 +13,9 @@ public struct SHA256Digest: Sendable, Hashable, CustomStringConvertible {
     private let word2: UInt64
     private let word3: UInt64
 
+    /// The digest as four big-endian words, for compact binary storage (see ``init(_:_:_:_:)``).
+    var words: (UInt64, UInt64, UInt64, UInt64) { (word0, word1, word2, word3) }
+
     /// The number of bytes in a digest.
     public static let byteCount = 32
 

@@ -25,7 +25,7 @@ import Testing
     @Test func cleanStore() throws {
         let (_, store) = try makeStore()
         store.close()
-        let report = try Store.verify(at: store.path)
+        let report = try verifyInPartitions(at: store.path)
         #expect(report.isClean, "\(report.findings)")
         #expect(report.entryCount == 5)
         #expect(report.segmentCount == 1)
@@ -39,7 +39,7 @@ import Testing
     @Test func openStoreVerifiesToo() throws {
         let (_, store) = try makeStore()
         // The store is open (it holds no lock between calls) and its snapshot is older.
-        #expect(try Store.verify(at: store.path).isClean)
+        #expect(try verifyInPartitions(at: store.path).isClean)
     }
 
     @Test func handEditsAreUncommittedEditsNotTampering() throws {
@@ -48,7 +48,7 @@ import Testing
         try FileSystem.removeFile(file(store, "chair"))
         _ = try FileSystem.writeFileAtomically(file(store, "desk"), Array("{\"name\": \"Desk\"}\n".utf8), durable: false)
         _ = try FileSystem.writeFileAtomically(file(store, "new"), Array("{}\n".utf8), durable: false)
-        let report = try Store.verify(at: store.path)
+        let report = try verifyInPartitions(at: store.path)
         #expect(!report.hasTampering)
         #expect(report.findings.allSatisfy { $0.category == .uncommittedEdit }, "\(report.findings)")
         #expect(report.findings.map(\.kind) == [.missingRecordFile, .fileOfDeletedRecord, .modifiedRecordFile, .unexpectedRecordFile])
@@ -61,14 +61,14 @@ import Testing
         // Committing them makes the store clean again.
         try store.commit()
         store.close()
-        let after = try Store.verify(at: store.path)
+        let after = try verifyInPartitions(at: store.path)
         #expect(after.isClean, "\(after.findings)")
     }
 
     @Test func reformattedFileWithTheSameContentIsClean() throws {
         let (_, store) = try makeStore()
         _ = try FileSystem.writeFileAtomically(file(store, "lamp"), Array("{\"price\":14,   \"name\":\"Lamp\"}".utf8), durable: false)
-        #expect(try Store.verify(at: store.path).isClean)
+        #expect(try verifyInPartitions(at: store.path).isClean)
     }
 
     @Test func crashLeftovers() throws {
@@ -84,7 +84,7 @@ import Testing
         try FileSystem.removeFile(store.layout.index)
         _ = try FileSystem.writeFileAtomically(
             file(store, "lamp"), (["name": "Lamp", "price": 12.5] as JSONValue).prettyBytes(), durable: false)
-        let report = try Store.verify(at: store.path)
+        let report = try verifyInPartitions(at: store.path)
         #expect(report.findings.map(\.kind) == [.tornTail, .staleRecordFile], "\(report.findings)")
         #expect(report.findings.allSatisfy { $0.category == .interruptedWrite })
         #expect(report.findings[0].location == "journal/\(files.first):6")
@@ -92,7 +92,7 @@ import Testing
         // Opening the store repairs both.
         let reopened = try Store.open(at: store.path)
         reopened.close()
-        let after = try Store.verify(at: store.path)
+        let after = try verifyInPartitions(at: store.path)
         #expect(after.isClean, "\(after.findings)")
     }
 
@@ -108,7 +108,7 @@ import Testing
         #expect(try !b.conflicts().isEmpty)
         for store in [a, b] {
             store.close()
-            let report = try Store.verify(at: store.path)
+            let report = try verifyInPartitions(at: store.path)
             #expect(report.isClean, "\(store.path): \(report.findings)")
         }
     }
@@ -124,7 +124,7 @@ import Testing
         let conflicts = try b.conflicts()
         let loser = try #require(conflicts.first?.losers.first?.file)
         try FileSystem.removeFile(b.path + "/" + loser)
-        let report = try Store.verify(at: b.path)
+        let report = try verifyInPartitions(at: b.path)
         #expect(report.findings.map(\.kind) == [.missingConflictFile])
         #expect(report.findings.first?.location == loser)
     }
@@ -142,7 +142,7 @@ import Testing
         let count = lines.filter { $0.hasPrefix("K\t") }.count
         lines = lines.map { $0.hasPrefix("N\t") ? "N\t\(count)" : ($0.hasPrefix("E\t") ? "E\t\(count)" : $0) }
         _ = try FileSystem.writeFileAtomically(store.layout.index, Array(lines.joined(separator: "\n").utf8), durable: false)
-        let report = try Store.verify(at: store.path)
+        let report = try verifyInPartitions(at: store.path)
         #expect(report.findings.map(\.kind) == [.indexMismatch], "\(report.findings)")
         #expect(report.findings.first?.category == .index)
         #expect(report.findings.first?.record?.id.rawValue == "chair")
@@ -154,12 +154,12 @@ import Testing
             lines.insert(lines[lamp].replacingOccurrences(of: "\tlamp\t", with: "\tghost\t"), at: lamp)
             lines[lamp + 1] = lines[lamp + 1].replacingOccurrences(of: lampPrefix + "4\t", with: lampPrefix + "2\t")
         }
-        let findings = try Store.verify(at: store.path).findings
+        let findings = try verifyInPartitions(at: store.path).findings
         #expect(findings.map(\.record?.id.rawValue) == ["chair", "ghost", "lamp"], "\(findings)")
         #expect(findings.allSatisfy { $0.kind == .indexMismatch && $0.location == ".ferry/index" })
 
         _ = try FileSystem.writeFileAtomically(store.layout.index, Array("garbage".utf8), durable: false)
-        #expect(try Store.verify(at: store.path).findings.map(\.kind) == [.indexMismatch])
+        #expect(try verifyInPartitions(at: store.path).findings.map(\.kind) == [.indexMismatch])
     }
 
     /// Rewrites an index file's lines, keeping its record counts (`N`, `E`) right.
@@ -176,14 +176,14 @@ import Testing
         let (fixture, store) = try makeStore()
         try store.writeSnapshot()
         store.close()
-        #expect(try Store.verify(at: store.path).isClean)
+        #expect(try verifyInPartitions(at: store.path).isClean)
         let products = fixture.products.rawValue
         // chair, desk, lamp: swap the first two.
         try rewriteIndexFile(store.layout.index) { lines in
             guard let first = lines.firstIndex(where: { $0.hasPrefix("K\t") }) else { return }
             lines.swapAt(first, first + 1)
         }
-        var findings = try Store.verify(at: store.path).findings
+        var findings = try verifyInPartitions(at: store.path).findings
         #expect(findings.map(\.message).contains { $0.hasPrefix("unsorted: line ") }, "\(findings)")
         #expect(findings.count == 1, "\(findings)")
         try rewriteIndexFile(store.layout.index) { lines in
@@ -195,7 +195,7 @@ import Testing
             lines[first] = fields.joined(separator: "\t")
             lines = lines.map { $0 == "L\t\(products)\t2" ? "L\t\(products)\t3" : $0 }
         }
-        findings = try Store.verify(at: store.path).findings
+        findings = try verifyInPartitions(at: store.path).findings
         #expect(findings.map(\.message).contains { $0.contains("malformed file stamp") }, "\(findings)")
         #expect(findings.map(\.message).contains { $0.contains("live record counts differ") && $0.contains("Product: 3 in the index, 2 in the journal") })
         #expect(findings.count == 2, "\(findings)")
@@ -215,7 +215,7 @@ import Testing
         try fixture.put(store, ["text": "hi"], fixture.notes, "n1")
         store.close()  // lamp's new version and n1 in the delta
         #expect(FileSystem.exists(store.layout.indexDelta))
-        var report = try Store.verify(at: store.path)
+        var report = try verifyInPartitions(at: store.path)
         #expect(report.isClean, "\(report.findings)")
         #expect(report.checkedIndex)
 
@@ -223,7 +223,7 @@ import Testing
         try rewriteIndexFile(store.layout.indexDelta) { lines in
             lines = lines.map { $0.hasPrefix("K\tProduct\tlamp\t3\t") ? $0.replacingOccurrences(of: "\tlamp\t3\t", with: "\tlamp\t1\t") : $0 }
         }
-        report = try Store.verify(at: store.path)
+        report = try verifyInPartitions(at: store.path)
         #expect(report.findings.map(\.location) == [".ferry/index-delta"], "\(report.findings)")
         #expect(report.findings.map(\.record?.id.rawValue) == ["lamp"])
 
@@ -232,10 +232,10 @@ import Testing
             lines = lines.map { $0.replacingOccurrences(of: "\tlamp\t1\t", with: "\tlamp\t3\t") }
             lines.removeAll { $0.hasPrefix("K\tNote\t") }
         }
-        report = try Store.verify(at: store.path)
+        report = try verifyInPartitions(at: store.path)
         #expect(report.findings.map(\.record?.description) == ["Note/n1"], "\(report.findings)")
         _ = try FileSystem.writeFileAtomically(store.layout.indexDelta, Array("ferry-index-delta\t1\nH\n".utf8), durable: false)
-        report = try Store.verify(at: store.path)
+        report = try verifyInPartitions(at: store.path)
         #expect(report.findings.map(\.location).first == ".ferry/index-delta", "\(report.findings)")
         #expect(report.findings.first?.message.hasPrefix("unreadable: ") == true)
     }
@@ -250,7 +250,7 @@ import Testing
         try FileSystem.removeFile(a.layout.index)
         let files = JournalFiles(store: a.path)
         try files.write(files.first, Array(try files.lines(files.first).prefix(1)))
-        let findings = try Store.verify(at: a.path).findings
+        let findings = try verifyInPartitions(at: a.path).findings
         #expect(findings.map(\.kind) == [.truncatedJournal], "\(findings)")
         #expect(findings.first?.location == ".ferry/peers/\(b.replicaID.rawValue).json")
         #expect(findings.first?.message.contains("peer b") == true)
@@ -258,7 +258,7 @@ import Testing
 
     @Test func notAStore() throws {
         #expect(throws: AuditError.store(.notAStore(path: fixture.path("nothing")))) {
-            try Store.verify(at: fixture.path("nothing"))
+            try verifyInPartitions(at: fixture.path("nothing"))
         }
     }
 }

@@ -17,13 +17,13 @@ import Testing
         try fixture.delete(store, nil, "r2")
         store.close()
         let path = fixture.path("laptop")
-        #expect(try Store.verify(at: path).isClean)
+        #expect(try verifyInPartitions(at: path).isClean)
         return (fixture, path)
     }
 
     /// The tampering findings of the store at `path`.
     func tampering(_ path: String) throws -> [VerificationFinding] {
-        let report = try Store.verify(at: path)
+        let report = try verifyInPartitions(at: path)
         #expect(!report.checkedRecords, "records are not compared with a damaged journal")
         return report.findings.filter { $0.category == .tampering }
     }
@@ -234,9 +234,7 @@ import Testing
     }
 
     func verify(_ path: String) throws -> VerificationReport {
-        var verifier = StoreVerifier(path: path)
-        verifier.segmentEntryLimit = 3
-        return try verifier.verify()
+        try verifyInPartitions(at: path, segmentEntryLimit: 3)
     }
 
     func tampering(_ path: String) throws -> [VerificationFinding] {
@@ -350,7 +348,7 @@ import Testing
         try store.write(writes)
         store.close()
         #expect(JournalFiles(store: store.path).segments == ["00000000000000000001.jsonl", "00000000000000004097.jsonl"])
-        let report = try Store.verify(at: store.path)
+        let report = try verifyInPartitions(at: store.path)
         #expect(report.isClean, "\(report.findings)")
         #expect(report.entryCount == 4100)
         #expect(report.segmentCount == 2)

@@ -69,7 +69,7 @@ import FerryTestSupport
         let rebuilt = try Store.open(at: directory.subpath("a"), options: quiet())
         #expect(try snapshot(rebuilt) == expected)
         rebuilt.close()
-        let verification = try Store.verify(at: directory.subpath("a"))
+        let verification = try verifyInPartitions(at: directory.subpath("a"))
         #expect(verification.isClean, "\(verification.findings)")
         #expect(verification.archive?.isPresent == true)
         #expect(verification.archive?.archivedEntries == 31)
@@ -100,7 +100,7 @@ import FerryTestSupport
         let digit = try #require(bytes[offset...].firstIndex(of: UInt8(ascii: "6")))
         bytes[digit] = UInt8(ascii: "7")
         try FileSystem.writeFileAtomically(segment, bytes, durable: false)
-        let report = try Store.verify(at: directory.subpath("a"))
+        let report = try verifyInPartitions(at: directory.subpath("a"))
         let finding = try #require(report.findings.first { $0.path == "archive/00000000000000000001.jsonl" })
         #expect(finding.kind == .editedLine)
         #expect(finding.line == 7)
@@ -115,7 +115,7 @@ import FerryTestSupport
         try store.put(["n": 1], entity: notes, id: RecordID("after"))
         store.close()
         try FileSystem.rename(directory.subpath("a/archive"), to: directory.subpath("moved"))
-        let report = try Store.verify(at: directory.subpath("a"))
+        let report = try verifyInPartitions(at: directory.subpath("a"))
         #expect(report.isClean, "\(report.findings)")
         #expect(report.archive?.isPresent == false)
         #expect(report.recordCount == 20)
@@ -138,7 +138,7 @@ import FerryTestSupport
         let third = try store.compact(CompactionOptions(keep: 3_600_000))
         #expect(third.archivedSegments.isEmpty)
         store.close()
-        #expect(try Store.verify(at: directory.subpath("a")).isClean)
+        #expect(try verifyInPartitions(at: directory.subpath("a")).isClean)
     }
 
     /// A compaction stopped after each of its steps (as a crash would) leaves a store that opens
@@ -155,13 +155,13 @@ import FerryTestSupport
         store.close()
         let reopened = try Store.open(at: directory.subpath("a"), options: quiet())
         #expect(try snapshot(reopened) == before)
-        var report = try Store.verify(at: directory.subpath("a"))
+        var report = try verifyInPartitions(at: directory.subpath("a"))
         #expect(report.isClean, "\(step): \(report.findings)")
         _ = try reopened.compact(CompactionOptions(keep: 0))
         #expect(try snapshot(reopened) == before)
         #expect(try FileSystem.contents(ofDirectory: reopened.layout.journal).map(\.name).sorted() == ["kept-00000000000000000032", "start.json"])
         reopened.close()
-        report = try Store.verify(at: directory.subpath("a"))
+        report = try verifyInPartitions(at: directory.subpath("a"))
         #expect(report.isClean, "\(step): \(report.findings)")
     }
 
@@ -259,7 +259,7 @@ import FerryTestSupport
         _ = try await c.sync(with: FolderTransport(path: a.path))
         #expect(try snapshot(c) == snapshot(a))
         for name in ["a", "b", "c"] {
-            let report = try Store.verify(at: directory.subpath(name))
+            let report = try verifyInPartitions(at: directory.subpath(name))
             #expect(report.isClean, "\(name): \(report.findings)")
         }
     }
@@ -302,5 +302,5 @@ import FerryTestSupport
 
 extension Store {
     /// Whether `ferry verify` finds nothing in the store at `path`.
-    fileprivate func verifyClean(_ path: String) throws -> Bool { try Store.verify(at: path).isClean }
+    fileprivate func verifyClean(_ path: String) throws -> Bool { try verifyInPartitions(at: path).isClean }
 }

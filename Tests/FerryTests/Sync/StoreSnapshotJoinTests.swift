@@ -36,7 +36,7 @@ import FerryTestSupport
         #expect(join.position == 26)
         #expect(join.snapshot == (try a.journalEntries().last?.hash))
         #expect(join.hub == a.replicaID)
-        #expect(try StoreVerifier(path: b.path).verify().isClean)
+        #expect(try verifyInPartitions(at: b.path).isClean)
         let check = try b.checkJoin(join, against: a)
         #expect(check.isProven, "\(check.problems)")
         #expect(check.recordCount == 5)
@@ -77,8 +77,8 @@ import FerryTestSupport
             _ = try await full.sync(with: FolderTransport(path: b.path), options: fullHistory)
         }
         #expect(try full.journalEntries().isEmpty)
-        #expect(try StoreVerifier(path: b.path).verify().isClean)
-        #expect(try StoreVerifier(path: a.path).verify().isClean)
+        #expect(try verifyInPartitions(at: b.path).isClean)
+        #expect(try verifyInPartitions(at: a.path).isClean)
         #expect(try ReplicaState(a).differences(from: ReplicaState(b)).isEmpty)
     }
 
@@ -123,7 +123,7 @@ import FerryTestSupport
         let c = try Store.create(at: directory.subpath("c"), name: "c")
         let report = try await c.sync(with: FolderTransport(path: b.path))
         #expect(report.snapshot?.reason == .join)
-        #expect(try StoreVerifier(path: c.path).verify().isClean)
+        #expect(try verifyInPartitions(at: c.path).isClean)
         let join = try #require(try c.base()?.joins.last)
         #expect(try c.checkJoin(join, against: b).isProven)
         // c then syncs with a directly: nothing to exchange but b's new record.
@@ -139,7 +139,7 @@ import FerryTestSupport
         #expect(try d.get(entity: notes, id: RecordID("r3")) == ["n": 5])
         #expect(try d.get(entity: notes, id: RecordID("fromD")) == ["n": 7])
         #expect(try b.get(entity: notes, id: RecordID("fromD")) == ["n": 7])
-        #expect(try StoreVerifier(path: d.path).verify().isClean)
+        #expect(try verifyInPartitions(at: d.path).isClean)
         #expect(try ReplicaState(d).differences(from: ReplicaState(b)).isEmpty)
     }
 
