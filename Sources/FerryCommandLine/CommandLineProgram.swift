@@ -21,6 +21,7 @@ public enum CommandLineProgram {
     ///   - remoteHelper: the executable, beside this one, that has an HTTP client.
     /// - Returns: the exit status.
     public static func run(httpClient: (any HTTPClient)?, remoteHelper: String? = nil) async -> Int32 {
+        ProcessMemory.limitAllocatorArenas()
         var context = CommandContext(
             stdout: .fileDescriptor(.standardOutput),
             stderr: .fileDescriptor(.standardError),

@@ -48,7 +48,7 @@ struct JournalScan: Sendable {
     /// The journal's entries, by record, in replay order (file order).
     private(set) var spill = ReplaySpill(partitions: 1)
     /// The records a partition of ``spill`` should hold, about (tests lower it).
-    var recordsPerPartition = 65_536
+    var recordsPerPartition = 32_768
     /// Where the replay reaches the index's head, when it does: the index is compared there.
     private(set) var indexPoint: IndexPoint?
     var comparedIndex: Bool { indexPoint != nil }

@@ -1,8 +1,8 @@
 /// The journal's replay of one partition of records for ``StoreVerifier`` (see
 /// ``ReplaySpill``), in a compact form: what ``StoreIndex`` would hold after replaying the
 /// journal, reduced to what verifying needs, in one fixed-size slot per record and the record
-/// ids' bytes in one buffer, so its memory stays about 80 bytes a record (a partition of 65k
-/// records: 5 MB, where a ``StoreIndex`` of decoded states of a million took over a gigabyte).
+/// ids' bytes in one buffer, so its memory stays about 80 bytes a record (a partition of 32k
+/// records: 3 MB, where a ``StoreIndex`` of decoded states of a million took over a gigabyte).
 ///
 /// A record with one current version whose causal version names at most two replicas (nearly
 /// every record) keeps in its slot only that version's vector, its journal sequence, its file's

@@ -93,7 +93,7 @@ enum SnapshotComparison {
     /// does not replace, each added to its record's partition's totals.
     static func scanLines(_ files: IndexFiles, partitioning: ReplayPartitioning) -> LineScan {
         var scan = LineScan(totals: Array(repeating: LineTotals(), count: partitioning.count))
-        var replaced = Set<[UInt8]>()
+        var replaced = ReplacedKeys()
         func take(_ facts: LineFacts, number: Int, bytes: [UInt8], in file: IndexFileText) {
             guard let fields = facts.fields else {
                 scan.findings.append(finding(file.path, nil, "unreadable: line \(number) is not a record line; remove .ferry/index to rebuild it"))
@@ -111,7 +111,7 @@ enum SnapshotComparison {
                 try delta.forEachPieceOfLines { lines, bytes in
                     for (line, facts) in zip(lines, LineFacts.of(lines.map(\.range), in: bytes, renumbering: renumbering)) {
                         take(facts, number: line.number, bytes: bytes, in: delta)
-                        if let fields = facts.fields { replaced.insert(Array(fields.sortKey(bytes))) }
+                        if let fields = facts.fields { replaced.insert(fields.sortKey(bytes)) }
                     }
                 }
             }
@@ -127,7 +127,7 @@ enum SnapshotComparison {
                             finding(snapshot.path, nil, "unsorted: line \(line.number) is out of order, so lookups by binary search miss records; remove .ferry/index to rebuild it"))
                     }
                     if let sortKey { previous = Array(sortKey) }
-                    if let sortKey, !replaced.isEmpty, replaced.contains(Array(sortKey)) { continue }
+                    if let sortKey, replaced.contains(sortKey) { continue }
                     take(facts, number: line.number, bytes: bytes, in: snapshot)
                 }
             }
@@ -209,7 +209,7 @@ enum SnapshotComparison {
         // Each record line of the partition must be one of them: the delta's first, then the
         // snapshot's lines it does not replace.
         var mismatched = Set<RecordKey>()
-        var replaced = Set<[UInt8]>()
+        var replaced = ReplacedKeys()
         func check(_ facts: LineFacts, bytes: [UInt8], in file: IndexFileText) {
             guard let fields = facts.fields, partitioning.partition(ofSortKey: fields.sortKey(bytes)) == partition else { return }
             if let fingerprint = facts.fingerprint, take(fingerprint) { return }
@@ -228,13 +228,13 @@ enum SnapshotComparison {
                 try delta.forEachPieceOfLines { lines, bytes in
                     for facts in LineFacts.of(lines.map(\.range), in: bytes, renumbering: renumbering) {
                         check(facts, bytes: bytes, in: delta)
-                        if let fields = facts.fields { replaced.insert(Array(fields.sortKey(bytes))) }
+                        if let fields = facts.fields { replaced.insert(fields.sortKey(bytes)) }
                     }
                 }
             }
             try files.snapshot.forEachPieceOfLines { lines, bytes in
                 for facts in LineFacts.of(lines.map(\.range), in: bytes, renumbering: nil) {
-                    if let sortKey = facts.fields?.sortKey(bytes), !replaced.isEmpty, replaced.contains(Array(sortKey)) { continue }
+                    if let sortKey = facts.fields?.sortKey(bytes), replaced.contains(sortKey) { continue }
                     check(facts, bytes: bytes, in: files.snapshot)
                 }
             }
@@ -259,6 +259,43 @@ enum SnapshotComparison {
             }
         }
         return findings
+    }
+
+    /// The sort keys of the delta's lines, whose snapshot lines they replace: a seeded hash
+    /// of each, 8 bytes a key however long (a delta of 64k records held 6 MB as a set of keys).
+    struct ReplacedKeys {
+        private var hashes: [Int] = []
+        private var sorted = true
+
+        mutating func insert(_ sortKey: ArraySlice<UInt8>) {
+            let hash = Self.hash(sortKey)
+            if let last = hashes.last, last > hash { sorted = false }
+            hashes.append(hash)
+        }
+
+        /// Whether `sortKey` is one of the delta's (a false match needs a collision of a
+        /// hash seeded per process).
+        mutating func contains(_ sortKey: ArraySlice<UInt8>) -> Bool {
+            guard !hashes.isEmpty else { return false }
+            if !sorted {
+                hashes.sort()
+                sorted = true
+            }
+            let hash = Self.hash(sortKey)
+            var low = 0
+            var high = hashes.count
+            while low < high {
+                let middle = (low + high) / 2
+                if hashes[middle] < hash { low = middle + 1 } else { high = middle }
+            }
+            return low < hashes.count && hashes[low] == hash
+        }
+
+        private static func hash(_ sortKey: ArraySlice<UInt8>) -> Int {
+            var hasher = Hasher()
+            sortKey.withUnsafeBytes { hasher.combine(bytes: $0) }
+            return hasher.finalize()
+        }
     }
 
     /// A delta numbered otherwise than the snapshot has its lines renumbered as they are read.

@@ -30,7 +30,7 @@ public struct StoreVerifier: Sendable {
     var segmentEntryLimit = Journal.segmentEntryLimit
     /// The records the replay holds at a time, about (see ``ReplaySpill``; tests lower it to
     /// replay small stores in several partitions).
-    var recordsPerPartition = 65_536
+    var recordsPerPartition = 32_768
 
     /// - Parameters:
     ///   - path: The store directory.

@@ -37,7 +37,7 @@ final class SpillPartitions {
     ///   - count: The number of partitions (at least one).
     ///   - bufferLimit: The bytes a partition holds in memory before it writes them out.
     ///   - directory: Where the unnamed files are made.
-    init(count: Int, bufferLimit: Int = 64 << 10, directory: String = SpillPartitions.temporaryDirectory) {
+    init(count: Int, bufferLimit: Int = 16 << 10, directory: String = SpillPartitions.temporaryDirectory) {
         self.count = max(1, count)
         self.bufferLimit = bufferLimit
         self.directory = directory
@@ -95,18 +95,23 @@ final class SpillPartitions {
     }
 
     /// Calls `body` with each record of `partition`, in the order appended, reading its file
-    /// a megabyte at a time.
+    /// a quarter of a megabyte at a time.
     func forEachRecord(in partition: Int, _ body: (UnsafeRawBufferPointer) -> Void) {
         var carry: [UInt8] = []
         if let file = files[partition] {
             var offset: Int64 = 0
             while offset < fileSizes[partition] {
-                let want = Int(min(Int64(1 << 20), fileSizes[partition] - offset))
+                let want = Int(min(Int64(256 << 10), fileSizes[partition] - offset))
                 guard let chunk = try? file.read(at: offset, count: want), !chunk.isEmpty else { break }
                 offset += Int64(chunk.count)
-                carry += chunk
-                let used = Self.records(in: carry, body)
-                carry.removeFirst(used)
+                if carry.isEmpty {
+                    let used = Self.records(in: chunk, body)
+                    carry = Array(chunk[used...])
+                } else {
+                    carry += chunk
+                    let used = Self.records(in: carry, body)
+                    carry = Array(carry[used...])
+                }
             }
         }
         carry += buffers[partition]

@@ -35,7 +35,7 @@ import Testing
         let streamed = try makeImportStore(in: directory, name: "streamed")
         let reference = try makeImportStore(in: directory, name: "reference")
         for store in [streamed, reference] {
-            try store.importRecords(try JSONParser.parse(seed), into: EntityName("User"))
+            _ = try store.importRecords(try JSONParser.parse(seed), into: EntityName("User"))
         }
         return (streamed, reference)
     }
