@@ -58,6 +58,10 @@ final class SnapshotFile: @unchecked Sendable {
     /// For a snapshot too large to load for lookups: the sort key and offset of the first line
     /// of every block of about ``sparseBlockBytes``, so a lookup reads one block.
     private var sparse: (keys: [[UInt8]], offsets: [Int64])?
+    /// The block a sparse lookup read last, with its lines' starts: lookups near each other in
+    /// key order (an import's new ids, a pull's records, the same record asked for twice) read
+    /// and split it once, then search it by bisection.
+    private var lastBlock: (offset: Int64, bytes: [UInt8], lineStarts: [Int])?
     /// Snapshots up to this size are loaded whole once looked up often; larger ones get the
     /// sparse index (a million records make a 250 MB snapshot: loaded whole, it was the
     /// largest part of an import's or a join's memory).
@@ -284,8 +288,32 @@ final class SnapshotFile: @unchecked Sendable {
             if ByteOrder.compare(sparse.keys[middle][...], target[...]) <= 0 { low = middle + 1 } else { high = middle }
         }
         guard low > 0 else { return nil }
+        let start = sparse.offsets[low - 1]
         let end = low < sparse.offsets.count ? sparse.offsets[low] : bodyEnd
-        return scanRange(from: sparse.offsets[low - 1], to: end, for: target, body)
+        if lastBlock?.offset != start {
+            guard end > start, let bytes = try? file.read(at: start, count: Int(end - start)) else { return nil }
+            var lineStarts = [0]
+            var next = 0
+            while let newline = ByteOrder.firstIndex(of: 10, in: bytes[next...]) {
+                next = newline + 1
+                if next < bytes.count { lineStarts.append(next) }
+            }
+            lastBlock = (start, bytes, lineStarts)
+        }
+        guard let block = lastBlock else { return nil }
+        // Whole lines only: a last line without its newline is left out, as a scan would.
+        let count = block.lineStarts.count
+        var first = 0
+        var last = block.bytes.last == 10 ? count : count - 1
+        while first < last {
+            let middle = (first + last) / 2
+            let lineEnd = (middle + 1 < count ? block.lineStarts[middle + 1] : block.bytes.count) - 1
+            let line = block.bytes[block.lineStarts[middle]..<lineEnd]
+            let order = compare(sortKeyOf: line, with: target)
+            if order == 0 { return body(line) }
+            if order < 0 { first = middle + 1 } else { last = middle }
+        }
+        return nil
     }
 
     /// Reads the lines from `start` to `end` (whole lines, in sort order) and hands the one with

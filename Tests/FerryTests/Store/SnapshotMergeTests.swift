@@ -186,6 +186,13 @@ import FerryTestSupport
         #expect(sparse.lookup(key("n3001")) == nil)
         #expect(sparse.damage == nil)
         #expect(loaded.isLoaded && !sparse.isLoaded)
+        // In key order, most lookups land in the block read last, and search it again.
+        let ordered = try #require(try SnapshotFile.open(path + "/.ferry/index"))
+        ordered.loadLimit = 0
+        for (count, lookup) in keys.sorted(by: { $0.id.rawValue < $1.id.rawValue }).enumerated() {
+            #expect(ordered.lookup(lookup) == loaded.lookup(lookup), "ordered lookup \(count) of \(lookup)")
+        }
+        #expect(!ordered.isLoaded && ordered.damage == nil)
     }
 
     @Test func oneEntitysLiveIDsAreReadWithoutLoadingTheSnapshot() throws {
