@@ -15,7 +15,7 @@ final class ReplaySpill: @unchecked Sendable {
     private var replicas: [ReplicaID] = []
     private var replicaNumbers: [ReplicaID: UInt32] = [:]
     private var entities: [EntityName] = []
-    private var entityNumbers: [EntityName: UInt16] = [:]
+    private var entityNumbers: [EntityName: UInt32] = [:]
     /// The entries added so far: the next entry's ordinal.
     private(set) var entryCount = 0
 
@@ -108,7 +108,7 @@ final class ReplaySpill: @unchecked Sendable {
                 let replica = replicas[Int(reader.uint32())]
                 counters[replica] = reader.uint64()
             }
-            let entity = entities[Int(reader.uint16())]
+            let entity = entities[Int(reader.uint32())]
             let id = RecordID(unchecked: reader.rest())
             let entry = ReplayTable.Entry(
                 key: RecordKey(entity: entity, id: id), origin: origin, counter: counter, timestamp: timestamp,
@@ -133,7 +133,7 @@ final class ReplaySpill: @unchecked Sendable {
     func forEachFileName(in partition: Int, _ body: (FileName) -> Void) {
         names.forEachRecord(in: partition) { raw in
             var reader = LittleEndianReader(raw)
-            let entity = entities[Int(reader.uint16())]
+            let entity = entities[Int(reader.uint32())]
             body(FileName(entity: entity, relativePath: reader.rest()))
         }
     }
@@ -154,9 +154,9 @@ final class ReplaySpill: @unchecked Sendable {
         return number
     }
 
-    private func entityNumber(_ entity: EntityName) -> UInt16 {
+    private func entityNumber(_ entity: EntityName) -> UInt32 {
         if let number = entityNumbers[entity] { return number }
-        let number = UInt16(truncatingIfNeeded: entities.count)
+        let number = UInt32(entities.count)
         entities.append(entity)
         entityNumbers[entity] = number
         return number
@@ -223,7 +223,6 @@ struct LittleEndianReader {
     }
 
     mutating func byte() -> UInt8 { integer(UInt8.self) }
-    mutating func uint16() -> UInt16 { integer(UInt16.self) }
     mutating func uint32() -> UInt32 { integer(UInt32.self) }
     mutating func uint64() -> UInt64 { integer(UInt64.self) }
 

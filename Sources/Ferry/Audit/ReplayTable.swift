@@ -14,10 +14,11 @@ struct ReplayTable: Sendable {
     /// One record: 64 bytes.
     struct Slot: Sendable {
         var keyOffset: UInt32
-        var keyLength: UInt16
-        var entity: UInt16
-        var flags: Flags
+        /// A journal may name any number of entities.
+        var entity: UInt32
         var fileCount: UInt32
+        var keyLength: UInt16
+        var flags: Flags
         /// The latest journal entry about the record (every entry sets it, as in ``StoreIndex``).
         var lastSequence: UInt64
         /// The journal entry of the single current version (a simple record).
@@ -57,7 +58,7 @@ struct ReplayTable: Sendable {
     /// Slot index + 1 per bucket (0: empty), open addressing with linear probing.
     private var buckets: [UInt32] = Array(repeating: 0, count: 1024)
     private(set) var entities: [EntityName] = []
-    private var entityNumbers: [EntityName: UInt16] = [:]
+    private var entityNumbers: [EntityName: UInt32] = [:]
     /// Replicas numbered for packed vectors.
     private var replicas: [ReplicaID] = []
     private var replicaNumbers: [ReplicaID: Int] = [:]
@@ -120,7 +121,7 @@ struct ReplayTable: Sendable {
         return id.withUTF8 { find(entity: entity, id: UnsafeRawBufferPointer($0)).found }
     }
 
-    private func hash(entity: UInt16, id: UnsafeRawBufferPointer) -> Int {
+    private func hash(entity: UInt32, id: UnsafeRawBufferPointer) -> Int {
         var hasher = Hasher()
         hasher.combine(entity)
         hasher.combine(bytes: id)
@@ -128,7 +129,7 @@ struct ReplayTable: Sendable {
     }
 
     /// The slot of the key, or the bucket where it would go.
-    private func find(entity: UInt16, id: UnsafeRawBufferPointer) -> (found: Int?, bucket: Int) {
+    private func find(entity: UInt32, id: UnsafeRawBufferPointer) -> (found: Int?, bucket: Int) {
         let mask = buckets.count - 1
         var bucket = hash(entity: entity, id: id) & mask
         return keyBytes.withUnsafeBytes { keys in
@@ -146,11 +147,11 @@ struct ReplayTable: Sendable {
         }
     }
 
-    private mutating func insert(entity: UInt16, id: UnsafeRawBufferPointer, bucket: Int) -> Int {
+    private mutating func insert(entity: UInt32, id: UnsafeRawBufferPointer, bucket: Int) -> Int {
         let index = slots.count
         slots.append(
             Slot(
-                keyOffset: UInt32(keyBytes.count), keyLength: UInt16(id.count), entity: entity, flags: [], fileCount: 0,
+                keyOffset: UInt32(keyBytes.count), entity: entity, fileCount: 0, keyLength: UInt16(id.count), flags: [],
                 lastSequence: 0, winnerSequence: 0, vector: (0, 0), versionsHash: 0, fileHash: 0))
         keyBytes.append(contentsOf: id)
         buckets[bucket] = UInt32(index + 1)
@@ -171,9 +172,9 @@ struct ReplayTable: Sendable {
         }
     }
 
-    private mutating func entityNumber(_ entity: EntityName) -> UInt16 {
+    private mutating func entityNumber(_ entity: EntityName) -> UInt32 {
         if let number = entityNumbers[entity] { return number }
-        let number = UInt16(entities.count)
+        let number = UInt32(entities.count)
         entities.append(entity)
         entityNumbers[entity] = number
         liveByEntity.append(0)

@@ -58,4 +58,21 @@ import Testing
             #expect(replay.expectedFile(at: index) == (expected.isLive ? files[expected.winner.sequence] : nil), "seed \(seed), \(key)")
         }
     }
+
+    @Test func aJournalMayNameMoreEntitiesThanASmallNumberHolds() throws {
+        let origin = ReplicaID.generate()
+        var replay = ReplayTable(lineNumbers: [origin: 0])
+        let count = 70_000
+        for number in 0..<count {
+            let key = RecordKey(entity: try EntityName("E\(number)"), id: try RecordID("r"))
+            let entry = ReplayTable.Entry(
+                key: key, origin: origin, counter: UInt64(number + 1), timestamp: HybridTimestamp(physical: UInt64(number)),
+                version: VersionVector([origin: UInt64(number + 1)]), isDelete: false, sequence: UInt64(number + 1))
+            #expect(replay.apply(entry, content: .zero, file: nil) == .applied)
+        }
+        #expect(replay.count == count)
+        #expect(replay.liveCounts.count == count)
+        let last = try EntityName("E\(count - 1)")
+        #expect(replay.index(of: RecordKey(entity: last, id: try RecordID("r"))).map { replay.entity(at: $0) } == last)
+    }
 }
