@@ -11,8 +11,9 @@ import Foundation
 /// set at 1M records; the ratio targets (time at most 1.2x the growth in records, memory at
 /// most 1.5x for commands that keep an index and 1.2x for streaming ones) apply whenever the
 /// scale is larger than the baseline. Commands that only read the store are run three times
-/// at each scale, and the full pull three times at the smaller, each figure the median run's
-/// time with the highest peak memory of the runs; an import changes the store and runs once.
+/// at each scale, and the import and the full pull three times below a million records (each
+/// into a store of its own), each figure the median run's time with the highest peak memory of the
+/// runs.
 /// Opt-in (`--scale N`): at 1M it takes a quarter of an
 /// hour and about 10 GB of disk.
 func scaleBenchmarks(scale: Int, baseline: Int, workDirectory: String, ferry: String) throws -> [BenchmarkRow] {
@@ -84,22 +85,35 @@ struct ScaleRun {
         }
 
         // Three entities, imported one at a time; the last one (into the fullest store) counts.
+        // An import changes its store, so repeating it takes a store each: three below a
+        // million records, where a store takes seconds to build, one above.
         let perEntity = records / 3
-        for (number, entity) in ScaleData.entities.enumerated() {
-            let input = root + "/\(entity).json"
-            try ScaleData.write(entity: entity, count: perEntity, to: input)
-            // An import changes the store: one run.
-            try measure("import \(perEntity) items", ["import", store, entity, input], memoryMB: 250, growth: 1.2, repeats: 1)
-            if number < ScaleData.entities.count - 1 { steps.removeLast() }
-            try FileSystem.removeFile(input)
+        let inputs = ScaleData.entities.map { root + "/\($0).json" }
+        for (entity, input) in zip(ScaleData.entities, inputs) { try ScaleData.write(entity: entity, count: perEntity, to: input) }
+        func importAllButTheLast(into target: String) throws {
+            for (entity, input) in zip(ScaleData.entities, inputs).dropLast() {
+                try ScaleRun.check(MeasuredProcess.run(ferry, ["import", target, entity, input]), "ferry import \(entity)")
+            }
         }
+        try importAllButTheLast(into: store)
+        let imports = records < 1_000_000 ? 3 : 1
+        try measure("import \(perEntity) items", memoryMB: 250, growth: 1.2, repeats: imports) { run in
+            var target = store
+            if run > 0 {
+                target = root + "/store-\(run + 1)"
+                try ScaleRun.check(MeasuredProcess.run(ferry, ["init", target, "--name", "scale"]), "ferry init")
+                try importAllButTheLast(into: target)
+            }
+            return ["import", target, ScaleData.entities[ScaleData.entities.count - 1], inputs[inputs.count - 1]]
+        }
+        for input in inputs { try FileSystem.removeFile(input) }
         try measure("export one entity", ["export", store, ScaleData.entities[0]], seconds: nil, memoryMB: 250, growth: 1.2)
         try measure("verify", ["verify", store], seconds: 30, memoryMB: 250, growth: 1.2)
         try measure("status (nothing changed)", ["status", store], seconds: 2, memoryMB: 300, growth: 1.5)
         try measure("list one entity", ["list", store, ScaleData.entities[1]], memoryMB: 300, growth: 1.5)
         try measure("log (whole journal)", ["log", store], growth: 1.2)
-        // Each pull goes into an empty store of its own; three at the smaller scale, where
-        // a run takes seconds, one at the larger.
+        // Each pull goes into an empty store of its own; three below a million records,
+        // where a run takes seconds, one above.
         let pulls = records < 1_000_000 ? 3 : 1
         let pulled = root + "/pulled"
         try measure("full pull into an empty store", memoryMB: 300, growth: 1.5, repeats: pulls) { run in
