@@ -12,10 +12,8 @@ final class ReplaySpill: @unchecked Sendable {
     let partitioning: ReplayPartitioning
     private let entries: SpillPartitions
     private let names: SpillPartitions
-    private var replicas: [ReplicaID] = []
-    private var replicaNumbers: [ReplicaID: UInt32] = [:]
-    private var entities: [EntityName] = []
-    private var entityNumbers: [EntityName: UInt32] = [:]
+    private var replicas = Numbering<ReplicaID>()
+    private var entities = Numbering<EntityName>()
     /// The entries added so far: the next entry's ordinal.
     private(set) var entryCount = 0
 
@@ -51,9 +49,9 @@ final class ReplaySpill: @unchecked Sendable {
         let partition = partitioning.partition(of: entry.key)
         let ordinal = entryCount
         entryCount += 1
-        let origin = replicaNumber(entry.origin)
-        let vector = entry.version.counters.map { (replicaNumber($0.key), $0.value) }
-        let entity = entityNumber(entry.key.entity)
+        let origin = UInt32(replicas.number(of: entry.origin))
+        let vector = entry.version.counters.map { (UInt32(replicas.number(of: $0.key)), $0.value) }
+        let entity = UInt32(entities.number(of: entry.key.entity))
         entries.append(to: partition) { bytes in
             bytes.appendLittleEndian(UInt64(ordinal))
             bytes.appendLittleEndian(entry.sequence)
@@ -122,7 +120,7 @@ final class ReplaySpill: @unchecked Sendable {
     /// Adds the name of a file under `records/<entity>/` that names record `id`.
     func addFileName(entity: EntityName, id: RecordID, relativePath: String) {
         let partition = partitioning.partition(of: RecordKey(entity: entity, id: id))
-        let number = entityNumber(entity)
+        let number = UInt32(entities.number(of: entity))
         names.append(to: partition) { bytes in
             bytes.appendLittleEndian(number)
             bytes += relativePath.utf8
@@ -142,93 +140,5 @@ final class ReplaySpill: @unchecked Sendable {
     func discard(_ partition: Int) {
         entries.discard(partition)
         names.discard(partition)
-    }
-
-    // MARK: Numbering
-
-    private func replicaNumber(_ replica: ReplicaID) -> UInt32 {
-        if let number = replicaNumbers[replica] { return number }
-        let number = UInt32(replicas.count)
-        replicas.append(replica)
-        replicaNumbers[replica] = number
-        return number
-    }
-
-    private func entityNumber(_ entity: EntityName) -> UInt32 {
-        if let number = entityNumbers[entity] { return number }
-        let number = UInt32(entities.count)
-        entities.append(entity)
-        entityNumbers[entity] = number
-        return number
-    }
-}
-
-/// Which of ``count`` partitions a record belongs to: FNV-1a of its index sort key
-/// (`<entity><tab><encoded id>`), the same whether it is read from a journal entry, an index
-/// line or a file name.
-struct ReplayPartitioning: Sendable {
-    let count: Int
-
-    init(count: Int) { self.count = max(1, count) }
-
-    /// The partition of an index line's sort key.
-    func partition<Bytes: Sequence>(ofSortKey bytes: Bytes) -> Int where Bytes.Element == UInt8 {
-        guard count > 1 else { return 0 }
-        var hash: UInt64 = 0xcbf2_9ce4_8422_2325
-        for byte in bytes {
-            hash ^= UInt64(byte)
-            hash = hash &* 0x0000_0100_0000_01b3
-        }
-        return Int(hash % UInt64(count))
-    }
-
-    /// The partition of `key`.
-    func partition(of key: RecordKey) -> Int {
-        guard count > 1 else { return 0 }
-        var sortKey: [UInt8] = []
-        sortKey.reserveCapacity(key.entity.rawValue.utf8.count + key.id.rawValue.utf8.count + 8)
-        sortKey += key.entity.rawValue.utf8
-        sortKey.append(9)
-        RecordFileName.appendEncoded(key.id, to: &sortKey)
-        return partition(ofSortKey: sortKey)
-    }
-}
-
-extension [UInt8] {
-    /// Appends `value`'s bytes, least significant first.
-    mutating func appendLittleEndian<Value: FixedWidthInteger>(_ value: Value) {
-        var remaining = value.littleEndian
-        Swift.withUnsafeBytes(of: &remaining) { append(contentsOf: $0) }
-    }
-}
-
-/// Reads integers written by ``Swift/Array/appendLittleEndian(_:)`` from the front of a buffer
-/// Ferry wrote itself (short reads give zeros, never a crash).
-struct LittleEndianReader {
-    private let bytes: UnsafeRawBufferPointer
-    private var offset = 0
-
-    init(_ bytes: UnsafeRawBufferPointer) { self.bytes = bytes }
-
-    private mutating func integer<Value: FixedWidthInteger>(_: Value.Type) -> Value {
-        let size = MemoryLayout<Value>.size
-        guard bytes.count - offset >= size else {
-            offset = bytes.count
-            return 0
-        }
-        var value: Value = 0
-        for index in 0..<size { value |= Value(truncatingIfNeeded: bytes[offset + index]) << (8 * index) }
-        offset += size
-        return value
-    }
-
-    mutating func byte() -> UInt8 { integer(UInt8.self) }
-    mutating func uint32() -> UInt32 { integer(UInt32.self) }
-    mutating func uint64() -> UInt64 { integer(UInt64.self) }
-
-    /// The rest of the buffer as UTF-8 text.
-    mutating func rest() -> String {
-        defer { offset = bytes.count }
-        return String(decoding: UnsafeRawBufferPointer(rebasing: bytes[offset...]), as: UTF8.self)
     }
 }

@@ -57,11 +57,9 @@ struct ReplayTable: Sendable {
     private var keyBytes: [UInt8] = []
     /// Slot index + 1 per bucket (0: empty), open addressing with linear probing.
     private var buckets: [UInt32] = Array(repeating: 0, count: 1024)
-    private(set) var entities: [EntityName] = []
-    private var entityNumbers: [EntityName: UInt32] = [:]
+    private var entities = Numbering<EntityName>()
     /// Replicas numbered for packed vectors.
-    private var replicas: [ReplicaID] = []
-    private var replicaNumbers: [ReplicaID: Int] = [:]
+    private var replicas = Numbering<ReplicaID>()
     /// The index's replica numbering, for the versions text (`nil`: no index to compare).
     private let lineNumbers: [ReplicaID: Int]?
     /// The states of records that do not fit a slot, by slot index.
@@ -116,7 +114,7 @@ struct ReplayTable: Sendable {
 
     /// The slot of `key`, if the journal has it.
     func index(of key: RecordKey) -> Int? {
-        guard let entity = entityNumbers[key.entity] else { return nil }
+        guard let entity = entities.existingNumber(of: key.entity).map(UInt32.init) else { return nil }
         var id = key.id.rawValue
         return id.withUTF8 { find(entity: entity, id: UnsafeRawBufferPointer($0)).found }
     }
@@ -173,12 +171,9 @@ struct ReplayTable: Sendable {
     }
 
     private mutating func entityNumber(_ entity: EntityName) -> UInt32 {
-        if let number = entityNumbers[entity] { return number }
-        let number = UInt32(entities.count)
-        entities.append(entity)
-        entityNumbers[entity] = number
-        liveByEntity.append(0)
-        return number
+        let number = entities.number(of: entity)
+        if number == liveByEntity.count { liveByEntity.append(0) }
+        return UInt32(number)
     }
 
     // MARK: Replay
@@ -337,14 +332,6 @@ struct ReplayTable: Sendable {
 
     // MARK: Vectors
 
-    private mutating func replicaNumber(_ replica: ReplicaID) -> Int {
-        if let number = replicaNumbers[replica] { return number }
-        let number = replicas.count
-        replicas.append(replica)
-        replicaNumbers[replica] = number
-        return number
-    }
-
     private static let counterMask: UInt64 = (1 << 48) - 1
 
     /// A vector of at most two replicas in two words, sorted by replica number; `nil` when it
@@ -354,7 +341,7 @@ struct ReplayTable: Sendable {
         guard counters.count <= 2 else { return nil }
         var words: (UInt64, UInt64) = (0, 0)
         for (replica, counter) in counters {
-            let number = replicaNumber(replica)
+            let number = replicas.number(of: replica)
             guard number < 0xFFFF, counter <= Self.counterMask else { return nil }
             let word = UInt64(number + 1) << 48 | counter
             if words.0 == 0 { words.0 = word } else { words.1 = word }

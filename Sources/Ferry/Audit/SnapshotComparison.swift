@@ -188,12 +188,7 @@ enum SnapshotComparison {
         var matchedCount = 0
         /// Marks `fingerprint` seen; `false` when the replay has no such line (left).
         func take(_ fingerprint: Int) -> Bool {
-            var low = 0
-            var high = expected.count
-            while low < high {
-                let middle = (low + high) / 2
-                if expected[middle] < fingerprint { low = middle + 1 } else { high = middle }
-            }
+            var low = lowerBound(of: fingerprint, in: expected)
             while low < expected.count && expected[low] == fingerprint {
                 let (word, bit) = (low / 64, UInt64(1) << UInt64(low % 64))
                 if matched[word] & bit == 0 {
@@ -244,13 +239,7 @@ enum SnapshotComparison {
         if matchedCount < expected.count {
             // The replay's lines no file line matched: find their records.
             for index in 0..<replay.count where !replay.slots[index].flags.contains(.unnumbered) {
-                let fingerprint = lineFingerprint(replay, at: index)
-                var low = 0
-                var high = expected.count
-                while low < high {
-                    let middle = (low + high) / 2
-                    if expected[middle] < fingerprint { low = middle + 1 } else { high = middle }
-                }
+                let low = lowerBound(of: lineFingerprint(replay, at: index), in: expected)
                 guard low < expected.count, matched[low / 64] & (UInt64(1) << UInt64(low % 64)) == 0 else { continue }
                 let key = replay.key(at: index)
                 if !mismatched.contains(key) {
@@ -282,12 +271,7 @@ enum SnapshotComparison {
                 sorted = true
             }
             let hash = Self.hash(sortKey)
-            var low = 0
-            var high = hashes.count
-            while low < high {
-                let middle = (low + high) / 2
-                if hashes[middle] < hash { low = middle + 1 } else { high = middle }
-            }
+            let low = lowerBound(of: hash, in: hashes)
             return low < hashes.count && hashes[low] == hash
         }
 
@@ -296,6 +280,17 @@ enum SnapshotComparison {
             sortKey.withUnsafeBytes { hasher.combine(bytes: $0) }
             return hasher.finalize()
         }
+    }
+
+    /// The first index of `sorted` whose value is not below `value` (`sorted.count` when none).
+    static func lowerBound(of value: Int, in sorted: [Int]) -> Int {
+        var low = 0
+        var high = sorted.count
+        while low < high {
+            let middle = (low + high) / 2
+            if sorted[middle] < value { low = middle + 1 } else { high = middle }
+        }
+        return low
     }
 
     /// A delta numbered otherwise than the snapshot has its lines renumbered as they are read.

@@ -1,0 +1,30 @@
+/// Which of ``count`` partitions a record belongs to: FNV-1a of its index sort key
+/// (`<entity><tab><encoded id>`), the same whether it is read from a journal entry, an index
+/// line or a file name.
+struct ReplayPartitioning: Sendable {
+    let count: Int
+
+    init(count: Int) { self.count = max(1, count) }
+
+    /// The partition of an index line's sort key.
+    func partition<Bytes: Sequence>(ofSortKey bytes: Bytes) -> Int where Bytes.Element == UInt8 {
+        guard count > 1 else { return 0 }
+        var hash: UInt64 = 0xcbf2_9ce4_8422_2325
+        for byte in bytes {
+            hash ^= UInt64(byte)
+            hash = hash &* 0x0000_0100_0000_01b3
+        }
+        return Int(hash % UInt64(count))
+    }
+
+    /// The partition of `key`.
+    func partition(of key: RecordKey) -> Int {
+        guard count > 1 else { return 0 }
+        var sortKey: [UInt8] = []
+        sortKey.reserveCapacity(key.entity.rawValue.utf8.count + key.id.rawValue.utf8.count + 8)
+        sortKey += key.entity.rawValue.utf8
+        sortKey.append(9)
+        RecordFileName.appendEncoded(key.id, to: &sortKey)
+        return partition(ofSortKey: sortKey)
+    }
+}
