@@ -187,23 +187,6 @@ struct ReplayTable: Sendable {
         var version: VersionVector
         var isDelete: Bool
         var sequence: UInt64
-
-        init(key: RecordKey, origin: ReplicaID, counter: UInt64, timestamp: HybridTimestamp, version: VersionVector, isDelete: Bool, sequence: UInt64) {
-            self.key = key
-            self.origin = origin
-            self.counter = counter
-            self.timestamp = timestamp
-            self.version = version
-            self.isDelete = isDelete
-            self.sequence = sequence
-        }
-
-        init(_ entry: JournalEntry) {
-            let change = entry.change
-            self.init(
-                key: change.key, origin: change.origin, counter: change.counter, timestamp: change.timestamp,
-                version: change.version, isDelete: change.isDelete, sequence: entry.sequence)
-        }
     }
 
     /// Replays one entry as ``StoreIndex/apply(_:contentHash:before:)`` does.
@@ -376,5 +359,15 @@ struct ReplayTable: Sendable {
     private func versionsHash(_ versions: [RecordVersion]) -> Int? {
         guard let lineNumbers else { return 0 }
         return SnapshotComparison.VersionsText.fingerprint(versions, numbers: lineNumbers)
+    }
+}
+
+extension ReplayTable.Entry {
+    /// What replaying `entry` reads of it.
+    init(_ entry: JournalEntry) {
+        let change = entry.change
+        self.init(
+            key: change.key, origin: change.origin, counter: change.counter, timestamp: change.timestamp,
+            version: change.version, isDelete: change.isDelete, sequence: entry.sequence)
     }
 }
