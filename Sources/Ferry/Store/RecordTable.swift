@@ -66,6 +66,14 @@ struct RecordTable: Sequence {
         confirmed = confirmed.subtracting(frozen.confirmed)
     }
 
+    /// Continues from the delta a merge of `frozen` wrote on top of the same snapshot: its
+    /// states and stamps are in it, so memory keeps only what changed since.
+    mutating func completeDeltaMerge(into delta: SnapshotFile, frozen: RecordTable) {
+        self.delta = delta
+        merging = nil
+        confirmed = confirmed.subtracting(frozen.confirmed)
+    }
+
     /// Takes back the states handed to a merge that will not be swapped in.
     mutating func abandonMerge() {
         guard let merging else { return }

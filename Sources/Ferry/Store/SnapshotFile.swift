@@ -66,6 +66,10 @@ final class SnapshotFile: @unchecked Sendable {
     /// sparse index (a million records make a 250 MB snapshot: loaded whole, it was the
     /// largest part of an import's or a join's memory).
     var loadLimit: Int64 = 32 << 20
+    /// The load limit of a delta file: a long run's merges grow the delta to up to half the
+    /// snapshot (see ``Store/mergeSnapshotIfDue()``), and a delta loaded whole for lookups
+    /// doubled an import's memory.
+    static let deltaLoadLimit: Int64 = 4 << 20
     static let sparseBlockBytes: Int64 = 16 << 10
     /// Whether the body is held in memory (for tests).
     var isLoaded: Bool { memory != nil }
@@ -90,8 +94,10 @@ final class SnapshotFile: @unchecked Sendable {
     func reopened() -> SnapshotFile? {
         let copy = dup(file.rawValue)
         guard copy >= 0 else { return nil }
-        return SnapshotFile(
+        let reopened = SnapshotFile(
             path: path, header: header, file: FileDescriptor(rawValue: copy, path: path), bodyStart: bodyStart, bodyEnd: bodyEnd)
+        reopened.loadLimit = loadLimit
+        return reopened
     }
 
     /// Whether the whole body has been read into memory (after many lookups, or a whole-table
@@ -123,7 +129,9 @@ final class SnapshotFile: @unchecked Sendable {
             guard size >= Int64(bodyOffset + trailer.count),
                 try file.read(at: size - Int64(trailer.count), count: trailer.count) == trailer
             else { throw StoreError.damagedIndex(reason: "the snapshot is truncated") }
-            return SnapshotFile(path: path, header: header, file: file, bodyStart: Int64(bodyOffset), bodyEnd: size - Int64(trailer.count))
+            let snapshot = SnapshotFile(path: path, header: header, file: file, bodyStart: Int64(bodyOffset), bodyEnd: size - Int64(trailer.count))
+            if magic == deltaMagic { snapshot.loadLimit = deltaLoadLimit }
+            return snapshot
         } catch let error as StoreError {
             file.close()
             throw error
@@ -453,15 +461,20 @@ final class SnapshotFile: @unchecked Sendable {
         return bytes[start..<max(start, end)]
     }
 
-    /// The deltas's records, decoded (for loading a delta file into memory).
-    func allRecords() -> [(RecordKey, RecordState)] {
-        var result: [(RecordKey, RecordState)] = []
-        forEachRecord { result.append(($0, $1)) }
-        return result
-    }
-
-    /// Every record, in sort order, decoded.
+    /// Every record, in sort order, decoded; a file larger than ``loadLimit`` and not in
+    /// memory yet is read a piece at a time, not loaded.
     func forEachRecord(_ body: (RecordKey, RecordState) throws -> Void) rethrows {
+        if memory == nil && bodyEnd - bodyStart > loadLimit {
+            var cursor = SnapshotLineCursor(file: self)
+            var seen = 0
+            while let (_, line) = cursor.next() {
+                seen += 1
+                guard let (key, state) = decodeWithKey(line) else { continue }
+                try body(key, state)
+            }
+            if seen != header.recordCount { markDamaged("expected \(header.recordCount) records, found \(seen)") }
+            return
+        }
         loadIntoMemory()
         guard let memory else { return }
         for index in lineStarts.indices {
@@ -469,6 +482,14 @@ final class SnapshotFile: @unchecked Sendable {
             guard let (key, state) = decodeWithKey(line) else { continue }
             try body(key, state)
         }
+    }
+
+    /// Whether every record line decodes and there are as many as the header says, read a
+    /// piece at a time (for checking a delta before trusting it).
+    func allRecordsDecode() -> Bool {
+        var decoded = 0
+        forEachRecord { _, _ in decoded += 1 }
+        return damage == nil && decoded == header.recordCount
     }
 
     /// Every record line as raw bytes with its sort key, in order (for merging into a new

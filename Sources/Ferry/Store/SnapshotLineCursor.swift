@@ -1,5 +1,5 @@
-/// Reads the record lines of one entity from a snapshot or delta file (see ``SnapshotFile``),
-/// in sort order, a piece at a time: memory holds one piece (1 MiB) and the line being read,
+/// Reads the record lines of one entity (or all) from a snapshot or delta file (see
+/// ``SnapshotFile``), in sort order, a piece at a time: memory holds one piece (1 MiB) and the line being read,
 /// never the file. It starts where a binary search on disk finds the entity's first line.
 ///
 /// ```swift
@@ -27,6 +27,14 @@ struct SnapshotLineCursor {
         self.pieceSize = max(1, pieceSize)
         prefix = Array(entity.rawValue.utf8) + [9]
         offset = file.offsetOfFirstLine(notBefore: prefix)
+    }
+
+    /// A cursor over every record line of `file`, whatever its entity.
+    init(file: SnapshotFile, pieceSize: Int = 1 << 20) {
+        self.file = file
+        self.pieceSize = max(1, pieceSize)
+        prefix = []
+        offset = file.offsetOfFirstLine(notBefore: [])
     }
 
     /// The entity's next record line and its sort key (`<entity>\t<encoded id>`); `nil` after

@@ -16,15 +16,20 @@ final class SnapshotMerge: @unchecked Sendable {
     let frozen: StoreIndex
     /// Where the new snapshot is written before it is swapped in.
     let stagingPath: String
+    /// The merge writes a new delta (the old delta's lines and the states handed over) for
+    /// `.ferry/index-delta`, not a whole snapshot (see ``Store/mergeSnapshotIfDue()``).
+    let deltaOnly: Bool
     private let condition = NSCondition()
     private var outcome: Result<Void, SystemError>?
 
-    /// Starts writing `frozen` to `stagingPath` on a new thread.
-    init(frozen: StoreIndex, stagingPath: String) {
+    /// Starts writing `frozen` to `stagingPath` on a new thread: a whole snapshot, or with
+    /// `deltaOnly`, a delta on top of the frozen index's snapshot.
+    init(frozen: StoreIndex, stagingPath: String, deltaOnly: Bool = false) {
         self.frozen = frozen
         self.stagingPath = stagingPath
+        self.deltaOnly = deltaOnly
         let thread = Thread { [self] in
-            let result = Result { () throws(SystemError) in try frozen.writeSnapshot(toFileAt: stagingPath) }
+            let result = Result { () throws(SystemError) in try frozen.writeSnapshot(deltaOnly: deltaOnly, toFileAt: stagingPath) }
             condition.lock()
             outcome = result
             condition.broadcast()

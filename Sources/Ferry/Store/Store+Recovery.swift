@@ -45,8 +45,7 @@ extension Store {
         guard head.sequence <= journal.headSequence else { return nil }
         if head.sequence == journal.headSequence { return head.hash == journal.headHash ? delta : nil }
         guard let entry = try? journal.entry(at: head.sequence), entry.hash == head.hash else { return nil }
-        let records = delta.allRecords()
-        return delta.damage == nil && records.count == delta.header.recordCount ? delta : nil
+        return delta.allRecordsDecode() ? delta : nil
     }
 
     /// Throws away the index and replays the whole journal, repairing record files.

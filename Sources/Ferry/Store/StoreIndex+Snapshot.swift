@@ -65,26 +65,20 @@ extension StoreIndex {
                 for (replica, _) in version.version.sortedCounters { register(replica) }
             }
         }
-        // Changed records by sort key: those changed in memory are encoded as they are
-        // written; the delta's lines (changed by earlier processes, not since) are copied.
+        // The records changed in memory, by sort key, encoded as they are written. The delta's
+        // lines (changed by earlier processes or merges, not since) are read alongside in
+        // order, a piece at a time, and copied: memory holds the in-memory changes' keys,
+        // never the delta.
         var changed: [(sortKey: [UInt8], change: SnapshotChange)] = []
-        changed.reserveCapacity(records.changedCount)
-        // Only the delta's lines need checking against the keys changed in memory.
-        let hasDelta = records.delta != nil
-        var inMemory = Set<[UInt8]>()
+        changed.reserveCapacity(records.inMemoryCount)
         records.forEachStateInMemory { key, state in
-            let sortKey = SnapshotFile.sortKey(key)
-            if hasDelta { inMemory.insert(sortKey) }
-            changed.append((sortKey, .state(key)))
+            changed.append((SnapshotFile.sortKey(key), .state(key)))
             for version in state.versions { registerVersion(version) }
-        }
-        records.delta?.forEachRawLine { sortKey, line in
-            let sortKey = Array(sortKey)
-            if !inMemory.contains(sortKey) { changed.append((sortKey, .line(line))) }
         }
         changed.sort { ByteOrder.precedes($0.sortKey, $1.sortKey) }
         // Stamps confirmed for records otherwise as the snapshot has them: a full snapshot
-        // patches them into the lines it copies; a delta holds their lines, patched.
+        // patches them into the lines it copies; a delta holds their lines, patched. A state
+        // in memory wins over a stamp, and so does the delta's line (see ``PendingLines``).
         let stamps = records.confirmed.entries
         if deltaOnly && !stamps.isEmpty {
             var merged: [(sortKey: [UInt8], change: SnapshotChange)] = []
@@ -102,8 +96,9 @@ extension StoreIndex {
             changed = merged
         }
         let number: (ReplicaID) -> Int = { numbers[$0] ?? 0 }
-        // A full snapshot has one line per record; a delta one per changed record.
-        let lines = announced ?? (deltaOnly ? changed.count : records.count)
+        // A full snapshot has one line per record; a delta one per changed record: the
+        // in-memory ones and the old delta's, counted once when in both.
+        let lines = announced ?? (deltaOnly ? PendingLines.count(changed, delta: records.delta) : records.count)
 
         var header = "\(deltaOnly ? SnapshotFile.deltaMagic : SnapshotFile.magic)\n"
         header += "H\t\(headSequence)\t\(headHash.hex)\t\(latestModification)\n"
@@ -142,35 +137,32 @@ extension StoreIndex {
             } catch { failure = error }
             written += 1
         }
-        var next = 0
-        var confirmedStamps = records.confirmed.walk()
-        if !deltaOnly {
-            records.base?.forEachRawLineStreaming { sortKey, line in
-                var order = next < changed.count ? ByteOrder.compare(changed[next].sortKey, sortKey) : 1
-                while order < 0 {
-                    emit(changed[next].change)
-                    next += 1
-                    order = next < changed.count ? ByteOrder.compare(changed[next].sortKey, sortKey) : 1
-                }
-                if order == 0 {
-                    emit(changed[next].change)
-                    next += 1
-                } else if failure == nil {
-                    do throws(SystemError) {
-                        if let stamp = confirmedStamps.stamp(forSortKey: sortKey), let patched = SnapshotFile.line(line, withStamp: stamp) {
-                            try sink.appendLine(patched[...])
-                        } else {
-                            try sink.appendLine(line)
-                        }
-                    } catch { failure = error }
-                    written += 1
+        var pending = PendingLines(changed: changed, delta: records.delta)
+        func emitPending(through limit: ArraySlice<UInt8>?) -> Bool {
+            pending.emit(through: limit) { item in
+                switch item {
+                case .change(let change): emit(change)
+                case .deltaLine(let line): emit(.line(line))
                 }
             }
         }
-        while next < changed.count {
-            emit(changed[next].change)
-            next += 1
+        var confirmedStamps = records.confirmed.walk()
+        if !deltaOnly {
+            records.base?.forEachRawLineStreaming { sortKey, line in
+                // A changed record replaces the snapshot's line.
+                guard !emitPending(through: sortKey), failure == nil else { return }
+                do throws(SystemError) {
+                    if let stamp = confirmedStamps.stamp(forSortKey: sortKey), let patched = SnapshotFile.line(line, withStamp: stamp) {
+                        try sink.appendLine(patched[...])
+                    } else {
+                        try sink.appendLine(line)
+                    }
+                } catch { failure = error }
+                written += 1
+            }
         }
+        _ = emitPending(through: nil)
+        pending.checkDeltaWasReadWhole()
         if let failure { throw failure }
         if written != lines { return written }
         try sink.append(Array("E\t\(lines)\n".utf8))
@@ -179,7 +171,7 @@ extension StoreIndex {
 
     /// A changed record in a snapshot being written: a state to encode, a line to copy, or a
     /// snapshot line to copy with a confirmed file stamp (its sort key and the stamp).
-    private enum SnapshotChange {
+    enum SnapshotChange {
         case state(RecordKey)
         case line(ArraySlice<UInt8>)
         case confirmedStamp([UInt8], FileStamp)
@@ -239,6 +231,88 @@ extension StoreIndex {
         }
         line.append(10)
         return line
+    }
+}
+
+/// The changed records a snapshot or delta being written takes in sort order: the states and
+/// stamps from memory (sorted) and the old delta's lines, read a piece at a time. On the same
+/// key a state in memory wins over the delta's line, which wins over a confirmed stamp (a
+/// stamp confirms the snapshot's line, which the delta's replaced).
+struct PendingLines {
+    /// A changed record to write: an entry from memory, or a line of the old delta to copy.
+    enum Item {
+        case change(StoreIndex.SnapshotChange)
+        case deltaLine(ArraySlice<UInt8>)
+    }
+
+    private let changed: [(sortKey: [UInt8], change: StoreIndex.SnapshotChange)]
+    private var next = 0
+    private let delta: SnapshotFile?
+    private var cursor: SnapshotLineCursor?
+    private var deltaLine: (sortKey: ArraySlice<UInt8>, line: ArraySlice<UInt8>)?
+    private var deltaLinesRead = 0
+
+    init(changed: [(sortKey: [UInt8], change: StoreIndex.SnapshotChange)], delta: SnapshotFile?) {
+        self.changed = changed
+        self.delta = delta
+        cursor = delta.map { SnapshotLineCursor(file: $0) }
+        advanceDelta()
+    }
+
+    /// How many lines `changed` and `delta` make together: a key in both makes one. Reads
+    /// the delta once, without decoding it.
+    static func count(_ changed: [(sortKey: [UInt8], change: StoreIndex.SnapshotChange)], delta: SnapshotFile?) -> Int {
+        guard let delta else { return changed.count }
+        var cursor = SnapshotLineCursor(file: delta)
+        var lines = changed.count
+        var next = 0
+        while let (sortKey, _) = cursor.next() {
+            while next < changed.count && ByteOrder.precedes(changed[next].sortKey[...], sortKey) { next += 1 }
+            if next < changed.count && ByteOrder.compare(changed[next].sortKey[...], sortKey) == 0 { continue }
+            lines += 1
+        }
+        return lines
+    }
+
+    private mutating func advanceDelta() {
+        deltaLine = cursor?.next()
+        if deltaLine != nil { deltaLinesRead += 1 }
+    }
+
+    /// Hands `body` every pending record whose key precedes `limit` or equals it, in order
+    /// (every one left when `limit` is `nil`); returns whether one had `limit` as its key.
+    mutating func emit(through limit: ArraySlice<UInt8>?, _ body: (Item) -> Void) -> Bool {
+        while true {
+            let fromMemory = next < changed.count ? changed[next].sortKey[...] : nil
+            let fromDelta = deltaLine?.sortKey
+            let least: ArraySlice<UInt8>
+            switch (fromMemory, fromDelta) {
+            case (nil, nil): return false
+            case (let key?, nil), (nil, let key?): least = key
+            case (let a?, let b?): least = ByteOrder.compare(a, b) <= 0 ? a : b
+            }
+            let order = limit.map { ByteOrder.compare(least, $0) } ?? -1
+            if order > 0 { return false }
+            let memoryHasIt = fromMemory.map { ByteOrder.compare($0, least) == 0 } ?? false
+            let deltaHasIt = fromDelta.map { ByteOrder.compare($0, least) == 0 } ?? false
+            if memoryHasIt, deltaHasIt, let line = deltaLine?.line, case .confirmedStamp = changed[next].change {
+                body(.deltaLine(line))
+            } else if memoryHasIt {
+                body(.change(changed[next].change))
+            } else if let line = deltaLine?.line {
+                body(.deltaLine(line))
+            }
+            if memoryHasIt { next += 1 }
+            if deltaHasIt { advanceDelta() }
+            if order == 0 { return true }
+        }
+    }
+
+    /// Marks the delta damaged when it held fewer or more lines than its header says (after
+    /// every line was taken), so the merge is not swapped in.
+    func checkDeltaWasReadWhole() {
+        guard let delta, deltaLine == nil, deltaLinesRead != delta.header.recordCount else { return }
+        delta.markDamaged("\(delta.path): expected \(delta.header.recordCount) records, found \(deltaLinesRead)")
     }
 }
 

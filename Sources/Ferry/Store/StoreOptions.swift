@@ -30,10 +30,10 @@ public struct StoreOptions: Sendable {
     /// During a long run of writes, the records changed in memory are merged into a new
     /// snapshot, on another thread, once this many have piled up (whatever the store's size,
     /// so memory stays flat as the store grows).
-    /// Each merge rewrites the whole snapshot: a lower interval bounds memory tighter (about
-    /// 700 bytes per changed record) and costs more merges (at 16k, a 100k-record batch run
-    /// merged five times, a tenth of its CPU time; at 64k, once). A streamed import merges
-    /// at a quarter of it, so its memory is that of its batches whatever the store's size.
+    /// A merge writes a new delta, or a new snapshot once the delta would reach half of the
+    /// snapshot: a lower interval bounds memory tighter (about 700 bytes per changed record)
+    /// and costs more merges. A streamed import merges at a quarter of it, so its memory is
+    /// that of its batches whatever the store's size.
     public var mergeInterval: Int = 65_536
     /// Receives one-line warnings (a torn journal tail cut off, an index rebuilt).
     public var warningHandler: @Sendable (String) -> Void = { message in

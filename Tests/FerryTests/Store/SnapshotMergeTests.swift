@@ -34,6 +34,17 @@ import FerryTestSupport
         #expect(Set(try store.ids(of: notes).map(\.rawValue)) == Set(expected.keys))
     }
 
+    /// Opened again, the store at `path` has `expected`, its files are as the index says, and
+    /// verify finds nothing.
+    private func expectReopenedAndVerified(_ path: String, _ expected: [String: JSONValue]) throws {
+        let store = try Store.open(at: path)
+        try expectRecords(store, expected)
+        #expect(try store.status().isClean)
+        store.close()
+        let report = try StoreVerifier(path: path).verify()
+        #expect(report.isClean, "\(report.findings)")
+    }
+
     @Test func aLongRunOfWritesMergesInTheBackgroundAndLosesNothing() throws {
         let directory = try TemporaryDirectory()
         let path = directory.subpath("s")
@@ -66,12 +77,96 @@ import FerryTestSupport
         }
         #expect(merges > 0, "some writes must have started a merge")
         #expect(!FileSystem.exists(path + "/.ferry/index-merging"))
-        let store = try Store.open(at: path)
+        try expectReopenedAndVerified(path, expected)
+    }
+
+    /// Merges write a delta while the changes (with the old delta's) are at most half the
+    /// snapshot, and keep the snapshot; past that, a merge rewrites the snapshot. Reads, a
+    /// reopened store and verify see every record either way.
+    @Test func mergesWriteDeltasUntilTheyReachHalfTheSnapshot() throws {
+        let directory = try TemporaryDirectory()
+        let path = directory.subpath("s")
+        var expected: [String: JSONValue] = [:]
+        func write(_ ids: Range<Int>, round: Int, to store: Store) throws {
+            try store.write(ids.map { .put(key("n\($0)"), ["round": .integer(Int64(round))]) })
+            for id in ids { expected["n\(id)"] = ["round": .integer(Int64(round))] }
+        }
+        func inode(_ file: String) -> UInt64? { (try? FileSystem.status(file))??.inode }
+        do {
+            let store = try Store.create(at: path, options: options(interval: 100))
+            for start in stride(from: 0, to: 600, by: 50) { try write(start..<start + 50, round: 0, to: store) }
+            try store.writeSnapshot()
+            let snapshot = inode(store.layout.index)
+            #expect(snapshot != nil && !FileSystem.exists(store.layout.indexDelta))
+            // 100 changes (updates and new records) on 600: a merge into a delta.
+            try write(550..<600, round: 1, to: store)
+            try write(600..<650, round: 1, to: store)
+            #expect(store.snapshotMerge?.deltaOnly == true)
+            try store.finishSnapshotMerge()
+            #expect(inode(store.layout.index) == snapshot, "the snapshot is kept")
+            #expect(store.index.records.delta?.header.recordCount == 100)
+            #expect(store.index.records.inMemoryCount == 0)
+            try expectRecords(store, expected)
+            // 100 more, half of them in the delta already: 150 changed records, a new delta.
+            try write(600..<700, round: 2, to: store)
+            #expect(store.snapshotMerge?.deltaOnly == true)
+            try store.finishSnapshotMerge()
+            #expect(inode(store.layout.index) == snapshot)
+            #expect(store.index.records.delta?.header.recordCount == 150, "a record in memory and the delta makes one line")
+            try expectRecords(store, expected)
+            // 200 more: 350 changed records, more than half of 600, so a whole new snapshot.
+            try write(0..<100, round: 3, to: store)
+            try write(700..<800, round: 3, to: store)
+            #expect(store.snapshotMerge?.deltaOnly == false)
+            try store.finishSnapshotMerge()
+            #expect(inode(store.layout.index) != snapshot && !FileSystem.exists(store.layout.indexDelta))
+            #expect(store.index.records.base?.header.recordCount == 800)
+            try expectRecords(store, expected)
+            // And one more delta, left for the next open to read.
+            try write(100..<200, round: 4, to: store)
+            try store.finishSnapshotMerge()
+            #expect(store.index.records.delta != nil)
+            #expect(try store.status().isClean)
+            store.close()
+        }
+        try expectReopenedAndVerified(path, expected)
+    }
+
+    /// A delta too large to load is read a piece at a time: by lookups (through its sparse
+    /// index), by a merge that writes the next delta, and by a status scan. What a record in
+    /// memory says wins over its delta line, which wins over the snapshot's.
+    @Test func aDeltaTooLargeToLoadIsReadInPieces() throws {
+        let directory = try TemporaryDirectory()
+        let path = directory.subpath("s")
+        var expected: [String: JSONValue] = [:]
+        do {
+            let store = try Store.create(at: path, options: options(interval: 100_000))
+            try store.write((0..<1_000).map { .put(key("n\($0)"), ["round": 0]) })
+            try store.writeSnapshot()
+            try store.write((0..<60).map { .put(key("n\($0)"), ["round": 1]) })
+            store.close()
+        }
+        for id in 0..<1_000 { expected["n\(id)"] = ["round": .integer(id < 60 ? 1 : 0)] }
+        let store = try Store.open(at: path, options: options(interval: 100))
+        let delta = try #require(store.index.records.delta)
+        #expect(delta.header.recordCount == 60)
+        delta.loadLimit = 0
         try expectRecords(store, expected)
         #expect(try store.status().isClean)
+        // 100 writes, 30 of them over records in the delta: a merge into a new delta.
+        try store.write((30..<130).map { .put(key("n\($0)"), ["round": 2]) })
+        for id in 30..<130 { expected["n\(id)"] = ["round": 2] }
+        #expect(store.snapshotMerge?.deltaOnly == true)
+        try store.finishSnapshotMerge()
+        #expect(!delta.isLoaded && delta.damage == nil, "the old delta was never loaded")
+        let next = try #require(store.index.records.delta)
+        #expect(next.header.recordCount == 130)
+        next.loadLimit = 0
+        try expectRecords(store, expected)
+        #expect(try store.status().isClean)
+        #expect(!next.isLoaded && next.damage == nil)
         store.close()
-        let report = try StoreVerifier(path: path).verify()
-        #expect(report.isClean, "\(report.findings)")
+        try expectReopenedAndVerified(path, expected)
     }
 
     @Test func writesMadeDuringAMergeStayInMemoryWhenItIsSwappedIn() throws {
