@@ -9,12 +9,7 @@ struct ReplayPartitioning: Sendable {
     /// The partition of an index line's sort key.
     func partition<Bytes: Sequence>(ofSortKey bytes: Bytes) -> Int where Bytes.Element == UInt8 {
         guard count > 1 else { return 0 }
-        var hash: UInt64 = 0xcbf2_9ce4_8422_2325
-        for byte in bytes {
-            hash ^= UInt64(byte)
-            hash = hash &* 0x0000_0100_0000_01b3
-        }
-        return Int(hash % UInt64(count))
+        return Int(FNV1a.hash(bytes) % UInt64(count))
     }
 
     /// The partition of `key`.

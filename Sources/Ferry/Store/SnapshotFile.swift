@@ -58,6 +58,10 @@ final class SnapshotFile: @unchecked Sendable {
     /// For a snapshot too large to load for lookups: the sort key and offset of the first line
     /// of every block of about ``sparseBlockBytes``, so a lookup reads one block.
     private var sparse: (keys: [[UInt8]], offsets: [Int64])?
+    /// With the sparse index: which sort keys the file may hold.
+    private var filter: SortKeyFilter?
+    /// How many blocks lookups through the sparse index have read (for tests).
+    private(set) var blocksRead = 0
     /// The block a sparse lookup read last, with its lines' starts: lookups near each other in
     /// key order (an import's new ids, a pull's records, the same record asked for twice) read
     /// and split it once, then search it by bisection.
@@ -255,7 +259,12 @@ final class SnapshotFile: @unchecked Sendable {
         if memory == nil && sparse == nil && lookups > 256 {
             if bodyEnd - bodyStart <= loadLimit { loadIntoMemory() } else { buildSparseIndex() }
         }
-        if let sparse, memory == nil { return lineInBlock(target, sparse, body) }
+        if let sparse, memory == nil {
+            // Most lookups in a large file are of records it lacks (a join's, an import's new
+            // ones): the filter turns those away without reading a block.
+            if let filter, !filter.mayContain(target) { return nil }
+            return lineInBlock(target, sparse, body)
+        }
         if let memory {
             var low = 0
             var high = lineStarts.count
@@ -272,18 +281,23 @@ final class SnapshotFile: @unchecked Sendable {
     }
 
     /// Reads the file once, in 1 MiB pieces, noting the first line of every block of about
-    /// ``sparseBlockBytes`` (about 60 kB of keys for a million records).
+    /// ``sparseBlockBytes`` (about 60 kB of keys for a million records), and adding every
+    /// line's sort key to a ``SortKeyFilter``.
     private func buildSparseIndex() {
         var keys: [[UInt8]] = []
         var offsets: [Int64] = []
         var nextBlock = bodyStart
+        var filter = SortKeyFilter(expectedCount: header.recordCount)
         guard forEachLineOnDisk({ offset, line in
+            let sortKey = SnapshotFile.sortKey(ofLine: line)
+            filter.insert(sortKey)
             guard offset >= nextBlock else { return }
-            keys.append(Array(SnapshotFile.sortKey(ofLine: line)))
+            keys.append(Array(sortKey))
             offsets.append(offset)
             nextBlock = offset + SnapshotFile.sparseBlockBytes
         }) != nil else { return }
         sparse = (keys, offsets)
+        self.filter = filter
     }
 
     /// A lookup through the sparse index: the block whose first key is the last not after
@@ -300,6 +314,7 @@ final class SnapshotFile: @unchecked Sendable {
         let end = low < sparse.offsets.count ? sparse.offsets[low] : bodyEnd
         if lastBlock?.offset != start {
             guard end > start, let bytes = try? file.read(at: start, count: Int(end - start)) else { return nil }
+            blocksRead += 1
             var lineStarts = [0]
             var next = 0
             while let newline = ByteOrder.firstIndex(of: 10, in: bytes[next...]) {

@@ -288,6 +288,11 @@ import FerryTestSupport
             #expect(ordered.lookup(lookup) == loaded.lookup(lookup), "ordered lookup \(count) of \(lookup)")
         }
         #expect(!ordered.isLoaded && ordered.damage == nil)
+        // Records the file lacks are turned away by its key filter, mostly without a block.
+        let before = ordered.blocksRead
+        for index in 0..<1_000 { #expect(ordered.lookup(key("n\(index)x")) == nil) }
+        #expect(ordered.blocksRead - before < 50, "\(ordered.blocksRead - before) blocks read for 1,000 absent keys")
+        #expect(ordered.lookup(key("n2999")) == loaded.lookup(key("n2999")))
     }
 
     @Test func oneEntitysLiveIDsAreReadWithoutLoadingTheSnapshot() throws {
