@@ -15,6 +15,7 @@ final class TestServer: Sendable {
             host: "127.0.0.1", port: 0, firstRequestTimeout: .seconds(30), readTimeout: .seconds(30),
             idleTimeout: .seconds(30), writeTimeout: .seconds(30), shutdownGracePeriod: .seconds(30))
         configuration.headTimeout = .seconds(30)
+        configuration.bodyStallTimeout = .seconds(30)
         adjust(&configuration)
         let lines = HTTPServerLock<[String]>([])
         let handled = HTTPServerLock<Int>(0)
@@ -239,4 +240,15 @@ func runProgram(_ path: String, _ arguments: [String]) throws -> (status: Int32,
 /// The gate `/held` requests wait at (one test uses it).
 enum HeldRequests {
     static let gate = DispatchSemaphore(value: 0)
+}
+
+/// Waits until `condition` holds, checking every 10 ms for up to 30 s (other suites may keep
+/// both cores busy meanwhile), and says whether it came to hold. Tests wait on the server's
+/// state this way rather than sleeping a fixed time and hoping it got there.
+func eventually(_ condition: () -> Bool) async throws -> Bool {
+    for _ in 0..<3000 {
+        if condition() { return true }
+        try await Task.sleep(for: .milliseconds(10))
+    }
+    return condition()
 }

@@ -81,6 +81,10 @@ public final class HTTPServer: Sendable {
     /// The number of connections being served.
     public var connectionCount: Int { registry.count }
 
+    /// The bytes of the body budget that requests hold now (see
+    /// ``HTTPServerConfiguration/bodyBudgetBytes``).
+    public var bodyBytesReserved: Int { budget.inUse }
+
     /// Binds the configured address and starts accepting connections on a thread of its own.
     /// - Returns: the bound port (the one the system chose when the configuration says `0`).
     /// - Throws: ``HTTPServerError/cannotListen(host:port:_:)`` when the address cannot be bound,
