@@ -117,7 +117,15 @@ public final class Store: @unchecked Sendable {
         } catch { throw .journal(error) }
         let store = Store(layout: layout, manifest: manifest, options: options, lock: lock, journal: journal, index: StoreIndex())
         try store.recover()
-        if !FileSystem.exists(layout.index) { try store.writeSnapshot() }
+        if !FileSystem.exists(layout.index) {
+            try store.writeSnapshot()
+        } else if store.index.records.delta != nil, store.deltaIsDueForSnapshot {
+            // A long run that was cut off before it closed (Ctrl-C on a join) leaves the delta
+            // its merges wrote, up to half the snapshot. Fold it in now, streaming, as its
+            // close would have: whole-table reads (a status scan) decode the delta into memory.
+            // Where the index cannot be written (a read-only medium), the delta stays.
+            try? store.writeSnapshot()
+        }
         return store
     }
 
@@ -168,10 +176,7 @@ public final class Store: @unchecked Sendable {
     /// Writes the delta file, or a whole new snapshot when the delta is large.
     func persistIndex() throws(StoreError) {
         try finishSnapshotMerge()
-        // Merge into a new snapshot once the changed records reach the interval and a
-        // sixteenth of the store, so the full rewrite is amortized over many closes.
-        let changed = index.records.changedCount
-        if changed >= max(Int(options.snapshotInterval), index.records.count / 16) || index.records.base == nil {
+        if deltaIsDueForSnapshot || index.records.base == nil {
             try writeSnapshot()
             return
         }
@@ -180,6 +185,13 @@ public final class Store: @unchecked Sendable {
         } catch { throw .io(error) }
         persistedHead = index.headSequence
         stampsChanged = false
+    }
+
+    /// Whether the records changed since the snapshot reach the interval and a sixteenth of
+    /// the store: then a new snapshot is written rather than a delta, so the full rewrite is
+    /// amortized over many closes.
+    var deltaIsDueForSnapshot: Bool {
+        index.records.changedCount >= max(Int(options.snapshotInterval), index.records.count / 16)
     }
 
     /// Writes `.ferry/index` now, merging every change in; removes the delta file.

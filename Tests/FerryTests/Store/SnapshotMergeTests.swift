@@ -169,6 +169,36 @@ import FerryTestSupport
         try expectReopenedAndVerified(path, expected)
     }
 
+    /// A run cut off before it closed leaves the delta its merges wrote (here a copy of the
+    /// store taken mid-run stands for it); the next open folds it into a new snapshot, so no
+    /// later read decodes a delta as large as half the store.
+    @Test func aDeltaLeftByAnInterruptedRunIsFoldedInOnOpen() throws {
+        let directory = try TemporaryDirectory()
+        let path = directory.subpath("s")
+        var expected: [String: JSONValue] = [:]
+        let store = try Store.create(at: path, options: options(interval: 100))
+        try store.write((0..<600).map { .put(key("n\($0)"), ["round": 0]) })
+        try store.writeSnapshot()
+        try store.write((0..<150).map { .put(key("n\($0)"), ["round": 1]) })
+        try store.finishSnapshotMerge()
+        #expect(store.index.records.delta?.header.recordCount == 150)
+        for id in 0..<600 { expected["n\(id)"] = ["round": .integer(id < 150 ? 1 : 0)] }
+        let copy = directory.subpath("interrupted")
+        try FileManager.default.copyItem(atPath: path, toPath: copy)
+        store.close()
+        try FileSystem.removeFile(copy + "/.ferry/lock")
+
+        var reopenOptions = StoreOptions()
+        reopenOptions.snapshotInterval = 100
+        let reopened = try Store.open(at: copy, options: reopenOptions)
+        #expect(reopened.index.records.delta == nil && !FileSystem.exists(copy + "/.ferry/index-delta"))
+        #expect(reopened.index.records.base?.header.recordCount == 600)
+        try expectRecords(reopened, expected)
+        #expect(try reopened.status().isClean)
+        reopened.close()
+        try expectReopenedAndVerified(copy, expected)
+    }
+
     @Test func writesMadeDuringAMergeStayInMemoryWhenItIsSwappedIn() throws {
         let directory = try TemporaryDirectory()
         let (store, merge) = try storeWithFinishedMerge(at: directory.subpath("s"))
