@@ -478,24 +478,11 @@ final class SnapshotFile: @unchecked Sendable {
 
     /// Every record, in sort order, decoded; a file larger than ``loadLimit`` and not in
     /// memory yet is read a piece at a time, not loaded.
-    func forEachRecord(_ body: (RecordKey, RecordState) throws -> Void) rethrows {
-        if memory == nil && bodyEnd - bodyStart > loadLimit {
-            var cursor = SnapshotLineCursor(file: self)
-            var seen = 0
-            while let (_, line) = cursor.next() {
-                seen += 1
-                guard let (key, state) = decodeWithKey(line) else { continue }
-                try body(key, state)
-            }
-            if seen != header.recordCount { markDamaged("expected \(header.recordCount) records, found \(seen)") }
-            return
-        }
-        loadIntoMemory()
-        guard let memory else { return }
-        for index in lineStarts.indices {
-            let line = self.line(at: index, in: memory)
-            guard let (key, state) = decodeWithKey(line) else { continue }
-            try body(key, state)
+    func forEachRecord(_ body: (RecordKey, RecordState) -> Void) {
+        if memory == nil && bodyEnd - bodyStart <= loadLimit { loadIntoMemory() }
+        forEachRawLineStreaming { _, line in
+            guard let (key, state) = decodeWithKey(line) else { return }
+            body(key, state)
         }
     }
 

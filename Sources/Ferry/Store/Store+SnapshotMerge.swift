@@ -62,51 +62,32 @@ extension Store {
             index.records.markDamaged(damage)
             return
         }
-        if merge.deltaOnly {
-            try finishDeltaMerge(merge)
-            return
-        }
+        // A whole snapshot replaces the snapshot and the delta; a delta only the delta.
+        let (path, magic) = merge.deltaOnly ? (layout.indexDelta, SnapshotFile.deltaMagic) : (layout.index, SnapshotFile.magic)
         do throws(SystemError) {
-            try FileSystem.rename(merge.stagingPath, to: layout.index)
-            try FileSystem.removeFile(layout.indexDelta)
+            try FileSystem.rename(merge.stagingPath, to: path)
+            if !merge.deltaOnly { try FileSystem.removeFile(layout.indexDelta) }
         } catch {
             index.records.abandonMerge()
             throw .io(error)
         }
-        let snapshot: SnapshotFile?
-        do { snapshot = try SnapshotFile.open(layout.index) } catch {
+        let written: SnapshotFile?
+        do { written = try SnapshotFile.open(path, magic: magic) } catch {
             index.records.abandonMerge()
             throw error
         }
-        guard let snapshot else {
+        guard let written else {
             index.records.abandonMerge()
             return
         }
         let frozen = merge.frozen
-        index.records.completeMerge(into: snapshot, frozen: frozen.records)
+        if merge.deltaOnly {
+            index.records.completeDeltaMerge(into: written, frozen: frozen.records)
+        } else {
+            index.records.completeMerge(into: written, frozen: frozen.records)
+        }
         snapshotSequence = frozen.headSequence
         persistedHead = frozen.headSequence
-    }
-
-    /// Swaps in the delta a finished merge wrote, keeping the snapshot: the states it holds
-    /// leave memory, and lookups find them in the delta.
-    private func finishDeltaMerge(_ merge: SnapshotMerge) throws(StoreError) {
-        do throws(SystemError) { try FileSystem.rename(merge.stagingPath, to: layout.indexDelta) } catch {
-            index.records.abandonMerge()
-            throw .io(error)
-        }
-        let delta: SnapshotFile?
-        do { delta = try SnapshotFile.open(layout.indexDelta, magic: SnapshotFile.deltaMagic) } catch {
-            index.records.abandonMerge()
-            throw error
-        }
-        guard let delta else {
-            index.records.abandonMerge()
-            return
-        }
-        index.records.completeDeltaMerge(into: delta, frozen: merge.frozen.records)
-        snapshotSequence = merge.frozen.headSequence
-        persistedHead = merge.frozen.headSequence
     }
 
     /// Drops a running merge (waiting for its thread), taking its states back into memory:
