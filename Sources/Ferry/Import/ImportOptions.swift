@@ -33,9 +33,9 @@ public struct ImportOptions: Sendable {
     /// The current time in milliseconds since 1970 for relative times in ``scope``; the store's
     /// clock when `nil`.
     public var now: Int64?
-    /// The largest input accepted, in bytes, when it is read whole: one item object, an
-    /// input with `path`, or one whose items link to other records. A top-level array of
-    /// items without links is read as a stream, of any size.
+    /// The largest input accepted, in bytes, when it is read whole: one item object, one
+    /// whose items link to other records, or one with ``parent``. An array of items without
+    /// links (at the top level or at ``path``) is read as a stream, of any size.
     public var maximumInputBytes = 1 << 30
     /// Where the array of items is inside an input object (`--path data`, `--path response.items`);
     /// the input's top level when `nil`.

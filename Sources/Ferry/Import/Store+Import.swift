@@ -47,9 +47,10 @@ extension Store {
 
     /// Imports JSON text from a file (or memory) into `entity`, reading it strictly.
     ///
-    /// A top-level array whose items link to no other records (the entity declares no
-    /// relationships, and there is no `--parent` or `--path`) is read as a stream and written
-    /// in batches: memory stays flat whatever the array's size (see `docs/IMPORT.md`). Every item
+    /// An array whose items link to no other records (the entity declares no relationships,
+    /// and there is no `--parent`), at the top level or at ``ImportOptions/path``, is read as a
+    /// stream and written in batches: memory stays flat whatever the array's size (see
+    /// `docs/IMPORT.md`). Every item
     /// is checked before anything is written; should writing fail part way (a full disk), the
     /// error says how far it got and importing the same input again finishes the work. Any
     /// other input is read whole (up to ``ImportOptions/maximumInputBytes``) and imported as
@@ -68,13 +69,13 @@ extension Store {
         if options.schema == nil { options.schema = try self.schema() }
         let schema = options.schema
         // An entity whose mapping cannot be made is left to the whole-input path to report.
-        let isUnlinked = options.parent == nil && options.path == nil
+        let isUnlinked = options.parent == nil
             && ((try? EntityMapping(entity: entity, schema: schema, keys: options.keys))?.relationships.isEmpty ?? false)
         if isUnlinked {
             let importer = StreamedImport(store: self, schema: schema, entity: entity, options: options, input: input)
             var (stream, close) = try input.stream(importer.streamOptions)
             // Whatever is wrong before the first value, the whole-input path reports as it always did.
-            let isArray = (try? stream.openArray()) ?? false
+            let isArray = (try? stream.openArray(at: options.path ?? [])) ?? false
             close()
             if isArray {
                 var outcome: Result<ImportReport, ImportError> = .failure(.store(.coding("the import did not run")))

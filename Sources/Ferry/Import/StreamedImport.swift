@@ -1,5 +1,6 @@
-/// An import of a top-level array whose items link to nothing, read as a stream and written in
-/// batches, so that its memory stays flat however long the array is.
+/// An import of an array whose items link to nothing (at the top level, or inside objects at
+/// ``ImportOptions/path``), read as a stream and written in batches, so that its memory stays
+/// flat however long the array is.
 ///
 /// Such an import touches only the records its items name and the stored records in scope that
 /// no item names (deleted, with no delete rules to follow), so each item can be compared with
@@ -159,7 +160,7 @@ struct StreamedImport {
             do { return try stream.nextElements(upTo: count) } catch { throw Self.importError(error) }
         }
         let isArray: Bool
-        do { isArray = try stream.openArray() } catch { throw Self.importError(error) }
+        do { isArray = try stream.openArray(at: options.path ?? []) } catch { throw Self.importError(error) }
         guard isArray else { throw .topLevelNotAnArray(kind: "value") }
         var batch: [JSONValue] = []
         var firstIndex = 0

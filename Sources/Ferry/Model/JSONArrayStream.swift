@@ -81,7 +81,7 @@ public struct JSONArrayStream {
     }
 
     /// Where the pass stands in the document's top level.
-    private enum Phase {
+    enum Phase {
         /// Before the first value.
         case start
         /// After `[` or `,` (at ``position``, remembered for a trailing comma): an element or,
@@ -94,7 +94,7 @@ public struct JSONArrayStream {
     }
 
     /// The light pass inside an element, kept when the window ends in the middle of one.
-    private struct Cut {
+    struct Cut {
         var offset: Int
         var depth = 0
         var inString = false
@@ -103,12 +103,17 @@ public struct JSONArrayStream {
 
     public let options: Options
     private let source: Source
+    // The window's state is internal (not private) for the path reader in
+    // `JSONArrayStream+Path.swift`.
     /// The window: bytes read and not yet dropped.
-    private var buffer: [UInt8] = []
+    var buffer: [UInt8] = []
     /// The first byte of ``buffer`` not yet consumed.
-    private var position = 0
-    private var sourceIsExhausted = false
-    private var phase = Phase.start
+    var position = 0
+    var sourceIsExhausted = false
+    var phase = Phase.start
+    /// The objects around the array when it was opened at a path (``openArray(at:)``),
+    /// outermost first; their members after the array are read once it closes.
+    var enclosingObjects: [EnclosingObject] = []
     /// The light pass of the element starting at ``position``, when a window ended inside it.
     private var pendingCut: Cut?
     /// The line and column of `buffer[0]`, for errors.
@@ -136,6 +141,17 @@ public struct JSONArrayStream {
     ///   or only whitespace; ``Failure/io(_:)``.
     public mutating func openArray() throws(Failure) -> Bool {
         guard case .start = phase else { return true }
+        try openDocument()
+        guard buffer[position] == UInt8(ascii: "[") else { return false }
+        position += 1
+        phase = .beforeElement(afterComma: false)
+        return true
+    }
+
+    /// Reads up to the first byte of the document's value.
+    /// - Throws: ``Failure/invalidJSON(_:)`` for a byte order mark or a document that is empty
+    ///   or only whitespace; ``Failure/io(_:)``.
+    mutating func openDocument() throws(Failure) {
         try fill(toAtLeast: 3)
         if buffer.count >= 3, buffer[0] == 0xEF, buffer[1] == 0xBB, buffer[2] == 0xBF {
             throw failure("a byte order mark (BOM) is not allowed; JSON text must start with a value", at: 0)
@@ -145,10 +161,6 @@ public struct JSONArrayStream {
             let isEmpty = lineAtBufferStart == 1 && columnAtBufferStart == 1 && buffer.isEmpty
             throw failure(isEmpty ? "the document is empty" : "the document contains only whitespace", at: position)
         }
-        guard buffer[position] == UInt8(ascii: "[") else { return false }
-        position += 1
-        phase = .beforeElement(afterComma: false)
-        return true
     }
 
     /// The next elements of the array, at most `maximumCount` and as many as the window holds
@@ -169,6 +181,7 @@ public struct JSONArrayStream {
                 break scan
             case .closed:
                 guard slices.isEmpty else { break scan }
+                try closeEnclosingObjects()
                 try checkTrailingBytes()
                 phase = .finished
             case .beforeElement(let afterComma):
@@ -240,7 +253,7 @@ public struct JSONArrayStream {
 
     /// Moves `cut` over the bytes of the window: the end of the element, or `nil` at the end
     /// of the window.
-    private func advance(_ cut: inout Cut) -> Int? {
+    func advance(_ cut: inout Cut, closer: UInt8 = UInt8(ascii: "]")) -> Int? {
         let count = buffer.count
         return buffer.withUnsafeBufferPointer { bytes -> Int? in
             var offset = cut.offset
@@ -261,7 +274,7 @@ public struct JSONArrayStream {
                 switch byte {
                 case UInt8(ascii: "\""): cut.inString = true
                 case UInt8(ascii: "["), UInt8(ascii: "{"): cut.depth += 1
-                case UInt8(ascii: "]") where cut.depth == 0, UInt8(ascii: ","):
+                case closer where cut.depth == 0, UInt8(ascii: ","):
                     if cut.depth == 0 { return offset }
                 case UInt8(ascii: "]"), UInt8(ascii: "}"):
                     // Never below zero: a stray closer is the parser's to report.
@@ -278,11 +291,13 @@ public struct JSONArrayStream {
     private func parse(_ slices: [Range<Int>]) throws(Failure) -> [JSONValue] {
         if slices.isEmpty { return [] }
         let depth = options.maximumDepth
+        let enclosing = enclosingObjects.count
         let results = buffer.withUnsafeBufferPointer { bytes -> [Result<JSONValue, JSONParseError>] in
             nonisolated(unsafe) let bytes = bytes
             return ParallelWork.map(count: slices.count, minimumChunk: 256) { index in
                 var scanner = JSONScanner(
-                    input: UnsafeBufferPointer(rebasing: bytes[slices[index]]), maximumDepth: depth, enclosingDepth: 1)
+                    input: UnsafeBufferPointer(rebasing: bytes[slices[index]]), maximumDepth: depth,
+                    enclosingDepth: 1 + enclosing)
                 return Result { () throws(JSONParseError) in try scanner.parseArrayElement() }
             }
         }
@@ -298,7 +313,7 @@ public struct JSONArrayStream {
     }
 
     /// After the closing `]`: only whitespace may follow.
-    private mutating func checkTrailingBytes() throws(Failure) {
+    mutating func checkTrailingBytes() throws(Failure) {
         while true {
             try skipWhitespace()
             guard position < buffer.count else { return }
@@ -318,7 +333,7 @@ public struct JSONArrayStream {
     /// or before ``position``); returns how far the window moved, or `nil` when it ended and
     /// `mayRead` is false.
     @discardableResult
-    private mutating func skipWhitespace(keepingFrom keep: Int? = nil, mayRead: Bool = true) throws(Failure) -> Int? {
+    mutating func skipWhitespace(keepingFrom keep: Int? = nil, mayRead: Bool = true) throws(Failure) -> Int? {
         var moved = 0
         while true {
             while position < buffer.count {
@@ -337,12 +352,12 @@ public struct JSONArrayStream {
     }
 
     /// Reads until the window holds `count` bytes or the source ends.
-    private mutating func fill(toAtLeast count: Int) throws(Failure) {
+    mutating func fill(toAtLeast count: Int) throws(Failure) {
         while buffer.count < count, !sourceIsExhausted { try readChunk(upTo: count - buffer.count) }
     }
 
     /// Appends up to `count` bytes from the source.
-    private mutating func readChunk(upTo count: Int) throws(Failure) {
+    mutating func readChunk(upTo count: Int) throws(Failure) {
         let chunk: [UInt8]
         do { chunk = try source.read(max(1, count)) } catch { throw .io(error) }
         if chunk.isEmpty {
@@ -357,7 +372,7 @@ public struct JSONArrayStream {
     /// Removes `buffer[..<end]`, keeping the line and column of the new first byte; returns
     /// how many bytes went.
     @discardableResult
-    private mutating func dropBytes(before end: Int) -> Int {
+    mutating func dropBytes(before end: Int) -> Int {
         guard end > 0 else { return 0 }
         (lineAtBufferStart, columnAtBufferStart) = lineAndColumn(at: end)
         buffer.removeSubrange(0..<end)
@@ -367,7 +382,7 @@ public struct JSONArrayStream {
     // MARK: Positions
 
     /// The line and column of `buffer[offset]` in the whole document.
-    private func lineAndColumn(at offset: Int) -> (line: Int, column: Int) {
+    func lineAndColumn(at offset: Int) -> (line: Int, column: Int) {
         var line = lineAtBufferStart
         var column = columnAtBufferStart
         buffer.withUnsafeBufferPointer { bytes in
@@ -385,13 +400,13 @@ public struct JSONArrayStream {
     }
 
     /// An error at `buffer[offset]`.
-    private func failure(_ reason: String, at offset: Int) -> Failure {
+    func failure(_ reason: String, at offset: Int) -> Failure {
         let (line, column) = lineAndColumn(at: offset)
         return .invalidJSON(JSONParseError(line: line, column: column, reason: reason))
     }
 
     /// `error`, found in an element starting at `buffer[start]`, at its place in the document.
-    private func relocated(_ error: JSONParseError, from start: Int) -> JSONParseError {
+    func relocated(_ error: JSONParseError, from start: Int) -> JSONParseError {
         let (line, column) = lineAndColumn(at: start)
         if error.line == 1 { return JSONParseError(line: line, column: column + error.column - 1, reason: error.reason) }
         return JSONParseError(line: line + error.line - 1, column: error.column, reason: error.reason)

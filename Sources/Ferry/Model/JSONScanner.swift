@@ -155,15 +155,33 @@ struct JSONScanner {
     /// then the `,` or `]` after it as the input's last byte (or the end of the document, when
     /// the input runs to it). Every error is the one a pass over the whole document reports.
     mutating func parseArrayElement() throws(JSONParseError) -> JSONValue {
+        try parseDelimitedValue(closer: UInt8(ascii: "]"), expecting: "',' or ']' after array element")
+    }
+
+    /// Parses one member value of an object as ``JSONArrayStream`` cuts it out on the way to
+    /// the array at a path: the value, then the `,` or `}` after it as the input's last byte.
+    mutating func parseMemberValue() throws(JSONParseError) -> JSONValue {
+        try parseDelimitedValue(closer: UInt8(ascii: "}"), expecting: "',' or '}' after object member")
+    }
+
+    /// A value, then `,` or `closer` as the last byte of the input (or the document's end).
+    private mutating func parseDelimitedValue(closer: UInt8, expecting expected: String) throws(JSONParseError) -> JSONValue {
         skipWhitespace()
         let value = try parseValueTree()
         skipWhitespace()
-        let expected = "',' or ']' after array element"
         guard offset < input.count else { throw unexpectedEnd(expecting: expected) }
-        guard offset == input.count - 1, input[offset] == UInt8(ascii: ",") || input[offset] == UInt8(ascii: "]") else {
+        guard offset == input.count - 1, input[offset] == UInt8(ascii: ",") || input[offset] == closer else {
             throw unexpected(expecting: expected)
         }
         return value
+    }
+
+    /// Parses an object member's key and the `:` after it (and the whitespace after that), as
+    /// the parser does inside an object; returns the key.
+    mutating func parseMemberKey() throws(JSONParseError) -> String {
+        try parseKey()
+        keyOffsets.removeLast()
+        return keys.removeLast()
     }
 
     /// Gives the shared stacks room for a typical record before the first container opens.

@@ -11,7 +11,8 @@ enum ImportCommand: Command {
             Nested objects become linked records of their own. Records whose values did not change \
             are not written. Every item is checked before anything is written: an error anywhere \
             writes nothing and names the item (array index and key path). A large array of items \
-            without links is read as a stream and written in batches, in flat memory. The store's schema.json, when present, gives \
+            without links (at the top level or at --path) is read as a stream and written in \
+            batches, in flat memory. The store's schema.json, when present, gives \
             keys, types and relationships (see docs/IMPORT.md); an entity it does not declare is refused.
             An import that would delete more than --max-delete of an entity's records (one page of a \
             longer list, say) stops before writing anything and says so; --force goes ahead. An input \

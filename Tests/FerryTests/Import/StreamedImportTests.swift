@@ -98,6 +98,49 @@ import Testing
         #expect(again.counts == .init(unchanged: 1_600) && again.journalEntries == 0)
     }
 
+    /// An API's wrapped list (`{"meta": …, "data": [...], "links": …}` at `--path data`) is
+    /// streamed too: the result is the one-batch import's, the window stays a chunk and an
+    /// item, and a limit on whole inputs far below the document's size does not apply.
+    @Test func aWrappedArrayAtAPathIsStreamed() throws {
+        let directory = try TemporaryDirectory()
+        let (streamed, reference) = try Self.twins(directory, seed: Self.items(1...600))
+        let meta = #"{"page": 1, "note": "}],\"", "cursor": {"next": null, "seen": [1, [2]]}}"#
+        let text = #"{"meta": \#(meta), "response": {"count": 1400, "data": \#(Self.items(201...1_600, renamed: [300, 400]))}, "links": {"self": "/users"}}"#
+        #expect(text.utf8.count > 1_800_000)
+        var options = Self.small()
+        options.path = ["response", "data"]
+        options.maximumInputBytes = 100_000
+        let report = try Self.streamedImport(text, into: streamed, directory: directory, options: options).get()
+        var referenceOptions = ImportOptions()
+        referenceOptions.path = ["response", "data"]
+        let expected = try Self.referenceImport(text, into: reference, options: referenceOptions).get()
+        #expect(report.counts == .init(inserted: 1_000, updated: 2, deleted: 200, unchanged: 398))
+        #expect(Self.summary(report) == Self.summary(expected))
+        #expect(try Self.contents(streamed) == Self.contents(reference))
+        #expect(report.inputHighWaterBytes > 0 && report.inputHighWaterBytes <= 2 * (64 << 10))
+    }
+
+    /// A problem after the array at the path (a repeated key of the object around it, a
+    /// trailing comma, a path key given twice) is found before anything is written, with the
+    /// one-batch import's error.
+    @Test(arguments: [#", "links": {}, "links": 1}"#, #", "links": {},}"#, #", "data": []}"#, #"} x"#, #", "links": {"a" 1}}"#])
+    func aProblemAfterTheWrappedArrayWritesNothing(_ tail: String) throws {
+        let directory = try TemporaryDirectory()
+        let (streamed, reference) = try Self.twins(directory, seed: Self.items(1...10))
+        let text = #"{"data": \#(Self.items(1...450, renamed: [3]))\#(tail)"#
+        var options = Self.small()
+        options.path = ["data"]
+        let head = streamed.headSequence
+        let result = try Self.streamedImport(text, into: streamed, directory: directory, options: options)
+        let expected = Self.referenceImport(text, into: reference, options: options)
+        guard case .failure(let error) = result, case .failure(let expectedError) = expected else {
+            Issue.record("\(tail) was accepted")
+            return
+        }
+        #expect(error.description == expectedError.description)
+        #expect(streamed.headSequence == head)
+    }
+
     /// A streamed import merges its changes into the snapshot at a quarter of the store's
     /// merge interval, so the states it holds in memory stay those of a few batches whatever
     /// the store's size; the records end as the one-batch import leaves them.
