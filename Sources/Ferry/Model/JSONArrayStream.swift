@@ -251,8 +251,8 @@ public struct JSONArrayStream {
         }
     }
 
-    /// Moves `cut` over the bytes of the window: the end of the element, or `nil` at the end
-    /// of the window.
+    /// Moves `cut` over the bytes of the window: the end of the element (after the `,` or the
+    /// `closer` of its container), or `nil` at the end of the window.
     func advance(_ cut: inout Cut, closer: UInt8 = UInt8(ascii: "]")) -> Int? {
         let count = buffer.count
         return buffer.withUnsafeBufferPointer { bytes -> Int? in
@@ -274,9 +274,10 @@ public struct JSONArrayStream {
                 switch byte {
                 case UInt8(ascii: "\""): cut.inString = true
                 case UInt8(ascii: "["), UInt8(ascii: "{"): cut.depth += 1
-                case closer where cut.depth == 0, UInt8(ascii: ","):
+                case UInt8(ascii: ","):
                     if cut.depth == 0 { return offset }
                 case UInt8(ascii: "]"), UInt8(ascii: "}"):
+                    if cut.depth == 0 && byte == closer { return offset }
                     // Never below zero: a stray closer is the parser's to report.
                     cut.depth = max(0, cut.depth - 1)
                 default: break
