@@ -43,10 +43,24 @@ public final class ChildProcess: @unchecked Sendable {
         posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
         posix_spawn_file_actions_addopen(&actions, 1, stdoutPath, O_WRONLY | O_CREAT | O_TRUNC, 0o644)
         posix_spawn_file_actions_addopen(&actions, 2, stderrPath, O_WRONLY | O_CREAT | O_TRUNC, 0o644)
+        // And nothing else of the test process's: a child holding a copy of a descriptor that
+        // another test waits on (the socket through which Foundation's `Process` learns that
+        // its child exited, a pipe's write end) keeps that test waiting until this child ends.
+        #if canImport(Darwin)
+        var attributes: posix_spawnattr_t? = nil
+        posix_spawnattr_init(&attributes)
+        defer { posix_spawnattr_destroy(&attributes) }
+        posix_spawnattr_setflags(&attributes, .init(POSIX_SPAWN_CLOEXEC_DEFAULT))
+        #else
+        var attributes = posix_spawnattr_t()
+        posix_spawnattr_init(&attributes)
+        defer { posix_spawnattr_destroy(&attributes) }
+        closeDescriptorsFromThree(&actions)
+        #endif
         let argv: [UnsafeMutablePointer<CChar>?] = ([executable] + arguments).map { strdup($0) } + [nil]
         defer { for argument in argv { free(argument) } }
         var child: pid_t = 0
-        let result = posix_spawn(&child, executable, &actions, nil, argv, environ)
+        let result = posix_spawn(&child, executable, &actions, &attributes, argv, environ)
         guard result == 0 else { throw SystemError("posix_spawn", path: executable, code: result) }
         pid = child
     }
@@ -142,3 +156,26 @@ public final class ChildProcess: @unchecked Sendable {
 }
 
 @inline(__always) private func Glibc_kill(_ pid: pid_t, _ signal: Int32) { _ = kill(pid, signal) }
+
+#if !canImport(Darwin)
+/// Adds to `actions` the closing of every descriptor from 3 up, in the child: all at once where
+/// the C library can (glibc 2.34 and later), else each one open now (one that another thread
+/// opens before the spawn may still slip through).
+private func closeDescriptorsFromThree(_ actions: inout posix_spawn_file_actions_t) {
+    if let closeFrom = spawnCloseFrom {
+        _ = closeFrom(&actions, 3)
+        return
+    }
+    // A descriptor closed meanwhile is no error: the child ignores it.
+    for name in (try? FileManager.default.contentsOfDirectory(atPath: "/proc/self/fd")) ?? [] {
+        if let descriptor = Int32(name), descriptor > 2 { posix_spawn_file_actions_addclose(&actions, descriptor) }
+    }
+}
+
+/// glibc's `posix_spawn_file_actions_addclosefrom_np`, which Swift's Glibc module leaves out
+/// (it is a GNU extension); `nil` where the C library lacks it.
+private let spawnCloseFrom: (@convention(c) (UnsafeMutablePointer<posix_spawn_file_actions_t>, Int32) -> Int32)? =
+    dlsym(dlopen(nil, RTLD_NOW), "posix_spawn_file_actions_addclosefrom_np").map {
+        unsafeBitCast($0, to: (@convention(c) (UnsafeMutablePointer<posix_spawn_file_actions_t>, Int32) -> Int32).self)
+    }
+#endif
