@@ -53,7 +53,7 @@ final class ServeProcess {
     deinit { if process.isRunning { process.terminate() } }
 }
 
-@Suite(.serialized) struct ServeCommandTests {
+@Suite(.serialized, .eachTestOnItsOwnThread) struct ServeCommandTests {
     let notes = try! EntityName("Note")
 
     @Test func servesPrintsATokenSyncsAndStopsOnSIGTERM() async throws {

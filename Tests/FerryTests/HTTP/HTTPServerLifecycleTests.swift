@@ -1,9 +1,10 @@
+import FerryTestSupport
 import Foundation
 import Testing
 @testable import Ferry
 
 /// Timeouts, the connection limit, many concurrent clients and graceful stop.
-@Suite struct HTTPServerLifecycleTests {
+@Suite(.eachTestOnItsOwnThread) struct HTTPServerLifecycleTests {
     @Test func silentClientIsClosedAfterTheFirstRequestTimeout() async throws {
         let server = try TestServer { $0.firstRequestTimeout = .milliseconds(300) }
         let client = try RawClient(port: server.port)
@@ -149,16 +150,18 @@ import Testing
         #expect(try await idle.readResponse()?.code == 200)
 
         try await busy.send("GET /held HTTP/1.1\r\nHost: x\r\n\r\n")
-        let answer = Task { try await busy.readResponse() }
-        while server.requestsHandled < 2 { try await Task.sleep(for: .milliseconds(5)) }
+        // Child tasks (not `Task {}`, which would wait for the shared pool): the stop must
+        // begin while the handler is still held.
+        async let answer = busy.readResponse()
+        try #require(try await eventually { server.requestsHandled == 2 })
         let began = ContinuousClock.now
         // The request is answered only once the server is stopping (it has let go of its port).
-        let stopping = Task { await server.stop() }
-        while server.server.port != nil { try await Task.sleep(for: .milliseconds(5)) }
+        async let stopping: Void = server.stop()
+        try #require(try await eventually { server.server.port == nil })
         try await Task.sleep(for: .milliseconds(50))
         HeldRequests.gate.signal()
-        await stopping.value
-        let response = try #require(try await answer.value)
+        await stopping
+        let response = try #require(try await answer)
         #expect(response.code == 200 && response.text == "held\n")
         #expect(response.headers["Connection"] == "close")
         #expect(ContinuousClock.now - began < .seconds(20))  // not the 30 s grace period
@@ -180,7 +183,7 @@ import Testing
         let client = try RawClient(port: server.port)
         // The handler sleeps 20 s, far past the 100 ms grace period even on a loaded machine.
         try await client.send("GET /very-slow HTTP/1.1\r\nHost: x\r\n\r\n")
-        while server.requestsHandled < 1 { try await Task.sleep(for: .milliseconds(5)) }
+        try #require(try await eventually { server.requestsHandled == 1 })
         await server.stop()
         #expect(server.logged.contains { $0.contains("cutting 1 connection") })
     }

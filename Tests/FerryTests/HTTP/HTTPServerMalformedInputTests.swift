@@ -1,10 +1,11 @@
+import FerryTestSupport
 import Foundation
 import Testing
 @testable import Ferry
 
 /// Every kind of malformed input, sent over a raw socket: the exact status, a one-line JSON
 /// error, the connection closed, the handler never called, and the server still serving.
-@Suite struct HTTPServerMalformedInputTests {
+@Suite(.eachTestOnItsOwnThread) struct HTTPServerMalformedInputTests {
     @Test(arguments: [
         ("GET /\r\n\r\n", 400, "malformed request line"),
         ("GET / HTTP/1.1 x\r\nHost: x\r\n\r\n", 400, "malformed request line"),

@@ -2,10 +2,11 @@ import Foundation
 #if canImport(FoundationNetworking)
 import FoundationNetworking
 #endif
+import FerryTestSupport
 import Testing
 @testable import Ferry
 
-@Suite struct HTTPServerTests {
+@Suite(.eachTestOnItsOwnThread) struct HTTPServerTests {
     func session() -> URLSession { URLSession(configuration: .ephemeral) }
 
     @Test func getAndPostWithURLSession() async throws {

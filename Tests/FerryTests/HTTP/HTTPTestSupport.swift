@@ -88,8 +88,9 @@ final class TestServer: Sendable {
     }
 }
 
-/// Runs blocking work on a thread of its own, so tests never block the cooperative pool that
-/// the server's handlers run on (two threads on a two-core machine).
+/// Runs blocking work on a thread of its own, so a blocking call holds neither the test's
+/// thread (see `OwnThreadTrait`) nor the shared cooperative pool, and many clients can wait
+/// at once.
 func onThread<T: Sendable>(_ body: @escaping @Sendable () throws -> T) async throws -> T {
     try await withCheckedThrowingContinuation { continuation in
         Thread { continuation.resume(with: Result { try body() }) }.start()

@@ -4,7 +4,7 @@ import FerryTestSupport
 @testable import Ferry
 
 /// `ferry serve` against clients that try to fill it up or trick it (issue 21).
-@Suite struct RemoteHardeningTests {
+@Suite(.eachTestOnItsOwnThread) struct RemoteHardeningTests {
     func head(_ method: String, _ path: String, token: String?, length: Int, extra: String = "") -> String {
         var text = "\(method) \(path) HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: \(length)\r\n"
         if let token { text += "Authorization: Bearer \(token)\r\n" }

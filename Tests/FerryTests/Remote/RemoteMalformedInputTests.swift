@@ -6,7 +6,7 @@ import Testing
 /// The malformed-input corpus against the sync endpoints: bodies that are not JSON, JSON of
 /// the wrong shape, changes that break the rules or claim history the store never made, and
 /// broken HTTP. Each gets its status and a JSON error; the server keeps serving.
-@Suite(.serialized) struct RemoteMalformedInputTests {
+@Suite(.serialized, .eachTestOnItsOwnThread) struct RemoteMalformedInputTests {
     let notes = try! EntityName("Note")
 
     func makeServer(_ directory: TemporaryDirectory) async throws -> (RemoteServer, Store) {
