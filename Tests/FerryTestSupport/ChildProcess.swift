@@ -126,16 +126,27 @@ public final class ChildProcess: @unchecked Sendable {
     }
 
     /// Polls standard output until a complete line starting with `prefix` appears, the child
-    /// exits, or `timeout` seconds pass. Returns whether the line appeared. Sleeps between
-    /// polls without holding a thread of the shared concurrency pool.
+    /// exits, or `timeout` seconds pass. Returns whether the line appeared. Polls on a thread
+    /// of its own, so the deadline holds however busy the tests' shared concurrency pool is (a
+    /// task polling there could be resumed only after the deadline, and miss a line that came
+    /// in time), and no pool thread is held meanwhile.
     public func waitForOutput(lineStartingWith prefix: String, timeout: Double) async -> Bool {
-        let deadline = Date().addingTimeInterval(timeout)
-        while Date() < deadline {
-            if completeLines(of: stdoutPath).contains(where: { $0.hasPrefix(prefix) }) { return true }
-            if hasExited { return completeLines(of: stdoutPath).contains(where: { $0.hasPrefix(prefix) }) }
-            try? await Task.sleep(nanoseconds: 2_000_000)
+        await withCheckedContinuation { continuation in
+            let thread = Thread { [self] in
+                let deadline = Date().addingTimeInterval(timeout)
+                var seen = false
+                while !seen && Date() < deadline {
+                    seen = completeLines(of: stdoutPath).contains { $0.hasPrefix(prefix) }
+                    if !seen && hasExited {
+                        seen = completeLines(of: stdoutPath).contains { $0.hasPrefix(prefix) }
+                        break
+                    }
+                    if !seen { usleep(2_000) }
+                }
+                continuation.resume(returning: seen)
+            }
+            thread.start()
         }
-        return false
     }
 
     /// The complete lines of standard output (a torn last line without newline is left out).

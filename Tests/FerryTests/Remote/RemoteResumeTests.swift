@@ -111,10 +111,12 @@ final class FailingTransport: SyncTransport, @unchecked Sendable {
         let transport = FailingTransport(try first.transport("s", retry: RetryPolicy(attempts: 8, firstDelay: 0.1, maximumDelay: 0.4))) { push in
             guard push == 3 else { return }
             await first.stop()
-            Task {
-                try? await Task.sleep(nanoseconds: 300_000_000)
+            // On a thread of its own: a task would wait for a turn on the shared pool, however
+            // long a parallel `swift test` keeps it busy, and the retries may run out first.
+            Thread {
+                Thread.sleep(forTimeInterval: 0.3)
                 replacement.withLock { $0 = try? RemoteServer(root: root, port: port) }
-            }
+            }.start()
         }
         let report = try await SyncEngine(store: a, transport: transport, options: options).run()
         #expect(report.pushed == 40)
