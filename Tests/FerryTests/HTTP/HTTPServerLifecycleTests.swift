@@ -69,17 +69,19 @@ import Testing
     }
 
     @Test func connectionsBeyondTheLimitGet503() async throws {
-        // (The head deadline lets the held requests end soon after the test, and is long
+        // (The stall deadline lets the held requests end soon after the test, and is long
         // enough that they are still held when the third client comes on a busy machine.)
         let server = try TestServer {
             $0.maximumConnections = 2
-            $0.headTimeout = .seconds(10)
+            $0.bodyStallTimeout = .seconds(10)
         }
         let first = try RawClient(port: server.port)
         let second = try RawClient(port: server.port)
-        // Both are in the middle of a request (a head not yet complete): neither is idle.
-        for client in [first, second] { try await client.send("GET /hello HTTP/1.1\r\nHost: x\r\n") }
-        #expect(try await eventually { server.server.connectionCount == 2 })
+        // Both are in the middle of a request (a body not yet complete): neither is idle. The
+        // budget they reserve shows that the server has read their heads (a connection counts
+        // as soon as it is accepted, when the server may not have read a byte of it).
+        for client in [first, second] { try await client.send("POST /echo HTTP/1.1\r\nHost: x\r\nContent-Length: 10\r\n\r\nabc") }
+        #expect(try await eventually { server.server.bodyBytesReserved == 20 })
         let third = try RawClient(port: server.port)
         let refused = try #require(try await third.readResponse())
         #expect(refused.code == 503)
@@ -94,6 +96,20 @@ import Testing
             served = try await next.readResponse()?.code == 200
         }
         #expect(served)
+        await server.stop()
+    }
+
+    @Test func aRequestThatCameInOneReadIsNotClosedForANewcomer() async throws {
+        // Its head never waited half-read, so only the head itself tells the server it is busy.
+        let server = try TestServer {
+            $0.maximumConnections = 1
+            $0.shutdownGracePeriod = .milliseconds(100)
+        }
+        let busy = try RawClient(port: server.port)
+        try await busy.send("GET /very-slow HTTP/1.1\r\nHost: x\r\n\r\n")
+        try #require(try await eventually { server.requestsHandled == 1 })
+        let newcomer = try RawClient(port: server.port, timeout: .seconds(10))
+        #expect(try await newcomer.readResponse()?.code == 503)
         await server.stop()
     }
 

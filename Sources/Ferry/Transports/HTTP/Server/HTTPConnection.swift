@@ -77,6 +77,9 @@ final class HTTPConnection {
                 guard (try? socket.sendAll(HTTPResponseEncoder.continueHead)) != nil else { return }
                 continue
             case .head(let head):
+                // Busy from its head on: a head that came in one read never left the parser
+                // mid-head for the check below to see, and the slot is not a newcomer's to take.
+                registry.setIdle(id, false)
                 // Decided from the head alone: a request that may not be made never has its
                 // body read, and a body the budget cannot hold is not read either.
                 let limit: Int
@@ -117,6 +120,7 @@ final class HTTPConnection {
                 }
                 continue
             case .request(let head, let body):
+                registry.setIdle(id, false)  // (a request without a body comes whole, with no `.head` first)
                 var decoded: (any Sendable)?
                 if let consumer = streaming?.consumer {
                     streaming = nil
