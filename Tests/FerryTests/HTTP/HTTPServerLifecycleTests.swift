@@ -61,7 +61,9 @@ import Testing
             try await client.send("GET /hello HTTP/1.1\r\nHost: x\r\n\r\n")
             #expect(try await client.readResponse()?.code == 200)
         }
-        // Both wait idle between requests: one is closed for the newcomer, who is served.
+        // Both wait idle between requests (the server marks a connection idle just after its
+        // response, so the test waits to see it): one is closed for the newcomer, who is served.
+        #expect(try await eventually { server.server.idleConnectionCount == 2 })
         let third = try RawClient(port: server.port)
         try await third.send("GET /hello HTTP/1.1\r\nHost: x\r\n\r\n")
         #expect(try await third.readResponse()?.code == 200)

@@ -83,6 +83,13 @@ final class HTTPConnectionRegistry: @unchecked Sendable {
         for waiter in waiters { waiter.resume(returning: true) }
     }
 
+    /// The number of connections waiting between requests.
+    var idleCount: Int {
+        lock.lock()
+        defer { lock.unlock() }
+        return idle.count
+    }
+
     /// The number of live connections.
     var count: Int {
         lock.lock()

@@ -81,6 +81,10 @@ public final class HTTPServer: Sendable {
     /// The number of connections being served.
     public var connectionCount: Int { registry.count }
 
+    /// The number of kept-alive connections waiting between requests, the first closed when
+    /// every slot is taken.
+    public var idleConnectionCount: Int { registry.idleCount }
+
     /// The bytes of the body budget that requests hold now (see
     /// ``HTTPServerConfiguration/bodyBudgetBytes``).
     public var bodyBytesReserved: Int { budget.inUse }
