@@ -148,6 +148,40 @@ import Testing
         #expect(error.line == 1 && error.column == 23)
     }
 
+    /// Wrapped documents with a byte changed, inserted or removed at random: the stream never
+    /// crashes, hands out a valid document's elements, and reports an invalid one's first
+    /// error (or leaves it to the caller when the path leads nowhere before the error).
+    @Test func mutatedWrappedDocumentsGiveTheParsersVerdict() {
+        var random = RandomJSONValues(seed: RandomJSONValues.seedFromEnvironment())
+        let alphabet = Array(#"{}[]",:\ "0123456789.eE-+tfnul"#.utf8) + [0x0A, 0x09, 0xC3, 0xA9, 0x80]
+        var compared = (valid: 0, invalid: 0)
+        for round in 0..<300 {
+            let elements = (0..<Int.random(in: 0...4, using: &random.generator)).map { _ in random.value(maximumDepth: 2) }
+            let value = JSONValue.object([
+                "before": random.value(maximumDepth: 2), "data": .object(["items": .array(elements), "n": .integer(1)]),
+                "after": random.value(maximumDepth: 2),
+            ])
+            var bytes = round.isMultiple(of: 2) ? value.canonicalBytes() : value.prettyBytes()
+            for _ in 0..<Int.random(in: 1...3, using: &random.generator) {
+                let at = Int.random(in: 0..<max(1, bytes.count), using: &random.generator)
+                let byte = alphabet[Int.random(in: 0..<alphabet.count, using: &random.generator)]
+                switch Int.random(in: 0..<3, using: &random.generator) {
+                case 0 where !bytes.isEmpty: bytes[at] = byte
+                case 1: bytes.insert(byte, at: min(at, bytes.count))
+                default: if !bytes.isEmpty { bytes.remove(at: at) }
+                }
+            }
+            let expected = Self.reference(bytes, at: ["data", "items"])
+            let chunk = Int.random(in: 1...48, using: &random.generator)
+            let (outcome, _) = Self.streamed(bytes, at: ["data", "items"], chunk: chunk, batch: Int.random(in: 1...4, using: &random.generator))
+            if case .read(.failure) = expected, outcome == .leftToCaller { continue }
+            #expect(outcome == expected, "seed \(random.seed), round \(round), chunk \(chunk): \(String(decoding: bytes, as: UTF8.self))")
+            if case .read(.success) = expected { compared.valid += 1 } else if case .read(.failure) = expected { compared.invalid += 1 }
+        }
+        // Most mutations break the document; enough of both kinds must have been compared.
+        #expect(compared.invalid >= 150 && compared.valid >= 10, "seed \(random.seed): \(compared)")
+    }
+
     /// Random arrays wrapped in objects with random members before and after, pretty or
     /// compact, read in random chunks: the elements are the parser's, and the window never
     /// holds much more than a chunk and the largest element or member.
