@@ -194,13 +194,23 @@ public struct JSONArrayStream {
                 }
                 comma -= shift
                 if position < buffer.count, buffer[position] == UInt8(ascii: "]") {
-                    if afterComma { throw failure("trailing comma is not allowed", at: comma) }
+                    if afterComma {
+                        // A problem inside an element cut before the comma comes first.
+                        let trailingComma = failure("trailing comma is not allowed", at: comma)
+                        _ = try parse(slices)
+                        throw trailingComma
+                    }
                     position += 1
                     phase = .closed
                     continue scan
                 }
                 let start = position
-                guard let cut = try cutElement(from: start, mayRead: slices.isEmpty) else {
+                let found: (end: Int, isDelimited: Bool)?
+                do { found = try cutElement(from: start, mayRead: slices.isEmpty) } catch {
+                    _ = try parse(slices)  // the elements before this one first
+                    throw error
+                }
+                guard let cut = found else {
                     // The window ends inside this element: the ones before it go first.
                     position = comma
                     break scan
