@@ -36,11 +36,16 @@ struct ScaleRun {
         var memoryGrowth: Double
         /// The runs of which this is the median.
         var runs = 1
+        /// For a step that writes the store: the median run's time until its writes were on
+        /// disk (the process, then `sync(2)`), in seconds.
+        var onDiskSeconds: Double?
     }
 
     let records: Int
     var steps: [Step] = []
     var rsync: MeasuredProcess.Outcome?
+    /// `rsync -a` then `sync(2)`: the copy's time until it is on disk.
+    var rsyncOnDiskSeconds: Double?
     /// Bytes on disk (allocated blocks) and apparent bytes of the parts of the store.
     var disk: [(part: String, allocated: Int, apparent: Int)] = []
 
@@ -54,11 +59,15 @@ struct ScaleRun {
 
         /// Runs a step `repeats` times (`arguments` gives each run's command line) and keeps
         /// the run of median time, with the highest peak memory of all the runs.
+        /// With `untilOnDisk`, each run is followed by `sync(2)`, timed: a process that writes
+        /// less than the kernel's dirty-page threshold (10% of memory) leaves all its write-back
+        /// for after it exits, one that writes more pays for it as it runs, so the process
+        /// times alone compare a 100k pull without its write-back with a 1M pull with most of it.
         func measure(
             _ name: String, seconds: Double? = nil, memoryMB: Double? = nil, growth: Double, exitStatus: Int32 = 0,
-            repeats: Int, arguments: (Int) throws -> [String]
+            repeats: Int, untilOnDisk: Bool = false, arguments: (Int) throws -> [String]
         ) throws {
-            var outcomes: [MeasuredProcess.Outcome] = []
+            var outcomes: [(outcome: MeasuredProcess.Outcome, onDisk: Double?)] = []
             for run in 0..<max(1, repeats) {
                 let command = try arguments(run)
                 // Each run starts with the disk's write-back queue empty and the peak-memory
@@ -67,13 +76,20 @@ struct ScaleRun {
                 Measure.resetPeakMemory()
                 let outcome = try MeasuredProcess.run(ferry, command)
                 try ScaleRun.check(outcome, "ferry " + command.joined(separator: " "), expecting: exitStatus)
-                outcomes.append(outcome)
+                let onDisk = untilOnDisk ? outcome.seconds + Measure.seconds { sync() } : nil
+                outcomes.append((outcome, onDisk))
             }
-            var outcome = outcomes.sorted { $0.seconds < $1.seconds }[outcomes.count / 2]
-            outcome.peakMemoryMiB = outcomes.map(\.peakMemoryMiB).max() ?? outcome.peakMemoryMiB
-            steps.append(Step(name: name, outcome: outcome, seconds: seconds, memoryMB: memoryMB, memoryGrowth: growth, runs: outcomes.count))
-            let runs = outcomes.count > 1 ? " (median of \(outcomes.count) runs: " + outcomes.map { String(format: "%.2f", $0.seconds) }.joined(separator: ", ") + ")" : ""
-            FileHandle.standardError.write(Data(String(format: "  %@ at %d: %.1f s, %.0f MB%@\n", name, records, outcome.seconds, outcome.peakMemoryMiB, runs).utf8))
+            var outcome = outcomes.map(\.outcome).sorted { $0.seconds < $1.seconds }[outcomes.count / 2]
+            outcome.peakMemoryMiB = outcomes.map(\.outcome.peakMemoryMiB).max() ?? outcome.peakMemoryMiB
+            let onDisk = untilOnDisk ? Measure.median(outcomes.compactMap(\.onDisk)) : nil
+            steps.append(
+                Step(
+                    name: name, outcome: outcome, seconds: seconds, memoryMB: memoryMB, memoryGrowth: growth, runs: outcomes.count,
+                    onDiskSeconds: onDisk))
+            let runs = outcomes.count > 1 ? " (median of \(outcomes.count) runs: " + outcomes.map { String(format: "%.2f", $0.outcome.seconds) }.joined(separator: ", ") + ")" : ""
+            let disk = onDisk.map { String(format: ", %.1f s until on disk", $0) } ?? ""
+            FileHandle.standardError.write(
+                Data(String(format: "  %@ at %d: %.1f s (CPU %.1f s), %.0f MB%@%@\n", name, records, outcome.seconds, outcome.cpuSeconds, outcome.peakMemoryMiB, disk, runs).utf8))
         }
         /// A step that reads the store, run three times (the median of three steadies the
         /// ratios between the two scales, which a single short run at 100k made noisy).
@@ -116,18 +132,22 @@ struct ScaleRun {
         // where a run takes seconds, one above.
         let pulls = records < 1_000_000 ? 3 : 1
         let pulled = root + "/pulled"
-        try measure("full pull into an empty store", memoryMB: 300, growth: 1.5, repeats: pulls) { run in
+        try measure("full pull into an empty store", memoryMB: 300, growth: 1.5, repeats: pulls, untilOnDisk: true) { run in
             let destination = run == 0 ? pulled : pulled + "-\(run + 1)"
             try ScaleRun.check(MeasuredProcess.run(ferry, ["init", destination]), "ferry init")
             return ["sync", destination, store]
         }
         if let program = MeasuredProcess.find("rsync") {
             var copies: [MeasuredProcess.Outcome] = []
+            var onDisk: [Double] = []
             for run in 0..<pulls {
                 sync()
-                copies.append(try MeasuredProcess.run(program, ["-a", store + "/", root + "/rsync-\(run + 1)/"]))
+                let copy = try MeasuredProcess.run(program, ["-a", store + "/", root + "/rsync-\(run + 1)/"])
+                copies.append(copy)
+                onDisk.append(copy.seconds + Measure.seconds { sync() })
             }
             rsync = copies.sorted { $0.seconds < $1.seconds }[copies.count / 2]
+            rsyncOnDiskSeconds = Measure.median(onDisk)
         }
         // Three records differ (one added, one changed, one deleted on the pulled side): two
         // identical replicas would answer from their heads alone.
@@ -143,6 +163,26 @@ struct ScaleRun {
         for part in ["records", "journal", ".ferry"] {
             disk.append((part, ScaleData.bytes(store + "/" + part, apparent: false), ScaleData.bytes(store + "/" + part, apparent: true)))
         }
+    }
+
+    /// The row for a step's time until its writes were on disk, with its ratio to the
+    /// baseline's and `rsync -a`'s time until on disk beside it.
+    private func onDiskRow(_ step: Step, _ onDisk: Double, growth: Double?, smaller: ScaleRun?, number: Int) -> BenchmarkRow {
+        var target = ""
+        var met: Bool?
+        var note = "the process, then sync(2)"
+        if let smaller, let growth, number < smaller.steps.count, let before = smaller.steps[number].onDiskSeconds {
+            let ratio = onDisk / max(before, 1e-9)
+            target = String(format: "≤ %.0fx time", 1.2 * growth)
+            met = ratio <= 1.2 * growth
+            note += String(format: "; %.1fx time of %@", ratio, ScaleData.short(smaller.records))
+        }
+        if step.name.hasPrefix("full pull"), let rsyncOnDiskSeconds {
+            note += "; rsync -a then sync(2) " + Format.seconds(rsyncOnDiskSeconds) + ", " + Format.ratio(onDisk, rsyncOnDiskSeconds, "rsync")
+        }
+        return BenchmarkRow(
+            name: "scale: " + (step.name.hasPrefix("full pull") ? "full pull" : step.name) + ", until on disk", scale: records, value: String(format: "%.2f s", onDisk), target: target,
+            met: met, note: note)
     }
 
     static func check(_ outcome: MeasuredProcess.Outcome, _ command: String, expecting status: Int32 = 0) throws {
@@ -174,6 +214,9 @@ struct ScaleRun {
                 targets.append(String(format: "≤ %.0fx time, ≤ %.1fx mem", timeLimit, step.memoryGrowth))
                 met = met && timeRatio <= timeLimit && memoryRatio <= step.memoryGrowth
                 note = String(format: "%.1fx time, %.2fx memory of %@", timeRatio, memoryRatio, ScaleData.short(smaller.records))
+                if before.outcome.cpuSeconds > 0 {
+                    note += String(format: "; CPU %.1f s, %.1fx", step.outcome.cpuSeconds, step.outcome.cpuSeconds / before.outcome.cpuSeconds)
+                }
             }
             if step.runs > 1 { note += (note.isEmpty ? "" : "; ") + "median of \(step.runs) runs" }
             if step.name.hasPrefix("full pull"), let rsync {
@@ -187,6 +230,7 @@ struct ScaleRun {
                     name: "scale: " + step.name, scale: records,
                     value: String(format: "%.2f s %4.0f MB", step.outcome.seconds, step.outcome.peakMemoryMiB),
                     target: targets.joined(separator: ", "), met: targets.isEmpty ? nil : met, note: note))
+            if let onDisk = step.onDiskSeconds { rows.append(onDiskRow(step, onDisk, growth: growth, smaller: smaller, number: number)) }
         }
         let total = disk.reduce(0) { $0 + $1.allocated }
         let parts = disk.map { String(format: "%@ %.0f B (%.0f B apparent)", $0.part, Double($0.allocated) / Double(records), Double($0.apparent) / Double(records)) }

@@ -17,6 +17,14 @@ public enum MeasuredProcess {
         public var seconds: Double
         /// Peak resident memory, in MiB.
         public var peakMemoryMiB: Double
+        /// CPU time the process (all its threads) spent in its own code, in seconds.
+        public var userSeconds: Double = 0
+        /// CPU time the kernel spent on the process's behalf, in seconds. The kernel's own
+        /// threads (the write-back of the process's dirty pages, memory reclaim) are not in it.
+        public var systemSeconds: Double = 0
+
+        /// User and system CPU time together.
+        public var cpuSeconds: Double { userSeconds + systemSeconds }
     }
 
     /// Runs `executable` with `arguments`, its output sent to /dev/null.
@@ -48,7 +56,10 @@ public enum MeasuredProcess {
         #else
         let peak = Double(usage.ru_maxrss) / 1024  // KiB on Linux
         #endif
-        return Outcome(status: code, seconds: seconds, peakMemoryMiB: peak)
+        func interval(_ time: timeval) -> Double { Double(time.tv_sec) + Double(time.tv_usec) / 1e6 }
+        return Outcome(
+            status: code, seconds: seconds, peakMemoryMiB: peak, userSeconds: interval(usage.ru_utime),
+            systemSeconds: interval(usage.ru_stime))
     }
 
     /// The full path of a program found on `PATH`, or `nil`.
