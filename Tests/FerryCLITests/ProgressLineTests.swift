@@ -129,4 +129,27 @@ import Testing
         let json = await runInProcess(["sync", directory.path + "/d", source, "--json"], commands: [SyncCommand.self], stderrIsTerminal: true)
         #expect(json.stderr.isEmpty, "\(json.stderr)")
     }
+
+    @Test func compactDrawsTheArchiveAndTheCurrentVersionsOnATerminalOnly() async throws {
+        let directory = try TemporaryDirectory()
+        func makeStore(_ name: String) throws -> String {
+            let path = directory.path + "/" + name
+            let store = try Store.create(at: path)
+            for index in 0..<5 { try store.put(["n": .integer(Int64(index))], entity: EntityName("Note"), id: RecordID("n\(index)")) }
+            store.close()
+            return path
+        }
+        let piped = await runInProcess(["compact", try makeStore("a"), "--keep", "0"], commands: [CompactCommand.self])
+        #expect(piped.exitCode == .success, "\(piped.stderr)")
+        #expect(piped.stderr.isEmpty, "\(piped.stderr)")
+        #expect(piped.stdout.contains(" bytes) older than"), "\(piped.stdout)")
+        let terminal = await runInProcess(["compact", try makeStore("b"), "--keep", "0"], commands: [CompactCommand.self], stderrIsTerminal: true)
+        #expect(terminal.exitCode == .success, "\(terminal.stderr)")
+        #expect(terminal.stderr.contains("compact: archive"), "\(terminal.stderr)")
+        #expect(terminal.stderr.contains("compact: current versions  5/5 entries"), "\(terminal.stderr)")
+        #expect(terminal.stderr.hasSuffix("\r\u{1B}[K"))
+        #expect(terminal.stdout.hasPrefix("archived 1 segment (5 entries"), "\(terminal.stdout)")
+        let json = await runInProcess(["compact", try makeStore("c"), "--keep", "0", "--json"], commands: [CompactCommand.self], stderrIsTerminal: true)
+        #expect(json.stderr.isEmpty, "\(json.stderr)")
+    }
 }

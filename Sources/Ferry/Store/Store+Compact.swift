@@ -21,9 +21,11 @@ extension Store {
     /// checkpoint for has been sent the deletion; then, once older than the horizon, it is
     /// dropped. A record's live versions are always kept.
     ///
+    /// - Parameter progress: Called as segments are archived (`archive`, in bytes) and as the
+    ///   current versions among them are copied (`current versions`, in entries).
     /// - Throws: ``StoreError/archiveNotWritable(path:reason:)`` (nothing changed), journal
     ///   errors when a segment to archive does not check (run `ferry verify`).
-    public func compact(_ compaction: CompactionOptions) throws(StoreError) -> CompactionReport {
+    public func compact(_ compaction: CompactionOptions, progress: WorkProgressHandler? = nil) throws(StoreError) -> CompactionReport {
         try withWriteLock { () throws(StoreError) -> CompactionReport in
             let now = options.clock.milliseconds()
             let horizon = now > compaction.keep ? now - compaction.keep : 0
@@ -62,7 +64,12 @@ extension Store {
                 throw .archiveNotWritable(path: archivePath, reason: "it holds the archive of another store (\(manifest.replica.short))")
             }
             do throws(SystemError) {
-                for item in plan { try archive(item, to: archivePath) }
+                var archived: Int64 = 0
+                for item in plan {
+                    try archive(item, to: archivePath)
+                    archived += item.bytes
+                    progress?(WorkProgress(task: "archive", done: Int(clamping: archived), total: Int(clamping: report.archivedBytes), unit: .bytes))
+                }
                 try FileSystem.synchronizeDirectory(archivePath)
             } catch { throw .archiveNotWritable(path: archivePath, reason: error.description) }
             try stop(after: .archiveSegments)
@@ -74,7 +81,7 @@ extension Store {
             try stop(after: .archiveManifest)
             // 3. The kept entries, in a new folder.
             let keptFolder = JournalStart.keptFolderName(first: newFirst)
-            try writeKept(kept, folder: keptFolder, plan: plan)
+            try writeKept(kept, folder: keptFolder, plan: plan, progress: progress)
             try stop(after: .keptEntries)
             if dropped > 0 {
                 // The index lists the dropped tombstones: it goes before the journal forgets
@@ -240,7 +247,7 @@ extension Store {
     /// Writes the kept entries (the lines, as they are) into `journal/<folder>/`, files of at
     /// most ``Journal/segmentEntryLimit`` lines named by their first entry, through a temporary
     /// folder renamed into place.
-    private func writeKept(_ kept: [UInt64], folder: String, plan: [ArchivePlanItem]) throws(StoreError) {
+    private func writeKept(_ kept: [UInt64], folder: String, plan: [ArchivePlanItem], progress: WorkProgressHandler?) throws(StoreError) {
         let final = layout.journal + "/" + folder
         let temporary = layout.journal + "/.tmp-" + folder
         do {
@@ -273,6 +280,7 @@ extension Store {
                 position += 1
                 if lines >= Journal.segmentEntryLimit { try flush() }
             }
+            progress?(WorkProgress(task: "current versions", done: position, total: kept.count, unit: .items("entries")))
         }
         do {
             for index in journal.kept.indices { try take(try journal.loadKept(at: index), name: journal.keptName(at: index)) }

@@ -41,7 +41,12 @@ enum CompactCommand: Command {
         options.dryRun = arguments.flag("dry-run")
         let store = try context.openStore(path)
         defer { store.close() }
-        let report = try store.compact(options)
+        let progress = ProgressLine.standardError("compact", context: context, enabled: !arguments.flag("json"))
+        let report: CompactionReport
+        do {
+            defer { progress.finish() }
+            report = try store.compact(options, progress: progress.handler)
+        }
         if arguments.flag("json") {
             context.printJSONLine(report.jsonValue)
             return .success
@@ -53,7 +58,7 @@ enum CompactCommand: Command {
         } else {
             context.stdout.line(
                 "\(verb) \(AuditText.plural(report.archivedSegments.count, "segment")) (\(AuditText.plural(report.archivedEntries, "entry", "entries")), "
-                    + "\(report.archivedBytes) bytes) older than \(horizon) to \(report.archivePath)")
+                    + "\(ProgressLine.grouped(Int(clamping: report.archivedBytes))) bytes) older than \(horizon) to \(report.archivePath)")
             context.stdout.line(
                 "journal/ \(report.dryRun ? "would start" : "starts") at seq \(report.firstLiveSequence) "
                     + "(\(AuditText.plural(report.liveSegments, "segment")) left); "

@@ -112,7 +112,7 @@ enum HubCommand: Command {
         lines.append(
             "\(would ? "would delete" : "deleted") \(AuditText.plural(report.deletedSegments, "segment"))"
                 + (report.deletedSnapshots > 0 ? " and \(AuditText.plural(report.deletedSnapshots, "older snapshot"))" : "")
-                + " (\(report.deletedBytes) bytes)")
+                + " (\(ProgressLine.grouped(Int(clamping: report.deletedBytes))) bytes)")
         for item in report.waitingFor {
             lines.append("  kept \(AuditText.plural(item.segments, "segment")) that \(item.name ?? item.replica.short) (\(item.replica.short)) has not read yet")
         }
@@ -146,7 +146,7 @@ enum HubCommand: Command {
         for snapshot in status.snapshots {
             lines.append(
                 "  snapshot \(snapshot.id.hex.prefix(12)): \(snapshot.records) records (\(snapshot.liveRecords) live), "
-                    + "\(snapshot.versions) versions, covers \(snapshot.coveredSegments) segments, \(snapshot.bytes) bytes")
+                    + "\(snapshot.versions) versions, covers \(snapshot.coveredSegments) segments, \(ProgressLine.grouped(Int(clamping: snapshot.bytes))) bytes")
         }
         for key in status.ignored { lines.append("  ignored (not written by Ferry): \(key)") }
         for problem in status.unreadable { lines.append("  unreadable: \(problem)") }

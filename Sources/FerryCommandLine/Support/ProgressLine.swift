@@ -1,9 +1,10 @@
 import Ferry
 import Foundation
 
-/// A progress line on standard error for long commands (verify, status, export): what is done
-/// of how much, the rate and an estimate of the time left, redrawn in place at most a few times
-/// per second and erased when the work ends, so nothing of it stays in the terminal.
+/// A progress line on standard error for long commands (import, export, verify, status, sync,
+/// compact): what is done of how much, the rate and an estimate of the time left, redrawn in
+/// place at most a few times per second and erased when the work ends, so nothing of it stays
+/// in the terminal.
 ///
 /// Silent unless standard error is a terminal, and with `--json` (whose callers read stdout
 /// as data and may not want anything else on a terminal either):
