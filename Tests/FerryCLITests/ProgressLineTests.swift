@@ -112,6 +112,24 @@ import Testing
         #expect(terminal.stdout.hasPrefix("nothing to commit"))
     }
 
+    @Test func commitDrawsTheScanOnATerminalOnly() async throws {
+        let directory = try TemporaryDirectory()
+        let path = directory.path + "/store"
+        let store = try Store.create(at: path)
+        try store.put(["name": "Lamp"], entity: EntityName("Product"), id: RecordID("lamp"))
+        store.close()
+        try FileSystem.writeFileAtomically(path + "/records/Product/lamp.json", Array(#"{"name": "Desk lamp"}"#.utf8), durable: false)
+        let terminal = await runInProcess(["commit", path], commands: [CommitCommand.self], stderrIsTerminal: true)
+        #expect(terminal.exitCode == .success, "\(terminal.stderr)")
+        #expect(terminal.stderr.contains("commit: record files  1/1 records"), "\(terminal.stderr)")
+        #expect(terminal.stderr.hasSuffix("\r\u{1B}[K"))
+        #expect(terminal.stdout.hasSuffix("committed 1 change\n"), "\(terminal.stdout)")
+        let piped = await runInProcess(["commit", path], commands: [CommitCommand.self])
+        #expect(piped.exitCode == .success)
+        #expect(piped.stderr.isEmpty, "\(piped.stderr)")
+        #expect(piped.stdout == "nothing to commit\n", "\(piped.stdout)")
+    }
+
     @Test func syncDrawsThePhaseWithARateOnATerminalOnly() async throws {
         let directory = try TemporaryDirectory()
         let source = directory.path + "/a"

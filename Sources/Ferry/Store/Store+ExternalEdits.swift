@@ -14,10 +14,11 @@ extension Store {
     /// Journals every hand edit as an ordinary change from this replica, in one batch.
     /// Files that are not valid JSON objects are reported and left untouched; the other edits
     /// still commit.
+    /// - Parameter progress: Called as the index's records are matched with their files.
     @discardableResult
-    public func commit() throws(StoreError) -> CommitReport {
+    public func commit(progress: WorkProgressHandler? = nil) throws(StoreError) -> CommitReport {
         try withWriteLock { () throws(StoreError) -> CommitReport in
-            let status = try scanForEdits()
+            let status = try scanForEdits(progress: progress)
             _ = try performLocalWrites(Self.writes(journaling: status.edits))
             return CommitReport(committed: status.edits, problems: status.problems)
         }

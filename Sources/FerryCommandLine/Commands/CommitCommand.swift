@@ -17,7 +17,12 @@ enum CommitCommand: Command {
         let path = try arguments.requiredPositional("dir")
         let store = try context.openStore(path)
         defer { store.close() }
-        let report = try store.commit()
+        let progress = ProgressLine.standardError("commit", context: context, enabled: !arguments.flag("json"))
+        let report: CommitReport
+        do {
+            defer { progress.finish() }
+            report = try store.commit(progress: progress.handler)
+        }
         if arguments.flag("json") {
             context.printJSONLine(EditReport.json(edits: report.committed, problems: report.problems))
         } else if report.committed.isEmpty && report.problems.isEmpty {

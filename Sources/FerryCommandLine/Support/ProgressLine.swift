@@ -1,8 +1,8 @@
 import Ferry
 import Foundation
 
-/// A progress line on standard error for long commands (import, export, verify, status, sync,
-/// compact): what is done of how much, the rate and an estimate of the time left, redrawn in
+/// A progress line on standard error for long commands (import, export, verify, status, commit,
+/// sync, compact): what is done of how much, the rate and an estimate of the time left, redrawn in
 /// place at most a few times per second and erased when the work ends, so nothing of it stays
 /// in the terminal.
 ///
