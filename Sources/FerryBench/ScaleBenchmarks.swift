@@ -180,9 +180,10 @@ struct ScaleRun {
         if step.name.hasPrefix("full pull"), let rsyncOnDiskSeconds {
             note += "; rsync -a then sync(2) " + Format.seconds(rsyncOnDiskSeconds) + ", " + Format.ratio(onDisk, rsyncOnDiskSeconds, "rsync")
         }
+        let name = step.name.hasPrefix("full pull") ? "full pull" : step.name
         return BenchmarkRow(
-            name: "scale: " + (step.name.hasPrefix("full pull") ? "full pull" : step.name) + ", until on disk", scale: records, value: String(format: "%.2f s", onDisk), target: target,
-            met: met, note: note)
+            name: "scale: " + name + ", until on disk", scale: records, value: String(format: "%.2f s", onDisk), target: target, met: met,
+            note: note)
     }
 
     static func check(_ outcome: MeasuredProcess.Outcome, _ command: String, expecting status: Int32 = 0) throws {
