@@ -4,6 +4,11 @@
 /// manifest, then each line's hash and its place in the chain), so the archive and the live
 /// journal are checked as one chain. A flipped byte is reported at its file and line.
 ///
+/// It holds one file at a time: the kept entries and the archived ones are both in ascending
+/// order, so each kept entry is compared with the archived entry of its sequence as the two
+/// are read side by side (dictionaries of every kept and every archived hash took 160 MB for
+/// a million-entry archive, and grew with the history).
+///
 /// ```swift
 /// let check = ArchiveVerifier(layout: StoreLayout(root: "./data")).verify()
 /// check.summary?.isPresent   // false when the archive was moved away: the live journal alone is checked
@@ -33,8 +38,9 @@ struct ArchiveVerifier {
         var summary = VerificationReport.Archive(
             firstLiveSequence: start.first, folders: start.archives.map(\.path), isPresent: true, archivedEntries: 0,
             keptEntries: start.keptEntries)
-        let kept = checkKept(start, findings: &outcome.findings)
-        var hashes: [UInt64: SHA256Digest] = [:]
+        var kept = KeptEntries(start: start, layout: layout)
+        var comparison = KeptComparison(next: kept.next())
+        var archiveFindings: [VerificationFinding] = []
         var expected: UInt64 = 1
         var previous = SHA256Digest.zero
         for archive in start.archives {
@@ -46,19 +52,23 @@ struct ArchiveVerifier {
             let manifest: ArchiveManifest
             do {
                 guard let read = try ArchiveManifest.read(folder: folder) else {
-                    outcome.findings.append(finding(.missingSegment, archive.path + "/" + ArchiveManifest.fileName, nil, "missing: the archive's manifest is gone"))
+                    archiveFindings.append(finding(.missingSegment, archive.path + "/" + ArchiveManifest.fileName, nil, "missing: the archive's manifest is gone"))
                     continue
                 }
                 manifest = read
             } catch {
-                outcome.findings.append(finding(.malformedLine, archive.path + "/" + ArchiveManifest.fileName, nil, "unreadable: \(error)"))
+                archiveFindings.append(finding(.malformedLine, archive.path + "/" + ArchiveManifest.fileName, nil, "unreadable: \(error)"))
                 continue
             }
             for segment in manifest.segments where segment.first >= archive.first && segment.last <= archive.last {
-                checkSegment(segment, folder: archive.path, expected: &expected, previous: &previous, hashes: &hashes, findings: &outcome.findings)
+                checkSegment(
+                    segment, folder: archive.path, expected: &expected, previous: &previous, findings: &archiveFindings
+                ) { sequence, hash in comparison.archived(sequence, hash, kept: &kept) }
             }
             summary.archivedEntries += Int(archive.last - archive.first + 1)
         }
+        while kept.next() != nil {}
+        outcome.findings += kept.finish() + archiveFindings
         if summary.isPresent {
             if expected != start.first {
                 outcome.findings.append(
@@ -69,7 +79,7 @@ struct ArchiveVerifier {
                     finding(.rewrittenJournal, "journal/" + JournalStart.fileName, nil,
                         "rewritten: the last archived entry's hash is not the one journal/start.json names"))
             }
-            for (sequence, hash) in kept where hashes[sequence].map({ $0 != hash }) ?? false {
+            for sequence in comparison.differing {
                 outcome.findings.append(
                     finding(.rewrittenLine, "journal/" + start.keptFolder, nil, "rewritten: the kept entry seq \(sequence) differs from the archived one"))
             }
@@ -82,48 +92,26 @@ struct ArchiveVerifier {
         VerificationFinding(kind: kind, path: path, line: line, message: message)
     }
 
-    /// Each kept entry's hash, ascending sequences before the start; their hashes by sequence.
-    private func checkKept(_ start: JournalStart, findings: inout [VerificationFinding]) -> [UInt64: SHA256Digest] {
-        let folder = layout.journal + "/" + start.keptFolder
-        guard let files = try? FileSystem.contents(ofDirectory: folder) else {
-            findings.append(finding(.missingSegment, "journal/" + start.keptFolder, nil, "missing: the kept entries' folder is gone"))
-            return [:]
+    /// Matches the kept entries, in ascending order, with the archived entries as they are
+    /// read, also in ascending order: the sequences whose kept entry differs from the archived.
+    private struct KeptComparison {
+        /// The next kept entry not yet matched.
+        var next: (sequence: UInt64, hash: SHA256Digest)?
+        var differing: [UInt64] = []
+
+        mutating func archived(_ sequence: UInt64, _ hash: SHA256Digest, kept: inout KeptEntries) {
+            while let pending = next, pending.sequence < sequence { next = kept.next() }
+            guard let pending = next, pending.sequence == sequence else { return }
+            if pending.hash != hash { differing.append(sequence) }
+            next = kept.next()
         }
-        var hashes: [UInt64: SHA256Digest] = [:]
-        var last: UInt64 = 0
-        for file in files.compactMap({ JournalSegment(fileName: $0.name) }).sorted(by: { $0.firstSequence < $1.firstSequence }) {
-            let path = "journal/" + start.keptFolder + "/" + file.name
-            guard let bytes = try? FileSystem.readFile(folder + "/" + file.name) else {
-                findings.append(finding(.unreadableFile, path, nil, "unreadable"))
-                continue
-            }
-            let loaded = SegmentCache(segmentIndex: -1, segmentCount: 0, bytes: bytes)
-            for line in loaded.lineStarts.indices {
-                guard let entry = try? loaded.decode(lineIndex: line, segmentName: path) else {
-                    findings.append(finding(.malformedLine, path, line + 1, "malformed: not a journal entry"))
-                    continue
-                }
-                if !lineMatchesHash(loaded, line: line, entry: entry) {
-                    findings.append(finding(.editedLine, path, line + 1, "edited: the kept entry's content does not match its hash (seq \(entry.sequence))"))
-                } else if entry.sequence <= last || entry.sequence >= start.first {
-                    findings.append(finding(.reorderedLine, path, line + 1, "reordered: kept seq \(entry.sequence) is out of order or past the start"))
-                }
-                last = max(last, entry.sequence)
-                hashes[entry.sequence] = entry.hash
-            }
-        }
-        if hashes.count != start.keptEntries {
-            findings.append(
-                finding(.removedLines, "journal/" + start.keptFolder, nil,
-                    "removed: journal/start.json counts \(start.keptEntries) kept entries, the folder holds \(hashes.count)"))
-        }
-        return hashes
     }
 
     /// One archived segment: its bytes against the manifest, and each line in the chain.
+    /// - Parameter archived: called with each entry read, its sequence and hash, in order.
     private func checkSegment(
         _ segment: ArchiveManifest.Segment, folder: String, expected: inout UInt64, previous: inout SHA256Digest,
-        hashes: inout [UInt64: SHA256Digest], findings: inout [VerificationFinding]
+        findings: inout [VerificationFinding], archived: (UInt64, SHA256Digest) -> Void
     ) {
         let path = folder + "/" + segment.file
         if segment.first != expected {
@@ -144,13 +132,13 @@ struct ArchiveVerifier {
             findings.append(finding(.rewrittenLine, path, 1, "rewritten: the manifest's previous hash does not continue the chain"))
         }
         for line in loaded.lineStarts.indices {
-            guard let entry = try? loaded.decode(lineIndex: line, segmentName: path) else {
+            guard let entry = Self.entry(loaded, line: line) else {
                 findings.append(finding(.malformedLine, path, line + 1, "malformed: not a journal entry (archived seq \(sequence))"))
                 located = true
                 sequence += 1
                 continue
             }
-            if !lineMatchesHash(loaded, line: line, entry: entry) {
+            if !Self.lineMatchesHash(loaded, line: line, entry: entry) {
                 findings.append(finding(.editedLine, path, line + 1, "edited: the archived line's content does not match its hash (seq \(entry.sequence))"))
                 located = true
             } else if entry.sequence != sequence {
@@ -160,7 +148,7 @@ struct ArchiveVerifier {
                 findings.append(finding(.rewrittenLine, path, line + 1, "rewritten: seq \(entry.sequence)'s prev is not the previous entry's hash"))
                 located = true
             }
-            hashes[entry.sequence] = entry.hash
+            archived(entry.sequence, entry.hash)
             chained = entry.hash
             sequence += 1
         }
@@ -175,10 +163,99 @@ struct ArchiveVerifier {
         previous = segment.lastHash
     }
 
-    private func lineMatchesHash(_ loaded: SegmentCache, line: Int, entry: JournalEntry) -> Bool {
+    /// The entry on a line: by the canonical fast path, or the general decoder for a line not
+    /// laid out canonically; `nil` when it is not a journal entry.
+    fileprivate static func entry(_ loaded: SegmentCache, line: Int) -> JournalEntry? {
+        loaded.withLine(line) { bytes in CanonicalEntryDecoder.decode(bytes) ?? (try? JournalEntry.decode(line: bytes)) }
+    }
+
+    fileprivate static func lineMatchesHash(_ loaded: SegmentCache, line: Int, entry: JournalEntry) -> Bool {
         loaded.withLine(line) { bytes -> Bool in
             guard let member = CanonicalJournalLine.hashMemberStart(bytes) else { return entry.computedHash() == entry.hash }
             return CanonicalJournalLine.hashWithoutHashMember(bytes, memberStart: member) == entry.hash
         }
+    }
+}
+
+/// The kept entries of a compacted journal (`journal/kept-<seq>/`), read one file at a time in
+/// the order of their names, each line checked (its hash, and that sequences ascend and stay
+/// before the journal's start) as it is handed out.
+private struct KeptEntries {
+    let start: JournalStart
+    /// The folder, and as findings name it.
+    private let folder: String
+    private let relative: String
+    private var files: [JournalSegment] = []
+    private var fileNumber = 0
+    private var loaded: SegmentCache?
+    private var path = ""
+    private var line = 0
+    private var last: UInt64 = 0
+    private var count = 0
+    private var findings: [VerificationFinding] = []
+    /// The folder is gone (a finding says so): nothing to count.
+    private var isMissing = false
+
+    init(start: JournalStart, layout: StoreLayout) {
+        self.start = start
+        folder = layout.journal + "/" + start.keptFolder
+        relative = "journal/" + start.keptFolder
+        guard let listing = try? FileSystem.contents(ofDirectory: folder) else {
+            findings.append(VerificationFinding(kind: .missingSegment, path: relative, message: "missing: the kept entries' folder is gone"))
+            isMissing = true
+            return
+        }
+        files = listing.compactMap { JournalSegment(fileName: $0.name) }.sorted { $0.firstSequence < $1.firstSequence }
+    }
+
+    /// The next kept entry that decodes: its sequence and hash.
+    mutating func next() -> (sequence: UInt64, hash: SHA256Digest)? {
+        while true {
+            if let loaded, line < loaded.lineStarts.count {
+                let number = line
+                line += 1
+                guard let entry = ArchiveVerifier.entry(loaded, line: number) else {
+                    findings.append(VerificationFinding(kind: .malformedLine, path: path, line: number + 1, message: "malformed: not a journal entry"))
+                    continue
+                }
+                if !ArchiveVerifier.lineMatchesHash(loaded, line: number, entry: entry) {
+                    findings.append(
+                        VerificationFinding(
+                            kind: .editedLine, path: path, line: number + 1,
+                            message: "edited: the kept entry's content does not match its hash (seq \(entry.sequence))"))
+                } else if entry.sequence <= last || entry.sequence >= start.first {
+                    findings.append(
+                        VerificationFinding(
+                            kind: .reorderedLine, path: path, line: number + 1,
+                            message: "reordered: kept seq \(entry.sequence) is out of order or past the start"))
+                }
+                if entry.sequence > last { count += 1 }
+                last = max(last, entry.sequence)
+                return (entry.sequence, entry.hash)
+            }
+            loaded = nil
+            guard fileNumber < files.count else { return nil }
+            let file = files[fileNumber]
+            fileNumber += 1
+            path = relative + "/" + file.name
+            line = 0
+            guard let bytes = try? FileSystem.readFile(folder + "/" + file.name) else {
+                findings.append(VerificationFinding(kind: .unreadableFile, path: path, message: "unreadable"))
+                continue
+            }
+            loaded = SegmentCache(segmentIndex: -1, segmentCount: 0, bytes: bytes)
+        }
+    }
+
+    /// What was found in the entries read, and whether as many were read as `start.json` counts.
+    /// Call once every entry was read.
+    mutating func finish() -> [VerificationFinding] {
+        if !isMissing && count != start.keptEntries {
+            findings.append(
+                VerificationFinding(
+                    kind: .removedLines, path: relative,
+                    message: "removed: journal/start.json counts \(start.keptEntries) kept entries, the folder holds \(count)"))
+        }
+        return findings
     }
 }

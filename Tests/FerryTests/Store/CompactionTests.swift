@@ -107,6 +107,60 @@ import FerryTestSupport
         #expect(!report.isClean)
     }
 
+    /// Store `name` with the history, compacted: its kept entries' file, and their count.
+    func compactedStore(_ directory: TemporaryDirectory, _ name: String) throws -> (keptFile: String, kept: Int) {
+        let store = try makeStore(directory, name)
+        try writeHistory(store)
+        let report = try store.compact(CompactionOptions(keep: 0))
+        store.close()
+        let folder = directory.subpath(name + "/journal/" + JournalStart.keptFolderName(first: report.firstLiveSequence))
+        let files = try FileSystem.contents(ofDirectory: folder).map(\.name)
+        #expect(files.count == 1)
+        return (folder + "/" + (files.first ?? ""), report.keptEntries)
+    }
+
+    /// The kept entries are checked line by line as they are read beside the archive: an edited
+    /// line, a line removed, and lines that are valid but not the archived entries of their
+    /// sequences (another store's) are each found.
+    @Test func damagedKeptEntriesAreFound() throws {
+        let directory = try TemporaryDirectory()
+        let (keptFile, kept) = try compactedStore(directory, "a")
+        let original = try FileSystem.readFile(keptFile)
+        let relative = "journal/" + FileSystem.lastComponent(of: FileSystem.parentPath(of: keptFile))
+
+        // Line 3: one digit of its document flipped.
+        var lines = original.split(separator: UInt8(ascii: "\n"), omittingEmptySubsequences: false).map(Array.init)
+        let docStart = try #require(lines[2].firstRange(of: Array(#""doc":{"n":"#.utf8))).upperBound
+        lines[2][docStart] = lines[2][docStart] == UInt8(ascii: "1") ? UInt8(ascii: "2") : UInt8(ascii: "1")
+        try FileSystem.writeFileAtomically(keptFile, Array(lines.joined(separator: [UInt8(ascii: "\n")])), durable: false)
+        var report = try verifyInPartitions(at: directory.subpath("a"))
+        let edited = try #require(report.findings.first { $0.kind == .editedLine && $0.path.hasPrefix(relative) }, "\(report.findings)")
+        #expect(edited.line == 3)
+        #expect(!report.isClean)
+
+        // The last line removed: counted.
+        try FileSystem.writeFileAtomically(keptFile, Array(original[..<(original.dropLast().lastIndex(of: UInt8(ascii: "\n")) ?? 0)]) + [UInt8(ascii: "\n")], durable: false)
+        report = try verifyInPartitions(at: directory.subpath("a"))
+        #expect(
+            report.findings.contains { $0.kind == .removedLines && $0.message.contains("counts \(kept) kept entries, the folder holds \(kept - 1)") },
+            "\(report.findings)")
+
+        // Another store's kept entries, valid lines of the same sequences: each differs from
+        // the archived entry of its sequence.
+        let (otherFile, otherKept) = try compactedStore(directory, "b")
+        #expect(otherKept == kept && FileSystem.lastComponent(of: otherFile) == FileSystem.lastComponent(of: keptFile))
+        try FileSystem.writeFileAtomically(keptFile, try FileSystem.readFile(otherFile), durable: false)
+        report = try verifyInPartitions(at: directory.subpath("a"))
+        let differing = report.findings.filter { $0.kind == .rewrittenLine && $0.message.hasSuffix("differs from the archived one") }
+        #expect(differing.count == kept, "\(report.findings)")
+        #expect(!report.findings.contains { $0.kind == .editedLine && $0.path.hasPrefix(relative) }, "the lines themselves are intact")
+
+        // Put back: clean again.
+        try FileSystem.writeFileAtomically(keptFile, original, durable: false)
+        report = try verifyInPartitions(at: directory.subpath("a"))
+        #expect(report.isClean, "\(report.findings)")
+    }
+
     @Test func movedArchiveVerifiesTheLiveJournalAlone() throws {
         let directory = try TemporaryDirectory()
         let store = try makeStore(directory, "a")
