@@ -182,7 +182,7 @@ struct ArchiveVerifier {
 /// before the journal's start) as it is handed out.
 private struct KeptEntries {
     let start: JournalStart
-    /// The folder, and as findings name it.
+    /// The folder's path, and its name in findings (`journal/kept-<seq>`).
     private let folder: String
     private let relative: String
     private var files: [JournalSegment] = []
