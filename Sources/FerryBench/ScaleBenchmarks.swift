@@ -220,7 +220,12 @@ struct ScaleRun {
                 met = met && timeRatio <= timeLimit && memoryRatio <= step.memoryGrowth
                 note = String(format: "%.1fx time, %.2fx memory of %@", timeRatio, memoryRatio, ScaleData.short(smaller.records))
                 if before.outcome.cpuSeconds > 0 {
-                    note += String(format: "; CPU %.1f s, %.1fx", step.outcome.cpuSeconds, step.outcome.cpuSeconds / before.outcome.cpuSeconds)
+                    // User time is Ferry's own code; system time, the kernel's work for it
+                    // (creating files, for the commands that write a million of them).
+                    func ratio(_ after: Double, _ before: Double) -> String { before > 0.005 ? String(format: "%.1fx", after / before) : "-" }
+                    note += String(
+                        format: "; CPU %.1f s, %.1fx (user %@, system %@)", step.outcome.cpuSeconds, step.outcome.cpuSeconds / before.outcome.cpuSeconds,
+                        ratio(step.outcome.userSeconds, before.outcome.userSeconds), ratio(step.outcome.systemSeconds, before.outcome.systemSeconds))
                 }
             }
             if step.runs > 1 { note += (note.isEmpty ? "" : "; ") + "median of \(step.runs) runs" }
