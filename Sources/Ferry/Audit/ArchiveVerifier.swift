@@ -13,11 +13,11 @@
 /// let check = ArchiveVerifier(layout: StoreLayout(root: "./data")).verify()
 /// check.summary?.isPresent   // false when the archive was moved away: the live journal alone is checked
 /// ```
-struct ArchiveVerifier {
+struct ArchiveVerifier: Sendable {
     let layout: StoreLayout
 
     /// What was checked and found.
-    struct Outcome {
+    struct Outcome: Sendable {
         /// The compacted journal's start; `nil` when the journal was never compacted (or the
         /// start file cannot be read: then a finding says so).
         var start: JournalStart?
@@ -26,15 +26,24 @@ struct ArchiveVerifier {
     }
 
     func verify() -> Outcome {
+        verify(readStart())
+    }
+
+    /// `journal/start.json`, read: the outcome's `start`, or a finding when it cannot be read.
+    /// Cheap; the caller may start the rest (``verify(_:)``) on another thread and go on.
+    func readStart() -> Outcome {
         var outcome = Outcome()
-        let start: JournalStart?
-        do { start = try JournalStart.read(directory: layout.journal) } catch {
+        do { outcome.start = try JournalStart.read(directory: layout.journal) } catch {
             outcome.findings.append(
                 VerificationFinding(kind: .unreadableFile, path: "journal/" + JournalStart.fileName, message: "unreadable: \(error)"))
-            return outcome
         }
-        guard let start else { return outcome }
-        outcome.start = start
+        return outcome
+    }
+
+    /// Checks the kept entries and the archive of the start that `read` (``readStart()``) found.
+    func verify(_ read: Outcome) -> Outcome {
+        var outcome = read
+        guard let start = read.start else { return outcome }
         var summary = VerificationReport.Archive(
             firstLiveSequence: start.first, folders: start.archives.map(\.path), isPresent: true, archivedEntries: 0,
             keptEntries: start.keptEntries)

@@ -170,10 +170,10 @@ struct JournalScan: Sendable {
         // Pipelined: while the lines of one segment are replayed here, the next segment is read,
         // parsed and hashed on the other cores.
         let directory = layout.journal
-        func prepare(_ index: Int) -> Pending<PreparedSegment> {
+        func prepare(_ index: Int) -> BackgroundWork<PreparedSegment> {
             let segment = found[index]
             let isLast = index == found.count - 1
-            return Pending { PreparedSegment(segment, directory: directory, isLast: isLast) }
+            return BackgroundWork { PreparedSegment(segment, directory: directory, isLast: isLast) }
         }
         var next = found.isEmpty ? nil : prepare(0)
         for index in found.indices {
@@ -188,26 +188,6 @@ struct JournalScan: Sendable {
                 _ = next?.value()
                 return
             }
-        }
-    }
-
-    /// Work started on another thread, collected later with ``value()``.
-    private final class Pending<T: Sendable>: @unchecked Sendable {
-        private let done = DispatchSemaphore(value: 0)
-        private var result: T?
-
-        init(_ work: @escaping @Sendable () -> T) {
-            DispatchQueue.global().async {
-                self.result = work()
-                self.done.signal()
-            }
-        }
-
-        /// Waits for the work and returns its result.
-        func value() -> T? {
-            done.wait()
-            defer { done.signal() }
-            return result
         }
     }
 

@@ -70,21 +70,24 @@ public struct StoreVerifier: Sendable {
         }
         let checkpoints = Self.checkpoints(layout)
         let anchors = Set(checkpoints.map(\.localPosition))
-        let archive = ArchiveVerifier(layout: layout).verify()
-        report.archive = archive.summary
-        let firstSequence = archive.start?.first ?? 1
+        // The archive (a compacted journal's history) is checked on another thread while the
+        // live journal is scanned: its chain is one of its own, joined at `start.json`.
+        let archiveCheck = ArchiveVerifier(layout: layout)
+        let startRead = archiveCheck.readStart()
+        let archiveWork = startRead.start.map { _ in BackgroundWork { archiveCheck.verify(startRead) } }
+        let firstSequence = startRead.start?.first ?? 1
         // A first scan keeps nothing per line; a journal that is not one chain is read again,
         // keeping every line, for the analysis to explain the damage.
         var journalProgress: (@Sendable (Int, Int) -> Void)?
         if let progress {
             journalProgress = { done, total in progress(WorkProgress(task: "journal", done: done, total: total, unit: .bytes)) }
         }
-        var scan = JournalScan(layout: layout, start: archive.start, anchorSequences: anchors)
+        var scan = JournalScan(layout: layout, start: startRead.start, anchorSequences: anchors)
         scan.progress = journalProgress
         scan.recordsPerPartition = recordsPerPartition
         scan.run()
         if scan.brokeChain {
-            scan = JournalScan(layout: layout, start: archive.start, retainsLines: true, anchorSequences: anchors)
+            scan = JournalScan(layout: layout, start: startRead.start, retainsLines: true, anchorSequences: anchors)
             scan.progress = journalProgress
             scan.recordsPerPartition = recordsPerPartition
             scan.run()
@@ -94,13 +97,15 @@ public struct StoreVerifier: Sendable {
             let analysis = JournalChainAnalysis(
                 segments: scan.segments, lines: scan.lines, computedHashes: scan.computedHashes,
                 malformedReasons: scan.malformedReasons, segmentEntryLimit: segmentEntryLimit,
-                firstSequence: firstSequence, firstPrevious: archive.start?.previous ?? .zero)
+                firstSequence: firstSequence, firstPrevious: startRead.start?.previous ?? .zero)
             chain = analysis.analyze()
         } else {
             chain = JournalChainAnalysis.Result(
                 findings: [], isContiguous: true, genuine: [:], lastSequence: firstSequence - 1 + UInt64(scan.lineCount),
                 firstSequence: firstSequence)
         }
+        let archive = archiveWork?.value() ?? startRead
+        report.archive = archive.summary
         report.findings += archive.findings + scan.journalFindings
         report.findings += chain.findings
         report.findings += anchorFindings(chain: chain, scan: scan, checkpoints: checkpoints)
