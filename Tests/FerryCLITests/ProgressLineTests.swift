@@ -79,12 +79,18 @@ import Testing
         #expect(terminal.writes.isEmpty)
     }
 
-    @Test func verifyDrawsOnATerminalOnly() async throws {
-        let directory = try TemporaryDirectory()
+    /// A store at `<directory>/store` holding one record, `Product/lamp`; its path.
+    func storeWithALamp(in directory: TemporaryDirectory) throws -> String {
         let path = directory.path + "/store"
         let store = try Store.create(at: path)
         try store.put(["name": "Lamp"], entity: EntityName("Product"), id: RecordID("lamp"))
         store.close()
+        return path
+    }
+
+    @Test func verifyDrawsOnATerminalOnly() async throws {
+        let directory = try TemporaryDirectory()
+        let path = try storeWithALamp(in: directory)
         let piped = await runInProcess(["verify", path], commands: [VerifyCommand.self])
         #expect(piped.exitCode == .success)
         #expect(piped.stderr.isEmpty)
@@ -99,10 +105,7 @@ import Testing
 
     @Test func statusDrawsOnATerminalOnly() async throws {
         let directory = try TemporaryDirectory()
-        let path = directory.path + "/store"
-        let store = try Store.create(at: path)
-        try store.put(["name": "Lamp"], entity: EntityName("Product"), id: RecordID("lamp"))
-        store.close()
+        let path = try storeWithALamp(in: directory)
         let piped = await runInProcess(["status", path], commands: [StatusCommand.self])
         #expect(piped.exitCode == .success)
         #expect(piped.stderr.isEmpty)
@@ -114,10 +117,7 @@ import Testing
 
     @Test func commitDrawsTheScanOnATerminalOnly() async throws {
         let directory = try TemporaryDirectory()
-        let path = directory.path + "/store"
-        let store = try Store.create(at: path)
-        try store.put(["name": "Lamp"], entity: EntityName("Product"), id: RecordID("lamp"))
-        store.close()
+        let path = try storeWithALamp(in: directory)
         try FileSystem.writeFileAtomically(path + "/records/Product/lamp.json", Array(#"{"name": "Desk lamp"}"#.utf8), durable: false)
         let terminal = await runInProcess(["commit", path], commands: [CommitCommand.self], stderrIsTerminal: true)
         #expect(terminal.exitCode == .success, "\(terminal.stderr)")
