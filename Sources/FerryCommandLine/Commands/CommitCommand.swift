@@ -18,11 +18,7 @@ enum CommitCommand: Command {
         let store = try context.openStore(path)
         defer { store.close() }
         let progress = ProgressLine.standardError("commit", context: context, enabled: !arguments.flag("json"))
-        let report: CommitReport
-        do {
-            defer { progress.finish() }
-            report = try store.commit(progress: progress.handler)
-        }
+        let report = try progress.during { try store.commit(progress: $0) }
         if arguments.flag("json") {
             context.printJSONLine(EditReport.json(edits: report.committed, problems: report.problems))
         } else if report.committed.isEmpty && report.problems.isEmpty {

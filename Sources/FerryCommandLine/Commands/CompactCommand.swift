@@ -42,11 +42,7 @@ enum CompactCommand: Command {
         let store = try context.openStore(path)
         defer { store.close() }
         let progress = ProgressLine.standardError("compact", context: context, enabled: !arguments.flag("json"))
-        let report: CompactionReport
-        do {
-            defer { progress.finish() }
-            report = try store.compact(options, progress: progress.handler)
-        }
+        let report = try progress.during { try store.compact(options, progress: $0) }
         if arguments.flag("json") {
             context.printJSONLine(report.jsonValue)
             return .success

@@ -18,11 +18,7 @@ enum StatusCommand: Command {
         let store = try context.openStore(path)
         defer { store.close() }
         let progress = ProgressLine.standardError("status", context: context, enabled: !arguments.flag("json"))
-        let status: StoreStatus
-        do {
-            defer { progress.finish() }
-            status = try store.status(progress: progress.handler)
-        }
+        let status = try progress.during { try store.status(progress: $0) }
         if arguments.flag("json") {
             context.printJSONLine(EditReport.json(edits: status.edits, problems: status.problems))
             return .success

@@ -86,6 +86,17 @@ final class ProgressLine: @unchecked Sendable {
         if let text { write("\r" + text + "\u{1B}[K") }
     }
 
+    /// Runs `work` with this line's ``handler``, then erases the line, whether `work` returned
+    /// or threw:
+    ///
+    /// ```swift
+    /// let report = try progress.during { try store.compact(options, progress: $0) }
+    /// ```
+    func during<T>(_ work: (WorkProgressHandler?) throws -> T) rethrows -> T {
+        defer { finish() }
+        return try work(handler)
+    }
+
     /// Erases the line, if one was drawn.
     func finish() {
         let erase: Bool = lock.withLock {
