@@ -124,7 +124,6 @@ struct ScaleRun {
             }
             return ["import", target, ScaleData.entities[ScaleData.entities.count - 1], inputs[inputs.count - 1]]
         }
-        ScaleRun.release((1..<imports).map { root + "/store-\($0 + 1)" })
         for input in inputs { try FileSystem.removeFile(input) }
         try measure("export one entity", ["export", store, ScaleData.entities[0]], seconds: nil, memoryMB: 250, growth: 1.2)
         try measure("verify", ["verify", store], seconds: 30, memoryMB: 250, growth: 1.2)
@@ -152,7 +151,11 @@ struct ScaleRun {
             rsync = copies.sorted { $0.seconds < $1.seconds }[copies.count / 2]
             rsyncOnDiskSeconds = Measure.median(onDisk)
         }
-        ScaleRun.release((0..<pulls).map { root + "/rsync-\($0 + 1)" } + (1..<pulls).map { pulled + "-\($0 + 1)" })
+        // Removed only now: a removal makes file creation slower for a minute (see below), and
+        // no later step creates more than a few files.
+        ScaleRun.release(
+            (1..<imports).map { root + "/store-\($0 + 1)" } + (0..<pulls).map { root + "/rsync-\($0 + 1)" }
+                + (1..<pulls).map { pulled + "-\($0 + 1)" })
         // Three records differ (one added, one changed, one deleted on the pulled side): two
         // identical replicas would answer from their heads alone.
         let (first, middle) = (ScaleData.entities[0], ScaleData.entities[1])
