@@ -14,13 +14,13 @@ import Foundation
 /// at each scale, and the import and the full pull three times below a million records (each
 /// into a store of its own), each figure the median run's time with the highest peak memory of the
 /// runs.
-/// Opt-in (`--scale N`): at 1M it takes about 25 minutes and 15 GB of disk.
+/// Opt-in (`--scale N`): at 1M it takes about 25 minutes and 20 GB of disk.
 func scaleBenchmarks(scale: Int, baseline: Int, workDirectory: String, ferry: String) throws -> [BenchmarkRow] {
     let small = try ScaleRun(records: baseline, workDirectory: workDirectory, ferry: ferry)
     guard scale != baseline else { return small.rows(against: nil) }
     // The larger run starts on a machine that holds nothing of the smaller one: its files
     // are removed, and the inodes they freed are left to age past ext4's reuse delay.
-    ScaleRun.release([workDirectory + "/scale-\(baseline)"], settle: true)
+    ScaleRun.release([workDirectory + "/scale-\(baseline)"])
     let large = try ScaleRun(records: scale, workDirectory: workDirectory, ferry: ferry)
     return small.rows(against: nil) + large.rows(against: small)
 }
@@ -151,11 +151,6 @@ struct ScaleRun {
             rsync = copies.sorted { $0.seconds < $1.seconds }[copies.count / 2]
             rsyncOnDiskSeconds = Measure.median(onDisk)
         }
-        // Removed only now: a removal makes file creation slower for a minute (see below), and
-        // no later step creates more than a few files.
-        ScaleRun.release(
-            (1..<imports).map { root + "/store-\($0 + 1)" } + (0..<pulls).map { root + "/rsync-\($0 + 1)" }
-                + (1..<pulls).map { pulled + "-\($0 + 1)" })
         // Three records differ (one added, one changed, one deleted on the pulled side): two
         // identical replicas would answer from their heads alone.
         let (first, middle) = (ScaleData.entities[0], ScaleData.entities[1])
@@ -167,7 +162,6 @@ struct ScaleRun {
             try ScaleRun.check(MeasuredProcess.run(ferry, arguments), "ferry " + arguments.joined(separator: " "))
         }
         try measure("diff, 3 records differ", ["diff", store, pulled], growth: 1.2, exitStatus: 1)
-        ScaleRun.release([pulled])
         for part in ["records", "journal", ".ferry"] {
             disk.append((part, ScaleData.bytes(store + "/" + part, apparent: false), ScaleData.bytes(store + "/" + part, apparent: true)))
         }
@@ -198,20 +192,20 @@ struct ScaleRun {
             note: note)
     }
 
-    /// Removes copies no later step reads, untimed, so that each step runs with the page cache
-    /// and inode cache holding what a user's machine would (the store it works on), not the
-    /// four copies of a million records that the earlier steps made: on this 24 GiB machine
-    /// they filled memory, and a verify after them read its files back from disk (one run of
-    /// three took 83 s instead of 21).
-    /// - Parameter settle: wait until ext4 (without a journal) reuses the freed inodes again:
-    ///   it skips inodes freed in the last 60 s, and 360 s while their inode table block is
-    ///   dirty, so file creation right after a large removal is up to 3x slower.
-    static func release(_ paths: [String], settle: Bool = false) {
+    /// Removes a finished run's files, untimed, so that the next run starts with memory free:
+    /// the 100k run's nine copies (4.5 GB of page cache and 900k cached inodes) left the 1M
+    /// run's page cache full, and a verify after its pull and `rsync` read record files back
+    /// from disk (one run of three took 83 s instead of 21). Nothing is removed within a run:
+    /// on this disk (ext4 without a journal, mounted with `discard`) a removal of a million
+    /// files takes nearly two minutes, and file creation is several times slower after it.
+    /// Then it waits until ext4 (without a journal) reuses the freed inodes again: it skips
+    /// inodes freed in the last 60 s, and 360 s while their inode table block is dirty, so
+    /// file creation right after a large removal is up to 3x slower.
+    static func release(_ paths: [String]) {
         let present = paths.filter { (try? FileSystem.status($0)) != nil }
         guard !present.isEmpty else { return }
         FileHandle.standardError.write(Data("  removing \(present.map { FileSystem.lastComponent(of: $0) }.joined(separator: ", ")) (untimed)\n".utf8))
         for path in present { try? FileSystem.removeTree(path) }
-        guard settle else { return }
         sync()
         FileHandle.standardError.write(Data("  waiting 61 s for the file system to reuse the freed inodes\n".utf8))
         sleep(61)

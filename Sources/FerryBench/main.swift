@@ -54,7 +54,7 @@ while let argument = arguments.first {
             """
             usage: ferry-bench [--scales 10000,100000] [--only store,sync,remote,hub,backend,audit,import,writes] [--keep]
                    ferry-bench --scale 1000000 [--history 10000x50]   every command at 100k and at N records (opt-in;
-                                                                      at 1M: about 25 minutes and 15 GB of disk)
+                                                                      at 1M: about 25 minutes and 20 GB of disk)
                    ferry-bench --history 10000x50                     a long history's full pull beside its single-version twin
             """)
         exit(0)
@@ -79,8 +79,8 @@ print("ferry-bench \(FerryVersion.current) — \(ProcessInfo.processInfo.activeP
 print("SHA-256: \(SHA256.usesProcessorInstructions ? "the processor's SHA instructions" : "portable Swift rounds")")
 print("load average: \((try? String(contentsOfFile: "/proc/loadavg", encoding: .utf8))?.split(separator: " ").prefix(3).joined(separator: " ") ?? "?")")
 var rows: [BenchmarkRow] = []
-// Nothing is deleted until the end (but for the scale section's spent copies, each removal
-// followed only by steps that create few files, or by a wait): on ext4 without a journal (this machine's root), allocating
+// Nothing is deleted until the end (but for the scale section's baseline run, followed by a
+// wait): on ext4 without a journal (this machine's root), allocating
 // an inode skips every inode freed in the last 60 seconds (360 when its inode table block is
 // still dirty), one inode-table lookup each. A suite started after 100k files were deleted
 // pays several times the normal cost of creating a file, and so would whichever side of a
