@@ -20,7 +20,7 @@ func scaleBenchmarks(scale: Int, baseline: Int, workDirectory: String, ferry: St
     guard scale != baseline else { return small.rows(against: nil) }
     // The larger run starts on a machine that holds nothing of the smaller one: its files
     // are removed, and the inodes they freed are left to age past ext4's reuse delay.
-    ScaleRun.release([workDirectory + "/scale-\(baseline)"])
+    ScaleRun.release(workDirectory + "/scale-\(baseline)")
     let large = try ScaleRun(records: scale, workDirectory: workDirectory, ferry: ferry)
     return small.rows(against: nil) + large.rows(against: small)
 }
@@ -195,17 +195,17 @@ struct ScaleRun {
     /// Removes a finished run's files, untimed, so that the next run starts with memory free:
     /// the 100k run's nine copies (4.5 GB of page cache and 900k cached inodes) left the 1M
     /// run's page cache full, and a verify after its pull and `rsync` read record files back
-    /// from disk (one run of three took 83 s instead of 21). Nothing is removed within a run:
-    /// on this disk (ext4 without a journal, mounted with `discard`) a removal of a million
-    /// files takes nearly two minutes, and file creation is several times slower after it.
-    /// Then it waits until ext4 (without a journal) reuses the freed inodes again: it skips
-    /// inodes freed in the last 60 s, and 360 s while their inode table block is dirty, so
-    /// file creation right after a large removal is up to 3x slower.
-    static func release(_ paths: [String]) {
-        let present = paths.filter { (try? FileSystem.status($0)) != nil }
-        guard !present.isEmpty else { return }
-        FileHandle.standardError.write(Data("  removing \(present.map { FileSystem.lastComponent(of: $0) }.joined(separator: ", ")) (untimed)\n".utf8))
-        for path in present { try? FileSystem.removeTree(path) }
+    /// from disk (one run of three took 83 s instead of 21). Then it waits out ext4's inode
+    /// reuse delay: without a journal, ext4 skips inodes freed in the last 60 s (360 s while
+    /// their inode table block is dirty, hence the `sync` first), so file creation right after
+    /// a large removal is up to 3x slower.
+    ///
+    /// Nothing is removed within a run: on this disk (ext4 without a journal, mounted with
+    /// `discard`) removing a million files takes nearly two minutes and slows what follows.
+    static func release(_ path: String) {
+        guard (try? FileSystem.status(path)) != nil else { return }
+        FileHandle.standardError.write(Data("  removing \(FileSystem.lastComponent(of: path)) (untimed)\n".utf8))
+        try? FileSystem.removeTree(path)
         sync()
         FileHandle.standardError.write(Data("  waiting 61 s for the file system to reuse the freed inodes\n".utf8))
         sleep(61)
