@@ -99,6 +99,38 @@ import Testing
         #expect(try String(contentsOfFile: file, encoding: .utf8) == "{ price: half-typed")
     }
 
+    /// `put`, `import` and `delete` over a hand-edited record file: the edit is journaled first
+    /// and each command says so; a file that is not JSON stops the write.
+    @Test func localWritesJournalAHandEditBeforeReplacingIt() throws {
+        let directory = try TemporaryDirectory()
+        _ = try ferry(["init", "s"], in: directory)
+        _ = try ferry(["put", "s", "Product", "1", "--json", #"{"price": 1}"#], in: directory)
+        let file = directory.subpath("s/records/Product/1.json")
+        try Data("{\n  \"price\": 99\n}\n".utf8).write(to: URL(fileURLWithPath: file))
+        let put = try ferry(["put", "s", "Product", "1", "--json", #"{"price": 2}"#], in: directory)
+        #expect(put.exitCode == 0 && put.stdout == "1\n", "\(put)")
+        #expect(put.stderr.contains("note: records/Product/1.json was edited by hand"), "\(put)")
+        #expect(put.stderr.contains("ferry show s Product 1 --history"), "\(put)")
+        let history = try ferry(["show", "s", "Product", "1", "--history"], in: directory)
+        #expect(history.stdout.contains("99"), "\(history)")
+
+        try Data(#"{"price": 5, "made": "by hand"}"#.utf8).write(to: URL(fileURLWithPath: directory.subpath("s/records/Product/2.json")))
+        try Data(#"[{"id": "1", "price": 2}, {"id": "2", "price": 3}]"#.utf8).write(to: URL(fileURLWithPath: directory.subpath("in.json")))
+        let dryRun = try ferry(["import", "s", "Product", "in.json", "--dry-run"], in: directory)
+        #expect(dryRun.stdout.contains("would journal the hand edit of records/Product/2.json first"), "\(dryRun)")
+        let imported = try ferry(["import", "s", "Product", "in.json"], in: directory)
+        #expect(imported.exitCode == 0, "\(imported)")
+        #expect(imported.stdout.contains("journaled the hand edit of records/Product/2.json first"), "\(imported)")
+        let made = try ferry(["show", "s", "Product", "2", "--history"], in: directory)
+        #expect(made.stdout.contains("by hand"), "\(made)")
+
+        try Data("not json".utf8).write(to: URL(fileURLWithPath: file))
+        let refused = try ferry(["delete", "s", "Product", "1"], in: directory)
+        #expect(refused.exitCode == 1, "\(refused)")
+        #expect(refused.stderr.contains("was edited by hand and is not a valid record"), "\(refused)")
+        #expect(try String(contentsOfFile: file, encoding: .utf8) == "not json")
+    }
+
     @Test func aTamperedJournalLineNeverTravels() throws {
         let directory = try TemporaryDirectory()
         _ = try ferry(["init", "t"], in: directory)

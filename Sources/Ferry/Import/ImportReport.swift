@@ -105,6 +105,10 @@ public struct ImportReport: Sendable, Equatable {
     public var refusals: [String] = []
     /// The changes made beyond those listed in ``changes``.
     public var unlistedChanges = 0
+    /// Record files the import found edited by hand in its way, relative to the store: their
+    /// content was journaled before the import wrote over them (a dry run lists what it would
+    /// journal), so it stays in the records' history.
+    public var handEdits: [String] = []
     /// The most bytes of the input held at once, when it was read as a stream (0 otherwise).
     var inputHighWaterBytes = 0
 
@@ -121,7 +125,7 @@ public struct ImportReport: Sendable, Equatable {
     /// {"entity": "User", "dryRun": false, "inserted": 4, "updated": 10, "deleted": 4,
     ///  "unchanged": 26, "skipped": 1, "skippedItems": [{"index": 3, "keyPath": "", "reason": "no id"}],
     ///  "entities": {"Note": {...}, "User": {...}}, "missingTargets": [], "withheld": {...},
-    ///  "journalEntries": 18}
+    ///  "handEdits": ["records/User/7.json"], "journalEntries": 18}
     /// ```
     public var jsonValue: JSONValue {
         var object = counts.jsonValue.objectValue ?? [:]
@@ -129,6 +133,7 @@ public struct ImportReport: Sendable, Equatable {
         object["dryRun"] = .bool(isDryRun)
         object["journalEntries"] = .integer(Int64(journalEntries))
         object["refusals"] = .array(refusals.map { .string($0) })
+        object["handEdits"] = .array(handEdits.map { .string($0) })
         object["skippedItems"] = .array(
             skipped.map { ["index": .integer(Int64($0.index)), "keyPath": .string($0.keyPath), "reason": .string($0.reason)] })
         object["missingTargets"] = .array(

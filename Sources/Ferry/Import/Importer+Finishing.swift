@@ -1,9 +1,15 @@
 extension Importer {
     /// Validates every document of the batch, drops writes that would change nothing, counts
     /// per entity, and writes the rest as one journal append (unless it is a dry run).
+    ///
+    /// A record file the batch would replace that was edited by hand is journaled first (see
+    /// ``Store/journalHandEdits(overwrittenBy:)``), and the import is planned again on its
+    /// content: a link added to a hand-edited record keeps the edit.
+    /// - Parameter journaledEdits: what an earlier plan journaled (see ``run(_:journaledEdits:)``).
     /// - Throws: ``ImportError/item(index:keyPath:_:)`` for a document the store would refuse
-    ///   (before anything is written), ``ImportError/store(_:)`` when writing fails.
-    func finish(_ batch: ImportBatch, conversion: ImportConversion) throws(ImportError) -> ImportReport {
+    ///   (before anything is written), ``ImportError/store(_:)`` when writing fails or a
+    ///   hand-edited file in the way is not a valid record.
+    func finish(_ batch: ImportBatch, conversion: ImportConversion, journaledEdits: [String] = []) throws(ImportError) -> ImportReport {
         var batch = batch
         var counts: [EntityName: ImportReport.Counts] = [:]
         // Most records are of the imported entity: counted here without hashing its name each time.
@@ -57,8 +63,31 @@ extension Importer {
         let refusals = try massDeletionRefusals(counts, imported: conversion.entity)
 
         var journalEntries = 0
+        var handEdits = journaledEdits
+        var refusalsAfterEdits = refusals
+        if !writes.isEmpty {
+            let keys = writes.map(\.key)
+            if options.isDryRun {
+                let found: StoreStatus
+                do { found = try store.handEdits(overwrittenBy: keys) } catch { throw .store(error) }
+                handEdits += found.edits.map(\.path)
+                refusalsAfterEdits += found.problems.map { problem in
+                    StoreError.unjournaledEdit(path: "\(store.path)/\(problem.path)", reason: problem.reason).description
+                }
+            } else if journaledEdits.isEmpty {
+                let edits: [StoreStatus.Edit]
+                do { edits = try store.journalHandEdits(overwrittenBy: keys) } catch { throw .store(error) }
+                if !edits.isEmpty { return try run(conversion, journaledEdits: edits.map(\.path)) }
+            }
+        }
         if !options.isDryRun, !writes.isEmpty {
-            do { journalEntries = try store.performLocalWrites(writes).entries.count } catch { throw .store(error) }
+            // Checked just above, unless this is the plan made after journaling edits: then
+            // once more, for a file edited meanwhile.
+            do {
+                let result = try store.performLocalWrites(writes, keepingHandEdits: !journaledEdits.isEmpty)
+                journalEntries = result.entries.count
+                handEdits += result.journaledEdits.map(\.path)
+            } catch { throw .store(error) }
         }
         var unlisted = 0
         if !options.isDryRun, changes.count > options.maximumListedChanges {
@@ -68,7 +97,8 @@ extension Importer {
         return ImportReport(
             entity: conversion.entity, countsByEntity: counts, skipped: conversion.skipped,
             missingTargets: batch.missingTargets, changes: changes, withheld: batch.withheld,
-            isDryRun: options.isDryRun, journalEntries: journalEntries, refusals: refusals, unlistedChanges: unlisted)
+            isDryRun: options.isDryRun, journalEntries: journalEntries, refusals: refusalsAfterEdits, unlistedChanges: unlisted,
+            handEdits: handEdits)
     }
 
     /// A list much shorter than what is stored is most likely one page of it: refuses to

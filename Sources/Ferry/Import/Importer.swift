@@ -16,7 +16,10 @@ struct Importer {
         var relationship: Schema.Relationship
     }
 
-    func run(_ conversion: ImportConversion) throws(ImportError) -> ImportReport {
+    /// Plans the import against the store and writes it (see ``finish(_:conversion:journaledEdits:)``).
+    /// - Parameter journaledEdits: the paths of hand-edited record files a first plan found in
+    ///   its way and journaled, so that this plan builds on their content.
+    func run(_ conversion: ImportConversion, journaledEdits: [String] = []) throws(ImportError) -> ImportReport {
         let entity = conversion.entity
         let operations = options.operations
         var batch = ImportBatch(store: store, schema: schema, operations: operations)
@@ -123,7 +126,7 @@ struct Importer {
             }
         }
         try batch.checkDenyRules()
-        return try finish(batch, conversion: conversion)
+        return try finish(batch, conversion: conversion, journaledEdits: journaledEdits)
     }
 
     enum UpsertOutcome { case written, unchanged, withheld }

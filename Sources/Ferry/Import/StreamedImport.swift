@@ -68,6 +68,7 @@ struct StreamedImport {
                 }
             }
             let plan = try self.plan(conversion, now: now) { id in remaining.remove(id) != nil }
+            try checkHandEdits(overwrittenBy: plan.writes, into: &report)
             counts.inserted += plan.counts.inserted
             counts.updated += plan.counts.updated
             counts.unchanged += plan.counts.unchanged
@@ -83,6 +84,12 @@ struct StreamedImport {
         remaining = []
         if options.operations.contains(.delete) {
             counts.deleted = gone.count
+            var start = 0
+            while start < gone.count {
+                let end = min(gone.count, start + options.streamBatchItems)
+                try checkHandEdits(overwrittenBy: gone[start..<end].map { .delete(RecordKey(entity: entity, id: $0)) }, into: &report)
+                start = end
+            }
             list(gone.map { .init(kind: .delete, key: RecordKey(entity: entity, id: $0), changedKeys: []) }, in: &report)
         } else {
             report.withheld.deletes = gone
@@ -90,7 +97,7 @@ struct StreamedImport {
         counts.skipped = report.skipped.filter { $0.keyPath.isEmpty }.count
         report.countsByEntity = [entity: counts]
         let importer = Importer(store: store, schema: schema, options: options)
-        report.refusals = try importer.massDeletionRefusals(report.countsByEntity, imported: entity)
+        report.refusals.insert(contentsOf: try importer.massDeletionRefusals(report.countsByEntity, imported: entity), at: 0)
         guard !options.isDryRun else { return report }
 
         // Pass 2: write. A streamed import holds at most a quarter of the store's merge
@@ -103,7 +110,11 @@ struct StreamedImport {
         var written = 0
         func write(_ writes: [RecordWrite]) throws(ImportError) {
             guard !writes.isEmpty else { return }
-            do { report.journalEntries += try store.performLocalWrites(writes).entries.count } catch {
+            do {
+                let result = try store.performLocalWrites(writes)
+                report.journalEntries += result.entries.count
+                report.handEdits += result.journaledEdits.map(\.path)
+            } catch {
                 if written == 0 { throw .store(error) }
                 throw .partiallyWritten(written: written, planned: total, error)
             }
@@ -126,6 +137,22 @@ struct StreamedImport {
             start = end
         }
         return report
+    }
+
+    /// Finds the hand-edited record files a batch's writes would replace (pass 1): one that is
+    /// not a valid record stops the import before anything is written; a dry run lists the
+    /// others, which pass 2 journals before writing over them.
+    private func checkHandEdits(overwrittenBy writes: [RecordWrite], into report: inout ImportReport) throws(ImportError) {
+        guard !writes.isEmpty else { return }
+        let found: StoreStatus
+        do { found = try store.handEdits(overwrittenBy: writes.map(\.key)) } catch { throw .store(error) }
+        let problems = found.problems.map { problem in StoreError.unjournaledEdit(path: "\(store.path)/\(problem.path)", reason: problem.reason) }
+        guard options.isDryRun else {
+            if let problem = problems.first { throw .store(problem) }
+            return
+        }
+        report.handEdits += found.edits.map(\.path)
+        report.refusals += problems.map(\.description)
     }
 
     /// Adds `changes` to the report's list, or to its count past the limit (a dry run lists all).

@@ -189,34 +189,69 @@ public enum FileSystem {
 }
 
 extension FileSystem {
-    /// Creates a file that did not exist, so that it appears complete or not at all, in one
-    /// directory change instead of two.
+    /// Creates a file where none exists, so that it appears complete or not at all, and never
+    /// in place of one: when something is at `path` already (a file made by hand where a new
+    /// record's file goes), it is left as it is and this returns `nil`.
     ///
     /// On Linux the bytes go into an unnamed file (`O_TMPFILE`) that is then linked under
-    /// `path`: a reader never sees it half written, and no temporary name is created and
-    /// renamed away. Elsewhere, or where the file system lacks `O_TMPFILE`, and when `path`
-    /// already exists, this is ``writeFileAtomically(_:_:durable:)``. Not durable: callers
-    /// rely on a journal that can repair the file.
-    /// - Returns: the status of the new file.
-    @discardableResult
-    public static func createFileAtomically(_ path: String, _ bytes: [UInt8]) throws(SystemError) -> FileStatus {
+    /// `path`, one directory change instead of two: a reader never sees it half written, and no
+    /// temporary name is created and removed. Elsewhere, or where the file system lacks
+    /// `O_TMPFILE`, a temporary file beside it is linked (``linkTemporaryFile(at:_:)``). Not
+    /// durable: callers rely on a journal that can repair the file.
+    /// - Returns: the status of the new file; `nil` when `path` was taken.
+    public static func createFileIfAbsent(_ path: String, _ bytes: [UInt8]) throws(SystemError) -> FileStatus? {
         #if os(Linux) && (arch(x86_64) || arch(arm64))
-        if let status = try linkUnnamedFile(at: path, bytes) { return status }
+        if let (file, status) = try makeUnnamedFile(inDirectory: parentPath(of: path), bytes) {
+            defer { file.close() }
+            if try linkUnnamedFile(file, at: path) { return status }
+            if exists(path) { return nil }
+        }
         #endif
-        return try writeFileAtomically(path, bytes, durable: false)
+        return try linkTemporaryFile(at: path, bytes)
+    }
+
+    /// The portable way of ``createFileIfAbsent(_:_:)``: writes a temporary file beside `path`,
+    /// gives it the name `path` with `link(2)`, which never replaces, and removes the temporary
+    /// name. Where the file system has no hard links (FAT), a rename after a check that `path`
+    /// is free: only there can a file made in between those two steps be replaced.
+    static func linkTemporaryFile(at path: String, _ bytes: [UInt8]) throws(SystemError) -> FileStatus? {
+        let temporary = parentPath(of: path) + "/.tmp-" + lastComponent(of: path) + "-\(getpid())"
+        let file = try FileDescriptor.open(temporary, .writeOnly, options: [.create, .truncate])
+        let status: FileStatus
+        do throws(SystemError) {
+            try file.writeAll(bytes)
+            status = try file.status()
+            file.close()
+        } catch {
+            file.close()
+            try? removeFile(temporary)
+            throw error
+        }
+        if link(temporary, path) == 0 {
+            try? removeFile(temporary)
+            return status
+        }
+        let code = errno
+        if code == EEXIST || exists(path) {
+            try? removeFile(temporary)
+            return nil
+        }
+        guard code == EPERM || code == ENOTSUP || code == EOPNOTSUPP || code == EMLINK else {
+            try? removeFile(temporary)
+            throw SystemError("link", path: path, code: code)
+        }
+        do throws(SystemError) {
+            try rename(temporary, to: path)
+        } catch {
+            try? removeFile(temporary)
+            throw error
+        }
+        return status
     }
 
     #if os(Linux) && (arch(x86_64) || arch(arm64))
     /// `O_TMPFILE` is a macro Swift does not import: `__O_TMPFILE | O_DIRECTORY`.
     private static let openUnnamedFile: Int32 = 0o20_000_000 | O_DIRECTORY
-
-    /// The `O_TMPFILE` path of ``createFileAtomically(_:_:)``; `nil` when it does not apply
-    /// (no support, no `/proc`, or `path` exists), so the caller falls back to a rename.
-    private static func linkUnnamedFile(at path: String, _ bytes: [UInt8]) throws(SystemError) -> FileStatus? {
-        guard let (file, status) = try makeUnnamedFile(inDirectory: parentPath(of: path), bytes) else { return nil }
-        defer { file.close() }
-        return try linkUnnamedFile(file, at: path) ? status : nil
-    }
     #endif
 
     /// Writes `bytes` into a new file in `directory` that has no name yet (Linux `O_TMPFILE`):

@@ -24,9 +24,14 @@ public struct WriteResult: Sendable {
     public var entries: [JournalEntry]
     /// Puts skipped because the record already held exactly that document.
     public var unchanged: Int
+    /// Hand edits of the batch's record files, journaled as changes from this replica before
+    /// the batch wrote over them (not counted in ``entries``): their content is in the
+    /// records' history.
+    public var journaledEdits: [StoreStatus.Edit]
 
-    public init(entries: [JournalEntry] = [], unchanged: Int = 0) {
+    public init(entries: [JournalEntry] = [], unchanged: Int = 0, journaledEdits: [StoreStatus.Edit] = []) {
         self.entries = entries
         self.unchanged = unchanged
+        self.journaledEdits = journaledEdits
     }
 }

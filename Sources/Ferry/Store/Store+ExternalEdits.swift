@@ -19,7 +19,7 @@ extension Store {
     public func commit(progress: WorkProgressHandler? = nil) throws(StoreError) -> CommitReport {
         try withWriteLock { () throws(StoreError) -> CommitReport in
             let status = try scanForEdits(progress: progress)
-            _ = try performLocalWrites(Self.writes(journaling: status.edits))
+            _ = try performLocalWrites(Self.writes(journaling: status.edits), keepingHandEdits: false)
             return CommitReport(committed: status.edits, problems: status.problems)
         }
     }
@@ -47,19 +47,74 @@ extension Store {
                 }
                 continue
             }
-            if let state, state.isLive, let stamp = state.file, stamp.matches(fileStatus) { continue }
-            let relative = String(layout.relativeRecordPath(key).dropFirst("records/\(key.entity.rawValue)/".count))
-            let file = RecordFileListing.File(
-                entity: key.entity, directory: FileSystem.parentPath(of: path), name: FileSystem.lastComponent(of: path),
-                relativeName: relative, status: fileStatus)
-            examine(key, state: state, file: file, into: &status, now: now)
+            examine(key, state: state, path: path, fileStatus: fileStatus, into: &status, now: now)
         }
         if let problem = status.problems.first {
             throw .unjournaledEdit(path: "\(path)/\(problem.path)", reason: problem.reason)
         }
         let writes = Self.writes(journaling: status.edits)
-        if !writes.isEmpty { _ = try performLocalWrites(writes) }
+        if !writes.isEmpty { _ = try performLocalWrites(writes, keepingHandEdits: false) }
         return status.edits
+    }
+
+    /// Journals the hand edits that a batch of local writes to `keys` would overwrite, before
+    /// it does; caller holds the lock.
+    ///
+    /// A `put`, a `delete`, an import or a resolution replaces or removes record files, and a
+    /// file edited by hand since Ferry last wrote it (or made by hand for a record the store
+    /// does not hold) would go with it. Its content is journaled first, as `commit` would, so
+    /// the batch then writes over a journaled version: the edit stays in the record's history
+    /// (`ferry show --history`). A file removed by hand is not journaled: nothing of it can be
+    /// lost, and the batch's own write supersedes it.
+    ///
+    /// Costs one `stat` per record, on every core, and a read of each file whose stamp does not
+    /// vouch for it.
+    /// - Throws: ``StoreError/unjournaledEdit(path:reason:)`` for an edited file that cannot be
+    ///   journaled (not JSON, not an object), before anything is written.
+    /// - Returns: the edits journaled.
+    func journalHandEdits(overwrittenBy keys: [RecordKey]) throws(StoreError) -> [StoreStatus.Edit] {
+        let status = try handEdits(overwrittenBy: keys)
+        if let problem = status.problems.first {
+            throw .unjournaledEdit(path: "\(path)/\(problem.path)", reason: problem.reason)
+        }
+        let writes = Self.writes(journaling: status.edits)
+        if !writes.isEmpty { _ = try performLocalWrites(writes, keepingHandEdits: false) }
+        return status.edits
+    }
+
+    /// The hand edits (created and modified files, not removed ones) and unreadable files among
+    /// the record files of `keys`, found without writing anything (see
+    /// ``journalHandEdits(overwrittenBy:)``); a dry run reports them.
+    func handEdits(overwrittenBy keys: [RecordKey]) throws(StoreError) -> StoreStatus {
+        var status = StoreStatus()
+        guard !keys.isEmpty else { return status }
+        let layout = self.layout
+        let found = ParallelWork.map(count: keys.count, minimumChunk: 1024) { number in
+            Result { () throws(SystemError) in try FileSystem.status(layout.recordFile(keys[number])) }
+        }
+        let now = FileSystem.currentTimeNanoseconds()
+        for (number, key) in keys.enumerated() {
+            let fileStatus: FileStatus
+            switch found[number] {
+            case .success(let value?): fileStatus = value
+            case .success(nil): continue
+            case .failure(let error): throw .io(error)
+            }
+            examine(key, state: index.records.state(of: key), path: layout.recordFile(key), fileStatus: fileStatus, into: &status, now: now)
+        }
+        status.edits.removeAll { $0.kind == .deleted }
+        return status
+    }
+
+    /// Examines the file of `key` at `path` (see ``examine(_:state:file:into:now:confirmInPlace:)``)
+    /// unless its stamp vouches for it.
+    private func examine(_ key: RecordKey, state: RecordState?, path: String, fileStatus: FileStatus, into status: inout StoreStatus, now: Int64) {
+        if let state, state.isLive, let stamp = state.file, stamp.matches(fileStatus) { return }
+        let relative = String(layout.relativeRecordPath(key).dropFirst("records/\(key.entity.rawValue)/".count))
+        let file = RecordFileListing.File(
+            entity: key.entity, directory: FileSystem.parentPath(of: path), name: FileSystem.lastComponent(of: path),
+            relativeName: relative, status: fileStatus)
+        examine(key, state: state, file: file, into: &status, now: now)
     }
 
     /// The writes that journal `edits` as changes from this replica.

@@ -18,14 +18,18 @@ extension Store {
     }
 
     /// Deletes a record, leaving a tombstone that syncs like any change.
+    /// - Returns: what the write did (a hand edit of the record's file is journaled first).
     /// - Throws: ``StoreError/recordNotFound(_:)`` when there is no live record with this id.
-    public func delete(entity: EntityName, id: RecordID) throws(StoreError) {
+    @discardableResult
+    public func delete(entity: EntityName, id: RecordID) throws(StoreError) -> WriteResult {
         try write([.delete(RecordKey(entity: entity, id: id))])
     }
 
     /// Applies a batch of writes as one journal append with one fsync: all or nothing.
     ///
-    /// Writes apply in order, so a batch may put and then delete the same record.
+    /// Writes apply in order, so a batch may put and then delete the same record. A record
+    /// file the batch replaces or removes that was edited by hand is journaled first, as
+    /// ``commit(progress:)`` would (``WriteResult/journaledEdits``): no write loses an edit.
     /// - Throws: the first invalid write's error, before anything is written.
     @discardableResult
     public func write(_ writes: [RecordWrite]) throws(StoreError) -> WriteResult {
@@ -53,7 +57,10 @@ extension Store {
     }
 
     /// Local writes under the lock: builds the changes, appends them, updates index and files.
-    func performLocalWrites(_ writes: [RecordWrite]) throws(StoreError) -> WriteResult {
+    /// - Parameter keepingHandEdits: first journal the hand edits of the record files the
+    ///   batch writes (see ``journalHandEdits(overwrittenBy:)``); `false` only for a batch that
+    ///   is itself the journaling of hand edits.
+    func performLocalWrites(_ writes: [RecordWrite], keepingHandEdits: Bool = true) throws(StoreError) -> WriteResult {
         struct Pending {
             var lastSequence: UInt64
             var vector: VersionVector
@@ -63,6 +70,14 @@ extension Store {
         }
         // Per-record state by slot (see ``BatchSlots``).
         let slots = BatchSlots(writes)
+        var journaledEdits: [StoreStatus.Edit] = []
+        if keepingHandEdits {
+            // The batch's records, once each: a slot is numbered where its record first appears.
+            var keys: [RecordKey] = []
+            keys.reserveCapacity(slots.count)
+            for offset in writes.indices where slots.ofWrite[offset] == keys.count { keys.append(writes[offset].key) }
+            journaledEdits = try journalHandEdits(overwrittenBy: keys)
+        }
         var overlay = [Pending?](repeating: nil, count: slots.count)
         var slotOfEntry: [Int] = []
         slotOfEntry.reserveCapacity(writes.count)
@@ -166,7 +181,7 @@ extension Store {
             throw error
         }
         if let prepared { finishNewFileIntent(prepared) }
-        return WriteResult(entries: entries, unchanged: unchanged)
+        return WriteResult(entries: entries, unchanged: unchanged, journaledEdits: journaledEdits)
     }
 
     /// Appends entries durably, applies them to the index and brings the touched record files
@@ -270,20 +285,36 @@ extension Store {
 
     /// Writes a live record's file atomically and remembers its stamp.
     /// - Parameter isNew: Ferry wrote no file for this record yet, so the file is most likely
-    ///   absent and can be created without a temporary name.
+    ///   absent and is created without a temporary name, and never over a file that is there
+    ///   with other content: the batch's writer checked for hand edits before it began (see
+    ///   ``journalHandEdits(overwrittenBy:)``), so such a file was made since. It is kept and
+    ///   the record left without a stamp, so that the next status, commit or sync finds it as
+    ///   the hand edit it is. A file that holds this very document (the hand-made file a commit
+    ///   journals, say) is replaced with Ferry's form of it.
     func writeRecordFile(_ key: RecordKey, path: String, document: JSONValue, isNew: Bool = false) throws(SystemError) {
         let bytes = document.prettyBytes()
-        func write() throws(SystemError) -> FileStatus {
-            isNew ? try FileSystem.createFileAtomically(path, bytes) : try fileReplacer.replace(path, with: bytes)
+        func write() throws(SystemError) -> FileStatus? {
+            if !isNew { return try fileReplacer.replace(path, with: bytes) }
+            if let status = try FileSystem.createFileIfAbsent(path, bytes) { return status }
+            return fileHolds(document, path) ? try fileReplacer.replace(path, with: bytes) : nil
         }
-        let status: FileStatus
+        let status: FileStatus?
         do {
             status = try write()
         } catch where error.isNotFound {
             try FileSystem.createDirectories(FileSystem.parentPath(of: path))
             status = try write()
         }
-        index.records.setFile(FileStamp(status, contentHash: SHA256.hash(bytes)), of: key)
+        index.records.setFile(status.map { FileStamp($0, contentHash: SHA256.hash(bytes)) }, of: key)
+    }
+
+    /// Whether the file at `path` is a JSON object with the content of `document` (in any
+    /// layout); `false` for anything else, or a file that cannot be read.
+    func fileHolds(_ document: JSONValue, _ path: String) -> Bool {
+        guard let bytes = try? FileSystem.readFile(path, limit: options.maximumDocumentBytes * 4),
+            let found = try? JSONParser.parse(bytes, options: .init(maximumDepth: options.maximumDepth, maximumByteCount: options.maximumDocumentBytes))
+        else { return false }
+        return found.canonicalBytes() == document.canonicalBytes()
     }
 
     /// The document of a version: from `documents` when at hand, else from the journal.

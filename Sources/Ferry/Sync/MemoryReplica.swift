@@ -237,11 +237,14 @@ public final class MemoryReplica: SyncTransport, SyncReplica, @unchecked Sendabl
         lock.withLock { (states[key]?.versions ?? []).map { ($0, documents[$0.identity]) } }
     }
 
-    public func resolve(_ key: RecordKey, with document: JSONValue?) throws(StoreError) {
+    /// - Returns: an empty result: a memory replica keeps no journal entries and no files.
+    @discardableResult
+    public func resolve(_ key: RecordKey, with document: JSONValue?) throws(StoreError) -> WriteResult {
         lock.lock()
         defer { lock.unlock() }
         guard states[key]?.isConflicted == true else { throw .noConflict(key) }
         write(key, document)
+        return WriteResult()
     }
 
     // MARK: Shared

@@ -319,16 +319,14 @@ extension Store {
     /// Resolves a conflict with a version that descends from every current version, so it
     /// propagates and clears the conflict on every replica.
     /// - Parameter document: the resolved content; `nil` resolves to a delete.
-    public func resolve(_ key: RecordKey, with document: JSONValue?) throws(StoreError) {
-        try withWriteLock { () throws(StoreError) in
+    /// - Returns: what the write did (a hand edit of the record's file is journaled first).
+    @discardableResult
+    public func resolve(_ key: RecordKey, with document: JSONValue?) throws(StoreError) -> WriteResult {
+        try withWriteLock { () throws(StoreError) -> WriteResult in
             guard let state = index.records[key], state.isConflicted else {
                 throw .noConflict(key)
             }
-            if let document {
-                _ = try performLocalWrites([.put(key, document)])
-            } else {
-                _ = try performLocalWrites([.delete(key)])
-            }
+            return try performLocalWrites([document.map { .put(key, $0) } ?? .delete(key)])
         }
     }
 }

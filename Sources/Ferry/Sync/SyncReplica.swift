@@ -50,7 +50,9 @@ public protocol SyncReplica: AnyObject, Sendable {
     /// The documents of a record's current versions, winner first (`nil` for a delete).
     func versions(of key: RecordKey) throws(StoreError) -> [(version: RecordVersion, document: JSONValue?)]
     /// Writes a version that descends from every current version of a conflicted record.
-    func resolve(_ key: RecordKey, with document: JSONValue?) throws(StoreError)
+    /// - Returns: what the write did, as far as the replica keeps it.
+    @discardableResult
+    func resolve(_ key: RecordKey, with document: JSONValue?) throws(StoreError) -> WriteResult
 }
 
 extension SyncReplica {

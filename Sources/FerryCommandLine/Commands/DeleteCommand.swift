@@ -19,7 +19,7 @@ enum DeleteCommand: Command {
         let id = try arguments.recordID()
         let store = try context.openStore(path)
         defer { store.close() }
-        do { try store.delete(entity: entity, id: id) } catch StoreError.recordNotFound(let key) {
+        do { context.noteJournaledEdits(try store.delete(entity: entity, id: id).journaledEdits, storeArgument: path) } catch StoreError.recordNotFound(let key) {
             try context.requireKnownEntity(entity, in: store)
             throw StoreError.recordNotFound(key)
         }

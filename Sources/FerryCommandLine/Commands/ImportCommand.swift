@@ -156,6 +156,10 @@ enum ImportCommand: Command {
         }
         lines += report.summaryLines
         for refusal in report.refusals { lines.append("would refuse: \(refusal)") }
+        let verb = report.isDryRun ? "would journal" : "journaled"
+        for path in report.handEdits {
+            lines.append("\(verb) the hand edit of \(path) first (ferry show --history keeps it)")
+        }
         for skipped in report.skipped {
             let place = skipped.keyPath.isEmpty ? "item [\(skipped.index)]" : "item [\(skipped.index)] \(skipped.keyPath)"
             lines.append("skipped \(place): \(skipped.reason)")

@@ -31,7 +31,9 @@ enum PutCommand: Command {
         let document = try DocumentInput.read(arguments: arguments, context: context)
         let store = try context.openStore(path)
         defer { store.close() }
-        let written = try store.put(document, entity: entity, id: id)
+        let written = id ?? RecordID.generate()
+        let result = try store.write([.put(RecordKey(entity: entity, id: written), document)])
+        context.noteJournaledEdits(result.journaledEdits, storeArgument: path)
         context.stdout.line(written.rawValue)
         return .success
     }

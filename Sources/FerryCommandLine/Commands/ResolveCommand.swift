@@ -40,7 +40,7 @@ enum ResolveCommand: Command {
         } else if let take {
             document = try choose(take, versions: versions, store: store, context: context)
         }
-        try store.resolve(key, with: document)
+        context.noteJournaledEdits(try store.resolve(key, with: document).journaledEdits, storeArgument: path)
         if arguments.flag("json") {
             context.printJSONLine(["resolved": .string(key.description)])
         } else {

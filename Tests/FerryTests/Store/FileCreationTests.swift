@@ -3,12 +3,13 @@ import Foundation
 import FerryTestSupport
 @testable import Ferry
 
-/// `FileSystem.createFileAtomically`, the path batched writes take for new record files.
+/// `FileSystem.createFileIfAbsent`, the path batched writes take for new record files: a
+/// whole file or none, and never in place of a file that is there.
 @Suite struct FileCreationTests {
     @Test func createsTheFileWithItsBytesAndNoLeftovers() throws {
         let directory = try TemporaryDirectory()
         let path = directory.subpath("a.json")
-        let status = try FileSystem.createFileAtomically(path, Array("{}\n".utf8))
+        let status = try #require(try FileSystem.createFileIfAbsent(path, Array("{}\n".utf8)))
         #expect(try FileSystem.readFile(path) == Array("{}\n".utf8))
         let onDisk = try #require(try FileSystem.status(path))
         #expect(status.inode == onDisk.inode)
@@ -17,20 +18,32 @@ import FerryTestSupport
         #expect(try FileSystem.contents(ofDirectory: directory.path).map(\.name) == ["a.json"])
     }
 
-    @Test func replacesAFileThatAlreadyExists() throws {
+    @Test func leavesAFileThatAlreadyExists() throws {
         let directory = try TemporaryDirectory()
         let path = directory.subpath("a.json")
-        try FileSystem.writeFileAtomically(path, Array("old".utf8), durable: false)
-        try FileSystem.createFileAtomically(path, Array("new".utf8))
-        #expect(try FileSystem.readFile(path) == Array("new".utf8))
+        try FileSystem.writeFileAtomically(path, Array("made by hand".utf8), durable: false)
+        #expect(try FileSystem.createFileIfAbsent(path, Array("new".utf8)) == nil)
+        #expect(try FileSystem.readFile(path) == Array("made by hand".utf8))
+        #expect(try FileSystem.contents(ofDirectory: directory.path).map(\.name) == ["a.json"])
+    }
+
+    /// The portable way, for systems and file systems without unnamed files: a temporary file
+    /// linked in, which never replaces, and no temporary name left either way.
+    @Test func theLinkedTemporaryFileCreatesButNeverReplaces() throws {
+        let directory = try TemporaryDirectory()
+        let path = directory.subpath("a.json")
+        let status = try #require(try FileSystem.linkTemporaryFile(at: path, Array("first".utf8)))
+        #expect(try FileSystem.status(path)?.inode == status.inode)
+        #expect(try FileSystem.linkTemporaryFile(at: path, Array("second".utf8)) == nil)
+        #expect(try FileSystem.readFile(path) == Array("first".utf8))
         #expect(try FileSystem.contents(ofDirectory: directory.path).map(\.name) == ["a.json"])
     }
 
     @Test func aMissingFolderIsNotFound() throws {
         let directory = try TemporaryDirectory()
-        #expect(throws: SystemError.self) { try FileSystem.createFileAtomically(directory.subpath("no/a.json"), [1]) }
+        #expect(throws: SystemError.self) { try FileSystem.createFileIfAbsent(directory.subpath("no/a.json"), [1]) }
         do {
-            try FileSystem.createFileAtomically(directory.subpath("no/a.json"), [1])
+            _ = try FileSystem.createFileIfAbsent(directory.subpath("no/a.json"), [1])
         } catch {
             #expect(error.isNotFound)
         }

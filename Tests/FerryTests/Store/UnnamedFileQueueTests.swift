@@ -197,7 +197,7 @@ import FerryTestSupport
     }
 
     /// A batch large enough for the queue: every file whole and stamped, so a status scan
-    /// finds nothing, even where a file already sat at a record's path.
+    /// finds nothing.
     @Test func aLargeBatchOfNewRecordsWritesEveryFile() throws {
         let directory = try TemporaryDirectory()
         let path = directory.subpath("s")
@@ -205,10 +205,6 @@ import FerryTestSupport
         defer { store.close() }
         let entity = try EntityName("Item")
         let count = 3 * Store.fileQueueThreshold
-        // A stray file where record 5 goes: the queue's link fails and the usual path replaces it.
-        let stray = store.layout.recordFile(RecordKey(entity: entity, id: try RecordID("i5")))
-        try FileSystem.createDirectories(FileSystem.parentPath(of: stray))
-        try FileSystem.writeFileAtomically(stray, Array("stray".utf8), durable: false)
         let writes = try (0..<count).map { index in
             RecordWrite.put(RecordKey(entity: entity, id: try RecordID("i\(index)")), ["n": .integer(Int64(index)), "s": .string("item \(index)")])
         }
@@ -220,6 +216,37 @@ import FerryTestSupport
             let stamp = try #require(store.index.records[RecordKey(entity: entity, id: try RecordID("i\(index)"))]?.file)
             #expect(try FileSystem.status(file)?.inode == stamp.inode)
         }
+        #expect(try store.status().isClean)
+    }
+
+    /// A file made by hand at a new record's path after the batch checked for hand edits (here:
+    /// a batch that skips the check) makes the queue's link fail; the usual path then leaves
+    /// it too, and the record without a stamp, so that status shows the file as the edit it
+    /// is and commit journals it. A file that already holds the record's document, in another
+    /// layout, is replaced with Ferry's and stamped.
+    @Test func aFileMadeAtANewRecordsPathMeanwhileIsKept() throws {
+        let directory = try TemporaryDirectory()
+        let store = try Store.create(at: directory.subpath("s"))
+        defer { store.close() }
+        let entity = try EntityName("Item")
+        func key(_ index: Int) -> RecordKey { RecordKey(entity: entity, id: try! RecordID("i\(index)")) }
+        func document(_ index: Int) -> JSONValue { ["n": .integer(Int64(index))] }
+        let stray = store.layout.recordFile(key(5))
+        try FileSystem.createDirectories(FileSystem.parentPath(of: stray))
+        try FileSystem.writeFileAtomically(stray, Array("{\"made\": \"by hand\"}".utf8), durable: false)
+        let same = store.layout.recordFile(key(6))
+        try FileSystem.writeFileAtomically(same, Array("{\"n\":6}".utf8), durable: false)
+        let writes = (0..<(3 * Store.fileQueueThreshold)).map { RecordWrite.put(key($0), document($0)) }
+        _ = try store.withWriteLock { () throws(StoreError) in try store.performLocalWrites(writes, keepingHandEdits: false) }
+
+        #expect(try FileSystem.readFile(stray) == Array("{\"made\": \"by hand\"}".utf8))
+        #expect(store.index.records[key(5)]?.file == nil)
+        #expect(try FileSystem.readFile(same) == document(6).prettyBytes())
+        #expect(store.index.records[key(6)]?.file?.inode == (try FileSystem.status(same))?.inode)
+        let status = try store.status()
+        #expect(status.edits.map(\.key) == [key(5)] && status.edits.map(\.kind) == [.modified], "\(status.edits)")
+        try store.commit()
+        #expect(try store.get(entity: entity, id: RecordID("i5")) == ["made": "by hand"])
         #expect(try store.status().isClean)
     }
 
