@@ -5,7 +5,10 @@ enum DeleteCommand: Command {
     static let spec = CommandSpec(
         name: "delete",
         abstract: "Delete a record, leaving a tombstone that syncs.",
-        discussion: "The record's history stays in the journal ('ferry show --history').",
+        discussion: """
+            The record's history stays in the journal ('ferry show --history'). A hand edit of the record's file \
+            is journaled first, with a note on stderr; a hand-edited file that is not valid JSON stops the delete.
+            """,
         arguments: [
             .required("dir", help: "The store directory."),
             .required("entity", help: "The entity."),

@@ -16,7 +16,8 @@ enum ImportCommand: Command {
             keys, types and relationships (see docs/IMPORT.md); an entity it does not declare is refused.
             An import that would delete more than --max-delete of an entity's records (one page of a \
             longer list, say) stops before writing anything and says so; --force goes ahead. An input \
-            object that wraps the array ({"data": [...]}) is named with --path data.
+            object that wraps the array ({"data": [...]}) is named with --path data. A record file \
+            edited by hand that the import would replace is journaled first and named in the report.
 
             Examples:
               ferry import ./store User users.json

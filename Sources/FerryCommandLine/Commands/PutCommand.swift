@@ -7,7 +7,9 @@ enum PutCommand: Command {
         abstract: "Store a record (a JSON object) and print its id.",
         discussion: """
             The document comes from --json, --file, or standard input. Without <id>, Ferry makes a new UUID. \
-            The write is durable (on disk) when the command exits 0.
+            The write is durable (on disk) when the command exits 0. A hand edit of the record's file is \
+            journaled first, with a note on stderr, so 'ferry show --history' keeps it; a hand-edited file that \
+            is not valid JSON stops the put.
              ferry put ./data Product 42 --json '{"name": "Lamp", "price": 12.5}'
              cat user.json | ferry put ./data User
             """,
