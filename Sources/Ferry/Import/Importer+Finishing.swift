@@ -69,14 +69,14 @@ extension Importer {
             let keys = writes.map(\.key)
             if options.isDryRun {
                 let found: StoreStatus
-                do { found = try store.handEdits(overwrittenBy: keys) } catch { throw .store(error) }
+                do { found = try store.handEdits(overwrittenBy: keys).status } catch { throw .store(error) }
                 handEdits += found.edits.map(\.path)
                 refusalsAfterEdits += found.problems.map { problem in
                     StoreError.unjournaledEdit(path: "\(store.path)/\(problem.path)", reason: problem.reason).description
                 }
             } else if journaledEdits.isEmpty {
                 let edits: [StoreStatus.Edit]
-                do { edits = try store.journalHandEdits(overwrittenBy: keys) } catch { throw .store(error) }
+                do { edits = try store.journalHandEdits(overwrittenBy: keys).edits } catch { throw .store(error) }
                 if !edits.isEmpty { return try run(conversion, journaledEdits: edits.map(\.path)) }
             }
         }

@@ -145,7 +145,7 @@ struct StreamedImport {
     private func checkHandEdits(overwrittenBy writes: [RecordWrite], into report: inout ImportReport) throws(ImportError) {
         guard !writes.isEmpty else { return }
         let found: StoreStatus
-        do { found = try store.handEdits(overwrittenBy: writes.map(\.key)) } catch { throw .store(error) }
+        do { found = try store.handEdits(overwrittenBy: writes.map(\.key)).status } catch { throw .store(error) }
         let problems = found.problems.map { problem in StoreError.unjournaledEdit(path: "\(store.path)/\(problem.path)", reason: problem.reason) }
         guard options.isDryRun else {
             if let problem = problems.first { throw .store(problem) }

@@ -72,22 +72,33 @@ extension Store {
     /// - Throws: ``StoreError/unjournaledEdit(path:reason:)`` for an edited file that cannot be
     ///   journaled (not JSON, not an object), before anything is written.
     /// - Returns: the edits journaled.
-    func journalHandEdits(overwrittenBy keys: [RecordKey]) throws(StoreError) -> [StoreStatus.Edit] {
-        let status = try handEdits(overwrittenBy: keys)
-        if let problem = status.problems.first {
+    /// - Parameter states: the records' states, by position in `keys`, when the caller looked
+    ///   them up already (see ``handEdits(overwrittenBy:states:)``).
+    /// - Returns: the edits journaled, and the positions in `keys` of the records whose state
+    ///   this changed (edits journaled, stamps confirmed): a caller's states of those are stale.
+    func journalHandEdits(
+        overwrittenBy keys: [RecordKey], states: [RecordState?]? = nil
+    ) throws(StoreError) -> (edits: [StoreStatus.Edit], changed: [Int]) {
+        let found = try handEdits(overwrittenBy: keys, states: states)
+        if let problem = found.status.problems.first {
             throw .unjournaledEdit(path: "\(path)/\(problem.path)", reason: problem.reason)
         }
-        let writes = Self.writes(journaling: status.edits)
+        let writes = Self.writes(journaling: found.status.edits)
         if !writes.isEmpty { _ = try performLocalWrites(writes, keepingHandEdits: false) }
-        return status.edits
+        return (found.status.edits, found.examined)
     }
 
     /// The hand edits (created and modified files, not removed ones) and unreadable files among
-    /// the record files of `keys`, found without writing anything (see
-    /// ``journalHandEdits(overwrittenBy:)``); a dry run reports them.
-    func handEdits(overwrittenBy keys: [RecordKey]) throws(StoreError) -> StoreStatus {
+    /// the record files of `keys`, found without writing anything but confirmed stamps (see
+    /// ``journalHandEdits(overwrittenBy:states:)``); a dry run reports them.
+    /// - Parameter states: the records' states by position in `keys`, if the caller has them;
+    ///   otherwise each record whose file exists is looked up.
+    /// - Returns: what was found, and the positions in `keys` of the files read (their stamps
+    ///   did not vouch for them).
+    func handEdits(overwrittenBy keys: [RecordKey], states: [RecordState?]? = nil) throws(StoreError) -> (status: StoreStatus, examined: [Int]) {
         var status = StoreStatus()
-        guard !keys.isEmpty else { return status }
+        var examined: [Int] = []
+        guard !keys.isEmpty else { return (status, examined) }
         let layout = self.layout
         let found = ParallelWork.map(count: keys.count, minimumChunk: 1024) { number in
             Result { () throws(SystemError) in try FileSystem.status(layout.recordFile(keys[number])) }
@@ -100,10 +111,13 @@ extension Store {
             case .success(nil): continue
             case .failure(let error): throw .io(error)
             }
-            examine(key, state: index.records.state(of: key), path: layout.recordFile(key), fileStatus: fileStatus, into: &status, now: now)
+            let state = states.map { $0[number] } ?? index.records.state(of: key)
+            if let state, state.isLive, let stamp = state.file, stamp.matches(fileStatus) { continue }
+            examined.append(number)
+            examine(key, state: state, path: layout.recordFile(key), fileStatus: fileStatus, into: &status, now: now)
         }
         status.edits.removeAll { $0.kind == .deleted }
-        return status
+        return (status, examined)
     }
 
     /// Examines the file of `key` at `path` (see ``examine(_:state:file:into:now:confirmInPlace:)``)

@@ -70,13 +70,34 @@ extension Store {
         }
         // Per-record state by slot (see ``BatchSlots``).
         let slots = BatchSlots(writes)
+        // Each record's state before the batch, looked up once (a search of the snapshot).
+        var plan = [PlannedRecord?](repeating: nil, count: writes.count >= Store.fileQueueThreshold ? slots.count : 0)
+        // Each document's checks, canonical bytes and hash depend on nothing else: made first,
+        // on every core. Errors are thrown below, in the order of the writes.
+        let options = self.options
+        let canonicalForms = ParallelWork.map(count: writes.count, minimumChunk: 256) { offset -> Result<(bytes: [UInt8], hash: SHA256Digest), StoreError>? in
+            guard case .put(_, let document) = writes[offset] else { return nil }
+            return Result { () throws(StoreError) in
+                let bytes = try Store.validatedCanonicalBytes(document, options: options)
+                return (bytes, SHA256.hash(bytes))
+            }
+        }
         var journaledEdits: [StoreStatus.Edit] = []
         if keepingHandEdits {
+            // An invalid document stops the batch before any edit is journaled.
+            for case .failure(let error)? in canonicalForms { throw error }
             // The batch's records, once each: a slot is numbered where its record first appears.
             var keys: [RecordKey] = []
             keys.reserveCapacity(slots.count)
             for offset in writes.indices where slots.ofWrite[offset] == keys.count { keys.append(writes[offset].key) }
-            journaledEdits = try journalHandEdits(overwrittenBy: keys)
+            // A large batch plans with the states the check looks up, but for those it changed.
+            let states = plan.isEmpty ? nil : keys.map { index.records.state(of: $0) }
+            let checked = try journalHandEdits(overwrittenBy: keys, states: states)
+            journaledEdits = checked.edits
+            if let states {
+                for slot in states.indices { plan[slot] = PlannedRecord(before: states[slot], liveHash: states[slot]?.liveContentHash) }
+                for slot in checked.changed { plan[slot] = nil }
+            }
         }
         var overlay = [Pending?](repeating: nil, count: slots.count)
         var slotOfEntry: [Int] = []
@@ -90,18 +111,6 @@ extension Store {
         var parent = index.digests[replicaID] ?? .zero
         let head = index.headSequence
         pending.reserveCapacity(writes.count)
-        // Each document's checks, canonical bytes and hash depend on nothing else: made first,
-        // on every core. Errors are thrown below, in the order of the writes.
-        let options = self.options
-        let canonicalForms = ParallelWork.map(count: writes.count, minimumChunk: 256) { offset -> Result<(bytes: [UInt8], hash: SHA256Digest), StoreError>? in
-            guard case .put(_, let document) = writes[offset] else { return nil }
-            return Result { () throws(StoreError) in
-                let bytes = try Store.validatedCanonicalBytes(document, options: options)
-                return (bytes, SHA256.hash(bytes))
-            }
-        }
-        // Each record's state before the batch, looked up once (a search of the snapshot).
-        var plan = [PlannedRecord?](repeating: nil, count: writes.count >= Store.fileQueueThreshold ? slots.count : 0)
         // New record files take longest: once the batch is large enough, a worker makes and
         // names them while this thread builds and writes the journal entries.
         var prepared: PreparedRecordFiles?

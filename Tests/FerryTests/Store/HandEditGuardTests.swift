@@ -115,6 +115,35 @@ import Testing
         #expect(try store.status().isClean)
     }
 
+    /// Files written a moment ago have stamps the check cannot trust yet: it reads them, finds
+    /// them unchanged and confirms their stamps, and the large batch that follows (which plans
+    /// with the states the check looked up) still replaces each of them.
+    @Test func aLargeBatchRightAfterASmallOneReplacesItsFreshFiles() throws {
+        let directory = try TemporaryDirectory()
+        let store = try Store.create(at: directory.subpath("store"))
+        defer { store.close() }
+        try store.write((0..<10).map { .put(Self.key("r\($0)"), ["round": 1]) })
+        let result = try store.write((0..<100).map { .put(Self.key("r\($0)"), ["round": 2]) })
+        #expect(result.journaledEdits.isEmpty)
+        for index in 0..<100 {
+            #expect(try Self.fileText(store, "r\(index)") == "{\n  \"round\": 2\n}\n", "r\(index)")
+        }
+        #expect(try store.status().isClean)
+    }
+
+    /// A batch with an invalid document journals nothing, not even the hand edits in its way.
+    @Test func anInvalidDocumentStopsTheBatchBeforeAnyEditIsJournaled() throws {
+        let directory = try TemporaryDirectory()
+        let store = try Store.create(at: directory.subpath("store"))
+        defer { store.close() }
+        try store.put(["v": 1], entity: Self.product, id: RecordID("a"))
+        try Self.editByHand(store, "a", "{\"v\": 2}")
+        let head = try store.journalEntries().count
+        #expect(throws: StoreError.self) { try store.write([.put(Self.key("a"), ["v": 3]), .put(Self.key("b"), [1, 2])]) }
+        #expect(try store.journalEntries().count == head)
+        #expect(try Self.fileText(store, "a") == "{\"v\": 2}")
+    }
+
     /// Resolving a conflict over an edited winner file keeps the edit in the history.
     @Test func aResolutionJournalsTheEditFirst() async throws {
         let directory = try TemporaryDirectory()
