@@ -196,9 +196,13 @@ struct ScaleRun {
     /// the 100k run's nine copies (4.5 GB of page cache and 900k cached inodes) left the 1M
     /// run's page cache full, and a verify after its pull and `rsync` read record files back
     /// from disk (one run of three took 83 s instead of 21). Then it waits out ext4's inode
-    /// reuse delay: without a journal, ext4 skips inodes freed in the last 60 s (360 s while
-    /// their inode table block is dirty, hence the `sync` first), so file creation right after
-    /// a large removal is up to 3x slower.
+    /// reuse delay: without a journal, ext4 skips a free inode freed in the last 60 s, or 360 s
+    /// while its inode table block is dirty (`recently_deleted()` in `fs/ext4/ialloc.c`), and
+    /// scans on past it, one check per inode. A `sync` cleans the blocks, but the first inode
+    /// allocated in a block dirties it again, and its freed neighbours fall back under the
+    /// 360 s rule: the 1M import, started 61 s after removing a million files, took 58–65 s
+    /// instead of about 20, nearly all of it kernel time (an import by hand in that state spent
+    /// a third of its samples in that scan, `perf`). So the wait is the full 361 s.
     ///
     /// Nothing is removed within a run: on this disk (ext4 without a journal, mounted with
     /// `discard`) removing a million files takes nearly two minutes and slows what follows.
@@ -207,8 +211,8 @@ struct ScaleRun {
         FileHandle.standardError.write(Data("  removing \(FileSystem.lastComponent(of: path)) (untimed)\n".utf8))
         try? FileSystem.removeTree(path)
         sync()
-        FileHandle.standardError.write(Data("  waiting 61 s for the file system to reuse the freed inodes\n".utf8))
-        sleep(61)
+        FileHandle.standardError.write(Data("  waiting 361 s for the file system to reuse the freed inodes\n".utf8))
+        sleep(361)
     }
 
     static func check(_ outcome: MeasuredProcess.Outcome, _ command: String, expecting status: Int32 = 0) throws {
