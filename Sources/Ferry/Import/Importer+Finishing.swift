@@ -71,9 +71,7 @@ extension Importer {
                 let found: StoreStatus
                 do { found = try store.handEdits(overwrittenBy: keys).status } catch { throw .store(error) }
                 handEdits += found.edits.map(\.path)
-                refusalsAfterEdits += found.problems.map { problem in
-                    StoreError.unjournaledEdit(path: "\(store.path)/\(problem.path)", reason: problem.reason).description
-                }
+                refusalsAfterEdits += found.problems.map { store.unjournaledEdit($0).description }
             } else if journaledEdits.isEmpty {
                 let edits: [StoreStatus.Edit]
                 do { edits = try store.journalHandEdits(overwrittenBy: keys).edits } catch { throw .store(error) }

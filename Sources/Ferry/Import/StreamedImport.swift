@@ -146,7 +146,7 @@ struct StreamedImport {
         guard !writes.isEmpty else { return }
         let found: StoreStatus
         do { found = try store.handEdits(overwrittenBy: writes.map(\.key)).status } catch { throw .store(error) }
-        let problems = found.problems.map { problem in StoreError.unjournaledEdit(path: "\(store.path)/\(problem.path)", reason: problem.reason) }
+        let problems = found.problems.map(store.unjournaledEdit)
         guard options.isDryRun else {
             if let problem = problems.first { throw .store(problem) }
             return

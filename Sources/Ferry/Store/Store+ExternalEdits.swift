@@ -50,7 +50,7 @@ extension Store {
             examine(key, state: state, path: path, fileStatus: fileStatus, into: &status, now: now)
         }
         if let problem = status.problems.first {
-            throw .unjournaledEdit(path: "\(path)/\(problem.path)", reason: problem.reason)
+            throw unjournaledEdit(problem)
         }
         let writes = Self.writes(journaling: status.edits)
         if !writes.isEmpty { _ = try performLocalWrites(writes, keepingHandEdits: false) }
@@ -81,7 +81,7 @@ extension Store {
     ) throws(StoreError) -> (edits: [StoreStatus.Edit], changed: [Int]) {
         let found = try handEdits(overwrittenBy: keys, states: states)
         if let problem = found.status.problems.first {
-            throw .unjournaledEdit(path: "\(path)/\(problem.path)", reason: problem.reason)
+            throw unjournaledEdit(problem)
         }
         let writes = Self.writes(journaling: found.status.edits)
         if !writes.isEmpty { _ = try performLocalWrites(writes, keepingHandEdits: false) }
@@ -112,23 +112,31 @@ extension Store {
             case .failure(let error): throw .io(error)
             }
             let state = states.map { $0[number] } ?? index.records.state(of: key)
-            if let state, state.isLive, let stamp = state.file, stamp.matches(fileStatus) { continue }
-            examined.append(number)
-            examine(key, state: state, path: layout.recordFile(key), fileStatus: fileStatus, into: &status, now: now)
+            if examine(key, state: state, path: layout.recordFile(key), fileStatus: fileStatus, into: &status, now: now) {
+                examined.append(number)
+            }
         }
         status.edits.removeAll { $0.kind == .deleted }
         return (status, examined)
     }
 
     /// Examines the file of `key` at `path` (see ``examine(_:state:file:into:now:confirmInPlace:)``)
-    /// unless its stamp vouches for it.
-    private func examine(_ key: RecordKey, state: RecordState?, path: String, fileStatus: FileStatus, into status: inout StoreStatus, now: Int64) {
-        if let state, state.isLive, let stamp = state.file, stamp.matches(fileStatus) { return }
+    /// unless its stamp vouches for it; returns whether it did.
+    @discardableResult
+    private func examine(_ key: RecordKey, state: RecordState?, path: String, fileStatus: FileStatus, into status: inout StoreStatus, now: Int64) -> Bool {
+        if let state, state.isLive, let stamp = state.file, stamp.matches(fileStatus) { return false }
         let relative = String(layout.relativeRecordPath(key).dropFirst("records/\(key.entity.rawValue)/".count))
         let file = RecordFileListing.File(
             entity: key.entity, directory: FileSystem.parentPath(of: path), name: FileSystem.lastComponent(of: path),
             relativeName: relative, status: fileStatus)
         examine(key, state: state, file: file, into: &status, now: now)
+        return true
+    }
+
+    /// The error for a hand-edited record file that cannot be journaled, so nothing may
+    /// replace it.
+    func unjournaledEdit(_ problem: StoreStatus.Problem) -> StoreError {
+        .unjournaledEdit(path: "\(path)/\(problem.path)", reason: problem.reason)
     }
 
     /// The writes that journal `edits` as changes from this replica.
