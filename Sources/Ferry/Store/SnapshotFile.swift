@@ -80,6 +80,12 @@ final class SnapshotFile: @unchecked Sendable {
     private var entityCache: [[UInt8]: EntityName] = [:]
     /// Recent lookups (a table's get and set of one key look it up twice).
     private var recent: [RecordKey: RecordState?] = [:]
+    /// How many lookups ``recent`` keeps before it starts afresh: more than a sync page (5,000
+    /// changes), whose records are each looked up in several passes (admission, the hand-edit
+    /// check, planning, applying). At 4,096 the table emptied within every pass, so each pass
+    /// searched the files again, and at a million records those searches were most of a join's
+    /// lookups.
+    static let recentCapacity = 16_384
     /// Set when a record line could not be read; the store then rebuilds from the journal.
     private(set) var damage: String?
 
@@ -238,7 +244,7 @@ final class SnapshotFile: @unchecked Sendable {
         sortKey = target
         let found = search(target)
         guard remembering else { return found }
-        if recent.count >= 4096 { recent.removeAll(keepingCapacity: true) }
+        if recent.count >= Self.recentCapacity { recent.removeAll(keepingCapacity: true) }
         recent[key] = .some(found)
         return found
     }

@@ -325,6 +325,27 @@ import FerryTestSupport
         #expect(ordered.lookup(key("n2999")) == loaded.lookup(key("n2999")))
     }
 
+    /// A sync page (5,000 changes) looks each record up in several passes; the second pass
+    /// must find the first one's answers remembered, not search the file again.
+    @Test func aPagesRecordsAreSearchedForOnceAcrossItsPasses() throws {
+        let directory = try TemporaryDirectory()
+        let path = directory.subpath("s")
+        do {
+            let store = try Store.create(at: path, options: options(interval: 100_000))
+            try store.write((0..<6_000).map { .put(key("n\($0)"), ["v": .integer(Int64($0))]) })
+            store.close()
+        }
+        let file = try #require(try SnapshotFile.open(path + "/.ferry/index"))
+        file.loadLimit = 0
+        let page = (0..<5_000).map { key("n\($0 * 6_000 / 5_000)") }.shuffled()
+        for record in page { #expect(file.lookup(record) != nil) }
+        let afterFirstPass = file.blocksRead
+        #expect(afterFirstPass > 0)
+        for record in page { #expect(file.lookup(record) != nil) }
+        #expect(file.blocksRead == afterFirstPass, "the second pass read \(file.blocksRead - afterFirstPass) blocks")
+        #expect(SnapshotFile.recentCapacity > SyncOptions().pageSize)
+    }
+
     @Test func oneEntitysLiveIDsAreReadWithoutLoadingTheSnapshot() throws {
         let directory = try TemporaryDirectory()
         let path = directory.subpath("s")
