@@ -52,6 +52,11 @@ public struct ImportOptions: Sendable {
     var streamChunkBytes = 1 << 20
     /// How many items a streamed import converts, compares and writes at a time.
     var streamBatchItems = 8_192
+    /// How many bytes of input a streamed import's batch holds at most (give or take one
+    /// window of ``streamChunkBytes``, or one item larger than that), so that large items make
+    /// smaller batches: 8,192 items of 8 KB each held 67 MB of input at once, and about
+    /// 300 MB of memory with what was made of them.
+    var streamBatchBytes = 8 << 20
 
     /// Makes the default options: every operation, no scope, no parent, written for real.
     public init() {}

@@ -174,8 +174,10 @@ struct StreamedImport {
         }
     }
 
-    /// Calls `body` with each batch of items and the input position of its first; returns the
-    /// most bytes of the input held at once.
+    /// Calls `body` with each batch of items and the input position of its first: up to
+    /// ``ImportOptions/streamBatchItems`` items, fewer once they take
+    /// ``ImportOptions/streamBatchBytes`` of input. Returns the most bytes of the input held at
+    /// once.
     /// - Parameter inputProgress: told the bytes read after each batch (the first pass).
     @discardableResult
     private func forEachBatch(
@@ -191,13 +193,16 @@ struct StreamedImport {
         guard isArray else { throw .topLevelNotAnArray(kind: "value") }
         var batch: [JSONValue] = []
         var firstIndex = 0
+        var batchStart = stream.bytesConsumed
         while true {
             let elements = try read(upTo: options.streamBatchItems - batch.count)
             batch += elements
-            if batch.count >= options.streamBatchItems || (elements.isEmpty && !batch.isEmpty) {
+            let isFull = batch.count >= options.streamBatchItems || stream.bytesConsumed - batchStart >= options.streamBatchBytes
+            if (isFull && !batch.isEmpty) || (elements.isEmpty && !batch.isEmpty) {
                 try body(batch, firstIndex)
                 firstIndex += batch.count
                 batch.removeAll(keepingCapacity: true)
+                batchStart = stream.bytesConsumed
                 if let progress = inputProgress {
                     progress(WorkProgress(task: "checking input", done: stream.bytesRead, total: inputSize, unit: .bytes))
                 }

@@ -125,6 +125,9 @@ public struct JSONArrayStream {
     public private(set) var elementCount = 0
     /// The bytes read from the source so far (for progress).
     public private(set) var bytesRead = 0
+    /// The bytes of the source up to the end of the last element returned (or whatever was
+    /// consumed after it): ``bytesRead`` less what the window holds unconsumed.
+    public var bytesConsumed: Int { bytesRead - (buffer.count - position) }
 
     /// Makes a stream over `source`; nothing is read until ``openArray()``.
     public init(source: Source, options: Options = Options()) {

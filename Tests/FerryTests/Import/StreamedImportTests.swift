@@ -185,6 +185,34 @@ import Testing
         #expect(all.firstIndex { $0.task == "writing" } == checking.count)
     }
 
+    /// A batch ends at a byte budget as well as at a count, so large items make smaller batches
+    /// and the memory a batch takes stays flat whatever the items' size: 8,192 items of 8 KB
+    /// each (a 2 GB import) peaked at 300 MB with a count alone.
+    @Test func largeItemsMakeSmallerBatches() throws {
+        let directory = try TemporaryDirectory()
+        let (streamed, reference) = try Self.twins(directory, seed: "[]")
+        let text = Self.items(1...300)
+        let events = Mutex<[WorkProgress]>([])
+        var options = ImportOptions()
+        options.streamChunkBytes = 4 << 10
+        options.streamBatchBytes = 32 << 10
+        options.progress = { progress in events.withLock { $0.append(progress) } }
+        let report = try Self.streamedImport(text, into: streamed, directory: directory, options: options).get()
+        #expect(report.counts == .init(inserted: 300))
+        let written = events.withLock { $0 }.filter { $0.task == "writing" }.map(\.done)
+        let batches = zip(written, [0] + written).map { $0 - $1 }
+        // The items are about 1,290 bytes each (their ids' digits make them differ by a few): a
+        // batch holds at most the budget and one window more (28 items) plus the item that
+        // crossed it; 387 KB of items make at least 10 batches.
+        let itemBytes = text.utf8.count / 300
+        #expect(itemBytes > 1_280)
+        #expect(batches.count >= 10 && batches.allSatisfy { $0 >= 1 && $0 <= ((32 << 10) + (4 << 10)) / 1_280 + 1 })
+        #expect(batches.reduce(0, +) == 300)
+        _ = try Self.referenceImport(text, into: reference, options: ImportOptions()).get()
+        #expect(try Self.contents(streamed) == Self.contents(reference))
+        #expect(try StoreVerifier(path: streamed.path).verify().isClean)
+    }
+
     @Test func scopeOnlyAndDryRunMatchTheOneBatchImport() throws {
         let directory = try TemporaryDirectory()
         let (streamed, reference) = try Self.twins(directory, seed: Self.items(1...40))
