@@ -71,6 +71,10 @@ public struct Change: Sendable, Hashable {
 
     /// Whether it is a delete.
     public var isDelete: Bool { operation == .delete }
+
+    /// About how many bytes the change takes in a page of changes: its document's estimated
+    /// JSON size (``JSONValue/estimatedByteCount``) and 200 for its key, stamps and version.
+    var estimatedPageBytes: Int { 200 + (operation.document?.estimatedByteCount ?? 0) }
 }
 
 /// A change's global identity: the replica that made it and its counter there.

@@ -55,26 +55,30 @@ extension Store {
         }
     }
 
-    /// The next page of `snapshot`'s versions, at most `limit`, each checked against its
-    /// digest as any change this store sends; `nil` once every version was read.
+    /// The next page of `snapshot`'s versions, at most `limit` and about
+    /// ``StoreOptions/maximumPageBytes`` of documents, each checked against its digest as any
+    /// change this store sends; `nil` once every version was read.
     public func snapshotChanges(_ snapshot: inout StoreSnapshot, limit: Int) throws(StoreError) -> [Change]? {
         guard !snapshot.isFinished else { return nil }
         let end = min(snapshot.sequences.count, snapshot.delivered + max(1, limit))
         let sequences = snapshot.sequences[snapshot.delivered..<end]
+        let budget = options.maximumPageBytes
         let changes = try withReadAccess { () throws(StoreError) -> [Change] in
             var changes: [Change] = []
             changes.reserveCapacity(sequences.count)
-            for sequence in sequences {
+            var bytes = 0
+            for sequence in sequences where changes.isEmpty || bytes < budget {
                 let entry: JournalEntry
                 do throws(JournalError) { entry = try journal.entry(at: sequence) } catch { throw .journal(error) }
                 try checkIntact(entry)
                 var change = entry.change
                 if change.chain == nil { change.chain = change.chainOrLegacy }
+                bytes += change.estimatedPageBytes
                 changes.append(change)
             }
             return changes
         }
-        snapshot.delivered = end
+        snapshot.delivered += changes.count
         return changes
     }
 }

@@ -40,7 +40,8 @@ public struct ReceiveResult: Sendable {
 
 extension Store {
     /// Changes after journal position `position`, leaving out those `knowledge` says the
-    /// requester has, at most `limit` of them.
+    /// requester has, at most `limit` of them, and fewer once their documents take about
+    /// ``StoreOptions/maximumPageBytes`` (at least one).
     public func changes(after position: UInt64, excluding knowledge: VersionVector, limit: Int) throws(StoreError) -> ChangeBatch {
         mutex.lock()
         defer { mutex.unlock() }
@@ -53,6 +54,9 @@ extension Store {
         var changes: [Change] = []
         var sequences: [UInt64] = []
         var through = min(position, head)
+        var bytes = 0
+        let budget = options.maximumPageBytes
+        var isFull: Bool { changes.count >= limit || bytes >= budget }
         if let start = journal.start, through + 1 < start.first,
             start.frontier.knowledge.sortedCounters.contains(where: { knowledge[$0.0] < $0.1 })
         {
@@ -68,18 +72,19 @@ extension Store {
                 if knowledge[change.origin] >= change.counter { return true }
                 try checkIntact(entry)
                 if change.chain == nil { change.chain = change.chainOrLegacy }
+                bytes += change.estimatedPageBytes
                 changes.append(change)
                 sequences.append(entry.sequence)
-                return changes.count < limit
+                return !isFull
             }
-            if changes.count >= limit && through + 1 < start.first {
+            if isFull && through + 1 < start.first {
                 return ChangeBatch(changes: changes, through: through, head: head, sequences: sequences)
             }
             through = start.first - 1
         }
         do {
             var cursor = try journal.entries(after: through)
-            while changes.count < limit {
+            while !isFull {
                 // At the end everything up to the head was read (a compacted journal's kept
                 // entries skip archived positions, so the last entry read may be before it).
                 guard let entry = try cursor.next() else {
@@ -91,6 +96,7 @@ extension Store {
                 if knowledge[change.origin] >= change.counter { continue }
                 try checkIntact(entry)
                 if change.chain == nil { change.chain = change.chainOrLegacy }
+                bytes += change.estimatedPageBytes
                 changes.append(change)
                 sequences.append(entry.sequence)
             }
