@@ -149,31 +149,44 @@ public struct SyncEngine: Sendable {
                 batch = try next.get()
             }
         } else {
-            var incoming: [Change] = []
+            // Every change is checked before any is applied; they are kept in memory for
+            // applying while they fit ``SyncOptions/maximumKeptChangeBytes``, and read again past that.
+            let firstPosition = pulledThrough
+            var incoming = CheckedChanges(budget: options.maximumKeptChangeBytes)
+            var frontier = localFrontier
+            var deletions = Set<RecordKey>()
+            var predicted = Set<RecordKey>()
             while true {
                 let batch = try await transport.changes(after: pulledThrough, excluding: localKnowledge, limit: options.pageSize)
-                incoming += batch.changes
+                try checkSkew(batch.changes)
+                try checkChains(batch.changes, frontier: &frontier, receiver: replica.replicaID, peerInfo: peerInfo)
+                noteLocalDeletions(batch.changes, into: &deletions)
+                if options.dryRun { predicted.formUnion(predictedConflicts(batch.changes)) }
+                incoming.add(batch.changes)
                 pulledThrough = batch.through
                 report(SyncProgress(phase: .pulling, completed: incoming.count, total: nil))
                 if batch.through >= batch.head { break }
             }
-            try checkSkew(incoming)
-            try checkChains(incoming, against: localFrontier, receiver: replica.replicaID, peerInfo: peerInfo)
-            try await refuseUnlessDryRun(&result) { () throws(SyncError) in try checkLocalDeletions(incoming) }
+            try await refuseUnlessDryRun(&result) { () throws(SyncError) in try refuseLocalDeletions(deletions) }
             if options.dryRun {
                 result.pulled = incoming.count
-                result.conflicts = try predictedConflicts(incoming)
+                result.conflicts = Set(try conflictedKeys()).union(predicted).sorted()
             } else {
-                var offset = 0
-                while offset < incoming.count {
-                    let page = Array(incoming[offset..<min(offset + options.pageSize, incoming.count)])
+                let transport = self.transport
+                var applied = 0
+                let readAgain = try await forEachPage(of: incoming, after: firstPosition, from: transport.peerDescription) {
+                    (position, limit) async throws(SyncError) -> ChangeBatch in
+                    try await transport.changes(after: position, excluding: localKnowledge, limit: limit)
+                } _: { (page) throws(SyncError) in
                     let received = try replica.receive(page, from: transport.peerDescription, maximumSkew: options.maximumClockSkewMilliseconds)
                     result.pulled += received.applied
                     result.committedEdits += received.committedEdits
-                    offset += page.count
-                    report(SyncProgress(phase: .pulling, completed: offset, total: incoming.count))
+                    applied += page.count
+                    // Only a resolving policy needs them (a million keys would cost memory for nothing).
+                    if options.policy != .keepBoth { for change in page { touched.insert(change.key) } }
+                    report(SyncProgress(phase: .pulling, completed: applied, total: incoming.count))
                 }
-                for change in incoming { touched.insert(change.key) }
+                result.changesReadAgain += readAgain
             }
         }
 
@@ -185,19 +198,24 @@ public struct SyncEngine: Sendable {
 
         // Push.
         let peerKnowledge = peerFrontier.knowledge
-        var outgoing: [Change] = []
+        var outgoing = CheckedChanges(budget: options.maximumKeptChangeBytes)
+        var frontier = peerFrontier
+        var peerDeletions = Set<RecordKey>()
         var readThrough = start.local
+        func readLocal(after position: UInt64, limit: Int) throws(SyncError) -> ChangeBatch {
+            do { return try replica.changes(after: position, excluding: peerKnowledge, limit: limit) } catch { throw .store(error) }
+        }
         while options.direction.pushes {
-            let batch: ChangeBatch
-            do { batch = try replica.changes(after: readThrough, excluding: peerKnowledge, limit: options.pageSize) } catch {
-                throw .store(error)
-            }
-            outgoing += batch.changes
+            let batch = try readLocal(after: readThrough, limit: options.pageSize)
+            try checkChains(batch.changes, frontier: &frontier, receiver: peerInfo.replica, peerInfo: peerInfo)
+            for change in batch.changes where change.isDelete { peerDeletions.insert(change.key) }
+            outgoing.add(batch.changes)
             readThrough = batch.through
             if batch.through >= batch.head { break }
         }
-        try checkChains(outgoing, against: peerFrontier, receiver: peerInfo.replica, peerInfo: peerInfo)
-        try await refuseUnlessDryRun(&result) { () async throws(SyncError) in try await checkPeerDeletions(outgoing) }
+        try await refuseUnlessDryRun(&result) { () async throws(SyncError) in
+            try await checkPeerDeletions(peerDeletions, of: outgoing, after: start.local, read: readLocal)
+        }
         var peerPosition = pulledThrough
         var peerHash: SHA256Digest? = nil
         if options.dryRun {
@@ -210,8 +228,8 @@ public struct SyncEngine: Sendable {
         } else {
             var offset = 0
             var contiguous = true
-            while offset < outgoing.count {
-                let page = Array(outgoing[offset..<min(offset + options.pageSize, outgoing.count)])
+            let readAgain = try await forEachPage(of: outgoing, after: start.local, from: replica.location, read: readLocal) {
+                (page) async throws(SyncError) in
                 let pushed = try await transport.push(page, maximumSkew: options.maximumClockSkewMilliseconds)
                 result.pushed += pushed.applied
                 result.committedEdits += pushed.committedEdits
@@ -226,6 +244,7 @@ public struct SyncEngine: Sendable {
                 offset += page.count
                 report(SyncProgress(phase: .pushing, completed: offset, total: outgoing.count))
             }
+            result.changesReadAgain += readAgain
         }
         if options.dryRun {
             result.duration = Date().timeIntervalSince(started)
@@ -332,10 +351,11 @@ public struct SyncEngine: Sendable {
 
     /// Checks, before anything is written, that `changes` continue the receiver's chains (see
     /// ``ReplicaFrontier``): the receiver checks again, but only here can the error name both sides.
+    /// Checks that `changes` continue the chains of `frontier` (what the receiver holds, and
+    /// the changes of the pages before), and moves it past them.
     private func checkChains(
-        _ changes: [Change], against frontier: ReplicaFrontier, receiver: ReplicaID, peerInfo: PeerInfo
+        _ changes: [Change], frontier: inout ReplicaFrontier, receiver: ReplicaID, peerInfo: PeerInfo
     ) throws(SyncError) {
-        var frontier = frontier
         for change in changes {
             switch frontier.admit(change, ownReplica: receiver) {
             case .next, .alreadyKnown: continue
@@ -363,13 +383,17 @@ public struct SyncEngine: Sendable {
         }
     }
 
-    /// Refuses to delete more than the allowed share of this store's records.
-    private func checkLocalDeletions(_ incoming: [Change]) throws(SyncError) {
+    /// Adds the live records here that `incoming` deletes to `deleted` (unless `--force`).
+    private func noteLocalDeletions(_ incoming: [Change], into deleted: inout Set<RecordKey>) {
         guard !options.force else { return }
-        var deleted = Set<RecordKey>()
         for change in incoming where change.isDelete {
             if let state = try? replica.state(of: change.key), state.isLive { deleted.insert(change.key) }
         }
+    }
+
+    /// Refuses to delete more than the allowed share of this store's records.
+    private func refuseLocalDeletions(_ deleted: Set<RecordKey>) throws(SyncError) {
+        guard !options.force else { return }
         let total = replica.recordCount
         if !deleted.isEmpty, Double(deleted.count) > Double(total) * options.maximumDeletionShare {
             throw .massDeletion(
@@ -399,9 +423,14 @@ public struct SyncEngine: Sendable {
     }
 
     /// Refuses to delete more than the allowed share of the peer's records.
-    private func checkPeerDeletions(_ outgoing: [Change]) async throws(SyncError) {
+    /// Refuses to delete more than the allowed share of the peer's records: `deleted`, the
+    /// records `outgoing` (the checked changes after `position`, read by `read`) deletes.
+    private func checkPeerDeletions(
+        _ deleted: Set<RecordKey>, of outgoing: CheckedChanges, after position: UInt64,
+        read: (UInt64, Int) async throws(SyncError) -> ChangeBatch
+    ) async throws(SyncError) {
         guard !options.force else { return }
-        var deleted = Set(outgoing.filter(\.isDelete).map(\.key))
+        var deleted = deleted
         guard !deleted.isEmpty else { return }
         let total = try await transport.liveRecordCount()
         // A peer with no live record loses none (a first push of a store that deleted some).
@@ -412,7 +441,9 @@ public struct SyncEngine: Sendable {
         // removes nothing (a first push of a store that created and deleted records). Walked
         // only when the deletes could reach the limit.
         var outgoingChanges: [RecordKey: Int] = [:]
-        for change in outgoing where deleted.contains(change.key) { outgoingChanges[change.key, default: 0] += 1 }
+        try await forEachPage(of: outgoing, after: position, from: replica.location, read: read) { (page) throws(SyncError) in
+            for change in page where deleted.contains(change.key) { outgoingChanges[change.key, default: 0] += 1 }
+        }
         deleted = deleted.filter { key in (try? replica.journaledChangeCount(of: key)) != outgoingChanges[key] }
         if Double(deleted.count) > limit {
             throw .massDeletion(
@@ -421,8 +452,9 @@ public struct SyncEngine: Sendable {
         }
     }
 
-    /// Records that would become conflicted by applying `incoming` (for a dry run).
-    private func predictedConflicts(_ incoming: [Change]) throws(SyncError) -> [RecordKey] {
+    /// Records that would become conflicted by applying `incoming` (for a dry run), besides
+    /// those already in conflict.
+    private func predictedConflicts(_ incoming: [Change]) -> Set<RecordKey> {
         var keys = Set<RecordKey>()
         for change in incoming {
             guard let state = try? replica.state(of: change.key) else { continue }
@@ -431,7 +463,7 @@ public struct SyncEngine: Sendable {
                 if version.isDelete != change.isDelete || version.contentHash != hash { keys.insert(change.key) }
             }
         }
-        return Set(try conflictedKeys()).union(keys).sorted()
+        return keys
     }
 
     private func conflictedKeys() throws(SyncError) -> [RecordKey] {

@@ -1,0 +1,73 @@
+extension SyncEngine {
+    /// The changes a sync read and checked before applying any (or pushing any): kept in memory
+    /// while they take less than ``SyncOptions/maximumKeptChangeBytes`` (by
+    /// ``Change/estimatedPageBytes``), and only counted past that, to be read again page by
+    /// page (``SyncEngine/forEachPage(of:after:from:read:_:)``).
+    ///
+    /// Holding them all made memory grow with the sync: an incremental pull of 333k changes
+    /// peaked at 629 MB.
+    struct CheckedChanges {
+        /// How many changes were checked.
+        private(set) var count = 0
+        /// The changes checked, in order, while they fit the budget.
+        private(set) var kept: [Change]? = []
+        private var keptBytes = 0
+        /// The most bytes of changes to keep.
+        let budget: Int
+
+        init(budget: Int) { self.budget = budget }
+
+        var isEmpty: Bool { count == 0 }
+
+        /// Adds a page of changes, read after the ones before.
+        mutating func add(_ changes: [Change]) {
+            count += changes.count
+            guard kept != nil else { return }
+            for change in changes { keptBytes += change.estimatedPageBytes }
+            if keptBytes > budget {
+                kept = nil
+            } else {
+                kept?.append(contentsOf: changes)
+            }
+        }
+    }
+
+    /// Calls `body` with `checked`'s changes, a page (``SyncOptions/pageSize``) at a time: the
+    /// ones kept, or, when they outgrew the budget, the same ones read again by `read` (after a
+    /// position, at most a count) from `position`. Journals only grow and the same knowledge
+    /// leaves out the same changes, so the first `checked.count` changes read again are the
+    /// ones checked; a source that cannot give them all is reported (`source` names it), and
+    /// the pages already handled stay. Returns how many changes were read again.
+    @discardableResult
+    func forEachPage(
+        of checked: CheckedChanges, after position: UInt64, from source: String,
+        read: (UInt64, Int) async throws(SyncError) -> ChangeBatch,
+        _ body: ([Change]) async throws(SyncError) -> Void
+    ) async throws(SyncError) -> Int {
+        let pageSize = max(1, options.pageSize)
+        if let kept = checked.kept {
+            var offset = 0
+            while offset < kept.count {
+                let end = min(offset + pageSize, kept.count)
+                try await body(Array(kept[offset..<end]))
+                offset = end
+            }
+            return 0
+        }
+        var position = position
+        var done = 0
+        while done < checked.count {
+            let batch = try await read(position, min(pageSize, checked.count - done))
+            let page = Array(batch.changes.prefix(checked.count - done))
+            if page.isEmpty && (batch.through >= batch.head || batch.through <= position) {
+                throw .transport(
+                    "\(source) changed during the sync: only \(done) of the \(checked.count) changes checked could be read again "
+                        + "(the pages before were applied); sync again")
+            }
+            if !page.isEmpty { try await body(page) }
+            done += page.count
+            position = batch.through
+        }
+        return done
+    }
+}
