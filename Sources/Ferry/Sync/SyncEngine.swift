@@ -350,9 +350,9 @@ public struct SyncEngine: Sendable {
     }
 
     /// Checks, before anything is written, that `changes` continue the receiver's chains (see
-    /// ``ReplicaFrontier``): the receiver checks again, but only here can the error name both sides.
-    /// Checks that `changes` continue the chains of `frontier` (what the receiver holds, and
-    /// the changes of the pages before), and moves it past them.
+    /// ``ReplicaFrontier``): `frontier` is what the receiver holds and the pages checked before,
+    /// and moves past `changes`. The receiver checks again, but only here can the error name
+    /// both sides.
     private func checkChains(
         _ changes: [Change], frontier: inout ReplicaFrontier, receiver: ReplicaID, peerInfo: PeerInfo
     ) throws(SyncError) {
