@@ -133,9 +133,8 @@ struct ScaleRun {
         try measure("list one entity", ["list", store, ScaleData.entities[1]], memoryMB: 300, growth: 1.5)
         try measure("log (whole journal)", ["log", store], growth: 1.2)
         // Each pull goes into an empty store of its own.
-        let pulls = runs
         let pulled = root + "/pulled"
-        try measure("full pull into an empty store", memoryMB: 300, growth: 1.5, repeats: pulls, untilOnDisk: true) { run in
+        try measure("full pull into an empty store", memoryMB: 300, growth: 1.5, repeats: runs, untilOnDisk: true) { run in
             let destination = run == 0 ? pulled : pulled + "-\(run + 1)"
             try ScaleRun.check(MeasuredProcess.run(ferry, ["init", destination]), "ferry init")
             return ["sync", destination, store]
@@ -143,7 +142,7 @@ struct ScaleRun {
         if let program = MeasuredProcess.find("rsync") {
             var copies: [MeasuredProcess.Outcome] = []
             var onDisk: [Double] = []
-            for run in 0..<pulls {
+            for run in 0..<runs {
                 sync()
                 let copy = try MeasuredProcess.run(program, ["-a", store + "/", root + "/rsync-\(run + 1)/"])
                 copies.append(copy)

@@ -198,7 +198,7 @@ struct StreamedImport {
             let elements = try read(upTo: options.streamBatchItems - batch.count)
             batch += elements
             let isFull = batch.count >= options.streamBatchItems || stream.bytesConsumed - batchStart >= options.streamBatchBytes
-            if (isFull && !batch.isEmpty) || (elements.isEmpty && !batch.isEmpty) {
+            if !batch.isEmpty && (isFull || elements.isEmpty) {
                 try body(batch, firstIndex)
                 firstIndex += batch.count
                 batch.removeAll(keepingCapacity: true)

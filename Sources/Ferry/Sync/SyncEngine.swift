@@ -422,7 +422,6 @@ public struct SyncEngine: Sendable {
         }
     }
 
-    /// Refuses to delete more than the allowed share of the peer's records.
     /// Refuses to delete more than the allowed share of the peer's records: `deleted`, the
     /// records `outgoing` (the checked changes after `position`, read by `read`) deletes.
     private func checkPeerDeletions(
