@@ -20,7 +20,8 @@ import Darwin
 /// of either, as with a rename. The old file's inode, now under the spare's name, becomes the
 /// spare for the next replacement. It is only reused when nobody can still be reading it: it
 /// has no other link (a hard-linked backup keeps its content), and a write lease
-/// (`F_SETLEASE`) proves that no other process holds it open. Otherwise, on other systems,
+/// (`F_SETLEASE`, taken so that its breaking signals nobody: see `takeQuietWriteLease`)
+/// proves that no other process holds it open. Otherwise, on other systems,
 /// and on file systems without exchange or leases, a replacement is a temporary file and a
 /// rename, as ``FileSystem/writeFileAtomically(_:_:durable:)`` does.
 ///
@@ -55,7 +56,9 @@ public final class FileReplacer {
 
     #if os(Linux)
     private static let leaseCommand: Int32 = 1024  // F_SETLEASE (F_LINUX_SPECIFIC_BASE)
+    private static let setSignalCommand: Int32 = 10  // F_SETSIG (asm-generic), not in Swift's Glibc
     private static let writeLease: Int32 = 1  // F_WRLCK
+    private static let unlock: Int32 = 2  // F_UNLCK
     private static let exchangeFlag: UInt32 = 2  // RENAME_EXCHANGE
 
     private typealias RenameAt2 = @convention(c) (Int32, UnsafePointer<CChar>, Int32, UnsafePointer<CChar>, UInt32) -> Int32
@@ -114,13 +117,13 @@ public final class FileReplacer {
                 let file = FileDescriptor(rawValue: fd, path: sparePath)
                 var info = stat()
                 let reusable = fstat(fd, &info) == 0 && (info.st_mode & S_IFMT) == S_IFREG && info.st_nlink == 1
-                if reusable && fcntl(fd, FileReplacer.leaseCommand, FileReplacer.writeLease) == 0 {
+                let code = reusable ? FileReplacer.takeQuietWriteLease(fd) : 0
+                if reusable && code == 0 {
                     // The lease lasts until the descriptor is closed. A record file the user
                     // chmod'ed must not pass its mode on to the next record.
                     if (info.st_mode & 0o7777) != expectedMode { _ = fchmod(fd, expectedMode) }
                     return file
                 }
-                let code = errno
                 file.close()
                 if reusable && code != EAGAIN && code != EBUSY {
                     canExchange = false  // leases are off or unsupported here
@@ -135,6 +138,29 @@ public final class FileReplacer {
         // old spare is not ours to reuse.
         try? FileSystem.removeFile(sparePath)
         return try createSpare()
+    }
+
+    /// Takes a write lease on `fd` whose breaking can never end the process. Returns 0, or the
+    /// `errno` of the step that failed (then no lease is held).
+    ///
+    /// When another open meets a lease (another process reading the spare, or this process
+    /// opening it again while a child spawned meanwhile still holds a copy of the leased
+    /// descriptor until its `exec`), the kernel tells the lease's owner with a signal, SIGIO
+    /// unless `F_SETSIG` says otherwise, and SIGIO's default action ends the process: a test
+    /// run spawning processes beside its stores was killed that way. So the signal is made
+    /// SIGURG (ignored by default) before the lease is taken, and the owner, which taking the
+    /// lease sets to this process, is cleared right after: a broken lease then signals nobody,
+    /// and the opener simply waits (or, non-blocking, gets `EAGAIN`) until the descriptor is
+    /// closed, a few microseconds later.
+    static func takeQuietWriteLease(_ fd: Int32) -> Int32 {
+        guard fcntl(fd, setSignalCommand, SIGURG) == 0 else { return errno }
+        guard fcntl(fd, leaseCommand, writeLease) == 0 else { return errno }
+        guard fcntl(fd, F_SETOWN, 0) == 0 else {
+            let code = errno
+            _ = fcntl(fd, leaseCommand, unlock)
+            return code
+        }
+        return 0
     }
 
     /// A fresh spare: nobody else has it open, so it needs no lease.

@@ -54,6 +54,58 @@ import FerryTestSupport
         #expect(try FileSystem.readFile(a) == bytes("a2"))
         #expect(try FileSystem.readFile(b) == bytes("b2"))
     }
+
+    /// A lease another open breaks must not end the process: SIGIO, which the kernel sends
+    /// the lease's owner by default, would (a CI run of the tests died of signal 29 that way).
+    @Test func aBrokenLeaseSignalsNobody() throws {
+        let directory = try TemporaryDirectory()
+        let path = directory.subpath("spare")
+        try FileSystem.writeFileAtomically(path, bytes("spare"), durable: false)
+        let fd = open(path, O_WRONLY | O_CLOEXEC)
+        try #require(fd >= 0)
+        defer { close(fd) }
+        try #require(FileReplacer.takeQuietWriteLease(fd) == 0, "no write lease on a file of our own")
+        // Checked before anything opens the file: with this process as the owner the open
+        // below would kill the whole test run rather than fail this test.
+        try #require(fcntl(fd, F_GETOWN) == 0, "the lease's owner was not cleared")
+        #expect(fcntl(fd, 11 /* F_GETSIG */) == SIGURG)
+        let breaker = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC)
+        let code = errno
+        if breaker >= 0 { close(breaker) }
+        #expect(breaker == -1 && code == EAGAIN, "the lease did not hold off another open")
+    }
+
+    /// The way the CI run met it: a child spawned while a replacement holds the spare's lease
+    /// keeps a copy of the descriptor until its `exec`, so the lease outlives the `close`, and
+    /// the next replacement's open of the spare breaks it. Replacements go on meanwhile, each
+    /// one whole, and this process survives.
+    @Test func replacementsWhileChildrenAreSpawnedSurviveAndStayWhole() throws {
+        let directory = try TemporaryDirectory()
+        let replacer = FileReplacer(sparePath: directory.subpath("spare"))
+        let paths = (0..<8).map { directory.subpath("f\($0).json") }
+        for path in paths { try FileSystem.writeFileAtomically(path, bytes("0"), durable: false) }
+        let stop = StopFlag()
+        let spawner = Thread {
+            let argv: [UnsafeMutablePointer<CChar>?] = [strdup("/bin/true"), nil]
+            defer { free(argv[0]) }
+            while !stop.isRaised {
+                var child: pid_t = 0
+                guard posix_spawn(&child, "/bin/true", nil, nil, argv, environ) == 0 else { break }
+                var status: Int32 = 0
+                while waitpid(child, &status, 0) < 0 && errno == EINTR {}
+            }
+        }
+        spawner.start()
+        defer { stop.raise() }
+        for round in 1...10_000 {
+            try replacer.replace(paths[round % paths.count], with: bytes("\(round)"))
+        }
+        stop.raise()
+        for (index, path) in paths.enumerated() {
+            let last = (1...10_000).last { $0 % paths.count == index } ?? 0
+            #expect(try FileSystem.readFile(path) == bytes("\(last)"))
+        }
+    }
     #endif
 
     @Test func filesOnAnotherFileSystemThanTheSpareAreStillReplaced() throws {
@@ -127,6 +179,14 @@ import FerryTestSupport
         #expect(try store.get(entity: notes, id: RecordID("n7")) == ["round": 2])
         let files = try FileSystem.contents(ofDirectory: directory.subpath("s/records/Note")).map(\.name)
         #expect(files.count == 20 && !files.contains { $0.hasPrefix(".") })
+    }
+
+    /// Tells a thread to stop.
+    private final class StopFlag: @unchecked Sendable {
+        private let lock = NSLock()
+        private var raised = false  // guarded by `lock`
+        var isRaised: Bool { lock.withLock { raised } }
+        func raise() { lock.withLock { raised = true } }
     }
 
     private func modeOf(_ path: String) throws -> mode_t {
