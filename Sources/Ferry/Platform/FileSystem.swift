@@ -147,19 +147,27 @@ public enum FileSystem {
     public static func writeFileAtomically(_ path: String, _ bytes: [UInt8], durable: Bool) throws(SystemError) -> FileStatus {
         let temporary = parentPath(of: path) + "/.tmp-" + lastComponent(of: path) + "-\(getpid())"
         let file = try FileDescriptor.open(temporary, .writeOnly, options: [.create, .truncate])
+        let info: FileStatus
         do throws(SystemError) {
             try file.writeAll(bytes)
             if durable { try file.synchronize() }
-            let info = try file.status()
-            file.close()
-            try rename(temporary, to: path)
-            if durable { try synchronizeDirectory(parentPath(of: path)) }
-            return info
+            info = try file.status()
         } catch {
             file.close()
             try? removeFile(temporary)
             throw error
         }
+        // Closed once, here: closing it again when the rename failed would close whatever
+        // another thread had opened under the same number meanwhile.
+        file.close()
+        do throws(SystemError) {
+            try rename(temporary, to: path)
+        } catch {
+            try? removeFile(temporary)
+            throw error
+        }
+        if durable { try synchronizeDirectory(parentPath(of: path)) }
+        return info
     }
 
     /// Everything before the last `/` (or `.` when there is none).
