@@ -12,6 +12,10 @@ extension SyncEngine {
         /// The changes checked, in order, while they fit the budget.
         private(set) var kept: [Change]? = []
         private var keptBytes = 0
+        /// Once they outgrew the budget, a hash of each change checked, in order (its whole
+        /// content: `hashValue`, stable within the process), 8 bytes a change: what is read
+        /// again must be what was checked, change for change.
+        private(set) var fingerprints: [Int] = []
         /// The most bytes of changes to keep.
         let budget: Int
 
@@ -22,22 +26,26 @@ extension SyncEngine {
         /// Adds a page of changes, read after the ones before.
         mutating func add(_ changes: [Change]) {
             count += changes.count
-            guard kept != nil else { return }
-            for change in changes { keptBytes += change.estimatedPageBytes }
-            if keptBytes > budget {
+            if kept != nil {
+                for change in changes { keptBytes += change.estimatedPageBytes }
+                if keptBytes <= budget {
+                    kept?.append(contentsOf: changes)
+                    return
+                }
+                fingerprints = (kept ?? []).map(\.hashValue)
                 kept = nil
-            } else {
-                kept?.append(contentsOf: changes)
             }
+            fingerprints.append(contentsOf: changes.map(\.hashValue))
         }
     }
 
     /// Calls `body` with `checked`'s changes, a page (``SyncOptions/pageSize``) at a time: the
     /// ones kept, or, when they outgrew the budget, the same ones read again by `read` (after a
     /// position, at most a count) from `position`. Journals only grow and the same knowledge
-    /// leaves out the same changes, so the first `checked.count` changes read again are the
-    /// ones checked; a source that cannot give them all is reported (`source` names it), and
-    /// the pages already handled stay. Returns how many changes were read again.
+    /// leaves out the same changes, so the first `checked.count` changes read again should be
+    /// the ones checked; each is compared with its fingerprint before its page is handled, and
+    /// a source that gives other changes, or not all of them, is reported (`source` names it)
+    /// with the pages already handled left as they are. Returns how many changes were read again.
     @discardableResult
     func forEachPage(
         of checked: CheckedChanges, after position: UInt64, from source: String,
@@ -63,6 +71,11 @@ extension SyncEngine {
                 throw .transport(
                     "\(source) changed during the sync: only \(done) of the \(checked.count) changes checked could be read again "
                         + "(the pages before were applied); sync again")
+            }
+            for (offset, change) in page.enumerated() where change.hashValue != checked.fingerprints[done + offset] {
+                throw .transport(
+                    "\(source) changed during the sync: change \(done + offset + 1) of the \(checked.count) checked "
+                        + "(\(change.key)) read back differently (the pages before were applied); sync again")
             }
             if !page.isEmpty { try await body(page) }
             done += page.count

@@ -98,4 +98,102 @@ import Testing
         }
         #expect(try Store.open(at: target.path).head == targetHead)
     }
+
+    /// A peer whose changes read back differently the second time (rewritten, or another
+    /// store put in its place, between the sync's two reads) stops the sync before a change
+    /// that was not checked is applied; the pages before stay, and the next sync completes.
+    /// The stranger here is a valid change of another replica (its digest matches, so
+    /// applying would take it): a deletion no check saw.
+    @Test func changesThatReadBackDifferentlyAreNeverApplied() async throws {
+        let directory = try TemporaryDirectory()
+        let (source, _, replica) = try await replicas(directory)
+        for index in 0..<60 { try source.put(["n": .integer(Int64(1_000 + index))], entity: notes, id: RecordID("r\(index)")) }
+        let other = try Store.create(at: directory.subpath("other"), name: "other")
+        _ = try await other.sync(with: FolderTransport(path: source.path))
+        _ = try other.delete(entity: notes, id: RecordID("r99"))
+        let stranger = try #require(try other.changes(after: other.headSequence - 1, excluding: VersionVector(), limit: 1).changes.first)
+        #expect(stranger.isDelete)
+        // From the third page read again on, each page's last change is the stranger.
+        let rewriting = RereadingTransport(FolderTransport(path: source.path)) { reread, changes in
+            guard reread >= 3, !changes.isEmpty else { return changes }
+            return changes.dropLast() + [stranger]
+        }
+        do {
+            _ = try await SyncEngine(store: replica, transport: rewriting, options: Self.small).run()
+            Issue.record("the sync applied changes it had not checked")
+        } catch {
+            #expect("\(error)".contains("changed during the sync"), "\(error)")
+            #expect("\(error)".contains("read back differently"), "\(error)")
+        }
+        #expect(try replica.get(entity: notes, id: RecordID("r99")) == ["n": 99])
+        // Two pages of 16 went in before the third was found changed, and no more.
+        let updated = try contents(replica).values.filter { ($0["n"]?.integerValue ?? 0) >= 1_000 }
+        #expect(updated.count == 32)
+        #expect(try StoreVerifier(path: replica.path).verify().isClean)
+
+        let again = try await SyncEngine(store: replica, transport: FolderTransport(path: source.path), options: Self.small).run()
+        #expect(again.pulled == 28)
+        #expect(try contents(replica) == contents(source))
+    }
+
+    /// A peer that cannot give all the changes checked again (its journal cut short between
+    /// the reads) stops the sync with a message, and nothing unchecked is applied.
+    @Test func changesThatCannotBeReadAgainStopTheSync() async throws {
+        let directory = try TemporaryDirectory()
+        let (source, _, replica) = try await replicas(directory)
+        for index in 0..<60 { try source.put(["n": .integer(Int64(1_000 + index))], entity: notes, id: RecordID("r\(index)")) }
+        let vanishing = RereadingTransport(FolderTransport(path: source.path)) { reread, changes in
+            reread >= 2 ? [] : changes
+        }
+        do {
+            _ = try await SyncEngine(store: replica, transport: vanishing, options: Self.small).run()
+            Issue.record("the sync ended without the changes it had checked")
+        } catch {
+            #expect("\(error)".contains("only 16 of the 60 changes checked could be read again"), "\(error)")
+        }
+        let again = try await SyncEngine(store: replica, transport: FolderTransport(path: source.path)).run()
+        #expect(again.pulled == 44)
+        #expect(try contents(replica) == contents(source))
+    }
+}
+
+/// A folder peer whose pages read a second time (at a position read before) go through
+/// `rewrite`, told how many pages were read again so far (1 for the first).
+private final class RereadingTransport: SyncTransport, @unchecked Sendable {
+    let inner: FolderTransport
+    let rewrite: (Int, [Change]) -> [Change]
+    private var positionsRead = Set<UInt64>()
+    private var rereads = 0
+
+    init(_ inner: FolderTransport, rewrite: @escaping (Int, [Change]) -> [Change]) {
+        self.inner = inner
+        self.rewrite = rewrite
+    }
+
+    var peerDescription: String { inner.peerDescription }
+    func open() async throws(SyncError) -> PeerInfo { try await inner.open() }
+    func close() async { await inner.close() }
+    func knowledge() async throws(SyncError) -> VersionVector { try await inner.knowledge() }
+    func frontier() async throws(SyncError) -> ReplicaFrontier { try await inner.frontier() }
+    func mayWrite() async -> Bool? { await inner.mayWrite() }
+    func liveRecordCount() async throws(SyncError) -> Int { try await inner.liveRecordCount() }
+    func entryHash(at sequence: UInt64) async throws(SyncError) -> SHA256Digest? { try await inner.entryHash(at: sequence) }
+    func push(_ changes: [Change], maximumSkew: UInt64) async throws(SyncError) -> ReceiveResult {
+        try await inner.push(changes, maximumSkew: maximumSkew)
+    }
+    func saveCheckpoint(_ checkpoint: SyncCheckpoint) async throws(SyncError) { try await inner.saveCheckpoint(checkpoint) }
+    func snapshotOffer(for knowledge: VersionVector, pending: StoreBase.Join?) async throws(SyncError) -> SnapshotOffer? {
+        try await inner.snapshotOffer(for: knowledge, pending: pending)
+    }
+    func snapshotChanges(limit: Int) async throws(SyncError) -> [Change]? { try await inner.snapshotChanges(limit: limit) }
+    var hubIdentity: (id: ReplicaID, location: String)? { inner.hubIdentity }
+
+    func changes(after position: UInt64, excluding knowledge: VersionVector, limit: Int) async throws(SyncError) -> ChangeBatch {
+        var batch = try await inner.changes(after: position, excluding: knowledge, limit: limit)
+        if !positionsRead.insert(position).inserted {
+            rereads += 1
+            batch.changes = rewrite(rereads, batch.changes)
+        }
+        return batch
+    }
 }
