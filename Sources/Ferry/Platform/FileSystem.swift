@@ -114,8 +114,8 @@ public enum FileSystem {
 
     /// Removes a directory tree (temporary folders, a join's staging store).
     ///
-    /// Each directory's entries go in the order of their inode numbers, and only directories
-    /// are looked at first. In `readdir`'s order, which is hash order on ext4, the unlinks
+    /// Each directory's entries go in the order of their inode numbers, and no file is
+    /// `stat`ed first (`readdir`'s type says which entries are folders). In `readdir`'s order, which is hash order on ext4, the unlinks
     /// touch the inode tables at random: a million record files, caches cold, took 291 s
     /// that way against 188 s in inode order on a fresh file system, and about ten times as
     /// long on one aged by mass deletions.
