@@ -52,15 +52,9 @@ public enum FileSystem {
     /// Calls `body` with each entry of a directory, without `.` and `..`, in no particular
     /// order, holding none of them: for folders of a million files.
     public static func forEachEntry(ofDirectory path: String, _ body: (DirectoryEntry) -> Void) throws(SystemError) {
-        guard let directory = opendir(path) else { throw .current("opendir", path: path) }
-        defer { closedir(directory) }
-        while let entry = readdir(directory) {
-            let name = withUnsafeBytes(of: entry.pointee.d_name) { raw in
-                String(decoding: raw.prefix(while: { $0 != 0 }), as: UTF8.self)
-            }
-            if name == "." || name == ".." { continue }
+        try forEachRawEntry(ofDirectory: path) { name, type, _ in
             let kind: FileStatus.Kind
-            switch Int32(entry.pointee.d_type) {
+            switch type {
             case Int32(DT_REG): kind = .regular
             case Int32(DT_DIR): kind = .directory
             case Int32(DT_LNK): kind = .symbolicLink
@@ -69,6 +63,22 @@ public enum FileSystem {
             default: kind = .other
             }
             body(DirectoryEntry(name: name, kind: kind))
+        }
+    }
+
+    /// Calls `body` with each entry's name, `readdir` type (`DT_…`) and inode number, without
+    /// `.` and `..`.
+    private static func forEachRawEntry(
+        ofDirectory path: String, _ body: (_ name: String, _ type: Int32, _ inode: UInt64) -> Void
+    ) throws(SystemError) {
+        guard let directory = opendir(path) else { throw .current("opendir", path: path) }
+        defer { closedir(directory) }
+        while let entry = readdir(directory) {
+            let name = withUnsafeBytes(of: entry.pointee.d_name) { raw in
+                String(decoding: raw.prefix(while: { $0 != 0 }), as: UTF8.self)
+            }
+            if name == "." || name == ".." { continue }
+            body(name, Int32(entry.pointee.d_type), UInt64(entry.pointee.d_ino))
         }
     }
 
@@ -132,16 +142,9 @@ public enum FileSystem {
     /// A directory's entries, without `.` and `..`, by inode number; `isFile` when `readdir`
     /// says the entry is anything but a directory (an entry of unknown type is not a file).
     private static func entriesInInodeOrder(ofDirectory path: String) throws(SystemError) -> [(name: String, isFile: Bool)] {
-        guard let directory = opendir(path) else { throw .current("opendir", path: path) }
-        defer { closedir(directory) }
         var entries: [(inode: UInt64, name: String, isFile: Bool)] = []
-        while let entry = readdir(directory) {
-            let name = withUnsafeBytes(of: entry.pointee.d_name) { raw in
-                String(decoding: raw.prefix(while: { $0 != 0 }), as: UTF8.self)
-            }
-            if name == "." || name == ".." { continue }
-            let type = Int32(entry.pointee.d_type)
-            entries.append((UInt64(entry.pointee.d_ino), name, type != Int32(DT_DIR) && type != Int32(DT_UNKNOWN)))
+        try forEachRawEntry(ofDirectory: path) { name, type, inode in
+            entries.append((inode, name, type != Int32(DT_DIR) && type != Int32(DT_UNKNOWN)))
         }
         entries.sort { $0.inode < $1.inode }
         return entries.map { ($0.name, $0.isFile) }
