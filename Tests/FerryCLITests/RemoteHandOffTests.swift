@@ -60,16 +60,7 @@ import Testing
 
     /// Runs `executable` and returns its exit status and standard error.
     private func run(_ executable: String, _ arguments: [String], environment extra: [String: String] = [:]) throws -> (Int32, String) {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: executable)
-        process.arguments = arguments
-        process.environment = ProcessInfo.processInfo.environment.merging(extra) { $1 }
-        let errors = Pipe()
-        process.standardError = errors
-        process.standardOutput = FileHandle.nullDevice
-        try process.run()
-        let text = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-        process.waitUntilExit()
-        return (process.terminationStatus, text)
+        let result = try runProgram(executable, arguments, environment: extra)
+        return (result.exitCode, result.stderr)
     }
 }

@@ -9,7 +9,7 @@ import FoundationNetworking
 
 /// A `ferry serve` process on an ephemeral loopback port, with its printed address and token.
 final class ServeProcess {
-    let process = Process()
+    let process: ChildProcess
     let directory: TemporaryDirectory
     private(set) var port = 0
     private(set) var token: String?
@@ -17,13 +17,8 @@ final class ServeProcess {
     /// Starts `ferry serve <root> --port 0 <extra>` and waits until it prints its address.
     init(root: String, extra: [String] = []) throws {
         directory = try TemporaryDirectory(prefix: "ferry-serve")
-        _ = FileManager.default.createFile(atPath: directory.subpath("out"), contents: nil)
-        _ = FileManager.default.createFile(atPath: directory.subpath("err"), contents: nil)
-        process.executableURL = URL(fileURLWithPath: try ferryBinaryPath())
-        process.arguments = ["serve", root, "--port", "0"] + extra
-        process.standardOutput = try FileHandle(forWritingTo: URL(fileURLWithPath: directory.subpath("out")))
-        process.standardError = try FileHandle(forWritingTo: URL(fileURLWithPath: directory.subpath("err")))
-        try process.run()
+        let arguments = ["serve", root, "--port", "0"] + extra
+        process = try ChildProcess(try ferryBinaryPath(), arguments, outputDirectory: directory.path)
         let deadline = Date().addingTimeInterval(20)
         while Date() < deadline {
             let text = stdout
@@ -32,25 +27,23 @@ final class ServeProcess {
                 token = text.split(separator: "\n").first { $0.hasPrefix("token: ") }.map { String($0.dropFirst(7)) }
                 if token != nil || extra.contains("--no-auth") || extra.contains("--tokens") { return }
             }
-            if !process.isRunning { break }
+            if process.hasExited { break }
             Thread.sleep(forTimeInterval: 0.05)
         }
-        process.terminate()
-        throw CLIRunnerError.timedOut(arguments: process.arguments ?? [], seconds: 20)
+        process.kill()
+        process.wait()
+        throw CLIRunnerError.timedOut(command: ["ferry"] + arguments, seconds: 20)
     }
 
-    var stdout: String { (try? String(contentsOfFile: directory.subpath("out"), encoding: .utf8)) ?? "" }
-    var stderr: String { (try? String(contentsOfFile: directory.subpath("err"), encoding: .utf8)) ?? "" }
+    var stdout: String { (try? String(contentsOfFile: process.stdoutPath, encoding: .utf8)) ?? "" }
+    var stderr: String { (try? String(contentsOfFile: process.stderrPath, encoding: .utf8)) ?? "" }
     func url(_ store: String) -> String { "http://127.0.0.1:\(port)/\(store)" }
 
-    /// Sends `signal` and waits for the exit status.
+    /// Sends `signal` and waits for the exit status (128 plus the signal's number if it ended the server).
     func stop(signal: Int32 = SIGTERM) -> Int32 {
-        kill(process.processIdentifier, signal)
-        process.waitUntilExit()
-        return process.terminationStatus
+        if !process.hasExited { process.kill(signal) }
+        return process.wait()
     }
-
-    deinit { if process.isRunning { process.terminate() } }
 }
 
 @Suite(.serialized, .eachTestOnItsOwnThread) struct ServeCommandTests {
@@ -184,21 +177,19 @@ final class ServeProcess {
         laptop.close()
 
         // A `ferry sync` process, SIGKILLed once the server has some but not all of the changes.
-        let client = Process()
-        client.executableURL = URL(fileURLWithPath: try ferryBinaryPath())
-        client.arguments = ["sync", directory.subpath("laptop"), serve.url("alice"), "--token", token]
-        client.standardOutput = FileHandle.nullDevice
-        client.standardError = FileHandle.nullDevice
-        try client.run()
+        let clientLogs = try TemporaryDirectory(prefix: "ferry-client")
+        let client = try ChildProcess(
+            try ferryBinaryPath(), ["sync", directory.subpath("laptop"), serve.url("alice"), "--token", token],
+            outputDirectory: clientLogs.path)
         var seen: Int64 = -1
         let deadline = Date().addingTimeInterval(60)
-        while Date() < deadline && client.isRunning {
+        while Date() < deadline && !client.hasExited {
             seen = (try? await head(serve, "alice", token: token)) ?? -1
             if seen > 0 && seen < Int64(total) { break }
             try await Task.sleep(nanoseconds: 2_000_000)
         }
-        kill(client.processIdentifier, SIGKILL)
-        client.waitUntilExit()
+        client.kill()
+        client.wait()
         #expect(seen > 0 && seen < Int64(total), "the kill should land mid-push (saw head \(seen))")
 
         // Run it again: it resumes and completes, with nothing applied twice.

@@ -1,8 +1,9 @@
+import Ferry
 import Foundation
 
 /// What one run of the `ferry` binary produced.
 public struct CLIResult: Sendable, Equatable, CustomStringConvertible {
-    /// The process's exit status (or, if a signal ended it, the signal number).
+    /// The process's exit status (or, if a signal ended it, 128 plus the signal's number).
     public let exitCode: Int32
     /// Everything written to standard output, decoded as UTF-8.
     public let stdout: String
@@ -25,16 +26,17 @@ public struct CLIResult: Sendable, Equatable, CustomStringConvertible {
 public enum CLIRunnerError: Error, Sendable, CustomStringConvertible {
     /// No `ferry` binary was found at any of the places looked at.
     case binaryNotFound(searched: [String])
-    /// The process did not finish in time and was killed.
-    case timedOut(arguments: [String], seconds: Double)
+    /// The process did not finish in time and was killed. `command` is the program's name
+    /// followed by its arguments.
+    case timedOut(command: [String], seconds: Double)
 
     public var description: String {
         switch self {
         case .binaryNotFound(let searched):
             return "no 'ferry' binary found; build it with 'swift build --product ferry' or set FERRY_BIN. "
                 + "Looked at: " + searched.joined(separator: ", ")
-        case .timedOut(let arguments, let seconds):
-            return "'ferry \(arguments.joined(separator: " "))' did not finish within \(seconds) seconds"
+        case .timedOut(let command, let seconds):
+            return "'\(command.joined(separator: " "))' did not finish within \(seconds) seconds"
         }
     }
 }
@@ -56,10 +58,10 @@ public enum CLIRunnerError: Error, Sendable, CustomStringConvertible {
 ///   - environment: Variables to set. They are added to the test's environment, from which every
 ///     `FERRY_*` variable is first removed so the developer's settings cannot leak in.
 ///   - currentDirectory: The working directory; the test's own when `nil`.
-///   - timeout: Seconds before the process is killed and ``CLIRunnerError/timedOut(arguments:seconds:)``
+///   - timeout: Seconds before the process is killed and ``CLIRunnerError/timedOut(command:seconds:)``
 ///     thrown.
 /// - Returns: The exit status and both outputs.
-/// - Throws: ``CLIRunnerError`` when the binary is missing or hangs; Foundation's errors when the
+/// - Throws: ``CLIRunnerError`` when the binary is missing or hangs; ``SystemError`` when the
 ///   process cannot be started.
 public func runFerry(
     _ arguments: [String], stdin: String? = nil, environment: [String: String] = [:],
@@ -74,49 +76,41 @@ public func runProgram(
     _ binary: String, _ arguments: [String], stdin: String? = nil, environment: [String: String] = [:],
     currentDirectory: String? = nil, timeout: Double = 60
 ) throws -> CLIResult {
+    let run = try runProgramForBytes(
+        binary, arguments, stdin: stdin, environment: environment, currentDirectory: currentDirectory, timeout: timeout)
+    return CLIResult(
+        exitCode: run.exitCode, stdout: String(decoding: run.stdout, as: UTF8.self),
+        stderr: String(decoding: run.stderr, as: UTF8.self))
+}
+
+/// Runs a program as ``runProgram(_:_:stdin:environment:currentDirectory:timeout:)`` does and
+/// returns its outputs as bytes (a response body, say, that need not be text).
+///
+/// The child is started with `posix_spawn`, inherits none of the test process's descriptors
+/// beyond its three standard ones, and its end is learned from `waitpid`. Foundation's `Process`
+/// learns it from a socket closing instead, and any other child that inherited that socket (one
+/// started by another test at the same moment) hid the end until it too exited: a `ferry --help`
+/// once "did not finish" within 60 seconds that way.
+public func runProgramForBytes(
+    _ binary: String, _ arguments: [String], stdin: String? = nil, environment: [String: String] = [:],
+    currentDirectory: String? = nil, timeout: Double = 60
+) throws -> (exitCode: Int32, stdout: [UInt8], stderr: [UInt8]) {
     let scratch = try TemporaryDirectory(prefix: "ferry-run")
     let stdinPath = scratch.subpath("stdin")
-    let stdoutPath = scratch.subpath("stdout")
-    let stderrPath = scratch.subpath("stderr")
-    try Data((stdin ?? "").utf8).write(to: URL(fileURLWithPath: stdinPath))
-    _ = FileManager.default.createFile(atPath: stdoutPath, contents: nil)
-    _ = FileManager.default.createFile(atPath: stderrPath, contents: nil)
-
-    let input = try FileHandle(forReadingFrom: URL(fileURLWithPath: stdinPath))
-    let output = try FileHandle(forWritingTo: URL(fileURLWithPath: stdoutPath))
-    let errors = try FileHandle(forWritingTo: URL(fileURLWithPath: stderrPath))
-    defer {
-        try? input.close()
-        try? output.close()
-        try? errors.close()
-    }
+    try FileSystem.writeFileAtomically(stdinPath, Array((stdin ?? "").utf8), durable: false)
 
     var variables = ProcessInfo.processInfo.environment.filter { !$0.key.hasPrefix("FERRY_") }
     variables.merge(environment) { _, new in new }
 
-    let process = Process()
-    process.executableURL = URL(fileURLWithPath: binary)
-    process.arguments = arguments
-    process.environment = variables
-    if let currentDirectory { process.currentDirectoryURL = URL(fileURLWithPath: currentDirectory) }
-    process.standardInput = input
-    process.standardOutput = output
-    process.standardError = errors
-
-    let finished = DispatchSemaphore(value: 0)
-    process.terminationHandler = { _ in finished.signal() }
-    try process.run()
-    if finished.wait(timeout: .now() + timeout) == .timedOut {
-        process.terminate()
-        _ = finished.wait(timeout: .now() + 5)
-        throw CLIRunnerError.timedOut(arguments: arguments, seconds: timeout)
+    let child = try ChildProcess(
+        binary, arguments, outputDirectory: scratch.path, standardInput: stdinPath, environment: variables,
+        currentDirectory: currentDirectory)
+    guard let exitCode = child.wait(timeout: timeout) else {
+        child.kill()
+        child.wait()
+        throw CLIRunnerError.timedOut(command: [FileSystem.lastComponent(of: binary)] + arguments, seconds: timeout)
     }
-    process.waitUntilExit()
-
-    func text(_ path: String) throws -> String {
-        String(decoding: try Data(contentsOf: URL(fileURLWithPath: path)), as: UTF8.self)
-    }
-    return CLIResult(exitCode: process.terminationStatus, stdout: try text(stdoutPath), stderr: try text(stderrPath))
+    return (exitCode, try FileSystem.readFile(child.stdoutPath), try FileSystem.readFile(child.stderrPath))
 }
 
 /// The `ferry` binary to test: `FERRY_BIN` when set, else the `ferry` beside the test bundle in

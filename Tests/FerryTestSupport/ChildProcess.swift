@@ -28,9 +28,16 @@ public final class ChildProcess: @unchecked Sendable {
     private var status: Int32?  // guarded by `lock`
 
     /// Starts `executable` with `arguments`.
-    /// - Parameter outputDirectory: a directory for the `stdout` and `stderr` files (overwritten).
+    /// - Parameters:
+    ///   - outputDirectory: a directory for the `stdout` and `stderr` files (overwritten).
+    ///   - standardInput: a file to read standard input from; `/dev/null` when `nil`.
+    ///   - environment: the child's whole environment; the test process's own when `nil`.
+    ///   - currentDirectory: the child's working directory; the test process's own when `nil`.
     /// - Throws: ``SystemError`` when the process cannot be started.
-    public init(_ executable: String, _ arguments: [String], outputDirectory: String) throws {
+    public init(
+        _ executable: String, _ arguments: [String], outputDirectory: String,
+        standardInput: String? = nil, environment: [String: String]? = nil, currentDirectory: String? = nil
+    ) throws {
         stdoutPath = outputDirectory + "/stdout"
         stderrPath = outputDirectory + "/stderr"
         #if canImport(Darwin)
@@ -40,9 +47,13 @@ public final class ChildProcess: @unchecked Sendable {
         #endif
         posix_spawn_file_actions_init(&actions)
         defer { posix_spawn_file_actions_destroy(&actions) }
-        posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
+        posix_spawn_file_actions_addopen(&actions, 0, standardInput ?? "/dev/null", O_RDONLY, 0)
         posix_spawn_file_actions_addopen(&actions, 1, stdoutPath, O_WRONLY | O_CREAT | O_TRUNC, 0o644)
         posix_spawn_file_actions_addopen(&actions, 2, stderrPath, O_WRONLY | O_CREAT | O_TRUNC, 0o644)
+        if let currentDirectory {
+            let added = addChangeDirectory(&actions, currentDirectory)
+            guard added == 0 else { throw SystemError("posix_spawn_file_actions_addchdir_np", path: currentDirectory, code: added) }
+        }
         // And nothing else of the test process's: a child holding a copy of a descriptor that
         // another test waits on (the socket through which Foundation's `Process` learns that
         // its child exited, a pipe's write end) keeps that test waiting until this child ends.
@@ -59,8 +70,13 @@ public final class ChildProcess: @unchecked Sendable {
         #endif
         let argv: [UnsafeMutablePointer<CChar>?] = ([executable] + arguments).map { strdup($0) } + [nil]
         defer { for argument in argv { free(argument) } }
+        let envp: [UnsafeMutablePointer<CChar>?]? = environment.map { variables in
+            variables.map { strdup("\($0.key)=\($0.value)") } + [nil]
+        }
+        defer { for variable in envp ?? [] { free(variable) } }
         var child: pid_t = 0
-        let result = posix_spawn(&child, executable, &actions, &attributes, argv, environ)
+        let result = envp.map { posix_spawn(&child, executable, &actions, &attributes, argv, $0) }
+            ?? posix_spawn(&child, executable, &actions, &attributes, argv, environ)
         guard result == 0 else { throw SystemError("posix_spawn", path: executable, code: result) }
         pid = child
     }
@@ -86,6 +102,21 @@ public final class ChildProcess: @unchecked Sendable {
             status = code
             return code
         }
+    }
+
+    /// Waits up to `timeout` seconds for the child to end; returns what ``wait()`` returns, or
+    /// `nil` if the child is still running then (it is left running: kill it, then ``wait()``).
+    ///
+    /// The end is learned from `waitpid` on a thread of its own, never from a descriptor closing,
+    /// so another process that inherited one of the test process's descriptors cannot hide it.
+    public func wait(timeout: Double) -> Int32? {
+        let ended = DispatchSemaphore(value: 0)
+        Thread { [self] in
+            wait()
+            ended.signal()
+        }.start()
+        guard ended.wait(timeout: .now() + timeout) == .success else { return nil }
+        return wait()
     }
 
     /// Whether the child has ended, without waiting.
@@ -167,6 +198,25 @@ public final class ChildProcess: @unchecked Sendable {
 }
 
 @inline(__always) private func Glibc_kill(_ pid: pid_t, _ signal: Int32) { _ = kill(pid, signal) }
+
+/// Adds to `actions` a change of the child's working directory to `path`; returns 0 or an errno.
+#if canImport(Darwin)
+private func addChangeDirectory(_ actions: inout posix_spawn_file_actions_t?, _ path: String) -> Int32 {
+    posix_spawn_file_actions_addchdir_np(&actions, path)
+}
+#else
+private func addChangeDirectory(_ actions: inout posix_spawn_file_actions_t, _ path: String) -> Int32 {
+    guard let addChangeDirectory = spawnChangeDirectory else { return ENOSYS }
+    return addChangeDirectory(&actions, path)
+}
+
+/// glibc's `posix_spawn_file_actions_addchdir_np` (2.29 and later), left out of Swift's Glibc
+/// module as a GNU extension; `nil` where the C library lacks it.
+private let spawnChangeDirectory: (@convention(c) (UnsafeMutablePointer<posix_spawn_file_actions_t>, UnsafePointer<CChar>) -> Int32)? =
+    dlsym(dlopen(nil, RTLD_NOW), "posix_spawn_file_actions_addchdir_np").map {
+        unsafeBitCast($0, to: (@convention(c) (UnsafeMutablePointer<posix_spawn_file_actions_t>, UnsafePointer<CChar>) -> Int32).self)
+    }
+#endif
 
 #if !canImport(Darwin)
 /// Adds to `actions` the closing of every descriptor from 3 up, in the child: all at once where

@@ -351,19 +351,8 @@ public final class SeaweedFS: @unchecked Sendable {
 
     /// Runs curl; returns its exit code, standard output and standard error.
     static func curl(_ arguments: [String]) throws -> (exitCode: Int32, output: String, errors: String) {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        process.arguments = ["curl"] + arguments
-        let output = Pipe()
-        let errors = Pipe()
-        process.standardOutput = output
-        process.standardError = errors
-        process.standardInput = FileHandle.nullDevice
-        try process.run()
-        let outputData = output.fileHandleForReading.readDataToEndOfFile()
-        let errorData = errors.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        return (process.terminationStatus, String(decoding: outputData, as: UTF8.self), String(decoding: errorData, as: UTF8.self))
+        let result = try runProgram("/usr/bin/env", ["curl"] + arguments)
+        return (result.exitCode, result.stdout, result.stderr)
     }
 
     /// The credentials and endpoint as an ``S3Configuration``.

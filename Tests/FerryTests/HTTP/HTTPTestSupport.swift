@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 @testable import Ferry
+import FerryTestSupport
 
 /// A server on an ephemeral loopback port with short timeouts, the routes the tests use, and
 /// a record of what it logged and handled.
@@ -225,17 +226,8 @@ struct RawResponse: Sendable {
 
 /// Runs a program, returning its exit status, standard output and standard error.
 func runProgram(_ path: String, _ arguments: [String]) throws -> (status: Int32, output: Data, error: String) {
-    let process = Process()
-    process.executableURL = URL(fileURLWithPath: path)
-    process.arguments = arguments
-    let output = Pipe(), error = Pipe()
-    process.standardOutput = output
-    process.standardError = error
-    try process.run()
-    let outputData = output.fileHandleForReading.readDataToEndOfFile()
-    let errorData = error.fileHandleForReading.readDataToEndOfFile()
-    process.waitUntilExit()
-    return (process.terminationStatus, outputData, String(decoding: errorData, as: UTF8.self))
+    let result = try runProgramForBytes(path, arguments)
+    return (result.exitCode, Data(result.stdout), String(decoding: result.stderr, as: UTF8.self))
 }
 
 /// The gate `/held` requests wait at (one test uses it).

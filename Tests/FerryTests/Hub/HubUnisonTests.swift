@@ -11,15 +11,10 @@ import FerryTestSupport
 
     /// Runs `unison a b` in batch mode with a profile folder of the test's own.
     func unison(_ unison: String, _ a: String, _ b: String, home: String) throws -> Int32 {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: unison)
-        process.arguments = [a, b, "-batch", "-auto", "-silent", "-times", "-confirmbigdel=false"]
-        process.environment = ["UNISON": home, "HOME": home, "PATH": "/usr/bin:/bin"]
-        process.standardOutput = FileHandle.nullDevice
-        process.standardError = FileHandle.nullDevice
-        try process.run()
-        process.waitUntilExit()
-        return process.terminationStatus
+        let result = try runProgram(
+            unison, [a, b, "-batch", "-auto", "-silent", "-times", "-confirmbigdel=false"],
+            environment: ["UNISON": home, "HOME": home, "PATH": "/usr/bin:/bin"], timeout: 300)
+        return result.exitCode
     }
 
     @Test func replicasSyncingWithTwoCopiesKeptInStepByUnisonConverge() async throws {

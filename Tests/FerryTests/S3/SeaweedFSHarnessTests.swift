@@ -68,14 +68,7 @@ final class SeaweedFSHarnessTests: XCTestCase {
 
     /// The HTTP status of an unsigned GET.
     static func status(of url: String) throws -> Int {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        process.arguments = ["curl", "-s", "-o", "/dev/null", "--max-time", "10", "-w", "%{http_code}", url]
-        let output = Pipe()
-        process.standardOutput = output
-        try process.run()
-        let data = output.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        return Int(String(decoding: data, as: UTF8.self)) ?? 0
+        let result = try FerryTestSupport.runProgram("/usr/bin/env", ["curl", "-s", "-o", "/dev/null", "--max-time", "10", "-w", "%{http_code}", url])
+        return Int(result.stdout) ?? 0
     }
 }

@@ -1,0 +1,61 @@
+import Ferry
+import FerryTestSupport
+import Foundation
+import Testing
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// The test support's way of running programs: hundreds of tests run `ferry` through it, so a
+/// run that is not seen to end fails a test that did nothing wrong.
+@Suite struct ProgramRunnerTests {
+    /// A program that leaves a child behind (here a shell starting `sleep` in the background)
+    /// is seen to end when it ends. Foundation's `Process` learns of the end from a socket that
+    /// every descendant inherits, so it would wait for the `sleep` as well: this run would time
+    /// out, as a `ferry --help` once did while another test's server held that socket.
+    @Test func aProgramIsSeenToEndWhileItsBackgroundChildLivesOn() throws {
+        let result = try runProgram("/bin/sh", ["-c", "sleep 300 & echo $!"], timeout: 30)
+        let sleeper = pid_t(result.stdout.trimmingCharacters(in: .whitespacesAndNewlines)) ?? 0
+        defer { if sleeper > 0 { kill(sleeper, SIGKILL) } }
+        #expect(result.exitCode == 0, "\(result)")
+        #expect(sleeper > 0, "\(result)")
+        #expect(kill(sleeper, 0) == 0, "the background child should still be running")
+    }
+
+    /// The child gets the standard input, environment and working directory asked for, and
+    /// none of the test process's other descriptors.
+    @Test func theChildGetsWhatItIsGivenAndNothingElse() throws {
+        let directory = try TemporaryDirectory()
+        // A descriptor of the test process's own, at a number nothing else would use.
+        let opened = open(directory.path, O_RDONLY)
+        #expect(opened >= 0)
+        let held: Int32 = 917
+        #expect(dup2(opened, held) == held)
+        defer { close(held); close(opened) }
+        let script = #"read line; echo "$line|$FERRY_RUNNER_TEST|$(pwd)"; ls /proc/$$/fd"#
+        let result = try runProgram(
+            "/bin/sh", ["-c", script], stdin: "hello\n", environment: ["FERRY_RUNNER_TEST": "set"],
+            currentDirectory: directory.path)
+        #expect(result.exitCode == 0, "\(result)")
+        let lines = result.stdout.split(separator: "\n").map(String.init)
+        #expect(lines.first == "hello|set|\(directory.path)", "\(result)")
+        let descriptors = Set(lines.dropFirst().compactMap { Int32($0) })
+        #expect(descriptors.isSuperset(of: [0, 1, 2]), "\(result)")
+        #expect(!descriptors.contains(held), "the child inherited the test process's descriptor: \(result)")
+    }
+
+    @Test func aSignalEndingTheProgramShowsAs128PlusItsNumber() throws {
+        let result = try runProgram("/bin/sh", ["-c", "kill -9 $$"])
+        #expect(result.exitCode == 128 + SIGKILL, "\(result)")
+    }
+
+    @Test func aProgramThatDoesNotEndInTimeIsKilledAndReported() throws {
+        #expect(throws: CLIRunnerError.self) { try runProgram("/bin/sleep", ["300"], timeout: 1) }
+    }
+
+    @Test func aMissingProgramIsAnError() {
+        #expect(throws: SystemError.self) { try runProgram("/nonexistent/ferry-runner-test", []) }
+    }
+}
