@@ -26,7 +26,8 @@ import Darwin
 
     /// The child gets the standard input, environment and working directory asked for, and
     /// none of the test process's other descriptors.
-    @Test func theChildGetsWhatItIsGivenAndNothingElse() throws {
+    @Test(.enabled(if: FileSystem.isDirectory("/proc/self/fd"), "lists the child's descriptors in /proc"))
+    func theChildGetsWhatItIsGivenAndNothingElse() throws {
         let directory = try TemporaryDirectory()
         // A descriptor of the test process's own, at a number nothing else would use.
         let opened = open(directory.path, O_RDONLY)
@@ -53,6 +54,16 @@ import Darwin
 
     @Test func aProgramThatDoesNotEndInTimeIsKilledAndReported() throws {
         #expect(throws: CLIRunnerError.self) { try runProgram("/bin/sleep", ["300"], timeout: 1) }
+    }
+
+    @Test func aRelativeProgramPathIsFoundFromHereWhateverTheChildsDirectory() throws {
+        let directory = try TemporaryDirectory()
+        let here = FileManager.default.currentDirectoryPath
+        guard FileManager.default.isExecutableFile(atPath: "/bin/sh") else { return }
+        let relative = String(repeating: "../", count: here.split(separator: "/").count) + "bin/sh"
+        let result = try runProgram(relative, ["-c", "pwd"], currentDirectory: directory.path)
+        #expect(result.exitCode == 0, "\(result)")
+        #expect(result.stdout == directory.path + "\n", "\(result)")
     }
 
     @Test func aMissingProgramIsAnError() {

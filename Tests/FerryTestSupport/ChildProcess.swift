@@ -74,9 +74,11 @@ public final class ChildProcess: @unchecked Sendable {
             variables.map { strdup("\($0.key)=\($0.value)") } + [nil]
         }
         defer { for variable in envp ?? [] { free(variable) } }
+        // A relative path names a file from here, not from the child's working directory.
+        let path = executable.hasPrefix("/") ? executable : FileManager.default.currentDirectoryPath + "/" + executable
         var child: pid_t = 0
-        let result = envp.map { posix_spawn(&child, executable, &actions, &attributes, argv, $0) }
-            ?? posix_spawn(&child, executable, &actions, &attributes, argv, environ)
+        let result = envp.map { posix_spawn(&child, path, &actions, &attributes, argv, $0) }
+            ?? posix_spawn(&child, path, &actions, &attributes, argv, environ)
         guard result == 0 else { throw SystemError("posix_spawn", path: executable, code: result) }
         pid = child
     }
