@@ -11,9 +11,9 @@ import Foundation
 /// set at 1M records; the ratio targets (time at most 1.2x the growth in records, memory at
 /// most 1.5x for commands that keep an index and 1.2x for streaming ones) apply whenever the
 /// scale is larger than the baseline. Every command but `compact` (which changes the store it is
-/// timed on) is run three times at each scale up to a million records (the import and the
-/// full pull each into a store of its own), once above, each figure the median run's time
-/// with the highest peak memory of the runs.
+/// timed on) is run five times at the baseline (up to 200k records), three times above it up to
+/// a million records, once beyond (the import and the full pull each into a store of its own),
+/// each figure the median run's time with the highest peak memory of the runs.
 /// Opt-in (`--scale N`): at 1M it takes about 40 minutes and 50 GB of disk.
 func scaleBenchmarks(scale: Int, baseline: Int, workDirectory: String, ferry: String) throws -> [BenchmarkRow] {
     let small = try ScaleRun(records: baseline, workDirectory: workDirectory, ferry: ferry)
@@ -59,6 +59,15 @@ struct ScaleRun {
         let store = root + "/store"
         try ScaleRun.check(MeasuredProcess.run(ferry, ["init", store, "--name", "scale"]), "ferry init")
 
+        // How many times each step runs: five up to 200k records, three up to a million,
+        // one above (an import or a full pull changes its store, so each run takes a store of
+        // its own). A single 1M run against a median of three at 100k compared one sample with
+        // a steadied one: the 1M pull of the same code took 60 s to 83 s from run to run on this
+        // machine, which moved its ratio from 11.6x to 15.1x. The baseline's runs are the
+        // shortest, so the noisiest (the 100k import took 1.19 s to 1.97 s within one run of
+        // this benchmark), and they are the denominator of every ratio: five cost a minute.
+        let runs = records <= 200_000 ? 5 : records <= 1_000_000 ? 3 : 1
+
         /// Runs a step `repeats` times (`arguments` gives each run's command line) and keeps
         /// the run of median time, with the highest peak memory of all the runs.
         /// With `untilOnDisk`, each run is followed by `sync(2)`, timed: a process that writes
@@ -93,21 +102,16 @@ struct ScaleRun {
             FileHandle.standardError.write(
                 Data(String(format: "  %@ at %d: %.1f s (CPU %.1f s), %.0f MB%@%@\n", name, records, outcome.seconds, outcome.cpuSeconds, outcome.peakMemoryMiB, disk, runs).utf8))
         }
-        /// A step that reads the store, run three times (the median of three steadies the
-        /// ratios between the two scales, which a single short run at 100k made noisy).
+        /// A step that reads the store, run `runs` times (the median steadies the ratios
+        /// between the two scales, which a single short run at 100k made noisy).
         func measure(
             _ name: String, _ arguments: [String], seconds: Double? = nil, memoryMB: Double? = nil, growth: Double, exitStatus: Int32 = 0,
-            repeats: Int = 3
+            repeats: Int? = nil
         ) throws {
-            try measure(name, seconds: seconds, memoryMB: memoryMB, growth: growth, exitStatus: exitStatus, repeats: repeats) { _ in arguments }
+            try measure(name, seconds: seconds, memoryMB: memoryMB, growth: growth, exitStatus: exitStatus, repeats: repeats ?? runs) { _ in arguments }
         }
 
         // Three entities, imported one at a time; the last one (into the fullest store) counts.
-        // An import changes its store, so repeating it takes a store each: three up to a
-        // million records, one above. A single 1M run against a median of three at 100k
-        // compared one sample with a steadied one: the 1M pull of the same code took 60 s to
-        // 83 s from run to run on this machine, which moved its ratio from 11.6x to 15.1x.
-        let runs = records <= 1_000_000 ? 3 : 1
         let perEntity = records / 3
         let inputs = ScaleData.entities.map { root + "/\($0).json" }
         for (entity, input) in zip(ScaleData.entities, inputs) { try ScaleData.write(entity: entity, count: perEntity, to: input) }
@@ -117,7 +121,10 @@ struct ScaleRun {
             }
         }
         try importAllButTheLast(into: store)
-        try measure("import \(perEntity) items", memoryMB: 250, growth: 1.2, repeats: runs) { run in
+        // Until on disk too, as for the full pull: the 1M import leaves more dirty pages than
+        // the kernel's background threshold and pays for some of their write-back as it runs;
+        // the 100k one leaves all of it for after it exits.
+        try measure("import \(perEntity) items", memoryMB: 250, growth: 1.2, repeats: runs, untilOnDisk: true) { run in
             var target = store
             if run > 0 {
                 target = root + "/store-\(run + 1)"
