@@ -78,6 +78,36 @@ import FerryTestSupport
         #expect(try contents(path) == before, context)
     }
 
+    /// A document as large (32 MiB) or as deep (512 levels) as a store takes is put from a
+    /// file or standard input: the parser's defaults (16 MiB) refused a 20 MB one as invalid
+    /// JSON. Past the store's limits, the error names the limit; past the 64 MiB a command
+    /// reads, it says so without reading on, and the store is left as it was.
+    @Test func documentsUpToTheStoresLimitsArePutAndLargerOnesRefused() throws {
+        let (directory, path) = try makeStore()
+        let large = #"{"text": ""# + String(repeating: "a", count: 20 << 20) + #""}"#
+        let largeFile = directory.subpath("large.json")
+        try FileSystem.writeFileAtomically(largeFile, Array(large.utf8), durable: false)
+        #expect(try runFerry(["put", path, "Note", "large", "--file", largeFile]).exitCode == 0)
+        let stored = try runFerry(["get", path, "Note", "large", "--compact"])
+        #expect(stored.stdout.utf8.count == (20 << 20) + 12)
+        #expect(try runFerry(["put", path, "Note", "large-stdin"], stdin: large).exitCode == 0)
+        let deep = #"{"deep": "# + String(repeating: "[", count: 511) + "1" + String(repeating: "]", count: 511) + "}"
+        let putDeep = try runFerry(["put", path, "Note", "deep"], stdin: deep)
+        #expect(putDeep.exitCode == 0, "\(putDeep.stderr)")
+
+        let before = try contents(path)
+        let tooLarge = #"{"text": ""# + String(repeating: "a", count: 40 << 20) + #""}"#
+        let refused = try runFerry(["put", path, "Note", "too-large"], stdin: tooLarge)
+        #expect(refused.exitCode == 1 && refused.stderr.contains("the limit is 33554432"), "\(refused.stderr)")
+        let tooDeep = #"{"deep": "# + String(repeating: "[", count: 512) + "1" + String(repeating: "]", count: 512) + "}"
+        let refusedDeep = try runFerry(["put", path, "Note", "too-deep"], stdin: tooDeep)
+        #expect(refusedDeep.exitCode == 1 && refusedDeep.stderr.contains("deeper than 512"), "\(refusedDeep.stderr)")
+        let endless = try runFerry(["put", path, "Note", "endless"], stdin: String(repeating: " ", count: (64 << 20) + 1))
+        #expect(endless.exitCode == 1 && endless.stderr.contains("standard input holds more than the 64 MiB"), "\(endless.stderr)")
+        #expect(endless.stderr.split(separator: "\n").count == 1)
+        #expect(try contents(path) == before)
+    }
+
     @Test func helpAndVersionGoToStdoutWithExitZero() throws {
         for command in ["init", "put", "get", "delete", "list", "status", "commit", "sync", "conflicts", "resolve", "demo"] {
             let result = try runFerry([command, "--help"])

@@ -19,6 +19,10 @@ struct RecordFileCheck {
     /// Records checked together on the cores.
     static let chunkSize = 8192
 
+    /// How a record file is parsed when its bytes are not the ones Ferry wrote: as large and
+    /// as deep as a store accepts by default.
+    static let parsing = StoreOptions().recordFileParsing
+
     /// Lists the files under `records/`, sending each that names a record to its partition of
     /// `spill`; returns the findings about the others (not entity folders, not regular files,
     /// not record file names).
@@ -124,7 +128,7 @@ struct RecordFileCheck {
             return VerificationFinding(kind: .unreadableFile, path: path, record: key, message: "the journal entry of this record's version cannot be read again")
         }
         // Same content in another layout is not an edit.
-        if let parsed = try? JSONParser.parse(bytes), case .object = parsed,
+        if let parsed = try? JSONParser.parse(bytes, options: Self.parsing), case .object = parsed,
             SHA256.hash(parsed.canonicalBytes()) == state.winner.contentHash
         {
             return nil

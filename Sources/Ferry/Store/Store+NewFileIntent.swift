@@ -168,7 +168,7 @@ extension Store {
                 if let state = index.records[file.key], state.isLive { continue }
                 let recordPath = layout.recordFile(file.key)
                 guard let contents = try? FileSystem.readFile(recordPath, limit: options.maximumDocumentBytes * 4 + 4096),
-                    let document = try? JSONParser.parse(contents),
+                    let document = try? JSONParser.parse(contents, options: options.recordFileParsing),
                     SHA256.hash(document.canonicalBytes()) == file.contentHash
                 else { continue }
                 do { try FileSystem.removeFile(recordPath) } catch { throw .io(error) }

@@ -14,7 +14,7 @@ extension Store {
     /// The winner's document of a live record.
     func currentDocument(_ key: RecordKey, state: RecordState) throws(StoreError) -> JSONValue {
         if let stamp = state.file, let bytes = try? FileSystem.readFile(layout.recordFile(key), limit: options.maximumDocumentBytes * 4),
-            SHA256.hash(bytes) == stamp.contentHash, let document = try? JSONParser.parse(bytes)
+            SHA256.hash(bytes) == stamp.contentHash, let document = try? JSONParser.parse(bytes, options: options.recordFileParsing)
         {
             return document
         }

@@ -23,6 +23,13 @@ public struct StoreOptions: Sendable {
     public var maximumDocumentBytes: Int = 32 << 20
     /// The deepest nesting accepted in a document.
     public var maximumDepth: Int = 512
+
+    /// The parser's limits for a record file: this store's depth, and four times its largest
+    /// document, for the spaces of the pretty layout (the parser's defaults, 16 MiB, refused a
+    /// file of a document the store accepts).
+    var recordFileParsing: JSONParser.Options {
+        JSONParser.Options(maximumDepth: maximumDepth, maximumByteCount: maximumDocumentBytes * 4 + 4096)
+    }
     /// Closing a store writes the records changed since the index snapshot to a small delta
     /// file; once this many records (and a sixteenth of the store) have changed, it writes a
     /// whole new snapshot instead.

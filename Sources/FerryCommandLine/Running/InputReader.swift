@@ -38,14 +38,15 @@ struct InputReader: Sendable {
         try readChunk(count)
     }
 
-    /// Everything up to the end of input.
+    /// Everything up to the end of input, at most `limit` bytes.
     ///
-    /// - Throws: ``SystemError`` when reading fails.
-    func readAll() throws(SystemError) -> [UInt8] {
+    /// - Throws: ``SystemError`` when reading fails, `EFBIG` when the input is longer than `limit`.
+    func readAll(limit: Int = Int.max) throws(SystemError) -> [UInt8] {
         var result: [UInt8] = []
         while true {
             let chunk = try readChunk(65_536)
             if chunk.isEmpty { return result }
+            guard chunk.count <= limit - result.count else { throw SystemError("read", path: "<stdin>", code: EFBIG) }
             result += chunk
         }
     }

@@ -71,6 +71,19 @@ import Testing
         #expect(try verifyInPartitions(at: store.path).isClean)
     }
 
+    /// The same for a document as large as a store takes (20 MB, past the JSON parser's
+    /// default limit), which was reported as a hand edit.
+    @Test func reformattedLargeFileWithTheSameContentIsClean() throws {
+        let (fixture, store) = try makeStore()
+        let document: JSONValue = ["name": "Lamp", "manual": .string(String(repeating: "a", count: 20 << 20))]
+        try fixture.put(store, document, nil, "lamp")
+        // Its members in another order: not the same bytes, even without the spaces.
+        let reordered = #"{"name": "Lamp", "manual": ""# + String(repeating: "a", count: 20 << 20) + "\"}"
+        _ = try FileSystem.writeFileAtomically(file(store, "lamp"), Array(reordered.utf8), durable: false)
+        let report = try verifyInPartitions(at: store.path)
+        #expect(report.isClean, "\(report.findings)")
+    }
+
     @Test func crashLeftovers() throws {
         let (_, store) = try makeStore()
         store.close()

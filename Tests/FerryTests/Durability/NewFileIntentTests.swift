@@ -77,6 +77,30 @@ import FerryTestSupport
         #expect(status.edits.map(\.path) == ["records/Item/edited.json"])
     }
 
+    /// A lost batch's file of a document as large as a store takes (20 MB, more than the JSON
+    /// parser's default limit) is removed like any other: read with the parser's defaults it
+    /// was left behind, to be journaled later as a hand edit of a write that never happened.
+    @Test func aLostBatchsLargeFileIsRemovedToo() throws {
+        let directory = try TemporaryDirectory()
+        let path = directory.subpath("s")
+        let store = try Store.create(at: path)
+        try store.put(["n": 0], entity: entity, id: try RecordID("first"))
+        let head = store.headSequence
+        let layout = store.layout
+        store.close()
+        let document: JSONValue = ["text": .string(String(repeating: "a", count: 20 << 20))]
+        let intent = NewFileIntent(
+            firstSequence: head + 1, entryCount: 1,
+            files: [NewFileIntent.File(key: try key("large"), contentHash: SHA256.hash(document.canonicalBytes()))])
+        try FileSystem.writeFileAtomically(layout.newFileIntent, intent.encoded(), durable: false)
+        try FileSystem.writeFileAtomically(layout.recordFile(try key("large")), document.prettyBytes(), durable: false)
+
+        let reopened = try Store.open(at: path)
+        defer { reopened.close() }
+        #expect(!FileSystem.exists(layout.recordFile(try key("large"))))
+        #expect(try reopened.status().isClean)
+    }
+
     /// A list whose batch reached the journal (the writer died after syncing, before emptying
     /// the list) removes nothing.
     @Test func aListWhoseBatchIsDurableRemovesNothing() throws {

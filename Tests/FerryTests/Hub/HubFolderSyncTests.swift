@@ -213,6 +213,33 @@ import FerryTestSupport
         #expect(try a.get(entity: Self.notes, id: RecordID("other")) == ["v": 1])
     }
 
+    /// A record as large and as deep as a store accepts travels through a hub. Segment lines
+    /// were parsed with the JSON parser's defaults (16 MiB, 512 levels), below a change's own
+    /// limits (a 32 MiB document, 512 levels, one level deeper in its line): the pull named the
+    /// segment malformed, on every replica, for good.
+    @Test func recordsAtTheStoresLimitsTravelThroughAHub() async throws {
+        let directory = try TemporaryDirectory()
+        let hub = try await makeHub(directory)
+        let laptop = try makeStore(directory, "laptop")
+        let phone = try makeStore(directory, "phone")
+        let large: JSONValue = ["text": .string(String(repeating: "a", count: 20 << 20))]
+        var inner: JSONValue = 1
+        var deep: JSONValue = ["deep": inner]
+        while deep.nestingDepth(limit: 1_000) < laptop.options.maximumDepth {
+            inner = .array([inner])
+            deep = ["deep": inner]
+        }
+        #expect(deep.nestingDepth(limit: 1_000) == 512)
+        try laptop.put(large, entity: Self.notes, id: RecordID("large"))
+        try laptop.put(deep, entity: Self.notes, id: RecordID("deep"))
+        _ = try await sync(laptop, hub)
+        let report = try await sync(phone, hub)
+        #expect(report.pulled == 2)
+        #expect(try phone.get(entity: Self.notes, id: RecordID("large")) == large)
+        #expect(try phone.get(entity: Self.notes, id: RecordID("deep")) == deep)
+        #expect(try StoreVerifier(path: phone.path).verify().isClean)
+    }
+
     /// Two copies of one hub folder, kept in step by a copying tool that is late, copies in
     /// any order, leaves files half written and adds "conflicted copy" files.
     @Test func cloudDriveCopiesThatAreLateHalfWrittenOrDoubledAreNotArrivedYet() async throws {
