@@ -142,14 +142,24 @@ final class SpillPartitions {
 
     /// A file made in `directory` and unlinked at once.
     private static func makeUnnamedFile(in directory: String) -> FileDescriptor? {
-        var template = Array((directory + "/ferry-spill-XXXXXX").utf8CString)
+        try? FileSystem.makeUnlinkedFile(in: directory, prefix: "ferry-spill")
+    }
+}
+
+extension FileSystem {
+    /// A new file in `directory`, open for reading and writing, whose name (`<prefix>-XXXXXX`)
+    /// is removed at once: it has no name to leave behind whatever happens to the process, and
+    /// goes when its descriptor is closed. For scratch data that must not be held in memory.
+    /// - Throws: ``SystemError`` when no file can be made there.
+    static func makeUnlinkedFile(in directory: String, prefix: String) throws(SystemError) -> FileDescriptor {
+        var template = Array((directory + "/" + prefix + "-XXXXXX").utf8CString)
         let fd = template.withUnsafeMutableBufferPointer { buffer -> Int32 in
             guard let base = buffer.baseAddress else { return -1 }
             return mkstemp(base)
         }
-        guard fd >= 0 else { return nil }
-        _ = fcntl(fd, F_SETFD, FD_CLOEXEC)
         let path = String(decoding: template.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
+        guard fd >= 0 else { throw .current("mkstemp", path: path) }
+        _ = fcntl(fd, F_SETFD, FD_CLOEXEC)
         unlink(path)
         return FileDescriptor(rawValue: fd, path: path)
     }

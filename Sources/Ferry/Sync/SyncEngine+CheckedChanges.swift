@@ -1,8 +1,9 @@
 extension SyncEngine {
     /// The changes a sync read and checked before applying any (or pushing any): kept in memory
     /// while they take less than ``SyncOptions/maximumKeptChangeBytes`` (by
-    /// ``Change/estimatedPageBytes``), and only counted past that, to be read again page by
-    /// page (``SyncEngine/forEachPage(of:after:from:read:_:)``).
+    /// ``Change/estimatedPageBytes``); past that, in a ``ChangeSpool`` when one was asked for
+    /// (a pull's), else only counted, to be read again page by page
+    /// (``SyncEngine/forEachPage(of:after:from:read:_:)``).
     ///
     /// Holding them all made memory grow with the sync: an incremental pull of 333k changes
     /// peaked at 646 MB.
@@ -16,10 +17,18 @@ extension SyncEngine {
         /// content: `hashValue`, stable within the process), 8 bytes a change: what is read
         /// again must be what was checked, change for change.
         private(set) var fingerprints: [Int] = []
+        /// Once they outgrew the budget, the file holding them all, when a spool folder was
+        /// given and a file could be made and written there; else they are read again.
+        private(set) var spool: ChangeSpool?
         /// The most bytes of changes to keep.
         let budget: Int
+        /// Where to make the spool file; `nil` for none.
+        let spoolDirectory: String?
 
-        init(budget: Int) { self.budget = budget }
+        init(budget: Int, spoolDirectory: String? = nil) {
+            self.budget = budget
+            self.spoolDirectory = spoolDirectory
+        }
 
         var isEmpty: Bool { count == 0 }
 
@@ -32,20 +41,32 @@ extension SyncEngine {
                     kept?.append(contentsOf: changes)
                     return
                 }
-                fingerprints = (kept ?? []).map(\.hashValue)
+                let before = kept ?? []
+                fingerprints = before.map(\.hashValue)
                 kept = nil
+                if let spoolDirectory { spool = try? ChangeSpool(in: spoolDirectory) }
+                spoolOrDrop(before)
             }
             fingerprints.append(contentsOf: changes.map(\.hashValue))
+            spoolOrDrop(changes)
+        }
+
+        /// Appends to the spool; a spool that cannot be written (a full disk) is dropped, and
+        /// the changes are read again from where they came instead.
+        private mutating func spoolOrDrop(_ changes: [Change]) {
+            guard let spool else { return }
+            do { try spool.append(changes) } catch { self.spool = nil }
         }
     }
 
     /// Calls `body` with `checked`'s changes, a page (``SyncOptions/pageSize``) at a time: the
-    /// ones kept, or, when they outgrew the budget, the same ones read again by `read` (after a
-    /// position, at most a count) from `position`. Journals only grow and the same knowledge
-    /// leaves out the same changes, so the first `checked.count` changes read again should be
-    /// the ones checked; each is compared with its fingerprint before its page is handled, and
-    /// a source that gives other changes, or not all of them, is reported (`source` names it)
-    /// with the pages already handled left as they are. Returns how many changes were read again.
+    /// ones kept, or, when they outgrew the budget, those of the spool file, or without one the
+    /// same ones read again by `read` (after a position, at most a count) from `position`.
+    /// Journals only grow and the same knowledge leaves out the same changes, so the first
+    /// `checked.count` changes read again should be the ones checked; each is compared with its
+    /// fingerprint before its page is handled, and a source that gives other changes, or not
+    /// all of them, is reported (`source` names it) with the pages already handled left as they
+    /// are. Returns how many changes were read again (none from a spool file).
     @discardableResult
     func forEachPage(
         of checked: CheckedChanges, after position: UInt64, from source: String,
@@ -59,6 +80,24 @@ extension SyncEngine {
                 let end = min(offset + pageSize, kept.count)
                 try await body(Array(kept[offset..<end]))
                 offset = end
+            }
+            return 0
+        }
+        if let spool = checked.spool, spool.count == checked.count {
+            // Each change's digest is checked again by the store that takes it, as for any
+            // change read; the spool is only this process's own file.
+            spool.rewind()
+            var done = 0
+            while done < checked.count {
+                let page: [Change]
+                do { page = try spool.nextPage(limit: min(pageSize, checked.count - done)) } catch {
+                    throw .transport("\(error) (the pages before were applied); sync again")
+                }
+                guard !page.isEmpty else {
+                    throw .transport("the spool file gave \(done) of the \(checked.count) changes checked (the pages before were applied); sync again")
+                }
+                try await body(page)
+                done += page.count
             }
             return 0
         }

@@ -150,9 +150,11 @@ public struct SyncEngine: Sendable {
             }
         } else {
             // Every change is checked before any is applied; they are kept in memory for
-            // applying while they fit ``SyncOptions/maximumKeptChangeBytes``, and read again past that.
+            // applying while they fit ``SyncOptions/maximumKeptChangeBytes``, and in a spool file
+            // past that (read again from the peer when no spool file can be made).
             let firstPosition = pulledThrough
-            var incoming = CheckedChanges(budget: options.maximumKeptChangeBytes)
+            var incoming = CheckedChanges(
+                budget: options.maximumKeptChangeBytes, spoolDirectory: options.dryRun ? nil : options.spoolDirectory)
             var frontier = localFrontier
             var deletions = Set<RecordKey>()
             var predicted = Set<RecordKey>()
@@ -187,6 +189,7 @@ public struct SyncEngine: Sendable {
                     report(SyncProgress(phase: .pulling, completed: applied, total: incoming.count))
                 }
                 result.changesReadAgain += readAgain
+                result.changesSpooled += incoming.spool?.count ?? 0
             }
         }
 

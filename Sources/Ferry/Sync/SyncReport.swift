@@ -36,8 +36,12 @@ public struct SyncReport: Sendable {
     /// The snapshot the store joined from (would join, for a dry run) before pulling changes.
     public var snapshot: SnapshotOffer?
     /// Changes read a second time to apply or push them, because they outgrew the memory a
-    /// sync keeps between checking them and using them (``SyncOptions/maximumKeptChangeBytes``).
+    /// sync keeps between checking them and using them (``SyncOptions/maximumKeptChangeBytes``):
+    /// a push's from its own journal, a pull's from the peer when it had no spool file.
     public var changesReadAgain: Int = 0
+    /// Changes a pull kept in its spool file between checking and applying them, because they
+    /// outgrew that memory (``SyncOptions/spoolDirectory``).
+    public var changesSpooled: Int = 0
 
     public init(plan: SyncPlan) { self.plan = plan }
 
@@ -61,6 +65,7 @@ public struct SyncReport: Sendable {
         members["notes"] = .array(notes.map { .string($0) })
         if let requests { members["requests"] = .integer(Int64(requests)) }
         members["changesReadAgain"] = .integer(Int64(changesReadAgain))
+        members["changesSpooled"] = .integer(Int64(changesSpooled))
         if let snapshot {
             let reason: String
             switch snapshot.reason {
@@ -111,11 +116,17 @@ public struct SyncOptions: Sendable {
     public var pageSize = 5_000
     /// How many bytes of changes (about; their documents and 200 bytes each) a sync keeps in
     /// memory between checking every change and applying or pushing any: 32 MiB, about 70,000
-    /// changes of small records. Past it they are read again page by page, so memory stays
-    /// flat however many changes a sync carries, for the time of a second read: an incremental
-    /// pull of 333k changes held them all and peaked at 646 MB in 24 s; read again, it peaks at
-    /// 176 MB in 34 s. ``SyncReport/changesReadAgain`` counts them.
+    /// changes of small records. Past it a pull keeps them in a spool file
+    /// (``spoolDirectory``) and a push reads its own journal again, page by page, so memory
+    /// stays flat however many changes a sync carries: an incremental pull of 333k changes held
+    /// them all and peaked at 646 MB. ``SyncReport/changesSpooled`` and
+    /// ``SyncReport/changesReadAgain`` count them.
     public var maximumKeptChangeBytes = 32 << 20
+    /// Where a pull keeps the changes it checked once they outgrow ``maximumKeptChangeBytes``:
+    /// an unnamed file in the temporary folder (`TMPDIR`, else `/tmp`) by default, so each
+    /// page is fetched from the peer once. `nil`, or a folder where no file can be made, reads
+    /// them from the peer again instead (each compared with a hash of the change checked).
+    public var spoolDirectory: String? = SpillPartitions.temporaryDirectory
     /// Which ways changes go: both (the default), or only from the peer, or only to it.
     public var direction: SyncDirection = .both
     /// What an empty store copies from a peer store: its state (the default) or its whole history.

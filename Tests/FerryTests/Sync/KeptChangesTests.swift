@@ -4,10 +4,12 @@ import Testing
 @testable import Ferry
 
 /// A sync checks every change before it applies or pushes any, and keeps them in memory
-/// between the two only up to ``SyncOptions/maximumKeptChangeBytes``; past it, it reads them
-/// again page by page, so memory stays flat however many changes it carries (an incremental
-/// pull of 333k changes held them all and peaked at 629 MB). Read again or kept, the result
-/// is the same, and every check still comes before anything is written.
+/// between the two only up to ``SyncOptions/maximumKeptChangeBytes``; past it, a pull keeps
+/// them in a spool file and a push reads its journal again, page by page, so memory stays flat
+/// however many changes it carries (an incremental pull of 333k changes held them all and
+/// peaked at 629 MB). A pull without a spool file reads them from the peer again. Kept,
+/// spooled or read again, the result is the same, and every check still comes before anything
+/// is written.
 @Suite struct KeptChangesTests {
     let notes = try! EntityName("Note")
 
@@ -16,6 +18,13 @@ import Testing
         var options = SyncOptions()
         options.maximumKeptChangeBytes = 3_000
         options.pageSize = 16
+        return options
+    }
+
+    /// The same without a spool file: a pull reads its changes from the peer again.
+    static var smallWithoutSpool: SyncOptions {
+        var options = small
+        options.spoolDirectory = nil
         return options
     }
 
@@ -35,25 +44,58 @@ import Testing
         return (source, kept, readAgain)
     }
 
-    @Test func anIncrementalPullPastTheBudgetIsReadAgainWithTheSameResult() async throws {
+    /// Past the budget a pull keeps what it checked in a spool file and applies it from there:
+    /// each page is fetched from the peer once (over S3 or HTTP, a second read cost every
+    /// request again). Without a spool folder, or with one where no file can be made, it reads
+    /// them from the peer again; the result is the same every way.
+    @Test func anIncrementalPullPastTheBudgetIsSpooledOrReadAgainWithTheSameResult() async throws {
         let directory = try TemporaryDirectory()
-        let (source, kept, readAgain) = try await replicas(directory)
-        for index in 0..<60 { try source.put(["n": .integer(Int64(1_000 + index))], entity: notes, id: RecordID("r\(index)")) }
+        let (source, kept, spooled) = try await replicas(directory)
+        let readAgain = try Store.create(at: directory.subpath("read-again"), name: "read-again")
+        let unwritable = try Store.create(at: directory.subpath("unwritable"), name: "unwritable")
+        for replica in [readAgain, unwritable] { _ = try await replica.sync(with: FolderTransport(path: source.path)) }
+        for index in 0..<60 { try source.put(["n": .integer(Int64(1_000 + index)), "text": .string("é \u{1F600} \(index)"), "x": 0.1], entity: notes, id: RecordID("r\(index)")) }
         for index in 90..<95 { _ = try source.delete(entity: notes, id: RecordID("r\(index)")) }
-        for index in 100..<110 { try source.put(["n": .integer(Int64(index))], entity: notes, id: RecordID("r\(index)")) }
+        for index in 100..<110 { try source.put(["n": .integer(Int64(index)), "nested": ["a": [1, 2.5, "b", nil]]], entity: notes, id: RecordID("r\(index)")) }
 
         let defaults = try await SyncEngine(store: kept, transport: FolderTransport(path: source.path)).run()
-        let paged = try await SyncEngine(store: readAgain, transport: FolderTransport(path: source.path), options: Self.small).run()
-        #expect(defaults.plan == .incremental && paged.plan == .incremental)
-        #expect(defaults.pulled == 75 && paged.pulled == 75)
-        #expect(defaults.changesReadAgain == 0)
-        #expect(paged.changesReadAgain == 75)
-        #expect(try contents(readAgain) == contents(source))
-        #expect(try contents(kept) == contents(source))
-        #expect(try StoreVerifier(path: readAgain.path).verify().isClean)
-        // The checkpoint covers what was applied: nothing is left to pull.
-        let again = try await SyncEngine(store: readAgain, transport: FolderTransport(path: source.path), options: Self.small).run()
-        #expect(again.plan == .upToDate)
+        let counting = RereadingTransport(FolderTransport(path: source.path)) { _, changes in changes }
+        let paged = try await SyncEngine(store: spooled, transport: counting, options: Self.small).run()
+        let again = try await SyncEngine(store: readAgain, transport: FolderTransport(path: source.path), options: Self.smallWithoutSpool).run()
+        var noFolder = Self.small
+        noFolder.spoolDirectory = directory.subpath("no/such/folder")
+        let fallback = try await SyncEngine(store: unwritable, transport: FolderTransport(path: source.path), options: noFolder).run()
+        for report in [defaults, paged, again, fallback] {
+            #expect(report.plan == .incremental && report.pulled == 75)
+        }
+        #expect(defaults.changesReadAgain == 0 && defaults.changesSpooled == 0)
+        #expect(paged.changesSpooled == 75 && paged.changesReadAgain == 0)
+        #expect(counting.rereadCount == 0, "a page of the peer was fetched twice")
+        #expect(again.changesReadAgain == 75 && again.changesSpooled == 0)
+        #expect(fallback.changesReadAgain == 75 && fallback.changesSpooled == 0)
+        for replica in [kept, spooled, readAgain, unwritable] {
+            #expect(try contents(replica) == contents(source))
+            #expect(try StoreVerifier(path: replica.path).verify().isClean)
+            // The checkpoint covers what was applied: nothing is left to pull.
+            let next = try await SyncEngine(store: replica, transport: FolderTransport(path: source.path), options: Self.small).run()
+            #expect(next.plan == .upToDate)
+        }
+    }
+
+    /// With a spool file, a peer that would give other changes on a second read (rewritten
+    /// between the reads) is never read twice: the pull applies exactly what it checked.
+    @Test func aSpooledPullAppliesWhatItCheckedEvenIfThePeerChangesMeanwhile() async throws {
+        let directory = try TemporaryDirectory()
+        let (source, _, replica) = try await replicas(directory)
+        for index in 0..<60 { try source.put(["n": .integer(Int64(1_000 + index))], entity: notes, id: RecordID("r\(index)")) }
+        let stranger = try #require(try source.changes(after: 0, excluding: VersionVector(), limit: 1).changes.first)
+        let rewriting = RereadingTransport(FolderTransport(path: source.path)) { _, changes in
+            changes.isEmpty ? changes : changes.dropLast() + [stranger]
+        }
+        let report = try await SyncEngine(store: replica, transport: rewriting, options: Self.small).run()
+        #expect(report.pulled == 60 && report.changesSpooled == 60)
+        #expect(rewriting.rereadCount == 0)
+        #expect(try contents(replica) == contents(source))
     }
 
     @Test func aPushPastTheBudgetIsReadAgainWithTheSameResult() async throws {
@@ -62,7 +104,7 @@ import Testing
         for index in 0..<50 { try replica.put(["n": .integer(Int64(5_000 + index))], entity: notes, id: RecordID("r\(index)")) }
         let report = try await SyncEngine(store: replica, transport: FolderTransport(path: source.path), options: Self.small).run()
         #expect(report.pushed == 50 && report.pulled == 0)
-        #expect(report.changesReadAgain == 50)
+        #expect(report.changesReadAgain == 50 && report.changesSpooled == 0)
         #expect(try contents(source) == contents(replica))
         #expect(try source.get(entity: notes, id: RecordID("r49")) == ["n": 5_049])
         #expect(try StoreVerifier(path: source.path).verify().isClean)
@@ -99,8 +141,8 @@ import Testing
         #expect(try Store.open(at: target.path).head == targetHead)
     }
 
-    /// A peer whose changes read back differently the second time (rewritten, or another
-    /// store put in its place, between the sync's two reads) stops the sync before a change
+    /// Without a spool file, a peer whose changes read back differently the second time
+    /// (rewritten, or another store put in its place, between the sync's two reads) stops the sync before a change
     /// that was not checked is applied; the pages before stay, and the next sync completes.
     /// The stranger here is a valid change of another replica (its digest matches, so
     /// applying would take it): a deletion no check saw.
@@ -119,7 +161,7 @@ import Testing
             return changes.dropLast() + [stranger]
         }
         do {
-            _ = try await SyncEngine(store: replica, transport: rewriting, options: Self.small).run()
+            _ = try await SyncEngine(store: replica, transport: rewriting, options: Self.smallWithoutSpool).run()
             Issue.record("the sync applied changes it had not checked")
         } catch {
             #expect("\(error)".contains("changed during the sync"), "\(error)")
@@ -136,8 +178,8 @@ import Testing
         #expect(try contents(replica) == contents(source))
     }
 
-    /// A peer that cannot give all the changes checked again (its journal cut short between
-    /// the reads) stops the sync with a message, and nothing unchecked is applied.
+    /// Without a spool file, a peer that cannot give all the changes checked again (its
+    /// journal cut short between the reads) stops the sync with a message, and nothing unchecked is applied.
     @Test func changesThatCannotBeReadAgainStopTheSync() async throws {
         let directory = try TemporaryDirectory()
         let (source, _, replica) = try await replicas(directory)
@@ -146,7 +188,7 @@ import Testing
             reread >= 2 ? [] : changes
         }
         do {
-            _ = try await SyncEngine(store: replica, transport: vanishing, options: Self.small).run()
+            _ = try await SyncEngine(store: replica, transport: vanishing, options: Self.smallWithoutSpool).run()
             Issue.record("the sync ended without the changes it had checked")
         } catch {
             #expect("\(error)".contains("only 16 of the 60 changes checked could be read again"), "\(error)")
@@ -164,6 +206,8 @@ private final class RereadingTransport: SyncTransport, @unchecked Sendable {
     let rewrite: (Int, [Change]) -> [Change]
     private var positionsRead = Set<UInt64>()
     private var rereads = 0
+    /// How many pages were read at a position read before.
+    var rereadCount: Int { rereads }
 
     init(_ inner: FolderTransport, rewrite: @escaping (Int, [Change]) -> [Change]) {
         self.inner = inner
