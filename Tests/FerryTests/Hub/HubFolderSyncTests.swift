@@ -213,6 +213,39 @@ import FerryTestSupport
         #expect(try a.get(entity: Self.notes, id: RecordID("other")) == ["v": 1])
     }
 
+    /// A pull of more changes than a sync keeps in memory, from a hub: with a spool file each
+    /// segment is fetched once; without one the changes are read again from the start. (The hub
+    /// reused its finished reading for that and answered with nothing: every such pull failed,
+    /// "only 0 of the … changes checked could be read again".)
+    @Test func aPullPastTheMemoryBudgetCompletesWithOrWithoutASpool() async throws {
+        let directory = try TemporaryDirectory()
+        let hub = try await makeHub(directory)
+        let laptop = try makeStore(directory, "laptop")
+        let spooled = try makeStore(directory, "spooled")
+        let readAgain = try makeStore(directory, "read-again")
+        for n in 0..<20 { try laptop.put(["n": .integer(Int64(n))], entity: Self.notes, id: RecordID("r\(n)")) }
+        _ = try await sync(laptop, hub)
+        for store in [spooled, readAgain] { _ = try await sync(store, hub) }
+        // Six segments of twenty changes.
+        for round in 1...6 {
+            for n in 0..<20 { try laptop.put(["n": .integer(Int64(n)), "round": .integer(Int64(round))], entity: Self.notes, id: RecordID("r\(n)")) }
+            _ = try await sync(laptop, hub)
+        }
+        var options = SyncOptions()
+        options.maximumKeptChangeBytes = 3_000
+        options.pageSize = 16
+        let first = try await spooled.sync(with: HubTransport(folder: hub), options: options)
+        options.spoolDirectory = nil
+        let second = try await readAgain.sync(with: HubTransport(folder: hub), options: options)
+        #expect(first.pulled == 120 && first.changesSpooled == 120 && first.changesReadAgain == 0)
+        #expect(second.pulled == 120 && second.changesReadAgain == 120 && second.changesSpooled == 0)
+        let (spooledRequests, readAgainRequests) = (try #require(first.requests), try #require(second.requests))
+        #expect(spooledRequests + 6 <= readAgainRequests, "the six segments are fetched once with a spool, twice without")
+        let expected = try ReplicaState(laptop)
+        #expect(try ReplicaState(spooled) == expected)
+        #expect(try ReplicaState(readAgain) == expected)
+    }
+
     /// A record as large and as deep as a store accepts travels through a hub. Segment lines
     /// were parsed with the JSON parser's defaults (16 MiB, 512 levels), below a change's own
     /// limits (a 32 MiB document, 512 levels, one level deeper in its line): the pull named the

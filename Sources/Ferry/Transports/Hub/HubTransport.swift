@@ -32,6 +32,9 @@ public final class HubTransport: SyncTransport, @unchecked Sendable {
     private var hubFrontier = ReplicaFrontier(knowledge: VersionVector(), digests: [:])
     private var total: UInt64 = 0
     private var reading: HubReading?
+    /// The position the last page of ``reading`` ended at: a request from elsewhere reads again
+    /// from the start.
+    private var readingThrough: UInt64?
     /// What the local store holds, as far as this exchange saw (for the head's `read`).
     private var localKnowledge: VersionVector?
     private var collectedNotes: [String] = []
@@ -83,6 +86,7 @@ public final class HubTransport: SyncTransport, @unchecked Sendable {
         if let cachePath, let loaded = HubCache.load(from: cachePath, location: storage.location) { cache = loaded }
         collectedNotes = []
         reading = nil
+        readingThrough = nil
         localKnowledge = nil
         // One listing: the descriptor and every head (both keys start with "h"; segments and
         // snapshots do not), with tags that say which changed since the last sync.
@@ -211,6 +215,7 @@ public final class HubTransport: SyncTransport, @unchecked Sendable {
     public func close() async {
         saveCache(durable: false)
         reading = nil
+        readingThrough = nil
     }
 
     public func knowledge() async throws(SyncError) -> VersionVector { hubFrontier.knowledge }
@@ -226,9 +231,13 @@ public final class HubTransport: SyncTransport, @unchecked Sendable {
     }
 
     /// The changes the store lacks, read segment by segment from the heads that list them. The
-    /// position is not used: the hub has no single order, so `knowledge` says what to send.
+    /// hub has no single order, so `knowledge` says what to send; `position` only tells a next
+    /// page (after the position the last one ended at) from a request to read the same changes
+    /// again from the start (a pull that could not keep what it checked), which plans a new
+    /// reading. Reusing the finished one answered that with no changes, and every such pull
+    /// failed.
     public func changes(after position: UInt64, excluding knowledge: VersionVector, limit: Int) async throws(SyncError) -> ChangeBatch {
-        if reading?.basis != knowledge {
+        if reading?.basis != knowledge || position != readingThrough {
             var planned: [(replica: ReplicaID, segment: HubHead.Segment)] = []
             for (replica, head) in heads {
                 for segment in head.segments where segment.hasChanges(beyond: knowledge) { planned.append((replica, segment)) }
@@ -267,6 +276,7 @@ public final class HubTransport: SyncTransport, @unchecked Sendable {
         }
         localKnowledge = reached
         self.reading = reading
+        readingThrough = through
         return ChangeBatch(changes: batch, through: through, head: finished ? through : max(total, through + 1))
     }
 
