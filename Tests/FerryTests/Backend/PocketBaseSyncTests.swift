@@ -20,7 +20,7 @@ import Testing
             let directory = try TemporaryDirectory()
             guard let server = try PocketBaseServer.startIfAvailable(in: directory.subpath("pb")) else { return nil }
             let fixture = Fixture(directory: directory, server: server, location: try PocketBaseLocation(parsing: server.location))
-            var setup = PocketBaseSetup(collections: [.init(name: "Note", fields: ["title": .text, "rank": .number, "done": .bool, "body": .text])])
+            var setup = PocketBaseSetup(collections: [.init(name: "Note", fields: ["title": .text, "rank": .number, "done": .bool, "body": .text, "data": .json])])
             setup.syncUser = ("laptop@example.com", "laptop-password-1", "users")
             _ = try await setup.run(with: fixture.client(superuser: true))
             var web = PocketBaseSetup(collections: [])
@@ -112,6 +112,27 @@ import Testing
         let idle = try await fixture.sync(laptop)
         #expect(idle.pulled == 0 && idle.pushed == 0 && idle.requests == 3, "\(idle)")
         #expect(try StoreVerifier(path: laptop.path).verify().isClean)
+    }
+
+    /// A record as deep as a store takes (512 levels) goes up and comes back down to another
+    /// replica: PocketBase's answers were parsed 64 levels deep at most, so the pull of a page
+    /// holding it failed, on every sync.
+    @Test func aRecordAsDeepAsAStoreTakesGoesUpAndComesDown() async throws {
+        guard let fixture = try await Fixture.start() else { return }
+        defer { fixture.server.stop() }
+        let laptop = try fixture.store("laptop")
+        // The record's object and 511 arrays: 512 levels, the store's limit (one more is refused).
+        var inner: JSONValue = 1
+        for _ in 0..<511 { inner = .array([inner]) }
+        let deep: JSONValue = ["title": "deep", "data": inner]
+        #expect(throws: StoreError.self) { try laptop.put(["title": "too deep", "data": .array([inner])], entity: Self.note, id: RecordID("deeper")) }
+        try laptop.put(deep, entity: Self.note, id: RecordID("deep"))
+        let pushed = try await fixture.sync(laptop)
+        #expect(pushed.pushed == 1, "\(pushed)")
+        let phone = try fixture.store("phone")
+        let pulled = try await fixture.sync(phone)
+        #expect(pulled.pulled == 1, "\(pulled)")
+        #expect(try phone.get(entity: Self.note, id: RecordID("deep")) == deep)
     }
 
     @Test func recordsWrittenInTheSameSecondAreNeverSkipped() async throws {

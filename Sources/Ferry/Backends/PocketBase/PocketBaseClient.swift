@@ -27,6 +27,11 @@ public final class PocketBaseClient: Sendable {
         public var isSuperuser: Bool { collection == PocketBaseCredentials.superuserCollection }
     }
 
+    /// How an answer is parsed: as deep as a record a store takes (512 levels) inside a listing
+    /// page's few levels. At 64 levels the answer to a deeper record failed, on every sync:
+    /// the create that echoes it, and every listing page that holds it.
+    static let answerParsing = JSONParser.Options(maximumDepth: 520, maximumByteCount: 256 << 20)
+
     /// One page of a listing.
     public struct Page: Sendable {
         /// The records, each as PocketBase sends it (fields, `id`, `collectionName`, …).
@@ -292,7 +297,7 @@ public final class PocketBaseClient: Sendable {
             switch response.status {
             case 200..<300:
                 if response.body.isEmpty { return (.null, response.headers) }
-                do { return (try JSONParser.parse(response.body, options: JSONParser.Options(maximumDepth: 64, maximumByteCount: 256 << 20)), response.headers) } catch {
+                do { return (try JSONParser.parse(response.body, options: Self.answerParsing), response.headers) } catch {
                     throw BackendError(.protocolViolation, "\(what): the answer is not JSON: \(error)")
                 }
             case 401 where authenticated && signInOnExpiry && !signedInAgain:
