@@ -6,6 +6,14 @@
 /// let bytes = change.canonicalJSONBytes()              // {"counter":1,"doc":{…},"entity":"Note",…}
 /// let back = try Change(jsonFields: try JSONParser.parse(bytes).objectValue ?? [:])
 /// ```
+extension JSONParser.Options {
+    /// The limits for reading a change's JSON, wherever it comes from (the journal, the
+    /// protocol, a hub, a sync's spool file): a document as deep as a store takes (512 levels)
+    /// a few levels down, and any size, which whoever read the bytes bounds. The parser's
+    /// defaults sit below what a store accepts.
+    static let change = JSONParser.Options(maximumDepth: 520, maximumByteCount: Int.max)
+}
+
 extension Change {
     /// The members a change's JSON object may have.
     public static let jsonFieldNames: Set<String> = [

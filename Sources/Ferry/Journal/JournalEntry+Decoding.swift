@@ -8,7 +8,7 @@ extension JournalEntry {
         let value: JSONValue
         do {
             value = try JSONParser.parse(
-                line, options: JSONParser.Options(maximumDepth: 520, maximumByteCount: maximumLineBytes))
+                line, options: JSONParser.Options(maximumDepth: JSONParser.Options.change.maximumDepth, maximumByteCount: maximumLineBytes))
         } catch {
             throw EntryDecodingFailure("not JSON (\(error))")
         }

@@ -31,8 +31,6 @@ final class ChangeSpool {
 
     /// The bytes gathered before a write, and read at a time.
     static let chunkBytes = 1 << 20
-    /// Parser limits: a journal line's (a document of the store's largest, one level deeper).
-    static let parsing = JSONParser.Options(maximumDepth: 520, maximumByteCount: Int.max)
 
     /// Makes the unnamed file in `directory`.
     /// - Throws: ``SystemError`` when no file can be made there.
@@ -83,7 +81,7 @@ final class ChangeSpool {
             let bytes = try take(length)
             let change: Change
             do {
-                guard case .object(let fields) = try JSONParser.parse(bytes, options: Self.parsing) else {
+                guard case .object(let fields) = try JSONParser.parse(bytes, options: .change) else {
                     throw ChangeSpoolError("change \(readCount + 1) in the spool file is not a JSON object")
                 }
                 change = try Change(jsonFields: fields)

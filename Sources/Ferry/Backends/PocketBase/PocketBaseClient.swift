@@ -30,7 +30,7 @@ public final class PocketBaseClient: Sendable {
     /// How an answer is parsed: as deep as a record a store takes (512 levels) inside a listing
     /// page's few levels. At 64 levels the answer to a deeper record failed, on every sync:
     /// the create that echoes it, and every listing page that holds it.
-    static let answerParsing = JSONParser.Options(maximumDepth: 520, maximumByteCount: 256 << 20)
+    static let answerParsing = JSONParser.Options(maximumDepth: JSONParser.Options.change.maximumDepth, maximumByteCount: 256 << 20)
 
     /// One page of a listing.
     public struct Page: Sendable {

@@ -1,12 +1,6 @@
 /// The shape shared by a segment and a snapshot part: bytes named by their SHA-256, a header
 /// line, then one change per line in the journal's canonical JSON.
 enum HubChangeLines {
-    /// A change line's limits: a journal line's, not the parser's defaults (16 MiB, 512 levels),
-    /// which refused a change whose document was as large (32 MiB) or as deep (512 levels) as a
-    /// store accepts, one level deeper in its line: such a segment read as malformed on every
-    /// replica. The object matched its hash before any line is parsed.
-    static let lineOptions = JSONParser.Options(maximumDepth: 520, maximumByteCount: Int.max)
-
     /// Checks the bytes against `hash`, parses the header, and hands it to `checkHeader` before
     /// decoding the `count` changes that follow.
     /// - Throws: ``HubError/malformed(location:key:reason:)`` naming the key and the line.
@@ -26,8 +20,11 @@ enum HubChangeLines {
         var changes: [Change] = []
         changes.reserveCapacity(count)
         while let line = lines.next() {
+            // With a change's limits: the parser's defaults refused a document as large (32 MiB)
+            // or as deep (512 levels) as a store takes, and the segment read as malformed on every
+            // replica. The object matched its hash before any line is parsed.
             do {
-                guard let fields = try JSONParser.parse(Array(line), options: lineOptions).objectValue else {
+                guard let fields = try JSONParser.parse(Array(line), options: .change).objectValue else {
                     throw bad("line \(changes.count + 2) is not an object")
                 }
                 // Each change's digest is checked by whoever takes it.

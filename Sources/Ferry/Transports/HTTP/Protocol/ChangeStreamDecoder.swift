@@ -66,7 +66,7 @@ public struct ChangeStreamDecoder: Sendable {
         let value: JSONValue
         do {
             value = try line.withUnsafeBytes { (buffer) throws(JSONParseError) -> JSONValue in
-                try JSONParser.parse(buffer, options: JSONParser.Options(maximumDepth: 520, maximumByteCount: Int.max))
+                try JSONParser.parse(buffer, options: .change)
             }
         } catch {
             throw RemoteMessageError("line \(lineNumber): not JSON: \(error)")

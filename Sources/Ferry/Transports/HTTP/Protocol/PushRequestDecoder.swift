@@ -270,7 +270,7 @@ public struct PushRequestDecoder: Sendable {
         token.append(byte)
     }
 
-    private static let parserOptions = JSONParser.Options(maximumDepth: 520, maximumByteCount: Int.max)
+    private static let parserOptions = JSONParser.Options.change
 
     private static func decodeKey(_ bytes: [UInt8]) throws(RemoteMessageError) -> String {
         let value: JSONValue

@@ -18,7 +18,7 @@ public struct RemoteMessageError: Error, Sendable, Equatable, CustomStringConver
     /// Parses a JSON body as an object, or says why it is not one.
     static func object(_ bytes: [UInt8], what: String) throws(RemoteMessageError) -> [String: JSONValue] {
         let value: JSONValue
-        do { value = try JSONParser.parse(bytes, options: JSONParser.Options(maximumDepth: 520, maximumByteCount: Int.max)) } catch {
+        do { value = try JSONParser.parse(bytes, options: .change) } catch {
             throw RemoteMessageError("\(what) is not JSON: \(error)")
         }
         guard case .object(let members) = value else {
