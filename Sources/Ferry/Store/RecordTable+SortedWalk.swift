@@ -1,12 +1,13 @@
 /// Walking one entity's records in sort-key order (`<entity>\t<encoded id>`) without loading
-/// the table: the snapshot's lines of that entity and the delta's, each read a piece at a
-/// time (``SnapshotLineCursor``), merged with the states changed in memory, sorted. A record
-/// in memory wins over the delta's line, which wins over the snapshot's.
+/// the table: the snapshot's lines of that entity, the delta's and the spill's, each read a
+/// piece at a time (``SnapshotLineCursor``), merged with the states changed in memory, sorted.
+/// A record in memory wins over the spill's line, which wins over the delta's, which wins over
+/// the snapshot's.
 extension RecordTable {
     /// A record met by ``forEachRecordInSortOrder(of:_:)``: where its state is.
     enum WalkedRecord {
-        /// A line of the snapshot (with the file stamp confirmed since, if any) or of the
-        /// delta, as it is in `file`, not decoded.
+        /// A line of the snapshot (with the file stamp confirmed since, if any), the delta or
+        /// the spill, as it is in `file`, not decoded.
         case line(ArraySlice<UInt8>, file: SnapshotFile, confirmedStamp: FileStamp?)
         /// A state changed in memory.
         case state(RecordState)
@@ -53,9 +54,9 @@ extension RecordTable {
         inMemory.sort { ByteOrder.precedes($0.sortKey, $1.sortKey) }
         var nextInMemory = 0
         var snapshot = base.map { SnapshotLineCursor(file: $0, entity: entity) }
-        var changed = delta.map { SnapshotLineCursor(file: $0, entity: entity) }
+        var changed = LayeredLineCursor(upper: spill, lower: delta, entity: entity)
         var snapshotLine = snapshot?.next()
-        var changedLine = changed?.next()
+        var changedLine = changed.next()
         var stamps = confirmed.walk()
         let prefixLength = entity.rawValue.utf8.count + 1
         while true {
@@ -67,8 +68,8 @@ extension RecordTable {
             let record: WalkedRecord
             if fromMemory {
                 record = .state(inMemory[nextInMemory].state)
-            } else if fromDelta, let changedLine, let file = delta {
-                record = .line(changedLine.line, file: file, confirmedStamp: nil)
+            } else if fromDelta, let changedLine {
+                record = .line(changedLine.line, file: changedLine.file, confirmedStamp: nil)
             } else if let snapshotLine, let file = base {
                 let stamp = confirmed.isEmpty ? nil : stamps.stamp(forSortKey: snapshotLine.sortKey)
                 record = .line(snapshotLine.line, file: file, confirmedStamp: stamp)
@@ -77,7 +78,7 @@ extension RecordTable {
             }
             guard try body(least.dropFirst(prefixLength), record) else { return }
             if fromMemory { nextInMemory += 1 }
-            if fromDelta { changedLine = changed?.next() }
+            if fromDelta { changedLine = changed.next() }
             if fromSnapshot { snapshotLine = snapshot?.next() }
         }
     }

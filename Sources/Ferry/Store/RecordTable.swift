@@ -1,7 +1,8 @@
 /// The index's records: the snapshot file on disk (read lazily, see ``SnapshotFile``), the delta
-/// file written on top of it by earlier processes (read lazily too), plus the states changed
-/// since, in memory. Reads look in memory first, then in the delta, then in the snapshot;
-/// writes go to memory. It reads like a dictionary from ``RecordKey`` to ``RecordState``.
+/// file written on top of it by earlier processes or merges (read lazily too), during a long run
+/// of writes this process's spill on top of that, plus the states changed since, in memory.
+/// Reads look in memory first, then in the spill, the delta and the snapshot; writes go to
+/// memory. It reads like a dictionary from ``RecordKey`` to ``RecordState``.
 ///
 /// The delta is only decoded whole when the whole table is read or saved, so opening a store
 /// and syncing it costs the same whether the delta holds ten records or ten thousand.
@@ -15,6 +16,12 @@ struct RecordTable: Sequence {
     /// States changed since the snapshot by earlier processes, on disk, looked up like the
     /// snapshot; new snapshot and delta files copy its lines.
     private(set) var delta: SnapshotFile?
+    /// States changed by this process's long run of writes since the delta was written, merged
+    /// out of memory into an unnamed file of the delta's form that no other process reads (see
+    /// ``Store/mergeLevel(_:)``): merging every 16k changes into the delta, which grows to half
+    /// the snapshot, copied the whole delta each time, quadratic in the run's length. Its
+    /// replica numbering extends the delta's.
+    private(set) var spill: SnapshotFile?
     /// States changed in memory since the snapshot (and the delta) were read, or, while a
     /// merge runs, since it started.
     private(set) var overlay: [RecordKey: RecordState] = [:]
@@ -62,6 +69,7 @@ struct RecordTable: Sequence {
     mutating func completeMerge(into snapshot: SnapshotFile, frozen: RecordTable) {
         base = snapshot
         delta = nil
+        spill = nil
         merging = nil
         confirmed = confirmed.subtracting(frozen.confirmed)
     }
@@ -70,8 +78,16 @@ struct RecordTable: Sequence {
     /// states and stamps are in it, so memory keeps only what changed since.
     mutating func completeDeltaMerge(into delta: SnapshotFile, frozen: RecordTable) {
         self.delta = delta
+        spill = nil
         merging = nil
         confirmed = confirmed.subtracting(frozen.confirmed)
+    }
+
+    /// Continues from the spill a merge of `frozen` wrote on top of the same delta: its states
+    /// are in it, so memory keeps only what changed since. (A spill takes no confirmed stamps.)
+    mutating func completeSpillMerge(into spill: SnapshotFile) {
+        self.spill = spill
+        merging = nil
     }
 
     /// Takes back the states handed to a merge that will not be swapped in.
@@ -110,13 +126,17 @@ struct RecordTable: Sequence {
             guard let reopened = delta.reopened() else { return nil }
             copy.delta = reopened
         }
+        if let spill {
+            guard let reopened = spill.reopened() else { return nil }
+            copy.spill = reopened
+        }
         return copy
     }
 
     var isEmpty: Bool { count == 0 }
 
-    /// Why the snapshot or the delta could not be read, when a lookup found it damaged.
-    var damage: String? { delta?.damage ?? base?.damage }
+    /// Why the snapshot, the delta or the spill could not be read, when a lookup found it damaged.
+    var damage: String? { spill?.damage ?? delta?.damage ?? base?.damage }
 
     subscript(key: RecordKey) -> RecordState? {
         get {
@@ -130,7 +150,6 @@ struct RecordTable: Sequence {
         }
     }
 
-    /// Every state changed since the snapshot: the delta's, decoded now, under the in-memory ones.
     /// The state of `key`, like the subscript, for a caller that keeps the answer itself (the
     /// snapshot files do not remember it).
     func state(of key: RecordKey) -> RecordState? {
@@ -138,10 +157,11 @@ struct RecordTable: Sequence {
         return stored(key, remembering: false)
     }
 
-    /// The state of `key` in the files (the delta, then the snapshot, with the stamp
-    /// confirmed since, if any).
+    /// The state of `key` in the files (the spill, the delta, then the snapshot, with the
+    /// stamp confirmed since, if any).
     private func stored(_ key: RecordKey, remembering: Bool = true) -> RecordState? {
         var sortKey: [UInt8]?
+        if let spill, let state = spill.lookup(key, sortKey: &sortKey, remembering: remembering) { return state }
         if let delta, let state = delta.lookup(key, sortKey: &sortKey, remembering: remembering) { return state }
         guard var state = base?.lookup(key, sortKey: &sortKey, remembering: remembering) else { return nil }
         if !confirmed.isEmpty, let stamp = confirmed.stamp(forSortKey: sortKey ?? SnapshotFile.sortKey(key)) {
@@ -150,9 +170,14 @@ struct RecordTable: Sequence {
         return state
     }
 
+    /// Every state changed since the snapshot: the spill's and the delta's, decoded now, under
+    /// the in-memory ones.
     var changes: [RecordKey: RecordState] {
         var all = overlay
         if let merging { all.merge(merging) { newer, _ in newer } }
+        spill?.forEachRecord { key, state in
+            if all[key] == nil { all[key] = state }
+        }
         delta?.forEachRecord { key, state in
             if all[key] == nil { all[key] = state }
         }
@@ -162,15 +187,19 @@ struct RecordTable: Sequence {
     /// About how many records changed since the snapshot, confirmed stamps included (a key
     /// in both the delta and memory counts twice): enough to decide when to merge them into a
     /// new snapshot.
-    var changedCount: Int { inMemoryCount + (delta?.header.recordCount ?? 0) + confirmed.count }
+    var changedCount: Int { inMemoryCount + spilledCount + (delta?.header.recordCount ?? 0) + confirmed.count }
 
-    /// Decodes the delta into memory and drops it: for a delta whose lines a new file could not
-    /// copy as they are (its replica numbering does not extend the snapshot's).
+    /// How many records the spill holds.
+    var spilledCount: Int { spill?.header.recordCount ?? 0 }
+
+    /// Decodes the delta (and the spill) into memory and drops it: for a delta whose lines a new
+    /// file could not copy as they are (its replica numbering does not extend the snapshot's).
     mutating func absorbDelta() {
-        guard delta != nil else { return }
+        guard delta != nil || spill != nil else { return }
         overlay = changes
         merging = nil
         delta = nil
+        spill = nil
     }
 
     /// Every record (base records not changed since, then the changed ones).

@@ -16,20 +16,21 @@ final class SnapshotMerge: @unchecked Sendable {
     let frozen: StoreIndex
     /// Where the new snapshot is written before it is swapped in.
     let stagingPath: String
-    /// The merge writes a new delta (the old delta's lines and the states handed over) for
-    /// `.ferry/index-delta`, not a whole snapshot (see ``Store/mergeSnapshotIfDue()``).
-    let deltaOnly: Bool
+    /// What the merge writes: a whole snapshot for `.ferry/index`, a new delta (the old delta's
+    /// lines, the spill's and the states handed over) for `.ferry/index-delta`, or a new spill
+    /// (see ``Store/mergeLevel(_:)``).
+    let level: IndexFileLevel
     private let condition = NSCondition()
     private var outcome: Result<Void, SystemError>?
 
-    /// Starts writing `frozen` to `stagingPath` on a new thread: a whole snapshot, or with
-    /// `deltaOnly`, a delta on top of the frozen index's snapshot.
-    init(frozen: StoreIndex, stagingPath: String, deltaOnly: Bool = false) {
+    /// Starts writing `frozen` to `stagingPath` on a new thread: a whole snapshot, a delta on
+    /// top of the frozen index's snapshot, or a spill on top of its delta.
+    init(frozen: StoreIndex, stagingPath: String, level: IndexFileLevel = .snapshot) {
         self.frozen = frozen
         self.stagingPath = stagingPath
-        self.deltaOnly = deltaOnly
+        self.level = level
         let thread = Thread { [self] in
-            let result = Result { () throws(SystemError) in try frozen.writeSnapshot(deltaOnly: deltaOnly, toFileAt: stagingPath) }
+            let result = Result { () throws(SystemError) in try frozen.writeSnapshot(level, toFileAt: stagingPath) }
             condition.lock()
             outcome = result
             condition.broadcast()

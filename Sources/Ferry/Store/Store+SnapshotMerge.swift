@@ -3,9 +3,9 @@ extension Store {
     /// since the last merge: ``StoreOptions/mergeInterval`` (64k), whatever the store's size,
     /// so the memory a long run of writes holds stays flat (a quarter of the store, as before,
     /// held 250k changed records in a store of a million: 440 MB for an import, 526 MB for a
-    /// full pull). A merge writes a new delta while the changes are small beside the snapshot,
-    /// and a new snapshot otherwise (``mergesIntoDelta(_:)``), so the snapshot's size grows
-    /// geometrically from one rewrite to the next. The merge runs on another thread
+    /// full pull). A merge writes a new spill, a new delta or a new snapshot, whichever keeps
+    /// the lines a long run rewrites in proportion to its length (``mergeLevel(_:)``). The
+    /// merge runs on another thread
     /// (``SnapshotMerge``); a finished one is swapped in here. If the changes outgrow twice
     /// the interval before the running merge ends, this waits for it, so memory stays bounded.
     func mergeSnapshotIfDue() throws(StoreError) {
@@ -24,22 +24,28 @@ extension Store {
             return
         }
         frozen.records = records
-        snapshotMerge = SnapshotMerge(frozen: frozen, stagingPath: layout.indexMerging, deltaOnly: Self.mergesIntoDelta(records))
+        snapshotMerge = SnapshotMerge(frozen: frozen, stagingPath: layout.indexMerging, level: Self.mergeLevel(records))
     }
 
-    /// Whether a merge of `records` (the states handed over, on the snapshot and delta they
-    /// were read with) writes a new delta instead of a new snapshot: while the delta it makes
-    /// (the old delta's lines, the states and the confirmed stamps) holds at most half as
-    /// many records as the snapshot.
+    /// Which file a merge of `records` (the states handed over, on the files they were read
+    /// with) writes:
+    /// - a new snapshot when the records changed since the snapshot (the delta's, the spill's,
+    ///   the states and the confirmed stamps) are more than half as many as the snapshot's;
+    /// - otherwise a new spill (the old spill's lines and the states), while it holds at most
+    ///   half as many records as the delta;
+    /// - otherwise a new delta (the old delta's lines, the spill's, the states and the stamps).
     ///
     /// Rewriting the whole snapshot at every merge made a long run quadratic: a 333k-record
-    /// import into a store of 667k merged twenty times, rewriting about 17 million lines,
-    /// against two merges at a tenth of the size. A delta merge costs what changed since the
-    /// snapshot; the snapshot is rewritten when the delta reaches half of it, so each rewrite
-    /// finds it half as large again, and a run writes a few lines per record in all.
-    static func mergesIntoDelta(_ records: RecordTable) -> Bool {
-        guard let base = records.base else { return false }
-        return 2 * records.changedCount <= base.header.recordCount
+    /// import into a store of 667k merged twenty times, rewriting about 17 million lines. With
+    /// the snapshot rewritten only when the delta reaches half of it, every merge still copied
+    /// the whole delta: 3.8 million lines for that import (48k at a tenth of the size). The
+    /// spill keeps those copies small: each merge copies the spill, each delta merge folds a
+    /// spill half the delta's size into it, so the delta grows geometrically too, and the same
+    /// import rewrites 1.3 million lines.
+    static func mergeLevel(_ records: RecordTable) -> IndexFileLevel {
+        guard let base = records.base, 2 * records.changedCount <= base.header.recordCount else { return .snapshot }
+        let delta = records.delta?.header.recordCount ?? 0
+        return 2 * (records.spilledCount + records.inMemoryCount) <= delta ? .spill : .delta
     }
 
     /// Waits for a running merge and swaps its snapshot in, keeping in memory only the records
@@ -62,11 +68,29 @@ extension Store {
             index.records.markDamaged(damage)
             return
         }
+        if merge.level == .spill {
+            // Opened and unlinked: no other process reads a spill, and none is left behind.
+            let spill: SnapshotFile?
+            do { spill = try SnapshotFile.open(merge.stagingPath, magic: SnapshotFile.deltaMagic) } catch {
+                try? FileSystem.removeFile(merge.stagingPath)
+                index.records.abandonMerge()
+                return
+            }
+            try? FileSystem.removeFile(merge.stagingPath)
+            guard let spill else {
+                index.records.abandonMerge()
+                return
+            }
+            index.records.completeSpillMerge(into: spill)
+            // The index files on disk are as they were: the next close still writes them.
+            snapshotSequence = merge.frozen.headSequence
+            return
+        }
         // A whole snapshot replaces the snapshot and the delta; a delta only the delta.
-        let (path, magic) = merge.deltaOnly ? (layout.indexDelta, SnapshotFile.deltaMagic) : (layout.index, SnapshotFile.magic)
+        let (path, magic) = merge.level == .delta ? (layout.indexDelta, SnapshotFile.deltaMagic) : (layout.index, SnapshotFile.magic)
         do throws(SystemError) {
             try FileSystem.rename(merge.stagingPath, to: path)
-            if !merge.deltaOnly { try FileSystem.removeFile(layout.indexDelta) }
+            if merge.level == .snapshot { try FileSystem.removeFile(layout.indexDelta) }
         } catch {
             index.records.abandonMerge()
             throw .io(error)
@@ -81,7 +105,7 @@ extension Store {
             return
         }
         let frozen = merge.frozen
-        if merge.deltaOnly {
+        if merge.level == .delta {
             index.records.completeDeltaMerge(into: written, frozen: frozen.records)
         } else {
             index.records.completeMerge(into: written, frozen: frozen.records)

@@ -25,7 +25,8 @@ public final class Store: @unchecked Sendable {
     var journal: Journal
     var index: StoreIndex
     var clock: HybridLogicalClock
-    /// The journal sequence the on-disk index snapshot covers.
+    /// The journal sequence the index snapshot, or the last merge (into a snapshot, the delta or
+    /// a spill), covers: where the next merge's interval starts.
     var snapshotSequence: UInt64 = 0
     /// Whether file stamps changed since the snapshot (a status scan confirmed files).
     var stampsChanged = false
@@ -181,7 +182,7 @@ public final class Store: @unchecked Sendable {
             return
         }
         do {
-            try index.writeSnapshot(deltaOnly: true, toFileAt: layout.indexDelta)
+            try index.writeSnapshot(.delta, toFileAt: layout.indexDelta)
         } catch { throw .io(error) }
         persistedHead = index.headSequence
         stampsChanged = false

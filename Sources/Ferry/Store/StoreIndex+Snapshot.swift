@@ -5,23 +5,25 @@ extension StoreIndex {
     /// The snapshot's bytes; with `deltaOnly`, the delta file's: only the changed records,
     /// applying to the current snapshot. (For tests and small tables; the store streams.)
     func snapshotBytes(deltaOnly: Bool = false) -> [UInt8] {
+        let level: IndexFileLevel = deltaOnly ? .delta : .snapshot
         var sink = SnapshotSink()
-        if let written = try? writeSnapshot(deltaOnly: deltaOnly, to: &sink, lines: nil) {
+        if let written = try? writeSnapshot(level, to: &sink, lines: nil) {
             sink = SnapshotSink()
-            _ = try? writeSnapshot(deltaOnly: deltaOnly, to: &sink, lines: written)
+            _ = try? writeSnapshot(level, to: &sink, lines: written)
         }
         return sink.buffer
     }
 
-    /// Writes the snapshot (or, with `deltaOnly`, the delta) to `path` atomically, streaming:
-    /// memory holds the changed records' sort keys and a buffer, never the whole file.
-    func writeSnapshot(deltaOnly: Bool = false, toFileAt path: String) throws(SystemError) {
+    /// Writes the snapshot (or the delta, or a spill: see ``IndexFileLevel``) to `path`
+    /// atomically, streaming: memory holds the changed records' sort keys and a buffer, never
+    /// the whole file.
+    func writeSnapshot(_ level: IndexFileLevel = .snapshot, toFileAt path: String) throws(SystemError) {
         let temporary = FileSystem.parentPath(of: path) + "/.tmp-" + FileSystem.lastComponent(of: path) + "-\(FileSystem.processID)"
         func attempt(lines: Int?) throws(SystemError) -> Int? {
             let file = try FileDescriptor.open(temporary, .writeOnly, options: [.create, .truncate])
             defer { file.close() }
             var sink = SnapshotSink(file: file)
-            let miscounted = try writeSnapshot(deltaOnly: deltaOnly, to: &sink, lines: lines)
+            let miscounted = try writeSnapshot(level, to: &sink, lines: lines)
             try sink.flush()
             return miscounted
         }
@@ -38,10 +40,11 @@ extension StoreIndex {
     /// Writes the snapshot, announcing `lines` record lines (by default, what the table
     /// counts). Returns `nil` when done, or the number of lines written when that differs
     /// from the announced number; the caller then starts over with that number.
-    private func writeSnapshot(deltaOnly: Bool, to sink: inout SnapshotSink, lines announced: Int?) throws(SystemError) -> Int? {
-        // Replica numbering: the old delta's (which extends the snapshot's), then any new
-        // replicas, so the old files' lines stay valid as they are.
-        var replicaList = records.delta?.header.replicas ?? records.base?.header.replicas ?? []
+    private func writeSnapshot(_ level: IndexFileLevel, to sink: inout SnapshotSink, lines announced: Int?) throws(SystemError) -> Int? {
+        let deltaOnly = level != .snapshot
+        // Replica numbering: the spill's (which extends the delta's, which extends the
+        // snapshot's), then any new replicas, so the old files' lines stay valid as they are.
+        var replicaList = records.spill?.header.replicas ?? records.delta?.header.replicas ?? records.base?.header.replicas ?? []
         var numbers: [ReplicaID: Int] = [:]
         for (offset, replica) in replicaList.enumerated() { numbers[replica] = offset }
         func register(_ replica: ReplicaID) {
@@ -79,7 +82,8 @@ extension StoreIndex {
         // Stamps confirmed for records otherwise as the snapshot has them: a full snapshot
         // patches them into the lines it copies; a delta holds their lines, patched. A state
         // in memory wins over a stamp, and so does the delta's line (see ``PendingLines``).
-        let stamps = records.confirmed.entries
+        // A spill holds none: its lines win over the delta's, which win over a stamp.
+        let stamps = level == .spill ? [] : records.confirmed.entries
         if deltaOnly && !stamps.isEmpty {
             var merged: [(sortKey: [UInt8], change: SnapshotChange)] = []
             merged.reserveCapacity(changed.count + stamps.count)
@@ -98,7 +102,9 @@ extension StoreIndex {
         let number: (ReplicaID) -> Int = { numbers[$0] ?? 0 }
         // A full snapshot has one line per record; a delta one per changed record: the
         // in-memory ones and the old delta's, counted once when in both.
-        let lines = announced ?? (deltaOnly ? PendingLines.count(changed, delta: records.delta) : records.count)
+        // A spill takes in the old spill's lines, not the delta's.
+        let (spill, delta) = (records.spill, level == .spill ? nil : records.delta)
+        let lines = announced ?? (deltaOnly ? PendingLines.count(changed, spill: spill, delta: delta) : records.count)
 
         var header = "\(deltaOnly ? SnapshotFile.deltaMagic : SnapshotFile.magic)\n"
         header += "H\t\(headSequence)\t\(headHash.hex)\t\(latestModification)\n"
@@ -137,12 +143,12 @@ extension StoreIndex {
             } catch { failure = error }
             written += 1
         }
-        var pending = PendingLines(changed: changed, delta: records.delta)
+        var pending = PendingLines(changed: changed, spill: spill, delta: delta)
         func emitPending(through limit: ArraySlice<UInt8>?) -> Bool {
             pending.emit(through: limit) { item in
                 switch item {
                 case .change(let change): emit(change)
-                case .deltaLine(let line): emit(.line(line))
+                case .fileLine(let line): emit(.line(line))
                 }
             }
         }
@@ -162,7 +168,7 @@ extension StoreIndex {
             }
         }
         _ = emitPending(through: nil)
-        pending.checkDeltaWasReadWhole()
+        pending.checkFilesWereReadWhole()
         if let failure { throw failure }
         if written != lines { return written }
         try sink.append(Array("E\t\(lines)\n".utf8))
@@ -234,39 +240,51 @@ extension StoreIndex {
     }
 }
 
+/// Which index file a write makes.
+enum IndexFileLevel: Sendable {
+    /// `.ferry/index`: every record.
+    case snapshot
+    /// `.ferry/index-delta`: the records changed since the snapshot (the spill's among them).
+    case delta
+    /// A process's own file of records changed since the delta (see ``RecordTable/spill``):
+    /// the old spill's lines and the states in memory, in the delta's form.
+    case spill
+}
+
 /// The changed records a snapshot or delta being written takes in sort order: the states and
-/// stamps from memory (sorted) and the old delta's lines, read a piece at a time. On the same
-/// key a state in memory wins over the delta's line, which wins over a confirmed stamp (a
-/// stamp confirms the snapshot's line, which the delta's replaced).
+/// stamps from memory (sorted) and the lines of the spill and of the old delta, read a piece at
+/// a time. On the same key a state in memory wins over the spill's line, which wins over the
+/// delta's, which wins over a confirmed stamp (a stamp confirms the snapshot's line, which the
+/// others replaced).
 struct PendingLines {
-    /// A changed record to write: an entry from memory, or a line of the old delta to copy.
+    /// A changed record to write: an entry from memory, or a line of a file to copy.
     enum Item {
         case change(StoreIndex.SnapshotChange)
-        case deltaLine(ArraySlice<UInt8>)
+        case fileLine(ArraySlice<UInt8>)
     }
 
     private let changed: [(sortKey: [UInt8], change: StoreIndex.SnapshotChange)]
     private var next = 0
-    private let delta: SnapshotFile?
-    private var cursor: SnapshotLineCursor?
-    private var deltaLine: (sortKey: ArraySlice<UInt8>, line: ArraySlice<UInt8>)?
-    private var deltaLinesRead = 0
+    private var cursor: LayeredLineCursor
+    private var fileLine: (sortKey: ArraySlice<UInt8>, line: ArraySlice<UInt8>)?
 
-    init(changed: [(sortKey: [UInt8], change: StoreIndex.SnapshotChange)], delta: SnapshotFile?) {
+    /// - Parameters:
+    ///   - spill: The table's spill, when the file written takes it in.
+    ///   - delta: The table's delta, when the file written takes it in.
+    init(changed: [(sortKey: [UInt8], change: StoreIndex.SnapshotChange)], spill: SnapshotFile?, delta: SnapshotFile?) {
         self.changed = changed
-        self.delta = delta
-        cursor = delta.map { SnapshotLineCursor(file: $0) }
-        advanceDelta()
+        cursor = LayeredLineCursor(upper: spill, lower: delta)
+        advanceFiles()
     }
 
-    /// How many lines `changed` and `delta` make together: a key in both makes one. Reads
-    /// the delta once, without decoding it.
-    static func count(_ changed: [(sortKey: [UInt8], change: StoreIndex.SnapshotChange)], delta: SnapshotFile?) -> Int {
-        guard let delta else { return changed.count }
-        var cursor = SnapshotLineCursor(file: delta)
+    /// How many lines `changed` and the files make together: a key in several makes one.
+    /// Reads the files once, without decoding them.
+    static func count(_ changed: [(sortKey: [UInt8], change: StoreIndex.SnapshotChange)], spill: SnapshotFile?, delta: SnapshotFile?) -> Int {
+        guard spill != nil || delta != nil else { return changed.count }
+        var cursor = LayeredLineCursor(upper: spill, lower: delta)
         var lines = changed.count
         var next = 0
-        while let (sortKey, _) = cursor.next() {
+        while let (sortKey, _, _) = cursor.next() {
             while next < changed.count && ByteOrder.precedes(changed[next].sortKey[...], sortKey) { next += 1 }
             if next < changed.count && ByteOrder.compare(changed[next].sortKey[...], sortKey) == 0 { continue }
             lines += 1
@@ -274,9 +292,8 @@ struct PendingLines {
         return lines
     }
 
-    private mutating func advanceDelta() {
-        deltaLine = cursor?.next()
-        if deltaLine != nil { deltaLinesRead += 1 }
+    private mutating func advanceFiles() {
+        fileLine = cursor.next().map { ($0.sortKey, $0.line) }
     }
 
     /// Hands `body` every pending record whose key precedes `limit` or equals it, in order
@@ -284,9 +301,9 @@ struct PendingLines {
     mutating func emit(through limit: ArraySlice<UInt8>?, _ body: (Item) -> Void) -> Bool {
         while true {
             let fromMemory = next < changed.count ? changed[next].sortKey[...] : nil
-            let fromDelta = deltaLine?.sortKey
+            let fromFiles = fileLine?.sortKey
             let least: ArraySlice<UInt8>
-            switch (fromMemory, fromDelta) {
+            switch (fromMemory, fromFiles) {
             case (nil, nil): return false
             case (let key?, nil), (nil, let key?): least = key
             case (let a?, let b?): least = ByteOrder.compare(a, b) <= 0 ? a : b
@@ -294,25 +311,25 @@ struct PendingLines {
             let order = limit.map { ByteOrder.compare(least, $0) } ?? -1
             if order > 0 { return false }
             let memoryHasIt = fromMemory.map { ByteOrder.compare($0, least) == 0 } ?? false
-            let deltaHasIt = fromDelta.map { ByteOrder.compare($0, least) == 0 } ?? false
-            if memoryHasIt, deltaHasIt, let line = deltaLine?.line, case .confirmedStamp = changed[next].change {
-                body(.deltaLine(line))
+            let filesHaveIt = fromFiles.map { ByteOrder.compare($0, least) == 0 } ?? false
+            if memoryHasIt, filesHaveIt, let line = fileLine?.line, case .confirmedStamp = changed[next].change {
+                body(.fileLine(line))
             } else if memoryHasIt {
                 body(.change(changed[next].change))
-            } else if let line = deltaLine?.line {
-                body(.deltaLine(line))
+            } else if let line = fileLine?.line {
+                body(.fileLine(line))
             }
             if memoryHasIt { next += 1 }
-            if deltaHasIt { advanceDelta() }
+            if filesHaveIt { advanceFiles() }
             if order == 0 { return true }
         }
     }
 
-    /// Marks the delta damaged when it held fewer or more lines than its header says (after
-    /// every line was taken), so the merge is not swapped in.
-    func checkDeltaWasReadWhole() {
-        guard let delta, deltaLine == nil, deltaLinesRead != delta.header.recordCount else { return }
-        delta.markDamaged("\(delta.path): expected \(delta.header.recordCount) records, found \(deltaLinesRead)")
+    /// Marks the spill or the delta damaged when it held fewer or more lines than its header
+    /// says (after every line was taken), so the merge is not swapped in.
+    func checkFilesWereReadWhole() {
+        guard fileLine == nil else { return }
+        cursor.checkFilesWereReadWhole()
     }
 }
 

@@ -34,6 +34,14 @@ import FerryTestSupport
         #expect(Set(try store.ids(of: notes).map(\.rawValue)) == Set(expected.keys))
     }
 
+    /// Writes notes `n<id>` holding `round`, and records them in `expected`.
+    private func writeRound(_ ids: Range<Int>, _ round: Int, to store: Store, expecting expected: inout [String: JSONValue]) throws {
+        try store.write(ids.map { .put(key("n\($0)"), ["round": .integer(Int64(round))]) })
+        for id in ids { expected["n\(id)"] = ["round": .integer(Int64(round))] }
+    }
+
+    private func inode(_ file: String) -> UInt64? { (try? FileSystem.status(file))??.inode }
+
     /// Opened again, the store at `path` has `expected`, its files are as the index says, and
     /// verify finds nothing.
     private func expectReopenedAndVerified(_ path: String, _ expected: [String: JSONValue]) throws {
@@ -87,11 +95,7 @@ import FerryTestSupport
         let directory = try TemporaryDirectory()
         let path = directory.subpath("s")
         var expected: [String: JSONValue] = [:]
-        func write(_ ids: Range<Int>, round: Int, to store: Store) throws {
-            try store.write(ids.map { .put(key("n\($0)"), ["round": .integer(Int64(round))]) })
-            for id in ids { expected["n\(id)"] = ["round": .integer(Int64(round))] }
-        }
-        func inode(_ file: String) -> UInt64? { (try? FileSystem.status(file))??.inode }
+        func write(_ ids: Range<Int>, round: Int, to store: Store) throws { try writeRound(ids, round, to: store, expecting: &expected) }
         do {
             let store = try Store.create(at: path, options: options(interval: 100))
             for start in stride(from: 0, to: 600, by: 50) { try write(start..<start + 50, round: 0, to: store) }
@@ -101,7 +105,7 @@ import FerryTestSupport
             // 100 changes (updates and new records) on 600: a merge into a delta.
             try write(550..<600, round: 1, to: store)
             try write(600..<650, round: 1, to: store)
-            #expect(store.snapshotMerge?.deltaOnly == true)
+            #expect(store.snapshotMerge?.level == .delta)
             try store.finishSnapshotMerge()
             #expect(inode(store.layout.index) == snapshot, "the snapshot is kept")
             #expect(store.index.records.delta?.header.recordCount == 100)
@@ -109,7 +113,7 @@ import FerryTestSupport
             try expectRecords(store, expected)
             // 100 more, half of them in the delta already: 150 changed records, a new delta.
             try write(600..<700, round: 2, to: store)
-            #expect(store.snapshotMerge?.deltaOnly == true)
+            #expect(store.snapshotMerge?.level == .delta)
             try store.finishSnapshotMerge()
             #expect(inode(store.layout.index) == snapshot)
             #expect(store.index.records.delta?.header.recordCount == 150, "a record in memory and the delta makes one line")
@@ -117,7 +121,7 @@ import FerryTestSupport
             // 200 more: 350 changed records, more than half of 600, so a whole new snapshot.
             try write(0..<100, round: 3, to: store)
             try write(700..<800, round: 3, to: store)
-            #expect(store.snapshotMerge?.deltaOnly == false)
+            #expect(store.snapshotMerge?.level == .snapshot)
             try store.finishSnapshotMerge()
             #expect(inode(store.layout.index) != snapshot && !FileSystem.exists(store.layout.indexDelta))
             #expect(store.index.records.base?.header.recordCount == 800)
@@ -129,6 +133,71 @@ import FerryTestSupport
             #expect(try store.status().isClean)
             store.close()
         }
+        try expectReopenedAndVerified(path, expected)
+    }
+
+    /// Once the delta is large, a merge writes the states into a spill of this process's own
+    /// (the old spill's lines and the new states) instead of copying the whole delta, until the
+    /// spill reaches half the delta; then a merge folds spill and states into a new delta.
+    /// Reads, listings in id order, a status scan, the close, a reopened store, and a copy taken
+    /// while a spill was in use (as a crash leaves the store) all see every record.
+    @Test func mergesSpillWhileTheDeltaIsLargeAndFoldTheSpillIn() throws {
+        let directory = try TemporaryDirectory()
+        let path = directory.subpath("s")
+        var expected: [String: JSONValue] = [:]
+        func write(_ ids: Range<Int>, round: Int, to store: Store) throws { try writeRound(ids, round, to: store, expecting: &expected) }
+        let store = try Store.create(at: path, options: options(interval: 100))
+        for start in stride(from: 0, to: 2_000, by: 50) { try write(start..<start + 50, round: 0, to: store) }
+        try store.writeSnapshot()
+        // Two merges into the delta: 200 records changed since the snapshot.
+        try write(0..<100, round: 1, to: store)
+        #expect(store.snapshotMerge?.level == .delta)
+        try store.finishSnapshotMerge()
+        try write(100..<200, round: 1, to: store)
+        #expect(store.snapshotMerge?.level == .delta)
+        try store.finishSnapshotMerge()
+        let delta = inode(store.layout.indexDelta)
+        #expect(store.index.records.delta?.header.recordCount == 200)
+
+        // 100 states, half of the delta's 200: a spill, which leaves the delta as it is.
+        try write(150..<250, round: 2, to: store)
+        #expect(store.snapshotMerge?.level == .spill)
+        try store.finishSnapshotMerge()
+        #expect(store.index.records.spilledCount == 100)
+        #expect(store.index.records.inMemoryCount == 0)
+        #expect(inode(store.layout.indexDelta) == delta, "the delta is not rewritten")
+        #expect(store.index.records.delta?.header.recordCount == 200)
+        #expect(!FileSystem.exists(store.layout.indexMerging), "a spill has no name")
+        try expectRecords(store, expected)
+        let listed = try store.records(of: notes)
+        #expect(listed.count == 2_000)
+        #expect(listed.map(\.id.rawValue) == listed.map(\.id.rawValue).sorted { Array($0.utf8).lexicographicallyPrecedes(Array($1.utf8)) })
+        #expect(Dictionary(uniqueKeysWithValues: listed.map { ($0.id.rawValue, $0.document) }) == expected)
+
+        // A copy now holds the snapshot and the delta, not the spill: it replays the rest.
+        let copy = directory.subpath("cut-off")
+        try FileManager.default.copyItem(atPath: path, toPath: copy)
+        try FileSystem.removeFile(copy + "/.ferry/lock")
+        try expectReopenedAndVerified(copy, expected)
+
+        // The spill and 100 more states are 200, more than half the delta: a new delta.
+        try write(240..<340, round: 3, to: store)
+        #expect(store.snapshotMerge?.level == .delta)
+        try store.finishSnapshotMerge()
+        #expect(store.index.records.spilledCount == 0)
+        #expect(store.index.records.delta?.header.recordCount == 340, "a record in several files makes one line")
+        try expectRecords(store, expected)
+
+        // A spill again, then writes left in memory: the close folds both into the delta.
+        try write(400..<500, round: 4, to: store)
+        #expect(store.snapshotMerge?.level == .spill)
+        try store.finishSnapshotMerge()
+        try write(450..<480, round: 5, to: store)
+        #expect(store.index.records.spilledCount == 100)
+        try expectRecords(store, expected)
+        // (A scan confirms stamps, which count as changes: the next merge would be a snapshot.)
+        #expect(try store.status().isClean)
+        store.close()
         try expectReopenedAndVerified(path, expected)
     }
 
@@ -156,7 +225,7 @@ import FerryTestSupport
         // 100 writes, 30 of them over records in the delta: a merge into a new delta.
         try store.write((30..<130).map { .put(key("n\($0)"), ["round": 2]) })
         for id in 30..<130 { expected["n\(id)"] = ["round": 2] }
-        #expect(store.snapshotMerge?.deltaOnly == true)
+        #expect(store.snapshotMerge?.level == .delta)
         try store.finishSnapshotMerge()
         #expect(!delta.isLoaded && delta.damage == nil, "the old delta was never loaded")
         let next = try #require(store.index.records.delta)
