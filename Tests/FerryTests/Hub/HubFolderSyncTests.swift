@@ -329,6 +329,29 @@ import FerryTestSupport
         #expect(try ReplicaState(a) == ReplicaState(b))
     }
 
+    /// A segment that matches its hash but cannot be read (here its head counts one change more
+    /// than it holds) holds exactly what its writer wrote and will never become readable: the
+    /// sync fails, naming it, and applies nothing, where a segment that has not fully arrived is
+    /// left for the next sync with a note (above).
+    @Test func aSegmentThatMatchesItsHashButCannotBeReadFailsTheSync() async throws {
+        let directory = try TemporaryDirectory()
+        let hub = try await makeHub(directory)
+        let a = try makeStore(directory, "a")
+        let b = try makeStore(directory, "b")
+        for n in 0..<3 { try a.put(["n": .integer(Int64(n))], entity: Self.notes, id: RecordID("a\(n)")) }
+        _ = try await sync(a, hub)
+        let headPath = hub + "/" + HubHead.key(of: a.replicaID)
+        let head = String(decoding: try FileSystem.readFile(headPath), as: UTF8.self)
+        let count = try #require(head.range(of: #""changes":3"#), "\(head)")
+        try Array(head.replacingCharacters(in: count, with: #""changes":4"#).utf8).write(to: headPath)
+        await #expect {
+            _ = try await sync(b, hub)
+        } throws: { error in
+            "\(error)".contains("segments/\(a.replicaID.rawValue)/") && "\(error)".contains("does not match its head")
+        }
+        #expect(b.recordCount == 0)
+    }
+
     @Test func aCopiedStoreWritingTheSameHeadIsStopped() async throws {
         let directory = try TemporaryDirectory()
         let hub = try await makeHub(directory)

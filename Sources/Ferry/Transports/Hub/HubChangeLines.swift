@@ -3,13 +3,15 @@
 enum HubChangeLines {
     /// Checks the bytes against `hash`, parses the header, and hands it to `checkHeader` before
     /// decoding the `count` changes that follow.
-    /// - Throws: ``HubError/malformed(location:key:reason:)`` naming the key and the line.
+    /// - Throws: ``HubError/incomplete(location:key:)`` when the bytes do not match `hash`;
+    ///   ``HubError/malformed(location:key:reason:)`` naming the key and the line when they do
+    ///   but cannot be read.
     static func decode(
         _ bytes: [UInt8], hash: SHA256Digest, count: Int, key: String, location: String,
         checkHeader: (JSONValue) throws(HubError) -> Void
     ) throws(HubError) -> [Change] {
         func bad(_ reason: String) -> HubError { .malformed(location: location, key: key, reason: reason) }
-        guard SHA256.hash(bytes) == hash else { throw bad("its content does not match its hash (incomplete or altered)") }
+        guard SHA256.hash(bytes) == hash else { throw .incomplete(location: location, key: key) }
         var lines = bytes.split(separator: UInt8(ascii: "\n"), omittingEmptySubsequences: true).makeIterator()
         guard let headerLine = lines.next() else { throw bad("empty") }
         let header: JSONValue

@@ -259,7 +259,7 @@ public struct HubCompactor: Sendable {
                 guard let bytes = try await storage.get(key)?.bytes else { throw refuse("\(key) vanished while it was being read; run again") }
                 let decoded: [Change]
                 do { decoded = try HubSegment.decode(bytes, expected: segment, replica: replica, key: key, location: storage.location).changes } catch {
-                    throw refuse("\(key) is incomplete or altered (\(error)); compact again once it has fully arrived, or run 'ferry verify'")
+                    throw refuse("\(key) cannot be read (\(error)); compact again once it has fully arrived, or run 'ferry verify'")
                 }
                 for change in decoded {
                     try check(change, at: key)

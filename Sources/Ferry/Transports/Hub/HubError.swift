@@ -12,6 +12,9 @@ public enum HubError: Error, Sendable, Equatable, CustomStringConvertible {
     case notEmpty(location: String, example: String)
     /// An object the hub depends on could not be read as what it should be.
     case malformed(location: String, key: String, reason: String)
+    /// An object whose bytes do not match the hash that names it: not fully arrived yet (a
+    /// cloud drive still copying it), or altered since it was written.
+    case incomplete(location: String, key: String)
     /// Another writer uses this replica's head: the store folder was copied.
     case foreignHeadWrite(location: String, replica: ReplicaID)
     /// The storage refused or failed a request (one line: bucket, key, status, code).
@@ -38,6 +41,8 @@ public enum HubError: Error, Sendable, Equatable, CustomStringConvertible {
             return "\(location) already holds other things (\(example)); a hub needs an empty folder or prefix of its own"
         case .malformed(let location, let key, let reason):
             return "\(location): \(key) is not a valid hub object: \(reason)"
+        case .incomplete(let location, let key):
+            return "\(location): \(key) does not match its hash (incomplete or altered)"
         case .foreignHeadWrite(let location, let replica):
             return "\(location): the head of replica \(replica.short) was written by someone else since this store last wrote it: "
                 + "this store folder was copied (run 'ferry reidentify' on the copy)"

@@ -50,8 +50,9 @@ public enum HubSegment {
 
     /// Decodes a segment, checking it against the head's description.
     /// - Returns: the changes and the hash of the previous segment the header names.
-    /// - Throws: ``HubError/malformed(location:key:reason:)`` when the bytes are not that segment
-    ///   (a copy not yet complete has the wrong hash: the caller treats it as not arrived).
+    /// - Throws: ``HubError/incomplete(location:key:)`` when the bytes do not match the hash (a
+    ///   copy not yet complete: the caller treats it as not arrived);
+    ///   ``HubError/malformed(location:key:reason:)`` when they do but are not that segment.
     public static func decode(
         _ bytes: [UInt8], expected segment: HubHead.Segment, replica: ReplicaID, key: String, location: String
     ) throws(HubError) -> (changes: [Change], previous: SHA256Digest) {

@@ -263,8 +263,13 @@ public final class HubTransport: SyncTransport, @unchecked Sendable {
             do {
                 let decoded = try HubSegment.decode(bytes, expected: segment, replica: replica, key: key, location: storage.location)
                 for change in decoded.changes { reading.offer(change, into: &batch) }
+            } catch .incomplete {
+                collectedNotes.append("\(name) does not match its hash yet (incomplete or altered); its changes are left for the next sync")
             } catch {
-                collectedNotes.append("\(name) is incomplete or altered (\(error)); its changes are left for the next sync")
+                // It matches its hash, so it holds exactly what its writer wrote: waiting will
+                // not make it readable, and a note with exit 0 let its changes go missing
+                // unnoticed on every sync (as a record over 16 MiB once made them).
+                throw .hub(error)
             }
         }
         let reached = reading.reached
