@@ -32,35 +32,22 @@ struct LayeredLineCursor {
     /// The next record's line, its sort key and the file it is in (which numbers its
     /// replicas); `nil` after the last.
     mutating func next() -> (sortKey: ArraySlice<UInt8>, line: ArraySlice<UInt8>, file: SnapshotFile)? {
+        let fromUpper: Bool
         switch (upperLine, lowerLine) {
         case (nil, nil):
             return nil
-        case (let top?, nil):
-            return takeUpper(top)
-        case (nil, let bottom?):
-            return takeLower(bottom)
+        case (_?, nil):
+            fromUpper = true
+        case (nil, _?):
+            fromUpper = false
         case (let top?, let bottom?):
             let order = ByteOrder.compare(top.sortKey, bottom.sortKey)
-            if order > 0 { return takeLower(bottom) }
             if order == 0 { advanceLower() }
-            return takeUpper(top)
+            fromUpper = order <= 0
         }
-    }
-
-    private mutating func takeUpper(
-        _ line: (sortKey: ArraySlice<UInt8>, line: ArraySlice<UInt8>)
-    ) -> (sortKey: ArraySlice<UInt8>, line: ArraySlice<UInt8>, file: SnapshotFile)? {
-        guard let file = upper?.file else { return nil }
-        advanceUpper()
-        return (line.sortKey, line.line, file)
-    }
-
-    private mutating func takeLower(
-        _ line: (sortKey: ArraySlice<UInt8>, line: ArraySlice<UInt8>)
-    ) -> (sortKey: ArraySlice<UInt8>, line: ArraySlice<UInt8>, file: SnapshotFile)? {
-        guard let file = lower?.file else { return nil }
-        advanceLower()
-        return (line.sortKey, line.line, file)
+        guard let taken = fromUpper ? upperLine : lowerLine, let file = (fromUpper ? upper : lower)?.file else { return nil }
+        if fromUpper { advanceUpper() } else { advanceLower() }
+        return (taken.sortKey, taken.line, file)
     }
 
     private mutating func advanceUpper() {

@@ -175,11 +175,10 @@ struct RecordTable: Sequence {
     var changes: [RecordKey: RecordState] {
         var all = overlay
         if let merging { all.merge(merging) { newer, _ in newer } }
-        spill?.forEachRecord { key, state in
-            if all[key] == nil { all[key] = state }
-        }
-        delta?.forEachRecord { key, state in
-            if all[key] == nil { all[key] = state }
+        for file in [spill, delta] {
+            file?.forEachRecord { key, state in
+                if all[key] == nil { all[key] = state }
+            }
         }
         return all
     }
