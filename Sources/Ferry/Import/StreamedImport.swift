@@ -67,7 +67,7 @@ struct StreamedImport {
                     fingerprints[fingerprint] = first
                 }
             }
-            let plan = try self.plan(conversion, now: now) { id in remaining.remove(id) != nil }
+            let plan = try self.plan(conversion, now: now) { id, _ in remaining.remove(id) != nil }
             try checkHandEdits(overwrittenBy: plan.writes, into: &report)
             counts.inserted += plan.counts.inserted
             counts.updated += plan.counts.updated
@@ -127,7 +127,7 @@ struct StreamedImport {
             try forEachBatch { items, firstIndex throws(ImportError) in
                 let conversion = try RecordConverter.convert(
                     items, firstIndex: firstIndex, entity: entity, schema: schema, keys: options.keys) { _, _ in }
-                try write(try self.plan(conversion, now: now) { id throws(ImportError) in try self.isInScope(id, now: now) }.writes)
+                try write(try self.plan(conversion, now: now) { id, state throws(ImportError) in try self.isInScope(id, state: state, now: now) }.writes)
             }
         }
         var start = 0
@@ -239,28 +239,21 @@ struct StreamedImport {
         let ids = store.index.records.liveIDs(of: entity)
         guard options.scope != nil else { return Set(ids) }
         var kept: Set<RecordID> = []
-        for id in ids where try isInScope(id, now: now) { kept.insert(id) }
+        for id in ids where try isInScope(id, state: store.index.records[RecordKey(entity: entity, id: id)], now: now) { kept.insert(id) }
         return kept
     }
 
-    /// Whether the stored record `id` is live and matches `--scope`.
-    private func isInScope(_ id: RecordID, now: Int64) throws(ImportError) -> Bool {
-        let key = RecordKey(entity: entity, id: id)
-        guard let state = store.index.records[key], state.isLive else { return false }
+    /// Whether the stored record `id`, whose state is `state`, is live and matches `--scope`.
+    private func isInScope(_ id: RecordID, state: RecordState?, now: Int64) throws(ImportError) -> Bool {
+        guard let state, state.isLive else { return false }
         guard let scope = options.scope else { return true }
-        return scope.matches(.object(try storedDocument(key) ?? [:]), now: now)
+        return scope.matches(.object(try storedDocument(RecordKey(entity: entity, id: id), state: state) ?? [:]), now: now)
     }
 
-    /// The stored document of a live record.
-    private func storedDocument(_ key: RecordKey) throws(ImportError) -> [String: JSONValue]? {
-        guard let state = store.index.records[key], state.isLive else { return nil }
+    /// The stored document of a live record whose state is `state`.
+    private func storedDocument(_ key: RecordKey, state: RecordState?) throws(ImportError) -> [String: JSONValue]? {
+        guard let state, state.isLive else { return nil }
         do { return try store.currentDocument(key, state: state).objectValue ?? [:] } catch { throw .store(error) }
-    }
-
-    /// The content hash of a live stored record.
-    private func storedHash(_ key: RecordKey) -> SHA256Digest? {
-        guard let state = store.index.records[key], state.isLive else { return nil }
-        return state.winner.contentHash
     }
 
     // MARK: Comparing
@@ -268,20 +261,27 @@ struct StreamedImport {
     /// What the items of `conversion` do, as ``Importer`` decides it for an entity without
     /// links: unchanged (by content hash, else by merging), updated, inserted or withheld;
     /// every document checked against the store's limits.
-    /// - Parameter inScope: whether an item's stored record is a candidate for update.
+    /// Each item's stored state is looked up once (in a store too large to hold its index in
+    /// memory, a lookup that misses costs a search of up to three index files).
+    /// - Parameter inScope: whether an item's stored record (id and state) is a candidate for
+    ///   update.
     private func plan(
-        _ conversion: ImportConversion, now: Int64, inScope: (RecordID) throws(ImportError) -> Bool
+        _ conversion: ImportConversion, now: Int64, inScope: (RecordID, RecordState?) throws(ImportError) -> Bool
     ) throws(ImportError) -> BatchPlan {
         var plan = BatchPlan()
         plan.skipped = conversion.skipped
+        var states: [RecordState?] = []
+        states.reserveCapacity(conversion.items.count)
         var scoped = [Bool](repeating: false, count: conversion.items.count)
         var hashed: [Int] = []
         var storedHashes: [SHA256Digest] = []
         for (position, item) in conversion.items.enumerated() {
-            scoped[position] = try inScope(item.id)
-            guard scoped[position], let hash = storedHash(RecordKey(entity: entity, id: item.id)) else { continue }
+            let state = store.index.records[RecordKey(entity: entity, id: item.id)]
+            states.append(state)
+            scoped[position] = try inScope(item.id, state)
+            guard scoped[position], let state, state.isLive else { continue }
             hashed.append(position)
-            storedHashes.append(hash)
+            storedHashes.append(state.winner.contentHash)
         }
         let itemHashes = ImportDocuments.contentHashes(of: hashed.map { conversion.items[$0].members })
         var identical = [Bool](repeating: false, count: conversion.items.count)
@@ -296,8 +296,9 @@ struct StreamedImport {
                 continue
             }
             let members: [String: JSONValue]
+            let state = states[position]
             if scoped[position] {
-                let stored = try storedDocument(key) ?? [:]
+                let stored = try storedDocument(key, state: state) ?? [:]
                 let (merged, changed) = ImportDiffPlan.merge(item.members, into: stored)
                 if changed.isEmpty {
                     plan.counts.unchanged += 1
@@ -315,24 +316,27 @@ struct StreamedImport {
                 }
                 members = item.members
             }
-            try add(key, members: members, origin: ImportOrigin(index: item.index, keyPath: ""), to: &plan)
+            try add(key, stored: state, members: members, origin: ImportOrigin(index: item.index, keyPath: ""), to: &plan)
         }
         return plan
     }
 
     /// Checks a put as ``Importer/finish(_:conversion:)`` does and adds it to `plan`.
-    private func add(_ key: RecordKey, members: [String: JSONValue], origin: ImportOrigin, to plan: inout BatchPlan) throws(ImportError) {
+    /// - Parameter stored: the record's state in the store.
+    private func add(
+        _ key: RecordKey, stored state: RecordState?, members: [String: JSONValue], origin: ImportOrigin, to plan: inout BatchPlan
+    ) throws(ImportError) {
         let document = JSONValue.object(ImportDocuments.withoutNulls(members))
         let limits = store.options
         if let problem = ImportDocuments.problem(in: document, maximumDepth: limits.maximumDepth, maximumBytes: limits.maximumDocumentBytes) {
             throw origin.error(.invalidDocument(reason: "\(key) \(problem)"))
         }
-        if let storedHash = storedHash(key) {
-            if SHA256.hash(document.canonicalBytes()) == storedHash {
+        if let state, state.isLive {
+            if SHA256.hash(document.canonicalBytes()) == state.winner.contentHash {
                 plan.counts.unchanged += 1
                 return
             }
-            let stored = try storedDocument(key) ?? [:]
+            let stored = try storedDocument(key, state: state) ?? [:]
             let new = document.objectValue ?? [:]
             let changed = Set(stored.keys).union(new.keys).filter { stored[$0] != new[$0] }
                 .sorted { $0.utf8.lexicographicallyPrecedes($1.utf8) }
