@@ -16,6 +16,8 @@ import Foundation
 /// each figure the median run's time with the highest peak memory of the runs.
 /// Opt-in (`--scale N`): at 1M it takes about 40 minutes and 50 GB of disk.
 func scaleBenchmarks(scale: Int, baseline: Int, workDirectory: String, ferry: String) throws -> [BenchmarkRow] {
+    // Nothing times the cleanup of earlier work (see ``DiskQuiet``).
+    DiskQuiet().wait()
     let small = try ScaleRun(records: baseline, workDirectory: workDirectory, ferry: ferry)
     guard scale != baseline else { return small.rows(against: nil) }
     // The larger run starts on a machine that holds nothing of the smaller one: its files
@@ -212,7 +214,8 @@ struct ScaleRun {
     /// a third of its samples in that scan, `perf`). So the wait is the full 361 s.
     ///
     /// Nothing is removed within a run: on this disk (ext4 without a journal, mounted with
-    /// `discard`) removing a million files takes nearly two minutes and slows what follows.
+    /// `discard`) removing a million files takes nearly two minutes and slows what follows,
+    /// and its discards can go on past the 361 s: the wait ends when the disk is quiet too.
     static func release(_ path: String) {
         guard (try? FileSystem.status(path)) != nil else { return }
         FileHandle.standardError.write(Data("  removing \(FileSystem.lastComponent(of: path)) (untimed)\n".utf8))
@@ -220,6 +223,7 @@ struct ScaleRun {
         sync()
         FileHandle.standardError.write(Data("  waiting 361 s for the file system to reuse the freed inodes\n".utf8))
         sleep(361)
+        DiskQuiet().wait()
     }
 
     static func check(_ outcome: MeasuredProcess.Outcome, _ command: String, expecting status: Int32 = 0) throws {
