@@ -30,14 +30,14 @@ struct DiskQuiet {
         var found = false
         for name in names where FileManager.default.fileExists(atPath: "/sys/block/\(name)/device") {
             guard let text = try? String(contentsOfFile: "/sys/block/\(name)/stat", encoding: .utf8) else { continue }
-            // Fields (Documentation/block/stat.rst): 7 sectors written, 9 in flight,
-            // 15 sectors discarded (kernels from 4.18).
+            // Fields, counted from 1 (Documentation/block/stat.rst): 7 sectors written,
+            // 9 in flight, 14 sectors discarded (kernels from 4.18).
             let fields = text.split(separator: " ").compactMap { UInt64($0) }
             guard fields.count >= 11 else { continue }
             found = true
             reading.sectorsWritten += fields[6]
             reading.inFlight += fields[8]
-            if fields.count >= 15 { reading.sectorsDiscarded += fields[14] }
+            if fields.count >= 14 { reading.sectorsDiscarded += fields[13] }
         }
         return found ? reading : nil
     }
