@@ -1,4 +1,3 @@
-import Ferry
 import Foundation
 
 /// Waits for the machine's disks to go quiet before a timed scale run.
