@@ -61,12 +61,9 @@ struct ScaleRun {
             var copies: [MeasuredProcess.Outcome] = []
             var onDisk: [Double] = []
             for run in 0..<max(1, runs) {
-                sync()
-                let command = arguments(run)
-                let copy = try MeasuredProcess.run(program, command)
-                try ScaleRun.check(copy, FileSystem.lastComponent(of: program) + " " + command.joined(separator: " "))
+                let (copy, copyOnDisk) = try ScaleRun.timedRun(program, arguments(run), untilOnDisk: true)
                 copies.append(copy)
-                onDisk.append(copy.seconds + Measure.seconds { sync() })
+                onDisk.append(copyOnDisk ?? copy.seconds)
             }
             outcome = copies.sorted { $0.seconds < $1.seconds }[copies.count / 2]
             onDiskSeconds = Measure.median(onDisk)
@@ -112,15 +109,7 @@ struct ScaleRun {
         ) throws {
             var outcomes: [(outcome: MeasuredProcess.Outcome, onDisk: Double?)] = []
             for run in 0..<max(1, repeats) {
-                let command = try arguments(run)
-                // Each run starts with the disk's write-back queue empty and the peak-memory
-                // measurement reset (a spawned child starts from this process's high-water mark).
-                sync()
-                Measure.resetPeakMemory()
-                let outcome = try MeasuredProcess.run(ferry, command)
-                try ScaleRun.check(outcome, "ferry " + command.joined(separator: " "), expecting: exitStatus)
-                let onDisk = untilOnDisk ? outcome.seconds + Measure.seconds { sync() } : nil
-                outcomes.append((outcome, onDisk))
+                outcomes.append(try ScaleRun.timedRun(ferry, arguments(run), expecting: exitStatus, untilOnDisk: untilOnDisk))
             }
             var outcome = outcomes.map(\.outcome).sorted { $0.seconds < $1.seconds }[outcomes.count / 2]
             outcome.peakMemoryMiB = outcomes.map(\.outcome.peakMemoryMiB).max() ?? outcome.peakMemoryMiB
@@ -259,6 +248,20 @@ struct ScaleRun {
         FileHandle.standardError.write(Data("  waiting 361 s for the file system to reuse the freed inodes\n".utf8))
         sleep(361)
         DiskQuiet().wait()
+    }
+
+    /// One timed run of `program`: from an empty write-back queue and with the peak-memory
+    /// measurement reset (a spawned child starts from this process's high-water mark), checked
+    /// for `status`, and with `untilOnDisk`, followed by a timed `sync(2)` (the run's time
+    /// until its writes are on disk).
+    static func timedRun(
+        _ program: String, _ arguments: [String], expecting status: Int32 = 0, untilOnDisk: Bool
+    ) throws -> (outcome: MeasuredProcess.Outcome, onDisk: Double?) {
+        sync()
+        Measure.resetPeakMemory()
+        let outcome = try MeasuredProcess.run(program, arguments)
+        try check(outcome, FileSystem.lastComponent(of: program) + " " + arguments.joined(separator: " "), expecting: status)
+        return (outcome, untilOnDisk ? outcome.seconds + Measure.seconds { sync() } : nil)
     }
 
     static func check(_ outcome: MeasuredProcess.Outcome, _ command: String, expecting status: Int32 = 0) throws {
