@@ -14,8 +14,8 @@ import Foundation
 /// scale is larger than the baseline. Every command but `compact` (which changes the store it is
 /// timed on) is run five times at the baseline (up to 200k records), three times above it up to
 /// a million records, once beyond (the import and the full pull each into a store of its own);
-/// a command that only reads the store runs five times up to a million, after an untimed
-/// warm-up run. Each figure is the median run's time with the highest peak memory of the runs.
+/// a command that only reads the store runs five times up to a million, after a warm-up
+/// run that is not counted. Each figure is the median run's time with the highest peak memory of the runs.
 /// Opt-in (`--scale N`): at 1M it takes about 55 minutes and 50 GB of disk.
 func scaleBenchmarks(scale: Int, baseline: Int, workDirectory: String, ferry: String) throws -> [BenchmarkRow] {
     // Nothing times the cleanup of earlier work (see ``DiskQuiet``).
@@ -42,7 +42,7 @@ struct ScaleRun {
         var memoryGrowth: Double
         /// The runs of which this is the median.
         var runs = 1
-        /// The untimed warm-up run's time, for a step that only reads the store.
+        /// The warm-up run's time (not counted), for a step that only reads the store.
         var warmUpSeconds: Double?
         /// For a step that writes the store: the median run's time until its writes were on
         /// disk (the process, then `sync(2)`), in seconds.
@@ -99,13 +99,13 @@ struct ScaleRun {
         // shortest, so the noisiest (the 100k import took 1.19 s to 1.97 s within one run of
         // this benchmark), and they are the denominator of every ratio: five cost a minute.
         let runs = records <= 200_000 ? 5 : records <= 1_000_000 ? 3 : 1
-        // A step that only reads the store runs five times up to a million records, after one
-        // untimed warm-up run. At 1M the run's nine stores (the imports' and the pulls' own, and
+        // A step that only reads the store runs five times up to a million records, after a
+        // warm-up run that is not counted. At 1M the run's nine stores (the imports' and the pulls' own, and
         // rsync's copies) hold about twice this machine's memory, at 100k a tenth of it: a first
         // run read the 1M store back from disk after the other stores' writes had pushed it out
         // of the page cache (verify 31.6 s, then 15.9 and 18.8), and the 100k one from memory,
         // so its ratio compared a disk with a cache. After the warm-up both scales read from
-        // memory; the warm-up's time is printed on stderr.
+        // memory; the warm-up's time is printed on stderr and in the row's note.
         let readRuns = records <= 1_000_000 ? 5 : 1
 
         /// Runs a step `repeats` times (`arguments` gives each run's command line) and keeps
@@ -134,14 +134,14 @@ struct ScaleRun {
             FileHandle.standardError.write(
                 Data(String(format: "  %@ at %d: %.1f s (CPU %.1f s), %.0f MB%@%@\n", name, records, outcome.seconds, outcome.cpuSeconds, outcome.peakMemoryMiB, disk, runs).utf8))
         }
-        /// A step that reads the store: one untimed warm-up run, then `readRuns` timed ones
+        /// A step that reads the store: one warm-up run (not counted), then `readRuns` timed ones
         /// (the median steadies the ratios between the two scales, which a single short run at
         /// 100k made noisy).
         func measure(
             _ name: String, _ arguments: [String], seconds: Double? = nil, memoryMB: Double? = nil, growth: Double, exitStatus: Int32 = 0
         ) throws {
             let warmUp = try ScaleRun.timedRun(ferry, arguments, expecting: exitStatus, untilOnDisk: false).outcome
-            FileHandle.standardError.write(Data(String(format: "  %@ at %d: warm-up run %.1f s (untimed)\n", name, records, warmUp.seconds).utf8))
+            FileHandle.standardError.write(Data(String(format: "  %@ at %d: warm-up run %.1f s (not counted)\n", name, records, warmUp.seconds).utf8))
             try measure(name, seconds: seconds, memoryMB: memoryMB, growth: growth, exitStatus: exitStatus, repeats: readRuns) { _ in arguments }
             steps[steps.count - 1].warmUpSeconds = warmUp.seconds
         }
