@@ -44,6 +44,8 @@ struct ScaleRun {
         var runs = 1
         /// The warm-up run's time (not counted), for a step that only reads the store.
         var warmUpSeconds: Double?
+        /// Whether the page cache was dropped before the warm-up run.
+        var droppedPageCache = false
         /// For a step that writes the store: the median run's time until its writes were on
         /// disk (the process, then `sync(2)`), in seconds.
         var onDiskSeconds: Double?
@@ -104,8 +106,10 @@ struct ScaleRun {
         // rsync's copies) hold about twice this machine's memory, at 100k a tenth of it: a first
         // run read the 1M store back from disk after the other stores' writes had pushed it out
         // of the page cache (verify 31.6 s, then 15.9 and 18.8), and the 100k one from memory,
-        // so its ratio compared a disk with a cache. After the warm-up both scales read from
-        // memory; the warm-up's time is printed on stderr and in the row's note.
+        // so its ratio compared a disk with a cache. Where it may (as root), the benchmark first
+        // drops the page cache (``dropPageCache()``), so neither scale's runs reclaim memory
+        // the other stores fill; after the warm-up both scales read from memory. The warm-up's
+        // time is printed on stderr and in the row's note.
         let readRuns = records <= 1_000_000 ? 5 : 1
 
         /// Runs a step `repeats` times (`arguments` gives each run's command line) and keeps
@@ -140,10 +144,13 @@ struct ScaleRun {
         func measure(
             _ name: String, _ arguments: [String], seconds: Double? = nil, memoryMB: Double? = nil, growth: Double, exitStatus: Int32 = 0
         ) throws {
+            let dropped = ScaleRun.dropPageCache()
             let warmUp = try ScaleRun.timedRun(ferry, arguments, expecting: exitStatus, untilOnDisk: false).outcome
-            FileHandle.standardError.write(Data(String(format: "  %@ at %d: warm-up run %.1f s (not counted)\n", name, records, warmUp.seconds).utf8))
+            FileHandle.standardError.write(
+                Data(String(format: "  %@ at %d: %@warm-up run %.1f s (not counted)\n", name, records, dropped ? "page cache dropped, " : "", warmUp.seconds).utf8))
             try measure(name, seconds: seconds, memoryMB: memoryMB, growth: growth, exitStatus: exitStatus, repeats: readRuns) { _ in arguments }
             steps[steps.count - 1].warmUpSeconds = warmUp.seconds
+            steps[steps.count - 1].droppedPageCache = dropped
         }
 
         // Three entities, imported one at a time; the last one (into the fullest store) counts.
@@ -278,6 +285,21 @@ struct ScaleRun {
         return (outcome, untilOnDisk ? outcome.seconds + Measure.seconds { sync() } : nil)
     }
 
+    /// Writes back and drops the page cache and the cached inodes and names
+    /// (`/proc/sys/vm/drop_caches`), so that a read step starts from the same memory at both
+    /// scales; `false` where this process may not (not root, or not Linux), and nothing is
+    /// dropped.
+    ///
+    /// Without it, a 1M read step ran with the page cache full of the run's other stores and
+    /// the kernel reclaiming it on the other core, which the 100k run never does: by hand, the
+    /// same 333k export took 10.7–12.7 s of user time in six runs and up to 14.5 s right after
+    /// 25 GB of other files were read. The warm-up run that follows reads the store back in.
+    static func dropPageCache() -> Bool {
+        sync()
+        guard let file = try? FileDescriptor.open("/proc/sys/vm/drop_caches", .writeOnly) else { return false }
+        return (try? file.closeAfter { () throws(SystemError) in try file.writeAll(Array("3\n".utf8)) }) != nil
+    }
+
     static func check(_ outcome: MeasuredProcess.Outcome, _ command: String, expecting status: Int32 = 0) throws {
         guard outcome.status == status else { throw BenchError("\(command) exited \(outcome.status), not \(status)") }
     }
@@ -317,7 +339,10 @@ struct ScaleRun {
                 }
             }
             if step.runs > 1 { note += (note.isEmpty ? "" : "; ") + "median of \(step.runs) runs" }
-            if let warmUp = step.warmUpSeconds { note += (note.isEmpty ? "" : "; ") + "after a warm-up run of " + Format.seconds(warmUp) }
+            if let warmUp = step.warmUpSeconds {
+                note += (note.isEmpty ? "" : "; ") + (step.droppedPageCache ? "after dropping the page cache and " : "after ")
+                    + "a warm-up run of " + Format.seconds(warmUp)
+            }
             if step.name.hasPrefix("full pull"), let rsync {
                 targets.append("≤ 1.3x rsync")
                 met = met && step.outcome.seconds <= 1.3 * rsync.outcome.seconds
