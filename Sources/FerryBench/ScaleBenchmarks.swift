@@ -15,8 +15,9 @@ import Foundation
 /// timed on) is run five times at the baseline (up to 200k records), three times above it up to
 /// a million records, once beyond (the import and the full pull each into a store of its own);
 /// a command that only reads the store runs five times up to a million, after a warm-up
-/// run that is not counted. Each figure is the median run's time with the highest peak memory of the runs.
-/// Opt-in (`--scale N`): at 1M it takes about 55 minutes and 50 GB of disk.
+/// run that is not counted. Each figure is the median run's time with the highest peak memory
+/// of the runs.
+/// Opt-in (`--scale N`): at 1M it takes about 75 minutes (the cold warm-up runs take 15 of them) and 50 GB of disk.
 func scaleBenchmarks(scale: Int, baseline: Int, workDirectory: String, ferry: String) throws -> [BenchmarkRow] {
     // Nothing times the cleanup of earlier work (see ``DiskQuiet``).
     DiskQuiet().wait()
@@ -102,8 +103,9 @@ struct ScaleRun {
         // this benchmark), and they are the denominator of every ratio: five cost a minute.
         let runs = records <= 200_000 ? 5 : records <= 1_000_000 ? 3 : 1
         // A step that only reads the store runs five times up to a million records, after a
-        // warm-up run that is not counted. At 1M the run's nine stores (the imports' and the pulls' own, and
-        // rsync's copies) hold about twice this machine's memory, at 100k a tenth of it: a first
+        // warm-up run that is not counted. At 1M the run's nine stores (the imports' and the
+        // pulls' own, and rsync's copies) hold about twice this machine's memory, at 100k a
+        // tenth of it: a first
         // run read the 1M store back from disk after the other stores' writes had pushed it out
         // of the page cache (verify 31.6 s, then 15.9 and 18.8), and the 100k one from memory,
         // so its ratio compared a disk with a cache. Where it may (as root), the benchmark first
