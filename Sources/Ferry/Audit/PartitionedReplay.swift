@@ -2,8 +2,9 @@
 /// ``ReplaySpill``: the replay, one partition of records at a time, and the checks that need
 /// it. For each partition it replays the entries up to the index's head and compares them with
 /// the index's lines of that partition, replays the rest, then checks that partition's record
-/// files. Memory holds one partition's ``ReplayTable`` (about 80 bytes a record of it),
-/// whatever the store's size.
+/// files (read beforehand, in the order they lie on disk, by ``RecordFileCheck``). Memory
+/// holds one partition's ``ReplayTable`` (about 80 bytes a record of it), whatever the
+/// store's size.
 struct PartitionedReplay {
     let layout: StoreLayout
     let scan: JournalScan
@@ -11,9 +12,11 @@ struct PartitionedReplay {
     /// Whether record files are checked (not when the journal was tampered with: its replay
     /// proves nothing about them).
     let checksRecordFiles: Bool
-    /// Called after each chunk of live records' files with the number checked and about how
-    /// many there are (the index's count, until the replay knows better).
+    /// Called as the record files are read, before the replay, with the number read and the
+    /// number listed.
     var progress: ((_ done: Int, _ total: Int) -> Void)?
+    /// How the record files are read (tests lower the batch and watch the order).
+    var fileReading = RecordFileCheck.Reading()
 
     /// What the replay found.
     struct Outcome {
@@ -43,12 +46,12 @@ struct PartitionedReplay {
         }
         var recordIndexFindings: [VerificationFinding] = []
 
-        let recordFiles = RecordFileCheck(layout: layout, scan: scan, chain: chain)
+        let recordFiles = RecordFileCheck(layout: layout, scan: scan, chain: chain, reading: fileReading)
         let hasRecordsFolder = FileSystem.isDirectory(layout.records)
-        if checksRecordFiles && hasRecordsFolder { outcome.recordFileFindings += recordFiles.spillFileNames(into: spill) }
+        if checksRecordFiles && hasRecordsFolder {
+            outcome.recordFileFindings += recordFiles.readRecordFiles(into: spill, progress: progress)
+        }
         let expectedRecords = files.map { $0.delta?.totalRecords ?? $0.snapshot.recordCount } ?? 0
-        let expectedLive = files.map { ($0.delta ?? $0.snapshot).liveCounts.values.reduce(0, +) } ?? 0
-        var checked = 0
 
         for partition in 0..<partitioning.count {
             var table = ReplayTable(lineNumbers: lineNumbers, expectedCount: expectedRecords / partitioning.count)
@@ -78,10 +81,7 @@ struct PartitionedReplay {
             outcome.liveRecordCount += table.liveRecordCount
             outcome.mostRecordsHeld = max(outcome.mostRecordsHeld, table.count)
             if checksRecordFiles && hasRecordsFolder {
-                outcome.recordFileFindings += recordFiles.check(table, partition: partition, spill: spill) { count in
-                    checked += count
-                    progress?(checked, max(checked, expectedLive))
-                }
+                outcome.recordFileFindings += recordFiles.check(table, partition: partition, spill: spill)
             }
             spill.discard(partition)
         }

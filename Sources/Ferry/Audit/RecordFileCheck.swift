@@ -6,83 +6,51 @@
 /// version of the same record that Ferry wrote: then a crash came between the journal append
 /// and the file update, and opening the store repairs it.
 ///
-/// Works one partition of records at a time (see ``ReplaySpill``): the folders are listed
-/// once (names only, streamed), each name that could be a record's sent to its record's
-/// partition; then each partition's live records' files are opened by their expected paths, a
-/// chunk at a time spread over the cores, and the partition's names no live record accounts for
-/// are looked up in its replay. Nothing per record is kept but findings.
+/// Works one partition of records at a time (see ``ReplaySpill``): first the folders are
+/// listed and every record file read, in the order the files lie on disk, its name and
+/// fingerprint sent to its record's partition (``readRecordFiles(into:progress:)``); then each
+/// partition's names are looked up in its replay, and the few files whose fingerprints do not
+/// settle the matter are read again. Nothing per record is kept but findings.
 struct RecordFileCheck {
     let layout: StoreLayout
     let scan: JournalScan
     let chain: JournalChainAnalysis.Result
-
-    /// Records checked together on the cores.
-    static let chunkSize = 8192
+    /// How the record files are read before the replay.
+    var reading = Reading()
 
     /// How a record file is parsed when its bytes are not the ones Ferry wrote: as large and
     /// as deep as a store accepts by default.
     static let parsing = StoreOptions().recordFileParsing
 
-    /// Lists the files under `records/`, sending each that names a record to its partition of
-    /// `spill`; returns the findings about the others (not entity folders, not regular files,
-    /// not record file names).
-    func spillFileNames(into spill: ReplaySpill) -> [VerificationFinding] {
+    /// Checks the files of one partition's records, from the names and fingerprints
+    /// ``readRecordFiles(into:progress:)`` sent to it: a live record's file whose fingerprint
+    /// is its winner's is done; every other live record's file is read again and compared in
+    /// full (spread over the cores), as are the names no live record accounts for; then the
+    /// conflict files of its conflicted records.
+    func check(_ replay: ReplayTable, partition: Int, spill: ReplaySpill) -> [VerificationFinding] {
         var findings: [VerificationFinding] = []
-        for entityFolder in (try? FileSystem.contents(ofDirectory: layout.records)) ?? [] {
-            let folderPath = "records/" + entityFolder.name
-            guard entityFolder.kind == .directory, let entity = try? EntityName(entityFolder.name) else {
-                findings.append(
-                    VerificationFinding(
-                        kind: .unexpectedRecordFile, path: folderPath,
-                        message: "unexpected: not an entity folder (records/<Entity>/<id>.json)"))
-                continue
-            }
-            RecordFileWalker.forEach(under: layout.records + "/" + entityFolder.name) { file in
-                let path = folderPath + "/" + file.relativePath
-                guard file.kind == .regular else {
-                    findings.append(VerificationFinding(kind: .unexpectedRecordFile, path: path, message: "unexpected: not a regular file"))
-                    return
-                }
-                guard let id = RecordFileName.id(fromRelativePath: file.relativePath) else {
-                    findings.append(VerificationFinding(kind: .unexpectedRecordFile, path: path, message: "unexpected: not a record file name"))
-                    return
-                }
-                spill.addFileName(entity: entity, id: id, relativePath: file.relativePath)
-            }
-        }
-        return findings
-    }
-
-    /// Checks the files of one partition's records: every live record's file, the partition's
-    /// names from ``spillFileNames(into:)`` that no live record accounts for, and the conflict
-    /// files of its conflicted records.
-    ///
-    /// - Parameter checked: Called after each chunk of live records with the number checked.
-    func check(
-        _ replay: ReplayTable, partition: Int, spill: ReplaySpill, checked: (Int) -> Void
-    ) -> [VerificationFinding] {
-        var findings: [VerificationFinding] = []
-        var start = 0
-        while start < replay.count {
-            let end = min(replay.count, start + Self.chunkSize)
-            let first = start
-            let results = ParallelWork.map(count: end - start, minimumChunk: 256) { [self] offset -> VerificationFinding? in
-                let index = first + offset
-                guard replay.slots[index].flags.contains(.live) else { return nil }
-                return checkLive(index, in: replay)
-            }
-            findings += results.compactMap { $0 }
-            checked((start..<end).filter { replay.slots[$0].flags.contains(.live) }.count)
-            start = end
-        }
+        var matched = [Bool](repeating: false, count: replay.count)
         spill.forEachFileName(in: partition) { name in
-            // A live record's file (its canonical path) was checked above.
             guard let id = RecordFileName.id(fromRelativePath: name.relativePath) else { return }
             let key = RecordKey(entity: name.entity, id: id)
-            if let index = replay.index(of: key), replay.slots[index].flags.contains(.live) { return }
+            if let index = replay.index(of: key), replay.slots[index].flags.contains(.live) {
+                // Another name of a live record (not its canonical path) is left alone; the
+                // canonical one matches, or it is read again below.
+                if let fingerprint = name.fingerprint, let expected = replay.expectedFile(at: index), fingerprint == expected,
+                    name.relativePath == RecordFileName.relativePath(for: id)
+                {
+                    matched[index] = true
+                }
+                return
+            }
             let path = "records/" + name.entity.rawValue + "/" + name.relativePath
             findings.append(checkUnaccounted(key, path: path, in: replay))
         }
+        let unmatched = replay.slots.indices.filter { replay.slots[$0].flags.contains(.live) && !matched[$0] }
+        let results = ParallelWork.map(count: unmatched.count, minimumChunk: 256) { [self] offset -> VerificationFinding? in
+            checkLive(unmatched[offset], in: replay)
+        }
+        findings += results.compactMap { $0 }
         for (index, state) in replay.complex where state.isLive && state.versions.count > 1 {
             let key = replay.key(at: index)
             for loser in state.losers where !loser.isDelete {

@@ -6,6 +6,8 @@ enum RecordFileWalker {
         var relativePath: String
         /// What kind of file it is (from the directory listing).
         var kind: FileStatus.Kind
+        /// Its inode number (from the directory listing).
+        var inode: UInt64 = 0
     }
 
     /// Every regular file under `root`, relative to it, sorted by UTF-8 bytes; temporary files
@@ -24,19 +26,20 @@ enum RecordFileWalker {
     }
 
     /// Calls `body` with every entry under `root` but folders (which are entered), relative
-    /// to it, in directory order, holding no listing; `.tmp-…` files are left out.
+    /// to it, with its inode number, in directory order, holding no listing; `.tmp-…` files
+    /// are left out.
     static func forEach(under root: String, _ body: (File) -> Void) {
         forEach(root, prefix: "", body)
     }
 
     private static func forEach(_ directory: String, prefix: String, _ body: (File) -> Void) {
         var folders: [String] = []
-        try? FileSystem.forEachEntry(ofDirectory: directory) { entry in
+        try? FileSystem.forEachEntryAndInode(ofDirectory: directory) { entry, inode in
             if entry.name.hasPrefix(".tmp-") { return }
             if entry.kind == .directory {
                 folders.append(entry.name)
             } else {
-                body(File(relativePath: prefix + entry.name, kind: entry.kind))
+                body(File(relativePath: prefix + entry.name, kind: entry.kind, inode: inode))
             }
         }
         for folder in folders { forEach(directory + "/" + folder, prefix: prefix + folder + "/", body) }

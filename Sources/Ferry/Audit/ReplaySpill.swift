@@ -30,6 +30,9 @@ final class ReplaySpill: @unchecked Sendable {
     struct FileName {
         var entity: EntityName
         var relativePath: String
+        /// The fingerprint of the file's bytes when they were read (``FileFingerprint/init(compacting:)``);
+        /// `nil` when they could not be read or fingerprinted.
+        var fingerprint: FileFingerprint?
     }
 
     /// - Parameter partitions: The number of partitions (the records expected, divided by
@@ -117,12 +120,16 @@ final class ReplaySpill: @unchecked Sendable {
 
     // MARK: Record file names
 
-    /// Adds the name of a file under `records/<entity>/` that names record `id`.
-    func addFileName(entity: EntityName, id: RecordID, relativePath: String) {
+    /// Adds the name of a file under `records/<entity>/` that names record `id`, with the
+    /// fingerprint of its bytes when they were read.
+    func addFileName(entity: EntityName, id: RecordID, relativePath: String, fingerprint: FileFingerprint?) {
         let partition = partitioning.partition(of: RecordKey(entity: entity, id: id))
         let number = UInt32(entities.number(of: entity))
         names.append(to: partition) { bytes in
             bytes.appendLittleEndian(number)
+            bytes.append(fingerprint == nil ? 0 : 1)
+            bytes.appendLittleEndian(UInt64(fingerprint?.count ?? 0))
+            bytes.appendLittleEndian(UInt64(bitPattern: Int64(fingerprint?.hash ?? 0)))
             bytes += relativePath.utf8
         }
     }
@@ -132,7 +139,13 @@ final class ReplaySpill: @unchecked Sendable {
         names.forEachRecord(in: partition) { raw in
             var reader = LittleEndianReader(raw)
             let entity = entities[Int(reader.uint32())]
-            body(FileName(entity: entity, relativePath: reader.rest()))
+            let hasFingerprint = reader.byte() == 1
+            let count = Int(truncatingIfNeeded: reader.uint64())
+            let hash = Int(truncatingIfNeeded: reader.uint64())
+            body(
+                FileName(
+                    entity: entity, relativePath: reader.rest(),
+                    fingerprint: hasFingerprint ? FileFingerprint(count: count, hash: hash) : nil))
         }
     }
 
