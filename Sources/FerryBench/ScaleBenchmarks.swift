@@ -15,9 +15,11 @@ import Foundation
 /// timed on) is run five times at the baseline (up to 200k records), three times above it up to
 /// a million records, once beyond (the import and the full pull each into a store of its own);
 /// a command that only reads the store runs five times up to a million, after a warm-up
-/// run that is not counted. Each figure is the median run's time with the highest peak memory
-/// of the runs.
-/// Opt-in (`--scale N`): at 1M it takes about 75 minutes (the cold warm-up runs take 15 of them) and 50 GB of disk.
+/// run that is not counted; the full pull, `rsync -a` and `compact` start with the store read
+/// back into the page cache (``ScaleRun/readBack(_:ferry:)``). Each figure is the median run's
+/// time with the highest peak memory of the runs.
+/// Opt-in (`--scale N`): at 1M it takes about 80 minutes (the cold warm-up and read-back runs
+/// take about 15 of them) and 50 GB of disk.
 func scaleBenchmarks(scale: Int, baseline: Int, workDirectory: String, ferry: String) throws -> [BenchmarkRow] {
     // Nothing times the cleanup of earlier work (see ``DiskQuiet``).
     DiskQuiet().wait()
@@ -47,6 +49,10 @@ struct ScaleRun {
         var warmUpSeconds: Double?
         /// Whether the page cache was dropped before the warm-up run.
         var droppedPageCache = false
+        /// For a step that reads the store to write another (the full pull) or rewrites it
+        /// (compact): the untimed `ferry verify` that read the store back into the page cache
+        /// after it was dropped, in seconds.
+        var readBackSeconds: Double?
         /// For a step that writes the store: the median run's time until its writes were on
         /// disk (the process, then `sync(2)`), in seconds.
         var onDiskSeconds: Double?
@@ -60,6 +66,9 @@ struct ScaleRun {
         /// The median run's time until on disk (the copy, then `sync(2)`), in seconds.
         var onDiskSeconds: Double
         var runs: Int
+        /// The untimed `ferry verify` that read the store back in after the page cache was
+        /// dropped, in seconds (see ``ScaleRun/readBack(_:ferry:)``).
+        var readBackSeconds: Double?
 
         /// Runs `program` `runs` times (`arguments` gives each run's command line), each from
         /// an empty write-back queue and followed by a timed `sync(2)`.
@@ -184,15 +193,20 @@ struct ScaleRun {
         try measure("status (nothing changed)", ["status", store], seconds: 2, memoryMB: 300, growth: 1.5)
         try measure("list one entity", ["list", store, ScaleData.entities[1]], memoryMB: 300, growth: 1.5)
         try measure("log (whole journal)", ["log", store], growth: 1.2)
-        // Each pull goes into an empty store of its own.
+        // Each pull goes into an empty store of its own, from a source read back into the
+        // page cache at both scales (``readBack(_:ferry:)``); so does each `rsync -a` copy.
         let pulled = root + "/pulled"
+        let pullReadBack = try ScaleRun.readBack(store, ferry: ferry)
         try measure("full pull into an empty store", memoryMB: 300, growth: 1.5, repeats: runs, untilOnDisk: true) { run in
             let destination = run == 0 ? pulled : pulled + "-\(run + 1)"
             try ScaleRun.check(MeasuredProcess.run(ferry, ["init", destination]), "ferry init")
             return ["sync", destination, store]
         }
+        steps[steps.count - 1].readBackSeconds = pullReadBack
         if let program = MeasuredProcess.find("rsync") {
+            let readBack = try ScaleRun.readBack(store, ferry: ferry)
             rsync = try ToolCopy(program, runs: runs) { run in ["-a", store + "/", root + "/rsync-\(run + 1)/"] }
+            rsync?.readBackSeconds = readBack
         }
         // Three records differ (one added, one changed, one deleted on the pulled side): two
         // identical replicas would answer from their heads alone.
@@ -210,7 +224,12 @@ struct ScaleRun {
         }
         // The whole history archived, then verified as one chain with the kept versions.
         // compact keeps the sorted positions of the current versions (8 bytes each): an index.
-        try measure("compact --keep 0", memoryMB: 250, growth: 1.5, repeats: 1) { _ in ["compact", store, "--keep", "0"] }
+        // It runs after the pulls' and rsync's copies have filled the 1M run's page cache (a
+        // run of it took 34.5 s there, 26.4 s in another): the store is read back in first, as
+        // for the pull, and it is timed until on disk too (it writes the archive).
+        let compactReadBack = try ScaleRun.readBack(store, ferry: ferry)
+        try measure("compact --keep 0", memoryMB: 250, growth: 1.5, repeats: 1, untilOnDisk: true) { _ in ["compact", store, "--keep", "0"] }
+        steps[steps.count - 1].readBackSeconds = compactReadBack
         try measure("verify, compacted", ["verify", store], seconds: 30, memoryMB: 250, growth: 1.2)
         // The import's files written again by `cp -a`: how this machine's cost of creating them
         // grows from one scale to the other without Ferry (on this VM the first touch of memory
@@ -287,6 +306,22 @@ struct ScaleRun {
         return (outcome, untilOnDisk ? outcome.seconds + Measure.seconds { sync() } : nil)
     }
 
+    /// Drops the page cache (``dropPageCache()``) and reads the store at `path` back in with an
+    /// untimed `ferry verify` (every record file, the journal and the index), so that a step
+    /// that reads the store to write another starts from the same memory at both scales: the
+    /// store alone in the page cache, nobody reclaiming. Without it the 1M run's first full
+    /// pull read its source from disk and the 100k one's from memory (run A of session 39:
+    /// 115.6 s, then 91.2 and 85.6). Returns the verify's time, `nil` where nothing could be
+    /// dropped (nothing is read then either).
+    static func readBack(_ path: String, ferry: String) throws -> Double? {
+        guard dropPageCache() else { return nil }
+        let outcome = try MeasuredProcess.run(ferry, ["verify", path])
+        try check(outcome, "ferry verify " + path)
+        FileHandle.standardError.write(
+            Data(String(format: "  page cache dropped, %@ read back in by ferry verify in %.1f s (untimed)\n", FileSystem.lastComponent(of: path), outcome.seconds).utf8))
+        return outcome.seconds
+    }
+
     /// Writes back and drops the page cache and the cached inodes and names
     /// (`/proc/sys/vm/drop_caches`), so that a read step starts from the same memory at both
     /// scales; `false` where this process may not (not root, or not Linux), and nothing is
@@ -345,6 +380,9 @@ struct ScaleRun {
                 note += (note.isEmpty ? "" : "; ") + (step.droppedPageCache ? "after dropping the page cache and " : "after ")
                     + "a warm-up run of " + Format.seconds(warmUp)
             }
+            if let readBack = step.readBackSeconds {
+                note += (note.isEmpty ? "" : "; ") + "after dropping the page cache and reading the store back in (ferry verify, " + Format.seconds(readBack) + ")"
+            }
             if step.name.hasPrefix("full pull"), let rsync {
                 targets.append("≤ 1.3x rsync")
                 met = met && step.outcome.seconds <= 1.3 * rsync.outcome.seconds
@@ -375,6 +413,7 @@ struct ScaleRun {
                     format: "no Ferry; %.1fx time of %@; until on disk %.2f s, %.1fx", copy.outcome.seconds / max(before.outcome.seconds, 1e-9),
                     ScaleData.short(smaller?.records ?? 0), copy.onDiskSeconds, copy.onDiskSeconds / max(before.onDiskSeconds, 1e-9))
             }
+            if let readBack = copy.readBackSeconds { note += "; after reading the store back in (" + Format.seconds(readBack) + ")" }
             rows.append(
                 BenchmarkRow(
                     name: "scale: " + name, scale: records, value: String(format: "%.2f s %4.0f MB", copy.outcome.seconds, copy.outcome.peakMemoryMiB),

@@ -54,7 +54,7 @@ while let argument = arguments.first {
             """
             usage: ferry-bench [--scales 10000,100000] [--only store,sync,remote,hub,backend,audit,import,writes] [--keep]
                    ferry-bench --scale 1000000 [--history 10000x50]   every command at 100k and at N records (opt-in;
-                                                                      at 1M: about 75 minutes and 50 GB of disk)
+                                                                      at 1M: about 80 minutes and 50 GB of disk)
                    ferry-bench --history 10000x50                     a long history's full pull beside its single-version twin
             """)
         exit(0)
