@@ -1,8 +1,8 @@
 extension RecordFileCheck {
     /// How ``readRecordFiles(into:progress:)`` reads.
     struct Reading: Sendable {
-        /// The record files a range of inode numbers holds, on average (tests lower it): they
-        /// are read together, sorted, up to four times as many where the numbers bunch up.
+        /// The record files a range of inode numbers holds, about (tests lower it): they are
+        /// read together, sorted.
         var batchSize = 32_768
         /// Reads one file (tests watch the order).
         var read: @Sendable (String) -> FileContent = RecordFileCheck.read
@@ -19,9 +19,10 @@ extension RecordFileCheck {
     /// (64 times as long as a hundred thousand), where an export of the same store, reading
     /// its files in the order they were written, took 57 s. Here the names go to a temporary
     /// file with their inode numbers (from the listing, no `stat`), then into ranges of inode
-    /// numbers of about ``Reading/batchSize`` files each; each range is sorted and read in that
-    /// order, on every core, which reads the inode tables and mostly the files in the order
-    /// they lie on disk. Memory holds one range's names.
+    /// numbers of about ``Reading/batchSize`` files each (``InodeRanges``); each range is
+    /// sorted and read in that order, on every core, which reads the inode tables and mostly
+    /// the files in the order they lie on disk. Memory holds one range's names, whatever the
+    /// number of files.
     ///
     /// A name whose file could not be read or fingerprinted goes without a fingerprint, and
     /// ``check(_:partition:spill:)`` reads it again where it needs it.
@@ -67,47 +68,53 @@ extension RecordFileCheck {
         guard total > 0 else { return findings }
 
         let batchSize = max(1, reading.batchSize)
-        let ranges = SpillPartitions(count: (total + batchSize - 1) / batchSize)
-        let width = (highest - lowest) / UInt64(ranges.count) + 1
+        var histogram = InodeRanges.Histogram(lowest: lowest, highest: highest)
         listing.forEachRecord(in: 0) { raw in
             var reader = LittleEndianReader(raw)
-            let inode = min(max(reader.uint64(), lowest), highest)
-            ranges.append(to: Int((inode - lowest) / width)) { $0 += raw }
+            histogram.count(reader.uint64())
+        }
+        let inodeRanges = InodeRanges(histogram, filesPerRange: batchSize)
+        let ranges = SpillPartitions(count: inodeRanges.count, bufferLimit: 4 << 10)
+        listing.forEachRecord(in: 0) { raw in
+            var reader = LittleEndianReader(raw)
+            ranges.append(to: inodeRanges.range(of: reader.uint64())) { $0 += raw }
         }
         listing.discard(0)
 
         let read = reading.read
         let folders = entities.values.map { layout.records + "/" + $0.rawValue + "/" }
-        var batch: [(inode: UInt64, entity: UInt32, relativePath: String)] = []
+        typealias Listed = (inode: UInt64, entity: UInt32, relativePath: String)
         var done = 0
-        func readBatch() {
-            batch.sort { $0.inode < $1.inode }
-            let sorted = batch
+        func readInOrder(_ batch: [Listed]) {
+            let sorted = batch.sorted { $0.inode < $1.inode }
             let fingerprints = ParallelWork.map(count: sorted.count, minimumChunk: 256) { index -> FileFingerprint? in
                 let listed = sorted[index]
                 guard case .bytes(let bytes) = read(folders[Int(listed.entity)] + listed.relativePath) else { return nil }
                 return FileFingerprint(compacting: bytes)
             }
-            for (listed, fingerprint) in zip(batch, fingerprints) {
+            for (listed, fingerprint) in zip(sorted, fingerprints) {
                 guard let id = RecordFileName.id(fromRelativePath: listed.relativePath) else { continue }
                 spill.addFileName(
                     entity: entities[Int(listed.entity)], id: id, relativePath: listed.relativePath, fingerprint: fingerprint)
             }
-            done += batch.count
+            done += sorted.count
             progress?(done, total)
-            batch.removeAll(keepingCapacity: true)
         }
         for range in 0..<ranges.count {
+            var batch: [Listed] = []
             ranges.forEachRecord(in: range) { raw in
                 var reader = LittleEndianReader(raw)
                 let inode = reader.uint64()
                 let entity = reader.uint32()
                 batch.append((inode, entity, reader.rest()))
-                // A range holds about a batch, up to a few where the inode numbers bunch up;
-                // past that its files are read a few batches at a time.
-                if batch.count >= 4 * batchSize { readBatch() }
+                // A range holds about a batch; one whose numbers bunch up in a single bin of
+                // the histogram is read a few batches at a time.
+                if batch.count >= 2 * batchSize {
+                    readInOrder(batch)
+                    batch = []
+                }
             }
-            if !batch.isEmpty { readBatch() }
+            if !batch.isEmpty { readInOrder(batch) }
             ranges.discard(range)
         }
         return findings
