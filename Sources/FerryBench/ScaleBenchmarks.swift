@@ -114,10 +114,9 @@ struct ScaleRun {
         // A step that only reads the store runs five times up to a million records, after a
         // warm-up run that is not counted. At 1M the run's nine stores (the imports' and the
         // pulls' own, and rsync's copies) hold about twice this machine's memory, at 100k a
-        // tenth of it: a first
-        // run read the 1M store back from disk after the other stores' writes had pushed it out
-        // of the page cache (verify 31.6 s, then 15.9 and 18.8), and the 100k one from memory,
-        // so its ratio compared a disk with a cache. Where it may (as root), the benchmark first
+        // tenth of it: a first run read the 1M store back from disk after the other stores'
+        // writes had pushed it out of the page cache (verify 31.6 s, then 15.9 and 18.8), and
+        // the 100k one from memory, so its ratio compared a disk with a cache. Where it may (as root), the benchmark first
         // drops the page cache (``dropPageCache()``), so neither scale's runs reclaim memory
         // the other stores fill; after the warm-up both scales read from memory. The warm-up's
         // time is printed on stderr and in the row's note.

@@ -7,7 +7,7 @@ enum RecordFileWalker {
         /// What kind of file it is (from the directory listing).
         var kind: FileStatus.Kind
         /// Its inode number (from the directory listing).
-        var inode: UInt64 = 0
+        var inode: UInt64
     }
 
     /// Every regular file under `root`, relative to it, sorted by UTF-8 bytes; temporary files
@@ -21,7 +21,7 @@ enum RecordFileWalker {
     /// order, from the listings alone (no `stat` per file); `.tmp-…` files are left out.
     static func names(under root: String) -> [File] {
         var result: [File] = []
-        walk(root, prefix: "", into: &result)
+        forEach(under: root) { result.append($0) }
         return result
     }
 
@@ -43,18 +43,5 @@ enum RecordFileWalker {
             }
         }
         for folder in folders { forEach(directory + "/" + folder, prefix: prefix + folder + "/", body) }
-    }
-
-    private static func walk(_ directory: String, prefix: String, into result: inout [File]) {
-        guard let entries = try? FileSystem.contents(ofDirectory: directory) else { return }
-        for entry in entries {
-            if entry.name.hasPrefix(".tmp-") { continue }
-            let relative = prefix + entry.name
-            if entry.kind == .directory {
-                walk(directory + "/" + entry.name, prefix: relative + "/", into: &result)
-            } else {
-                result.append(File(relativePath: relative, kind: entry.kind))
-            }
-        }
     }
 }
