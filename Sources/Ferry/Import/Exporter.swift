@@ -9,7 +9,8 @@ struct Exporter {
     let schema: Schema?
     let options: ExportOptions
     private var documents: [RecordKey: [String: JSONValue]] = [:]
-    private var backLinkIndexes: [ImportBatch.BackLinkIndexKey: [String: [RecordID]]] = [:]
+    /// The children of derived to-manys, read once per entity and member.
+    private let backLinks: BackLinkIndex
 
     /// The deepest chain of inline records written.
     static let maximumNesting = 32
@@ -18,6 +19,7 @@ struct Exporter {
         self.store = store
         self.schema = schema
         self.options = options
+        backLinks = BackLinkIndex(store: store)
     }
 
     // MARK: Reading
@@ -59,17 +61,7 @@ struct Exporter {
                 let inverse = target.relationship(named: inverseName),
                 case .id(let backLink) = schema.linkStorage(of: inverse, in: target)
             else { return [] }
-            let indexKey = ImportBatch.BackLinkIndexKey(entity: relationship.target, key: backLink)
-            if backLinkIndexes[indexKey] == nil {
-                var index: [String: [RecordID]] = [:]
-                for record in try records(of: relationship.target) {
-                    if let parent = record.document[backLink].flatMap(ImportBatch.linkID) {
-                        index[parent.rawValue, default: []].append(record.id)
-                    }
-                }
-                backLinkIndexes[indexKey] = index
-            }
-            return backLinkIndexes[indexKey]?[key.id.rawValue] ?? []
+            return try backLinks.children(of: key.id, in: relationship.target, member: backLink)
         }
     }
 

@@ -32,7 +32,7 @@ extension ImportBatch {
         case .inverse:
             guard let inverse = inverse(of: relationship), case .id(let backLink) = inverse.storage else { return [] }
             var children: [RecordID] = []
-            for child in try backLinks(in: relationship.target, key: backLink)[key.id.rawValue] ?? [] {
+            for child in try backLinks(to: key.id, in: relationship.target, key: backLink) {
                 // The stored back-link may have been changed by this batch.
                 let childKey = RecordKey(entity: relationship.target, id: child)
                 if let current = try current(childKey), current[backLink].flatMap(Self.linkID) == key.id {
@@ -65,6 +65,9 @@ extension ImportBatch {
         let inverse = inverse(of: relationship)
         for removed in before where !listed.contains(removed) {
             let key = RecordKey(entity: relationship.target, id: removed)
+            // Whether it is named decides between delete and unlink: a streamed import's parts
+            // must agree on it, so it counts as read even when it is only withheld.
+            touches?.reads.insert(key)
             if link.isNested, relationship.kind == .toMany, !named.contains(key) {
                 if operations.contains(.delete) {
                     try delete(key, origin: link.origin)

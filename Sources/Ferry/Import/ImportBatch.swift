@@ -34,12 +34,10 @@ struct ImportBatch {
     private var storedDocuments: [RecordKey: [String: JSONValue]] = [:]
     /// The live records of the imported entity and their content hashes, read in one pass.
     private var prefetchedHashes: (entity: EntityName, hashes: [RecordID: SHA256Digest])?
-    private var backLinkIndexes: [BackLinkIndexKey: [String: [RecordID]]] = [:]
-
-    struct BackLinkIndexKey: Hashable {
-        var entity: EntityName
-        var key: String
-    }
+    /// The children of derived to-manys, read once (shared by a streamed import's parts).
+    var backLinkIndex: BackLinkIndex?
+    /// Where the batch's reads of the store are recorded, when a streamed import needs them.
+    var touches: ImportTouches?
 
     init(store: Store, schema: Schema?, operations: ImportOperations) {
         self.store = store
@@ -51,15 +49,16 @@ struct ImportBatch {
 
     /// The content hash of a live stored record: SHA-256 of its canonical bytes.
     func storedHash(of key: RecordKey) -> SHA256Digest? {
+        touches?.reads.insert(key)
         if let prefetched = prefetchedHashes, key.entity == prefetched.entity { return prefetched.hashes[key.id] }
         guard let state = store.index.records[key], state.isLive else { return nil }
         return state.winner.contentHash
     }
 
     /// Reads every live record of `entity` with its content hash in one pass over the index,
-    /// so ``storedHash(of:)`` and ``liveIDs(of:sorted:)`` need no lookup per record, and
-    /// returns their ids (unsorted).
+    /// so ``storedHash(of:)`` needs no lookup per record, and returns their ids (unsorted).
     mutating func prefetch(_ entity: EntityName) -> [RecordID] {
+        touches?.entitiesReadWhole.insert(entity)
         let records = store.index.records.liveWinnerHashes(of: entity)
         var hashes: [RecordID: SHA256Digest] = [:]
         hashes.reserveCapacity(records.count)
@@ -70,6 +69,7 @@ struct ImportBatch {
 
     /// The stored document of a live record, read once.
     mutating func storedDocument(of key: RecordKey) throws(ImportError) -> [String: JSONValue]? {
+        touches?.reads.insert(key)
         if let document = storedDocuments[key] { return document }
         guard let state = store.index.records[key], state.isLive else { return nil }
         let document: JSONValue
@@ -79,26 +79,50 @@ struct ImportBatch {
         return members
     }
 
-    /// The ids of the live records of `entity`, sorted unless `sorted` is false.
-    func liveIDs(of entity: EntityName, sorted: Bool = true) -> [RecordID] {
-        let ids = prefetchedHashes.flatMap { $0.entity == entity ? Array($0.hashes.keys) : nil }
-            ?? store.index.records.liveIDs(of: entity)
-        return sorted ? ids.sorted() : ids
+    /// The live records of `entity` whose `key` member names `parent` (their back-link), as
+    /// stored: from the shared index when the batch is a streamed import's part.
+    mutating func backLinks(to parent: RecordID, in entity: EntityName, key: String) throws(ImportError) -> [RecordID] {
+        if backLinkIndex == nil { backLinkIndex = BackLinkIndex(store: store) }
+        touches?.backLinkReads.insert(BackLinkIndex.Bucket(entity: entity, member: key, parent: parent))
+        return try backLinkIndex?.children(of: parent, in: entity, member: key) ?? []
     }
 
-    /// For each parent id, the live records of `entity` whose `key` member names it (their back-link).
-    mutating func backLinks(in entity: EntityName, key: String) throws(ImportError) -> [String: [RecordID]] {
-        let indexKey = BackLinkIndexKey(entity: entity, key: key)
-        if let index = backLinkIndexes[indexKey] { return index }
-        var index: [String: [RecordID]] = [:]
-        for id in liveIDs(of: entity) {
-            guard let document = try storedDocument(of: RecordKey(entity: entity, id: id)),
-                let parent = document[key].flatMap(Self.linkID)
-            else { continue }
-            index[parent.rawValue, default: []].append(id)
+    /// The back-link buckets the batch's writes change: for each record written whose entity
+    /// links to a parent by a member that a derived to-many reads (``backLinks(to:in:key:)``),
+    /// the parent it named before and the one it names after, when they differ.
+    mutating func changedBackLinks() throws(ImportError) -> [BackLinkIndex.Bucket] {
+        guard let schema else { return [] }
+        var membersByEntity: [EntityName: [String]] = [:]
+        var changed: [BackLinkIndex.Bucket] = []
+        for key in order {
+            let members: [String]
+            if let known = membersByEntity[key.entity] {
+                members = known
+            } else {
+                members = schema.entities[key.entity].map { entity in
+                    entity.relationships.compactMap { relationship -> String? in
+                        guard case .id(let member) = schema.linkStorage(of: relationship, in: entity),
+                            let inverse = inverse(of: relationship), case .inverse = inverse.storage
+                        else { return nil }
+                        return member
+                    }
+                } ?? []
+                membersByEntity[key.entity] = members
+            }
+            guard !members.isEmpty else { continue }
+            let before = try storedDocument(of: key)
+            let after: [String: JSONValue]?
+            if case .put(let document)? = entries[key]?.pending { after = document } else { after = nil }
+            for member in members {
+                let old = before?[member].flatMap(Self.linkID)
+                let new = after?[member].flatMap(Self.linkID)
+                guard old != new else { continue }
+                for parent in [old, new].compactMap({ $0 }) {
+                    changed.append(.init(entity: key.entity, member: member, parent: parent))
+                }
+            }
         }
-        backLinkIndexes[indexKey] = index
-        return index
+        return changed
     }
 
     // MARK: The batch's view

@@ -34,6 +34,15 @@ public struct ImportReport: Sendable, Equatable {
             "\(inserted) inserted, \(updated) updated, \(deleted) deleted, \(unchanged) unchanged, \(skipped) skipped"
         }
 
+        /// Adds `other`'s counts to these (a streamed import's parts).
+        mutating func add(_ other: Counts) {
+            inserted += other.inserted
+            updated += other.updated
+            deleted += other.deleted
+            unchanged += other.unchanged
+            skipped += other.skipped
+        }
+
         var jsonValue: JSONValue {
             [
                 "inserted": .integer(Int64(inserted)), "updated": .integer(Int64(updated)),

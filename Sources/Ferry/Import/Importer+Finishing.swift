@@ -60,7 +60,8 @@ extension Importer {
         counts[conversion.entity] = entityCounts
         counts[conversion.entity, default: .init()].skipped = conversion.skipped.filter { $0.keyPath.isEmpty }.count
 
-        let refusals = try massDeletionRefusals(counts, imported: conversion.entity)
+        // A streamed import's parts are checked together, once the first pass has counted them all.
+        let refusals = part == .whole ? try massDeletionRefusals(counts, imported: conversion.entity) : []
 
         var journalEntries = 0
         var handEdits = journaledEdits

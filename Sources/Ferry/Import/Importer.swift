@@ -8,6 +8,29 @@ struct Importer {
     let store: Store
     let schema: Schema?
     let options: ImportOptions
+    /// Which part of the import this run is: the whole of it, or a streamed import's part.
+    var part: Part = .whole
+    /// Where the run records what it reads and writes (a streamed import's check of its parts).
+    var touches: ImportTouches? = nil
+    /// The children of derived to-manys, shared by a streamed import's parts.
+    var backLinkIndex: BackLinkIndex? = nil
+
+    /// What a run imports.
+    enum Part: Equatable {
+        /// The whole input, as one batch: stored records in scope that no item names are deleted.
+        case whole
+        /// One batch of a streamed import's items: nothing is deleted for being absent, since
+        /// later batches may name it, and the mass-deletion check waits for the whole count.
+        case items
+        /// The stored records in scope that no item of a streamed import named: deleted, with
+        /// their delete rules (the conversion holds no items).
+        case deletes([RecordID])
+
+        var isDeletes: Bool {
+            if case .deletes = self { return true }
+            return false
+        }
+    }
 
     /// The parent of a `--parent` import and the relationship whose children are imported.
     struct Parent {
@@ -23,17 +46,29 @@ struct Importer {
         let entity = conversion.entity
         let operations = options.operations
         var batch = ImportBatch(store: store, schema: schema, operations: operations)
+        batch.touches = touches
+        batch.backLinkIndex = backLinkIndex
         let parent = try options.parent.map { parentKey throws(ImportError) in try resolveParent(parentKey, child: entity, batch: &batch) }
 
         // The stored records that may be updated or deleted.
         var candidates: [RecordID]
-        if let parent, let document = try batch.current(parent.key) {
-            candidates = try batch.linkedIDs(of: parent.key, document: document, relationship: parent.relationship, entity: parent.entity)
-        } else {
-            candidates = batch.prefetch(entity)
+        switch part {
+        case .whole:
+            if let parent, let document = try batch.current(parent.key) {
+                candidates = try batch.linkedIDs(of: parent.key, document: document, relationship: parent.relationship, entity: parent.entity)
+            } else {
+                candidates = batch.prefetch(entity)
+            }
+        case .items:
+            // Only the stored records this batch's items name: one lookup each.
+            candidates = conversion.items.compactMap { item in
+                batch.storedHash(of: RecordKey(entity: entity, id: item.id)) == nil ? nil : item.id
+            }
+        case .deletes(let gone):
+            candidates = gone  // found in scope by the streamed import's first pass
         }
         var outOfScopeChildren: [RecordID] = []
-        if let scope = options.scope {
+        if let scope = options.scope, !part.isDeletes {
             let now = options.now ?? Int64(clamping: store.options.clock.milliseconds())
             var kept: [RecordID] = []
             for id in candidates {
@@ -91,7 +126,12 @@ struct Importer {
 
         // Records split off from nested objects: created or updated, never deleted for being absent.
         for key in conversion.nestedOrder {
-            guard let record = conversion.nested[key], !record.indexes.isSubset(of: withheldIndexes) else { continue }
+            guard let record = conversion.nested[key] else { continue }
+            guard !record.indexes.isSubset(of: withheldIndexes) else {
+                // Its members would still merge with those met in another part of a streamed import.
+                touches?.reads.insert(key)
+                continue
+            }
             batch.named.insert(key)
             if batch.entries[key] == nil, batch.storedHash(of: key) == nil {
                 batch.put(key, ImportDocuments.withoutNulls(record.members), origin: record.origin)
@@ -117,7 +157,7 @@ struct Importer {
                 targets: targets + kept.filter { !listed.contains($0) }, isNested: true, referencedOnly: [],
                 origin: ImportOrigin(index: 0, keyPath: ""))
             try batch.apply(link)
-        } else if !conversion.isSingleItem {
+        } else if !conversion.isSingleItem, part != .items {
             let gone = candidates.filter { !batch.named.contains(RecordKey(entity: entity, id: $0)) }.sorted()
             if operations.contains(.delete) {
                 for id in gone { try batch.delete(RecordKey(entity: entity, id: id), origin: nil) }
@@ -126,6 +166,11 @@ struct Importer {
             }
         }
         try batch.checkDenyRules()
+        if let touches {
+            touches.writes += batch.order
+            touches.backLinkWrites += try batch.changedBackLinks()
+        }
+        touches?.unchanged += batch.unchanged.filter { batch.entries[$0] == nil }
         return try finish(batch, conversion: conversion, journaledEdits: journaledEdits)
     }
 

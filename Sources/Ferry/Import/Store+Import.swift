@@ -69,9 +69,29 @@ extension Store {
         if options.schema == nil { options.schema = try self.schema() }
         let schema = options.schema
         // An entity whose mapping cannot be made is left to the whole-input path to report.
-        let isUnlinked = options.parent == nil
-            && ((try? EntityMapping(entity: entity, schema: schema, keys: options.keys))?.relationships.isEmpty ?? false)
-        if isUnlinked {
+        let mapping = options.parent == nil ? try? EntityMapping(entity: entity, schema: schema, keys: options.keys) : nil
+        var readWholeReason: String?
+        if let mapping, !mapping.relationships.isEmpty {
+            let importer = StreamedImport(store: self, schema: schema, entity: entity, options: options, input: input)
+            var (stream, close) = try input.stream(importer.streamOptions)
+            let isArray = (try? stream.openArray(at: options.path ?? [])) ?? false
+            close()
+            if isArray {
+                var outcome: Result<StreamedImport.LinkedOutcome, ImportError> = .failure(.store(.coding("the import did not run")))
+                do {
+                    try withWriteLock { () throws(StoreError) in
+                        outcome = Result { () throws(ImportError) in try importer.runLinked() }
+                    }
+                } catch {
+                    throw .store(error)
+                }
+                switch try outcome.get() {
+                case .imported(let report): return report
+                case .readWhole(let reason): readWholeReason = reason
+                }
+            }
+        }
+        if let mapping, mapping.relationships.isEmpty {
             let importer = StreamedImport(store: self, schema: schema, entity: entity, options: options, input: input)
             var (stream, close) = try input.stream(importer.streamOptions)
             // Whatever is wrong before the first value, the whole-input path reports as it always did.
@@ -89,7 +109,11 @@ extension Store {
                 return try outcome.get()
             }
         }
-        let bytes = try input.readAll(limit: options.maximumInputBytes)
+        let bytes: [UInt8]
+        do { bytes = try input.readAll(limit: options.maximumInputBytes) } catch {
+            guard let readWholeReason, case .invalidJSON(let line, let column, let reason) = error else { throw error }
+            throw .invalidJSON(line: line, column: column, reason: "\(reason); it must be read whole because \(readWholeReason)")
+        }
         let parserOptions = JSONParser.Options(maximumDepth: self.options.maximumDepth + 1, maximumByteCount: options.maximumInputBytes)
         let parsed: JSONValue
         do { parsed = try JSONParser.parse(bytes, options: parserOptions) } catch {

@@ -178,10 +178,13 @@ struct StreamedImport {
     /// ``ImportOptions/streamBatchItems`` items, fewer once they take
     /// ``ImportOptions/streamBatchBytes`` of input. Returns the most bytes of the input held at
     /// once.
-    /// - Parameter inputProgress: told the bytes read after each batch (the first pass).
+    /// - Parameters:
+    ///   - inputProgress: told the bytes read after each batch (the first pass).
+    ///   - shouldContinue: asked after each batch; reading stops when it returns false.
     @discardableResult
-    private func forEachBatch(
-        inputProgress: WorkProgressHandler? = nil, _ body: ([JSONValue], Int) throws(ImportError) -> Void
+    func forEachBatch(
+        inputProgress: WorkProgressHandler? = nil, while shouldContinue: () -> Bool = { true },
+        _ body: ([JSONValue], Int) throws(ImportError) -> Void
     ) throws(ImportError) -> Int {
         var (stream, close) = try input.stream(streamOptions)
         defer { close() }
@@ -206,6 +209,7 @@ struct StreamedImport {
                 if let progress = inputProgress {
                     progress(WorkProgress(task: "checking input", done: stream.bytesRead, total: inputSize, unit: .bytes))
                 }
+                if !shouldContinue() { return stream.highWaterBytes }
             }
             if elements.isEmpty { return stream.highWaterBytes }
         }
@@ -220,7 +224,7 @@ struct StreamedImport {
     }
 
     /// The id of the item at input position `index`, read again from the input.
-    private func itemID(at index: Int) throws(ImportError) -> RecordID? {
+    func itemID(at index: Int) throws(ImportError) -> RecordID? {
         var found: RecordID?
         _ = try forEachBatch { items, firstIndex throws(ImportError) in
             guard found == nil, firstIndex + items.count > index, firstIndex <= index else { return }
@@ -235,7 +239,7 @@ struct StreamedImport {
 
     /// The ids of the stored records in scope: every live record of the entity, kept when it
     /// matches `--scope`.
-    private func candidates(now: Int64) throws(ImportError) -> Set<RecordID> {
+    func candidates(now: Int64) throws(ImportError) -> Set<RecordID> {
         let ids = store.index.records.liveIDs(of: entity)
         guard options.scope != nil else { return Set(ids) }
         var kept: Set<RecordID> = []
