@@ -41,7 +41,7 @@ extension StreamedImport {
         let now = options.now ?? Int64(clamping: store.options.clock.milliseconds())
         var remaining = try candidates(now: now)
         var ledger = ImportTouchLedger()
-        var fingerprints: [UInt64: Int] = [:]
+        let seen = SeenIDs()
         var report = ImportReport(
             entity: entity, countsByEntity: [entity: .init()], skipped: [], missingTargets: [], changes: [], withheld: .init(),
             isDryRun: options.isDryRun, journalEntries: 0)
@@ -107,17 +107,7 @@ extension StreamedImport {
         var first: (ImportConversion, Int)?
         report.inputHighWaterBytes = try forEachBatch(inputProgress: options.progress, while: { dependency == nil }) {
             items, firstIndex throws(ImportError) in
-            let conversion = try RecordConverter.convert(
-                items, firstIndex: firstIndex, entity: entity, schema: schema, keys: options.keys
-            ) { id, index throws(ImportError) in
-                var hasher = Hasher()
-                hasher.combine(id)
-                let fingerprint = UInt64(bitPattern: Int64(hasher.finalize()))
-                if let first = fingerprints.updateValue(index, forKey: fingerprint) {
-                    if try itemID(at: first) == id { throw .duplicateItemID(id.rawValue, firstIndex: first, secondIndex: index) }
-                    fingerprints[fingerprint] = first
-                }
-            }
+            let conversion = try convert(items, firstIndex: firstIndex, checkingIDsIn: seen)
             batches += 1
             // The first batch waits for the second: an input of one batch is read whole unplanned.
             if batches == 1 {

@@ -45,7 +45,7 @@ struct StreamedImport {
     func run() throws(ImportError) -> ImportReport {
         let now = options.now ?? Int64(clamping: store.options.clock.milliseconds())
         var remaining = try candidates(now: now)
-        var fingerprints: [UInt64: Int] = [:]
+        let seen = SeenIDs()
         var report = ImportReport(
             entity: entity, countsByEntity: [:], skipped: [], missingTargets: [], changes: [], withheld: .init(),
             isDryRun: options.isDryRun, journalEntries: 0)
@@ -54,19 +54,7 @@ struct StreamedImport {
         var onlyBatch: [RecordWrite] = []
         var writeCount = 0
         report.inputHighWaterBytes = try forEachBatch(inputProgress: options.progress) { items, firstIndex throws(ImportError) in
-            let conversion = try RecordConverter.convert(
-                items, firstIndex: firstIndex, entity: entity, schema: schema, keys: options.keys
-            ) { id, index throws(ImportError) in
-                var hasher = Hasher()
-                hasher.combine(id)
-                let fingerprint = UInt64(bitPattern: Int64(hasher.finalize()))
-                if let first = fingerprints.updateValue(index, forKey: fingerprint) {
-                    // Most likely the same id; a different one with the same fingerprint is told
-                    // apart by reading the first item again.
-                    if try itemID(at: first) == id { throw .duplicateItemID(id.rawValue, firstIndex: first, secondIndex: index) }
-                    fingerprints[fingerprint] = first
-                }
-            }
+            let conversion = try convert(items, firstIndex: firstIndex, checkingIDsIn: seen)
             let plan = try self.plan(conversion, now: now) { id, _ in remaining.remove(id) != nil }
             try checkHandEdits(overwrittenBy: plan.writes, into: &report)
             counts.inserted += plan.counts.inserted
@@ -220,6 +208,27 @@ struct StreamedImport {
         switch error {
         case .invalidJSON(let parse): return .invalidJSON(line: parse.line, column: parse.column, reason: parse.reason)
         case .io(let system): return .store(.io(system))
+        }
+    }
+
+    /// The ids of the items met so far, as 64-bit hashes with the position of each.
+    final class SeenIDs {
+        var fingerprints: [UInt64: Int] = [:]
+    }
+
+    /// Converts a batch of the first pass, throwing for an item whose id an earlier one has.
+    func convert(_ items: [JSONValue], firstIndex: Int, checkingIDsIn seen: SeenIDs) throws(ImportError) -> ImportConversion {
+        try RecordConverter.convert(items, firstIndex: firstIndex, entity: entity, schema: schema, keys: options.keys) {
+            id, index throws(ImportError) in
+            var hasher = Hasher()
+            hasher.combine(id)
+            let fingerprint = UInt64(bitPattern: Int64(hasher.finalize()))
+            if let first = seen.fingerprints.updateValue(index, forKey: fingerprint) {
+                // Most likely the same id; a different one with the same fingerprint is told
+                // apart by reading the first item again.
+                if try itemID(at: first) == id { throw .duplicateItemID(id.rawValue, firstIndex: first, secondIndex: index) }
+                seen.fingerprints[fingerprint] = first
+            }
         }
     }
 
