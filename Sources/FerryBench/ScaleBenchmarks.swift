@@ -239,6 +239,22 @@ struct ScaleRun {
         if let program = MeasuredProcess.find("cp") {
             copyOfImport = try ToolCopy(program, runs: runs) { run in ["-a", store + "/records/" + imported, root + "/cp-\(run + 1)"] }
         }
+        // Items that link records (a schema with relationships): users that name their company
+        // by id and nest two notes each, which only the notes link back to (a derived to-many,
+        // read through the back-link index). As many records as the import above, each run
+        // into a store of its own holding the companies; streamed, or the memory shows it.
+        let users = perEntity / 3
+        let linkedInput = root + "/linked-users.json"
+        try ScaleData.writeLinkedUsers(count: users, to: linkedInput)
+        try measure("linked import: \(users) users, 2 notes each (\(users * 3) records)", memoryMB: 250, growth: 1.2, repeats: runs, untilOnDisk: true) { run in
+            let target = root + "/linked-\(run + 1)"
+            try ScaleRun.check(MeasuredProcess.run(ferry, ["init", target, "--name", "linked"]), "ferry init")
+            _ = try FileSystem.writeFileAtomically(target + "/schema.json", Array(ScaleData.linkedSchema.utf8), durable: false)
+            _ = try FileSystem.writeFileAtomically(root + "/companies.json", Array(ScaleData.companies.utf8), durable: false)
+            try ScaleRun.check(MeasuredProcess.run(ferry, ["import", target, "Company", root + "/companies.json"]), "ferry import Company")
+            return ["import", target, "User", linkedInput]
+        }
+        try FileSystem.removeFile(linkedInput)
     }
 
     /// The row for a step's time until its writes were on disk, with its ratio to the
@@ -434,13 +450,18 @@ enum ScaleData {
 
     /// Writes a JSON array of `count` items of `entity` to `path`, 1 MiB at a time.
     static func write(entity: String, count: Int, to path: String) throws {
+        try writeArray(count: count, to: path) { item(entity: entity, index: $0) }
+    }
+
+    /// Writes a JSON array of the `count` items `item` makes to `path`, 1 MiB at a time.
+    static func writeArray(count: Int, to path: String, item: (Int) -> String) throws {
         let file = try FileDescriptor.open(path, .writeOnly, options: [.create, .truncate])
         try file.closeAfter { () throws(SystemError) in
             var buffer: [UInt8] = [UInt8(ascii: "[")]
             buffer.reserveCapacity(1 << 20 + 1024)
             for index in 0..<count {
                 if index > 0 { buffer.append(UInt8(ascii: ",")) }
-                buffer.append(contentsOf: item(entity: entity, index: index).utf8)
+                buffer.append(contentsOf: item(index).utf8)
                 if buffer.count >= 1 << 20 {
                     try file.writeAll(buffer)
                     buffer.removeAll(keepingCapacity: true)
@@ -456,6 +477,43 @@ enum ScaleData {
         return #"{"id":\#(index + 1),"name":"\#(entity) \#(index)","email":"user\#(index)@example.com","age":\#(18 + index % 60),"#
             + #""city":"\#(index % 2 == 0 ? "Lyon" : "Paris")","tags":["t\#(index % 17)","t\#(index % 5)"],"#
             + #""createdAt":"2024-02-\#(day < 10 ? "0" : "")\#(day)T10:00:00.000Z","active":\#(index % 3 != 0)}"#
+    }
+
+    /// The schema of the linked import: a user's company (to-one, by id) and notes (to-many,
+    /// unordered, so stored only as each note's `userID`).
+    static let linkedSchema = #"""
+        {
+          "formatVersion": 1,
+          "entities": {
+            "User": {
+              "keys": "camel",
+              "attributes": { "id": { "type": "integer" }, "firstName": { "type": "string" }, "email": { "type": "string" } },
+              "relationships": {
+                "company": { "kind": "to-one", "target": "Company", "inverse": "users", "deleteRule": "nullify" },
+                "notes": { "kind": "to-many", "target": "Note", "inverse": "user", "deleteRule": "cascade" }
+              }
+            },
+            "Company": {
+              "attributes": { "id": { "type": "integer" }, "name": { "type": "string" } },
+              "relationships": { "users": { "kind": "to-many", "target": "User", "inverse": "company", "deleteRule": "deny" } }
+            },
+            "Note": {
+              "attributes": { "id": { "type": "integer" }, "text": { "type": "string" } },
+              "relationships": { "user": { "kind": "to-one", "target": "User", "inverse": "notes", "deleteRule": "nullify" } }
+            }
+          }
+        }
+        """#
+
+    /// The 100 companies the linked users name.
+    static let companies = "[" + (1...100).map { #"{"id":\#($0),"name":"Company \#($0)"}"# }.joined(separator: ",") + "]"
+
+    /// Writes `count` users, each naming one of the 100 companies and nesting two notes.
+    static func writeLinkedUsers(count: Int, to path: String) throws {
+        try writeArray(count: count, to: path) { index in
+            #"{"id":\#(index + 1),"first_name":"User \#(index)","email":"user\#(index)@example.com","company_id":\#(index % 100 + 1),"#
+                + #""notes":[{"id":\#(2 * index + 1),"text":"first note of \#(index)"},{"id":\#(2 * index + 2),"text":"second note of \#(index)"}]}"#
+        }
     }
 
     /// Bytes under `path` (`du -s`): allocated blocks, or the files' apparent sizes.

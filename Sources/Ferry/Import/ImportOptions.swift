@@ -33,9 +33,10 @@ public struct ImportOptions: Sendable {
     /// The current time in milliseconds since 1970 for relative times in ``scope``; the store's
     /// clock when `nil`.
     public var now: Int64?
-    /// The largest input accepted, in bytes, when it is read whole: one item object, one
-    /// whose items link to other records, or one with ``parent``. An array of items without
-    /// links (at the top level or at ``path``) is read as a stream, of any size.
+    /// The largest input accepted, in bytes, when it is read whole: one item object, one with
+    /// ``parent``, or an array of items that link records whose batches depend on each other
+    /// (see `docs/IMPORT.md`). Any other array (at the top level or at ``path``) is read as a
+    /// stream, of any size.
     public var maximumInputBytes = 1 << 30
     /// Where the array of items is inside an input object (`--path data`, `--path response.items`);
     /// the input's top level when `nil`.
@@ -52,6 +53,10 @@ public struct ImportOptions: Sendable {
     var streamChunkBytes = 1 << 20
     /// How many items a streamed import converts, compares and writes at a time.
     var streamBatchItems = 8_192
+    /// How many items a streamed import of items that link records converts, plans and writes
+    /// at a time, at most: each item may make several records (a user and its notes), and a
+    /// batch holds each record's document a few times over while it is planned and written.
+    var linkedStreamBatchItems = 2_048
     /// How many bytes of input a streamed import's batch holds at most (give or take one
     /// window of ``streamChunkBytes``, or one item larger than that), so that large items make
     /// smaller batches: 8,192 items of 8 KB each held 67 MB of input at once, and about

@@ -47,14 +47,15 @@ extension Store {
 
     /// Imports JSON text from a file (or memory) into `entity`, reading it strictly.
     ///
-    /// An array whose items link to no other records (the entity declares no relationships,
-    /// and there is no `--parent`), at the top level or at ``ImportOptions/path``, is read as a
-    /// stream and written in batches: memory stays flat whatever the array's size (see
-    /// `docs/IMPORT.md`). Every item
-    /// is checked before anything is written; should writing fail part way (a full disk), the
-    /// error says how far it got and importing the same input again finishes the work. Any
-    /// other input is read whole (up to ``ImportOptions/maximumInputBytes``) and imported as
-    /// ``importRecords(_:into:options:)-(JSONValue,_,_)`` does, as one batch.
+    /// An array of items at the top level or at ``ImportOptions/path`` is read as a stream and
+    /// written in batches, so memory stays flat whatever the array's size (see
+    /// `docs/IMPORT.md`): items that link to no other records always, items that link records
+    /// when no batch touches a record another batch writes (the first pass proves it). Every
+    /// item is checked before anything is written; should writing fail part way (a full disk),
+    /// the error says how far it got and importing the same input again finishes the work. Any
+    /// other input (one item object, an import with `--parent`, linked items whose batches
+    /// depend on each other) is read whole (up to ``ImportOptions/maximumInputBytes``) and
+    /// imported as ``importRecords(_:into:options:)-(JSONValue,_,_)`` does, as one batch.
     ///
     /// ```swift
     /// let report = try store.importRecords(from: .file("users.json"), into: EntityName("User"))
@@ -72,7 +73,9 @@ extension Store {
         let mapping = options.parent == nil ? try? EntityMapping(entity: entity, schema: schema, keys: options.keys) : nil
         var readWholeReason: String?
         if let mapping, !mapping.relationships.isEmpty {
-            let importer = StreamedImport(store: self, schema: schema, entity: entity, options: options, input: input)
+            var linkedOptions = options
+            linkedOptions.streamBatchItems = min(options.streamBatchItems, options.linkedStreamBatchItems)
+            let importer = StreamedImport(store: self, schema: schema, entity: entity, options: linkedOptions, input: input)
             var (stream, close) = try input.stream(importer.streamOptions)
             let isArray = (try? stream.openArray(at: options.path ?? [])) ?? false
             close()

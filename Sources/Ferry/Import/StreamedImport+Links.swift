@@ -53,7 +53,9 @@ extension StreamedImport {
         var batches = 0
         var planned = 0
         // Each pass reads the children of derived to-manys once, for all its parts.
-        let plannedBackLinks = BackLinkIndex(store: store)
+        var plannedBackLinks: BackLinkIndex? = BackLinkIndex(store: store)
+        // How many records each part writes, in order: pass 2 skips the parts that write none.
+        var writesByPart: [Int] = []
 
         /// Plans one part against the store, and adds it to the ledger and the report.
         func plan(_ conversion: ImportConversion, part: Importer.Part, name: String) throws(ImportError) {
@@ -72,10 +74,13 @@ extension StreamedImport {
                 do { found = try store.handEdits(overwrittenBy: touches.writes).status } catch { throw .store(error) }
                 if let problem = found.problems.first { throw .store(store.unjournaledEdit(problem)) }
             }
+            var writes = 0
             for (entity, counts) in partReport.countsByEntity {
                 report.countsByEntity[entity, default: .init()].add(counts)
-                planned += counts.inserted + counts.updated + counts.deleted
+                writes += counts.inserted + counts.updated + counts.deleted
             }
+            planned += writes
+            writesByPart.append(writes)
             for key in outcome.countedAgain { report.countsByEntity[key.entity, default: .init()].unchanged -= 1 }
             report.skipped += partReport.skipped
             report.missingTargets += partReport.missingTargets
@@ -138,6 +143,7 @@ extension StreamedImport {
         let importer = Importer(store: store, schema: schema, options: options)
         report.refusals.insert(contentsOf: try importer.massDeletionRefusals(report.countsByEntity, imported: entity), at: 0)
         guard !options.isDryRun else { return .imported(report) }
+        plannedBackLinks = nil
 
         // Pass 2: write, a part at a time, each planned again against the store as the parts
         // before it left it (which, the ledger showed, is as it was for everything it touches).
@@ -164,12 +170,18 @@ extension StreamedImport {
             written += partReport.countsByEntity.values.reduce(0) { $0 + $1.inserted + $1.updated + $1.deleted }
             options.progress?(WorkProgress(task: "writing", done: min(written, planned), total: planned, unit: .items("records")))
         }
+        // A part that writes nothing (its items unchanged) is not planned again.
+        var part = 0
         try forEachBatch { items, firstIndex throws(ImportError) in
+            defer { part += 1 }
+            guard part >= writesByPart.count || writesByPart[part] > 0 else { return }
             let conversion = try RecordConverter.convert(items, firstIndex: firstIndex, entity: entity, schema: schema, keys: options.keys) { _, _ in }
             try write(conversion, part: .items)
         }
         if options.operations.contains(.delete) {
             for start in stride(from: 0, to: gone.count, by: options.streamBatchItems) {
+                defer { part += 1 }
+                guard part >= writesByPart.count || writesByPart[part] > 0 else { continue }
                 try write(ImportConversion(entity: entity), part: .deletes(Array(gone[start..<min(gone.count, start + options.streamBatchItems)])))
             }
         }

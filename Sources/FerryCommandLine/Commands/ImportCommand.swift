@@ -11,8 +11,9 @@ enum ImportCommand: Command {
             Nested objects become linked records of their own. Records whose values did not change \
             are not written. Every item is checked before anything is written: an error anywhere \
             writes nothing and names the item (array index and key path). A large array of items \
-            without links (at the top level or at --path) is read as a stream and written in \
-            batches, in flat memory. The store's schema.json, when present, gives \
+            (at the top level or at --path) is read as a stream and written in batches, in flat \
+            memory; items that link records stream when no batch touches a record another writes, \
+            and are otherwise read whole (up to 1 GiB). The store's schema.json, when present, gives \
             keys, types and relationships (see docs/IMPORT.md); an entity it does not declare is refused.
             An import that would delete more than --max-delete of an entity's records (one page of a \
             longer list, say) stops before writing anything and says so; --force goes ahead. An input \

@@ -265,6 +265,11 @@ import Testing
         #expect(checking.count == 4 && writing.count == 4)
         #expect(writing.map(\.done) == [75, 150, 225, 300] && writing.allSatisfy { $0.total == 300 })
         #expect(all.firstIndex { $0.task == "writing" } == checking.count)
+        // Again with one user renamed: only its batch is planned again and written.
+        events.withLock { $0 = [] }
+        let again = try Self.streamedImport(Self.users(1...100, renamed: [60]), into: streamed, directory: directory, options: options).get()
+        #expect(again.counts == .init(updated: 1, unchanged: 99) && again.journalEntries == 1)
+        #expect(events.withLock { $0 }.filter { $0.task == "writing" }.map(\.done) == [1])
     }
 
     /// An input of one batch is read whole, as it always was: one journal append.
