@@ -26,7 +26,7 @@ extension StreamedImport {
     /// It runs in two passes under the store's write lock, as ``StreamedImport`` does:
     /// 1. **Check**: each batch is converted and planned (as a dry run) against the store; the
     ///    ledger checks it against the batches before it; the ids of the items are kept as 64-bit
-    ///    fingerprints (a repeated one is confirmed by reading the first item again). Then the stored
+    ///    fingerprints (a repeated one is confirmed by reading the input again up to it). Then the stored
     ///    records in scope that no item named are planned as deletes, a batch at a time. Counts,
     ///    the changes to list and the mass-deletion check come from this pass; a dry run stops here.
     /// 2. **Write**: the input is read again, and each batch is planned against the store and written

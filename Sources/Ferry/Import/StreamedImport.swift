@@ -6,8 +6,8 @@
 /// no item names (deleted, with no delete rules to follow), so each item can be compared with
 /// its stored record and written on its own. It runs in two passes under the store's write lock:
 /// 1. **Check**: every item is read, converted, compared and checked against the store's limits;
-///    the ids seen are kept as 64-bit fingerprints (a repeated one is confirmed by reading the
-///    first item again), and the stored records in scope not named yet as a set that shrinks.
+///    the ids seen are kept as 64-bit fingerprints (a repeated one is confirmed by reading the input
+///    again up to it), and the stored records in scope not named yet as a set that shrinks.
 ///    Counts, the changes to list, `--only`'s withheld changes and the mass-deletion check come
 ///    from this pass; a dry run stops here. Any problem is thrown before anything is written.
 /// 2. **Write**: the input is read again and each batch's writes are one journal append with one
@@ -211,9 +211,10 @@ struct StreamedImport {
         }
     }
 
-    /// The ids of the items met so far, as 64-bit hashes with the position of each.
+    /// The ids of the items met so far, as 64-bit fingerprints (``FingerprintTable``: about
+    /// 11 bytes an item).
     final class SeenIDs {
-        var fingerprints: [UInt64: Int] = [:]
+        var fingerprints = FingerprintTable()
     }
 
     /// Converts a batch of the first pass, throwing for an item whose id an earlier one has.
@@ -223,23 +224,27 @@ struct StreamedImport {
             var hasher = Hasher()
             hasher.combine(id)
             let fingerprint = UInt64(bitPattern: Int64(hasher.finalize()))
-            if let first = seen.fingerprints.updateValue(index, forKey: fingerprint) {
-                // Most likely the same id; a different one with the same fingerprint is told
-                // apart by reading the first item again.
-                if try itemID(at: first) == id { throw .duplicateItemID(id.rawValue, firstIndex: first, secondIndex: index) }
-                seen.fingerprints[fingerprint] = first
+            // Most likely the same id; a different one with the same fingerprint is told apart
+            // by reading the input again up to this item.
+            if seen.fingerprints.flags(of: fingerprint) != nil, let first = try position(of: id, before: index) {
+                throw .duplicateItemID(id.rawValue, firstIndex: first, secondIndex: index)
             }
+            seen.fingerprints.insert(fingerprint, flags: 1)
         }
     }
 
-    /// The id of the item at input position `index`, read again from the input.
-    func itemID(at index: Int) throws(ImportError) -> RecordID? {
-        var found: RecordID?
-        _ = try forEachBatch { items, firstIndex throws(ImportError) in
-            guard found == nil, firstIndex + items.count > index, firstIndex <= index else { return }
+    /// The input position of the first item before `limit` whose id is `id`, read again from
+    /// the input (every item before `limit` was converted once already).
+    func position(of id: RecordID, before limit: Int) throws(ImportError) -> Int? {
+        var found: Int?
+        var reachedLimit = false
+        _ = try forEachBatch(while: { found == nil && !reachedLimit }) { items, firstIndex throws(ImportError) in
+            let count = min(items.count, limit - firstIndex)
+            reachedLimit = firstIndex + items.count >= limit
+            guard count > 0 else { return }
             let conversion = try RecordConverter.convert(
-                [items[index - firstIndex]], firstIndex: index, entity: entity, schema: schema, keys: options.keys) { _, _ in }
-            found = conversion.items.first?.id
+                Array(items[..<count]), firstIndex: firstIndex, entity: entity, schema: schema, keys: options.keys) { _, _ in }
+            found = conversion.items.first { $0.id == id }?.index
         }
         return found
     }
