@@ -169,8 +169,8 @@ struct Importer {
         if let touches {
             touches.writes += batch.order
             touches.backLinkWrites += try batch.changedBackLinks()
+            touches.unchanged += batch.unchanged.filter { batch.entries[$0] == nil }
         }
-        touches?.unchanged += batch.unchanged.filter { batch.entries[$0] == nil }
         return try finish(batch, conversion: conversion, journaledEdits: journaledEdits)
     }
 

@@ -76,19 +76,8 @@ extension Store {
             var linkedOptions = options
             linkedOptions.streamBatchItems = min(options.streamBatchItems, options.linkedStreamBatchItems)
             let importer = StreamedImport(store: self, schema: schema, entity: entity, options: linkedOptions, input: input)
-            var (stream, close) = try input.stream(importer.streamOptions)
-            let isArray = (try? stream.openArray(at: options.path ?? [])) ?? false
-            close()
-            if isArray {
-                var outcome: Result<StreamedImport.LinkedOutcome, ImportError> = .failure(.store(.coding("the import did not run")))
-                do {
-                    try withWriteLock { () throws(StoreError) in
-                        outcome = Result { () throws(ImportError) in try importer.runLinked() }
-                    }
-                } catch {
-                    throw .store(error)
-                }
-                switch try outcome.get() {
+            if try importer.findsArray() {
+                switch try withImportLock({ () throws(ImportError) in try importer.runLinked() }) {
                 case .imported(let report): return report
                 case .readWhole(let reason): readWholeReason = reason
                 }
@@ -96,20 +85,8 @@ extension Store {
         }
         if let mapping, mapping.relationships.isEmpty {
             let importer = StreamedImport(store: self, schema: schema, entity: entity, options: options, input: input)
-            var (stream, close) = try input.stream(importer.streamOptions)
-            // Whatever is wrong before the first value, the whole-input path reports as it always did.
-            let isArray = (try? stream.openArray(at: options.path ?? [])) ?? false
-            close()
-            if isArray {
-                var outcome: Result<ImportReport, ImportError> = .failure(.store(.coding("the import did not run")))
-                do {
-                    try withWriteLock { () throws(StoreError) in
-                        outcome = Result { () throws(ImportError) in try importer.run() }
-                    }
-                } catch {
-                    throw .store(error)
-                }
-                return try outcome.get()
+            if try importer.findsArray() {
+                return try withImportLock { () throws(ImportError) in try importer.run() }
             }
         }
         let bytes: [UInt8]
@@ -181,14 +158,21 @@ extension Store {
         var conversion = try RecordConverter.convert(items, entity: entity, schema: schema, keys: options.keys)
         conversion.isSingleItem = isSingleItem
         let importer = Importer(store: self, schema: schema, options: options)
-        var outcome: Result<ImportReport, ImportError> = .failure(.store(.coding("the import did not run")))
+        return try withImportLock { () throws(ImportError) in try importer.run(conversion) }
+    }
+
+    /// Runs `body` while the store's write lock is held: the lock's errors as store errors,
+    /// the body's as they are.
+    func withImportLock<T>(_ body: () throws(ImportError) -> T) throws(ImportError) -> T {
+        var outcome: Result<T, ImportError>?
         do {
             try withWriteLock { () throws(StoreError) in
-                outcome = Result { () throws(ImportError) in try importer.run(conversion) }
+                outcome = Result { () throws(ImportError) in try body() }
             }
         } catch {
             throw .store(error)
         }
+        guard let outcome else { throw .store(.coding("the import did not run")) }
         return try outcome.get()
     }
 

@@ -203,6 +203,14 @@ struct StreamedImport {
         }
     }
 
+    /// Whether the input holds an array at ``ImportOptions/path`` to stream. Whatever is wrong
+    /// before the first value, the whole-input path reports as it always did.
+    func findsArray() throws(ImportError) -> Bool {
+        var (stream, close) = try input.stream(streamOptions)
+        defer { close() }
+        return (try? stream.openArray(at: options.path ?? [])) ?? false
+    }
+
     /// A stream's failure as the import reports it.
     static func importError(_ error: JSONArrayStream.Failure) -> ImportError {
         switch error {
