@@ -12,15 +12,15 @@ extension HTTPTransport {
     }
 }
 
-extension SyncPeer {
+extension PeerAddress {
     /// Makes the transport that reaches this peer, remote peers and S3 hubs through `URLSession`.
     /// - Parameters:
     ///   - options: how a folder peer's store is opened (clock, lock timeout).
     ///   - s3: how to reach an `s3://` hub; `nil` reads the AWS CLI's variables and files.
     public func makeTransport(options: StoreOptions = StoreOptions(), s3: S3Configuration? = nil) throws(SyncError) -> any SyncTransport {
         switch self {
-        case .remote, .s3: return try makeTransport(options: options, httpClient: URLSessionHTTPClient(), s3: s3)
-        case .folder, .hubFolder: return try makeTransport(options: options, httpClient: nil)
+        case .served, .s3Hub, .backend: return try makeTransport(options: options, httpClient: URLSessionHTTPClient(), s3: s3)
+        case .store, .hubFolder: return try makeTransport(options: options, httpClient: nil)
         }
     }
 }

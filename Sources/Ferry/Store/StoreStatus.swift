@@ -1,8 +1,8 @@
 /// Record files created, changed or deleted behind Ferry's back, as `ferry status` lists them.
-public struct StoreStatus: Sendable {
+public struct StoreStatus: Sendable, Hashable {
     /// One hand edit of a record file.
-    public struct Edit: Sendable {
-        public enum Kind: String, Sendable {
+    public struct Edit: Sendable, Hashable {
+        public enum Kind: String, Sendable, Hashable {
             case created, modified, deleted
         }
         public var kind: Kind
@@ -14,7 +14,7 @@ public struct StoreStatus: Sendable {
     }
 
     /// A file that cannot be committed: invalid JSON, not an object, or a name Ferry did not make.
-    public struct Problem: Sendable, CustomStringConvertible {
+    public struct Problem: Sendable, Hashable, CustomStringConvertible {
         /// The file's path relative to the store.
         public var path: String
         /// What is wrong, e.g. `line 3, column 7: expected ',' or '}'`.

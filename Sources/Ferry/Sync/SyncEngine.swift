@@ -30,6 +30,10 @@ public struct SyncEngine: Sendable {
         let peerInfo = try await transport.open()
         do {
             var report = try await exchange(peerInfo: peerInfo, started: started)
+            if let found = peerInfo.handEdits {
+                report.committedEdits += found.edits.count
+                report.peerProblems = found.problems
+            }
             if !options.dryRun { await transport.exchangeSucceeded() }
             await transport.close()
             report.notes = transport.notes

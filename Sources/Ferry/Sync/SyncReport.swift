@@ -19,9 +19,11 @@ public struct SyncReport: Sendable {
     public var peerLatestModification: HybridTimestamp = .zero
     /// The peer's replica id.
     public var peer: ReplicaID?
-    /// Hand edits of record files journaled during the sync (the peer's, when it found them
-    /// among the records it received).
+    /// Hand edits of record files journaled during the sync: the peer's found on opening it,
+    /// and those it found among the records it received (for a dry run, those it would journal).
     public var committedEdits: Int = 0
+    /// The peer's files that its hand-edit scan could not read as records (not journaled).
+    public var peerProblems: [StoreStatus.Problem] = []
     /// For a reconcile of two stores that never synced before: the live records each side
     /// brings into the merge.
     public var merging: (localRecords: Int, peerRecords: Int)?
@@ -60,6 +62,9 @@ public struct SyncReport: Sendable {
         ]
         if let peer { members["peer"] = .string(peer.rawValue) }
         members["committedEdits"] = .integer(Int64(committedEdits))
+        if !peerProblems.isEmpty {
+            members["peerProblems"] = .array(peerProblems.map { ["path": .string($0.path), "reason": .string($0.reason)] })
+        }
         members["refusals"] = .array(refusals.map { .string($0) })
         members["direction"] = .string(direction.rawValue)
         members["notes"] = .array(notes.map { .string($0) })

@@ -84,12 +84,19 @@ public struct PeerInfo: Sendable, Hashable {
     /// Which folder the peer is, when it is one this process can see (device and inode of its
     /// root): two stores with one replica id are the same store only when this matches too.
     public var instance: String?
+    /// The hand edits of the peer's record files that opening it found (and journaled, unless
+    /// it was asked only to count them), with the files it could not read as records; `nil`
+    /// when it did not look. The sync report counts them and lists the files.
+    public var handEdits: StoreStatus?
 
-    public init(replica: ReplicaID, name: String?, format: Int64, head: StoreHead, instance: String? = nil) {
+    public init(
+        replica: ReplicaID, name: String?, format: Int64, head: StoreHead, instance: String? = nil, handEdits: StoreStatus? = nil
+    ) {
         self.replica = replica
         self.name = name
         self.format = format
         self.head = head
         self.instance = instance
+        self.handEdits = handEdits
     }
 }

@@ -38,8 +38,11 @@ enum BackendCommand: Command {
         let action = try arguments.requiredPositional("action")
         guard action == "setup" else { throw UsageError("'\(action)' is not a backend action: use setup") }
         let locationText = try arguments.requiredPositional("location")
-        let location: PocketBaseLocation
-        do { location = try PocketBaseLocation(parsing: locationText) } catch { throw UsageError(error.message) }
+        let address: PeerAddress
+        do { address = try PeerAddress.parse(locationText) } catch { throw UsageError(ErrorReporter.message(for: error)) }
+        guard case .backend(let location) = address else {
+            throw UsageError("\(locationText): a PocketBase location starts with pocketbase+http:// or pocketbase+https://")
+        }
         guard let mapping = try arguments.backendMapping(context: context) else {
             throw UsageError("give the entities to sync: --entities Product,Note (or --mapping FILE)")
         }

@@ -78,15 +78,15 @@ enum HubCommand: Command {
     /// The storage a location names. An `s3://` location in a program without an HTTP client
     /// hands the command to `ferry-remote`.
     static func hubStorage(_ text: String, endpoint: String?, context: CommandContext) throws -> any HubStorage {
-        let location = try SyncPeer.classify(text, resolvingFolder: context.absolutePath)
+        let location = try PeerAddress.parse(text, resolvingFolder: context.absolutePath)
         switch location {
-        case .s3:
+        case .s3Hub:
             let httpClient = try context.httpClientOrHandOff(for: text)
             return try location.hubStorage(
                 httpClient: httpClient, s3: S3Configuration.fromEnvironment(context.environment, endpoint: endpoint))
-        case .remote:
+        case .served, .backend:
             throw UsageError("\(text): a hub is a folder or an s3://bucket/prefix location")
-        case .folder, .hubFolder:
+        case .store, .hubFolder:
             return try location.hubStorage(httpClient: nil)
         }
     }

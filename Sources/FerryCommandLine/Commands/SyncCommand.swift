@@ -58,6 +58,11 @@ enum SyncCommand: Command {
     static func run(_ arguments: ParsedArguments, context: CommandContext) async throws -> ExitCode {
         let storePath = try arguments.requiredPositional("store")
         let peerText = try arguments.requiredPositional("peer")
+        // The peer decides first: one that needs the network goes to ferry-remote before any
+        // other argument is read, so every check below runs once, in the process that syncs.
+        let token = arguments.option("token") ?? context.environment["FERRY_TOKEN"]
+        let peer = try PeerAddress.parse(peerText, token: token, resolvingFolder: context.absolutePath)
+        let httpClient = peer.needsHTTPClient ? try context.httpClientOrHandOff(for: peerText) : nil
         guard let policy = ConflictPolicy(rawValue: arguments.option("policy") ?? "keep-both") else {
             throw UsageError("--policy must be keep-both, lww or merge, got '\(arguments.option("policy") ?? "")'")
         }
@@ -82,32 +87,27 @@ enum SyncCommand: Command {
         if arguments.flag("push-only") { options.direction = .pushOnly }
         if context.stderrIsTerminal && !arguments.flag("json") { options.progress = SyncProgressPrinter(context: context).callback }
 
-        if PocketBaseLocation.names(peerText) {
-            return try await backendSync(arguments, storePath: storePath, peerText: peerText, policy: policy, context: context)
+        if case .backend(let location) = peer, let httpClient {
+            return try await backendSync(
+                arguments, storePath: storePath, location: location, httpClient: httpClient, policy: policy, context: context)
         }
         for option in ["entities", "mapping", "purge-after"] where !arguments.options(option).isEmpty {
             throw UsageError("--\(option) is for app backends (pocketbase+http://…)")
         }
-        let token = arguments.option("token") ?? context.environment["FERRY_TOKEN"]
-        let peer = try SyncPeer.classify(peerText, token: token, resolvingFolder: context.absolutePath)
-        switch (history, peer) {
-        case (.full, .hubFolder), (.full, .s3):
+        if history == .full && peer.isHub {
             throw UsageError("--history full is for peer stores: a hub keeps snapshots of old history, not all of it (see 'ferry hub compact')")
-        default: break
         }
         var s3: S3Configuration?
-        switch peer {
-        case .remote, .s3:
-            _ = try context.httpClientOrHandOff(for: peerText)
-            if case .s3 = peer { s3 = try S3Configuration.fromEnvironment(context.environment, endpoint: arguments.option("endpoint")) }
-        case .folder, .hubFolder:
-            if arguments.option("endpoint") != nil { throw UsageError("--endpoint is for s3:// hubs; \(peerText) is a folder") }
+        if case .s3Hub = peer {
+            s3 = try S3Configuration.fromEnvironment(context.environment, endpoint: arguments.option("endpoint"))
+        } else if arguments.option("endpoint") != nil {
+            throw UsageError("--endpoint is for s3:// hubs; \(peerText) is \(peer.needsHTTPClient ? "a server" : "a folder")")
         }
         let store = try context.openStore(storePath)
         defer { store.close() }
         let runner = SyncRunner(
             store: store, peer: peer, options: options, commitFirst: !arguments.flag("no-commit"), context: context,
-            json: arguments.flag("json"), s3: s3)
+            json: arguments.flag("json"), httpClient: httpClient, s3: s3)
         if arguments.flag("watch") {
             return try await runner.watch(interval: interval)
         }
@@ -116,10 +116,9 @@ enum SyncCommand: Command {
 
     /// A sync with an app backend (``BackendSyncRunner``).
     static func backendSync(
-        _ arguments: ParsedArguments, storePath: String, peerText: String, policy: ConflictPolicy, context: CommandContext
+        _ arguments: ParsedArguments, storePath: String, location: PocketBaseLocation, httpClient: any HTTPClient,
+        policy: ConflictPolicy, context: CommandContext
     ) async throws -> ExitCode {
-        let location: PocketBaseLocation
-        do { location = try PocketBaseLocation(parsing: peerText) } catch { throw UsageError(error.message) }
         for flag in ["dry-run", "pull-only", "push-only", "force"] where arguments.flag(flag) {
             throw UsageError("--\(flag) is not available for app backends yet")
         }
@@ -128,13 +127,12 @@ enum SyncCommand: Command {
             throw UsageError("--\(option) is not for app backends (credentials come from POCKETBASE_EMAIL/POCKETBASE_PASSWORD or POCKETBASE_TOKEN)")
         }
         guard let mapping = try arguments.backendMapping(context: context) else {
-            throw UsageError("give the entities to sync with \(peerText): --entities Product,Note (or --mapping FILE)")
+            throw UsageError("give the entities to sync with \(location): --entities Product,Note (or --mapping FILE)")
         }
         var options = BackendSyncEngine.Options(mapping: mapping)
         if let retention = try arguments.milliseconds("purge-after") { options.purgeAfterMilliseconds = retention }
         options.policy = policy
         options.maximumClockSkewMilliseconds = UInt64(try arguments.integer("max-skew", in: 1...(10 * 365 * 86400)) ?? 86400) * 1000
-        let httpClient = try context.httpClientOrHandOff(for: peerText)
         let runner = BackendSyncRunner(
             storePath: storePath, location: location, options: options, commitFirst: !arguments.flag("no-commit"), context: context,
             json: arguments.flag("json"))
@@ -148,11 +146,13 @@ enum SyncCommand: Command {
 /// Runs one sync or a watch loop and prints reports.
 struct SyncRunner {
     let store: Store
-    let peer: SyncPeer
+    let peer: PeerAddress
     let options: SyncOptions
     let commitFirst: Bool
     let context: CommandContext
     let json: Bool
+    /// What a peer reached over the network is reached through.
+    var httpClient: (any HTTPClient)?
     var s3: S3Configuration?
 
     func once() async throws -> ExitCode {
@@ -179,12 +179,9 @@ struct SyncRunner {
         }
         let handEdits: FolderTransport.HandEdits = !commitFirst || !options.direction.pushes ? .leave : options.dryRun ? .count : .commit
         let transport = try peer.makeTransport(
-            options: context.storeOptions(), httpClient: context.httpClient, handEdits: handEdits, s3: s3)
+            options: context.storeOptions(), httpClient: httpClient, handEdits: handEdits, s3: s3)
         var report = try await SyncEngine(store: store, transport: transport, options: options).run()
-        if let found = (transport as? FolderTransport)?.handEditsFound {
-            committed += found.edits.count
-            for problem in found.problems { context.stderr.line("warning: \(peer)/\(problem.path): \(problem.reason) (not committed)") }
-        }
+        for problem in report.peerProblems { context.stderr.line("warning: \(peer)/\(problem.path): \(problem.reason) (not committed)") }
         report.committedEdits += committed
         return report
     }

@@ -39,13 +39,20 @@ enum VerifyCommand: Command {
 
     static func run(_ arguments: ParsedArguments, context: CommandContext) async throws -> ExitCode {
         let argument = arguments.positional("store") ?? "."
-        let candidate = context.absolutePath(argument)
-        if argument.lowercased().hasPrefix("s3://")
-            || (FileSystem.exists(candidate + "/" + HubDescriptor.key) && !FileSystem.exists(candidate + "/ferry.json"))
-        {
+        // The one rule every peer argument is read by: a hub folder or s3:// is a hub.
+        let address = try PeerAddress.parse(argument, resolvingFolder: context.absolutePath)
+        switch address {
+        case .hubFolder, .s3Hub:
             return try await verifyHub(argument, arguments: arguments, context: context)
+        case .served, .backend:
+            throw UsageError("\(argument): verify checks a store folder or a hub (a folder or s3://bucket/prefix)")
+        case .store(let path):
+            return try await verifyStore(at: path, arguments: arguments, context: context)
         }
-        let path = candidate
+    }
+
+    /// Verifies the store at `path` (and, with `--against`, its joins).
+    private static func verifyStore(at path: String, arguments: ParsedArguments, context: CommandContext) async throws -> ExitCode {
         let report: VerificationReport
         let progress = ProgressLine.standardError("verify", context: context, enabled: !arguments.flag("json"))
         do {

@@ -100,14 +100,6 @@ import Testing
         for bad in ["http://127.0.0.1:8080", "http://127.0.0.1:8080/", "http://u:p@host/alice", "http://host/alice?x=1", "file:///alice", "http://host/.x"] {
             #expect(throws: RemoteError.self, "\(bad)") { try RemoteEndpoint(parsing: bad) }
         }
-        #expect(SyncPeer(parsing: "http://127.0.0.1:1/a", token: "t") == .remote(url: "http://127.0.0.1:1/a", token: "t"))
-        // One rule for every peer argument: a scheme makes a URL, in any case; a folder may start with "http".
-        #expect(try SyncPeer.classify("HTTPS://h:1/a") == .remote(url: "https://h:1/a", token: nil))
-        #expect(try SyncPeer.classify("http-backup", resolvingFolder: { "/home/me/" + $0 }) == .folder("/home/me/http-backup"))
-        #expect(try SyncPeer.classify("s3://bucket/notes") == .s3(S3Location(bucket: "bucket", prefix: "notes")))
-        #expect(throws: SyncError.self) { try SyncPeer.classify("s3://Not_A_Bucket/notes") }
-        #expect(throws: SyncError.self) { try SyncPeer.classify("ftp://host/a") }
-        #expect(try SyncPeer(parsing: "http://127.0.0.1:1/a").makeTransport() is HTTPTransport)
     }
 
     @Test func retryDelaysGrowAndAreBounded() {

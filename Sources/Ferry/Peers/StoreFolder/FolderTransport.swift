@@ -9,7 +9,7 @@ public final class FolderTransport: SyncTransport, @unchecked Sendable {
     public enum HandEdits: Sendable {
         /// Nothing: a received change still never overwrites one without journaling it first.
         case leave
-        /// Find them, for a dry run's report (``handEditsFound``).
+        /// Find them, for a dry run's report (``PeerInfo/handEdits``).
         case count
         /// Journal them as changes of the peer, as `ferry commit` there would.
         case commit
@@ -22,9 +22,6 @@ public final class FolderTransport: SyncTransport, @unchecked Sendable {
     private var store: Store?
     /// The state offered to a joining store, while it is read.
     private var snapshot: StoreSnapshot?
-    /// After ``open()``: the peer's hand edits found (and, with ``HandEdits/commit``, journaled),
-    /// and the files that could not be read as records.
-    public private(set) var handEditsFound: StoreStatus?
 
     /// - Parameters:
     ///   - options: how to open the peer store (its clock, lock timeout).
@@ -74,9 +71,10 @@ public final class FolderTransport: SyncTransport, @unchecked Sendable {
             store.close()
             throw .transport("\(error)")
         }
+        let handEditsFound: StoreStatus?
         do {
             switch handEdits {
-            case .leave: break
+            case .leave: handEditsFound = nil
             case .count: handEditsFound = try store.status()
             case .commit:
                 let report = try store.commit()
@@ -90,7 +88,7 @@ public final class FolderTransport: SyncTransport, @unchecked Sendable {
         self.store = store
         return PeerInfo(
             replica: store.replicaID, name: store.manifest.name, format: store.manifest.format, head: store.head,
-            instance: store.instance)
+            instance: store.instance, handEdits: handEditsFound)
     }
 
     public func close() async {

@@ -1,6 +1,6 @@
 import Foundation
 
-extension SyncPeer {
+extension PeerAddress {
     /// Makes the transport that reaches this peer.
     /// - Parameters:
     ///   - options: how a folder peer's store is opened (clock, lock timeout).
@@ -14,15 +14,17 @@ extension SyncPeer {
         s3: S3Configuration? = nil
     ) throws(SyncError) -> any SyncTransport {
         switch self {
-        case .folder(let path):
+        case .store(let path):
             return FolderTransport(path: path, options: options, handEdits: handEdits)
-        case .remote(let url, let token):
+        case .served(let url, let token):
             guard let httpClient else {
                 throw .transport("\(url): this program has no HTTP client (link FerryURLSession)")
             }
             do { return try HTTPTransport(url: url, token: token, client: httpClient) } catch { throw .transport(error.description) }
-        case .hubFolder, .s3:
+        case .hubFolder, .s3Hub:
             return HubTransport(storage: try hubStorage(httpClient: httpClient, s3: s3))
+        case .backend(let location):
+            throw .transport("\(location) is an app backend: it syncs through BackendSyncEngine, not a transport")
         }
     }
 
@@ -33,11 +35,11 @@ extension SyncPeer {
     ///   - s3: how to reach an S3 hub; `nil` reads the AWS CLI's variables and files.
     public func hubStorage(httpClient: (any HTTPClient)?, s3: S3Configuration? = nil) throws(SyncError) -> any HubStorage {
         switch self {
-        case .folder(let path), .hubFolder(let path):
+        case .store(let path), .hubFolder(let path):
             return FolderHubStorage(root: path)
-        case .remote(let url, _):
-            throw .transport("\(url) is a 'ferry serve' store, not a hub: a hub is a folder or s3://bucket/prefix")
-        case .s3(let location):
+        case .served, .backend:
+            throw .transport("\(self) is not a hub: a hub is a folder or s3://bucket/prefix")
+        case .s3Hub(let location):
             guard let httpClient else {
                 throw .transport("\(location): this program has no HTTP client (link FerryURLSession)")
             }
