@@ -32,6 +32,27 @@ import FerryTestSupport
         #expect(report.plan == .upToDate)
     }
 
+    /// The peer's hand edits reach the report itself (no caller reads them back from the
+    /// transport): the edits journaled there count, and a file that is no record is listed.
+    @Test func thePeersHandEditsAreInTheReport() async throws {
+        let directory = try TemporaryDirectory()
+        let a = try makeStore(directory, "a")
+        let b = try makeStore(directory, "b")
+        try a.put(["n": 1], entity: notes, id: RecordID("1"))
+        _ = try await b.sync(with: FolderTransport(path: a.path))
+        let file = a.layout.recordFile(RecordKey(entity: notes, id: try RecordID("1")))
+        _ = try FileSystem.writeFileAtomically(file, Array(#"{"n": 2}"#.utf8), durable: false)
+        _ = try FileSystem.writeFileAtomically(a.layout.entityDirectory(notes) + "/broken.json", Array("{".utf8), durable: false)
+        a.close()
+        let report = try await b.sync(with: FolderTransport(path: directory.subpath("a"), handEdits: .commit))
+        #expect(report.committedEdits == 1)
+        #expect(report.pulled == 1)
+        #expect(report.peerProblems.map(\.path) == ["records/Note/broken.json"])
+        #expect(try b.get(entity: notes, id: RecordID("1")) == ["n": 2])
+        let left = try await b.sync(with: FolderTransport(path: directory.subpath("a"), handEdits: .leave))
+        #expect(left.committedEdits == 0 && left.peerProblems.isEmpty)
+    }
+
     @Test func staleReplicaGapIsClosed() async throws {
         let directory = try TemporaryDirectory()
         let a = try makeStore(directory, "a")
