@@ -232,7 +232,7 @@ struct ScaleRun {
         try measure("verify, compacted", ["verify", store], seconds: 30, memoryMB: 250, growth: 1.2)
         // The import's files written again by `cp -a`: how this machine's cost of creating them
         // grows from one scale to the other without Ferry (on this VM the first touch of memory
-        // the guest gave back to its host costs several times a warm page; see the README).
+        // the guest gave back to its host costs several times a warm page; see docs/BENCHMARKS.md).
         // Last, as its copies would crowd the page cache of every step after it: run right after
         // the import, they pushed the 1M store's older files out, and a verify took 113 s
         // instead of about 15.
