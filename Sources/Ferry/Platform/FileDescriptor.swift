@@ -156,7 +156,7 @@ public struct FileDescriptor: Sendable {
     }
 
     /// `fstat`: size, modification time and kind.
-    public func status() throws(SystemError) -> FileStatus {
+    package func status() throws(SystemError) -> FileStatus {
         var info = stat()
         guard fstat(rawValue, &info) == 0 else { throw .current("fstat", path: path) }
         return FileStatus(info)
@@ -164,7 +164,7 @@ public struct FileDescriptor: Sendable {
 
     /// `fstatat` of an entry of this directory, links not followed: resolving one name instead
     /// of a whole path. `name` is NUL-terminated; `nil` when there is no such entry.
-    public func status(ofEntry name: [UInt8]) throws(SystemError) -> FileStatus? {
+    package func status(ofEntry name: [UInt8]) throws(SystemError) -> FileStatus? {
         var info = stat()
         let result = name.withUnsafeBufferPointer { bytes in
             bytes.withMemoryRebound(to: CChar.self) { fstatat(rawValue, $0.baseAddress!, &info, AT_SYMLINK_NOFOLLOW) }

@@ -26,16 +26,16 @@ import Darwin
 /// rename, as ``FileSystem/writeFileAtomically(_:_:durable:)`` does.
 ///
 /// Not durable by itself: callers rely on a journal that can repair the files.
-public final class FileReplacer {
+package final class FileReplacer {
     /// Where the spare file lives; must be on the same file system as the replaced files.
-    public let sparePath: String
+    package let sparePath: String
     /// Cleared after the first sign that this file system cannot exchange or lease.
     private var canExchange: Bool
     /// The mode a new file gets here (0644 less the umask), learnt from the first spare.
     private var expectedMode: mode_t?
 
     /// A replacer whose spare file lives at `sparePath` (created when first needed).
-    public init(sparePath: String) {
+    package init(sparePath: String) {
         self.sparePath = sparePath
         #if os(Linux)
         canExchange = FileReplacer.renameExchange != nil
@@ -47,7 +47,7 @@ public final class FileReplacer {
     /// Replaces (or creates) the file at `path` with `bytes`.
     /// - Returns: the status of the new file.
     @discardableResult
-    public func replace(_ path: String, with bytes: [UInt8]) throws(SystemError) -> FileStatus {
+    package func replace(_ path: String, with bytes: [UInt8]) throws(SystemError) -> FileStatus {
         #if os(Linux)
         if canExchange, let status = try exchange(path, bytes) { return status }
         #endif

@@ -7,19 +7,19 @@ import Darwin
 #endif
 
 /// What `stat` says of a file: enough to notice that it changed.
-public struct FileStatus: Sendable, Hashable {
-    public enum Kind: Sendable { case regular, directory, symbolicLink, other }
+package struct FileStatus: Sendable, Hashable {
+    package enum Kind: Sendable { case regular, directory, symbolicLink, other }
 
-    public var size: Int64
+    package var size: Int64
     /// Modification time in nanoseconds since 1970.
-    public var modificationNanoseconds: Int64
-    public var kind: Kind
+    package var modificationNanoseconds: Int64
+    package var kind: Kind
     /// Inode number, so a replaced file is noticed even with equal size and time.
-    public var inode: UInt64
+    package var inode: UInt64
     /// The device the file is on: with the inode, which file this is.
-    public var device: UInt64
+    package var device: UInt64
 
-    public init(size: Int64, modificationNanoseconds: Int64, kind: Kind, inode: UInt64, device: UInt64 = 0) {
+    package init(size: Int64, modificationNanoseconds: Int64, kind: Kind, inode: UInt64, device: UInt64 = 0) {
         self.size = size
         self.modificationNanoseconds = modificationNanoseconds
         self.kind = kind

@@ -15,7 +15,7 @@ extension FileSystem {
     /// server's and on any file system is only as fine as its granularity (a jiffy on ext4,
     /// two seconds on FAT); comparing a file's modification time with this one, not with the
     /// local clock, is what tells whether a later change would move it.
-    public static func fileSystemTime(inDirectory directory: String) -> Int64? {
+    package static func fileSystemTime(inDirectory directory: String) -> Int64? {
         #if os(Linux) && (arch(x86_64) || arch(arm64))
         if let (file, status) = try? makeUnnamedFile(inDirectory: directory, []) {
             file.close()
@@ -33,7 +33,7 @@ extension FileSystem {
 
     /// Waits, a millisecond at a time and for at most `limit` milliseconds, until the file
     /// system's clock in `directory` is past `time`; returns whether it got there.
-    public static func waitForFileSystemClock(toPass time: Int64, inDirectory directory: String, limit: Int = 50) -> Bool {
+    package static func waitForFileSystemClock(toPass time: Int64, inDirectory directory: String, limit: Int = 50) -> Bool {
         for attempt in 0...limit {
             guard let now = fileSystemTime(inDirectory: directory) else { return false }
             if now > time { return true }

@@ -8,15 +8,15 @@ import Darwin
 #endif
 
 /// Path-level system calls: the one place the rest of Ferry reaches the file system through.
-public enum FileSystem {
+package enum FileSystem {
     /// An entry of a directory listing.
-    public struct DirectoryEntry: Sendable, Hashable {
-        public var name: String
-        public var kind: FileStatus.Kind
+    package struct DirectoryEntry: Sendable, Hashable {
+        package var name: String
+        package var kind: FileStatus.Kind
     }
 
     /// `lstat`: the status of the file at `path` (links are not followed); `nil` when absent.
-    public static func status(_ path: String) throws(SystemError) -> FileStatus? {
+    package static func status(_ path: String) throws(SystemError) -> FileStatus? {
         var info = stat()
         if lstat(path, &info) == 0 { return FileStatus(info) }
         let error = SystemError.current("stat", path: path)
@@ -25,25 +25,25 @@ public enum FileSystem {
     }
 
     /// Whether anything exists at `path`.
-    public static func exists(_ path: String) -> Bool {
+    package static func exists(_ path: String) -> Bool {
         var info = stat()
         return lstat(path, &info) == 0
     }
 
     /// Whether `path` is a directory (following links).
-    public static func isDirectory(_ path: String) -> Bool {
+    package static func isDirectory(_ path: String) -> Bool {
         var info = stat()
         return stat(path, &info) == 0 && (info.st_mode & S_IFMT) == S_IFDIR
     }
 
     /// Whether `path` is a regular file (following links).
-    public static func isRegularFile(_ path: String) -> Bool {
+    package static func isRegularFile(_ path: String) -> Bool {
         var info = stat()
         return stat(path, &info) == 0 && (info.st_mode & S_IFMT) == S_IFREG
     }
 
     /// Lists a directory, without `.` and `..`, in no particular order.
-    public static func contents(ofDirectory path: String) throws(SystemError) -> [DirectoryEntry] {
+    package static func contents(ofDirectory path: String) throws(SystemError) -> [DirectoryEntry] {
         var entries: [DirectoryEntry] = []
         try forEachEntry(ofDirectory: path) { entries.append($0) }
         return entries
@@ -51,7 +51,7 @@ public enum FileSystem {
 
     /// Calls `body` with each entry of a directory, without `.` and `..`, in no particular
     /// order, holding none of them: for folders of a million files.
-    public static func forEachEntry(ofDirectory path: String, _ body: (DirectoryEntry) -> Void) throws(SystemError) {
+    package static func forEachEntry(ofDirectory path: String, _ body: (DirectoryEntry) -> Void) throws(SystemError) {
         try forEachEntryAndInode(ofDirectory: path) { entry, _ in body(entry) }
     }
 
@@ -93,7 +93,7 @@ public enum FileSystem {
     }
 
     /// Creates a directory; succeeds when it already exists.
-    public static func createDirectory(_ path: String, permissions: UInt32 = 0o755) throws(SystemError) {
+    package static func createDirectory(_ path: String, permissions: UInt32 = 0o755) throws(SystemError) {
         if mkdir(path, mode_t(permissions)) == 0 { return }
         let error = SystemError.current("mkdir", path: path)
         if error.isAlreadyExists && isDirectory(path) { return }
@@ -103,7 +103,7 @@ public enum FileSystem {
     /// Creates a directory and any missing parents. Returns the directories it created,
     /// outermost first, so the caller can make them durable.
     @discardableResult
-    public static func createDirectories(_ path: String) throws(SystemError) -> [String] {
+    package static func createDirectories(_ path: String) throws(SystemError) -> [String] {
         if isDirectory(path) { return [] }
         var created: [String] = []
         let parent = parentPath(of: path)
@@ -114,12 +114,12 @@ public enum FileSystem {
     }
 
     /// Renames atomically, replacing any file at `destination`.
-    public static func rename(_ source: String, to destination: String) throws(SystemError) {
+    package static func rename(_ source: String, to destination: String) throws(SystemError) {
         guard Glibc_rename(source, destination) == 0 else { throw .current("rename", path: destination) }
     }
 
     /// Removes a file; succeeds when it is already gone.
-    public static func removeFile(_ path: String) throws(SystemError) {
+    package static func removeFile(_ path: String) throws(SystemError) {
         if unlink(path) == 0 { return }
         let error = SystemError.current("unlink", path: path)
         if error.isNotFound { return }
@@ -128,7 +128,7 @@ public enum FileSystem {
 
     /// Removes an empty directory; returns false when it is not empty or absent.
     @discardableResult
-    public static func removeEmptyDirectory(_ path: String) -> Bool {
+    package static func removeEmptyDirectory(_ path: String) -> Bool {
         rmdir(path) == 0
     }
 
@@ -139,7 +139,7 @@ public enum FileSystem {
     /// touch the inode tables at random: a million record files, caches cold, took 291 s
     /// that way against 188 s in inode order on a fresh file system, and about ten times as
     /// long on one aged by mass deletions.
-    public static func removeTree(_ path: String) throws(SystemError) {
+    package static func removeTree(_ path: String) throws(SystemError) {
         guard let info = try status(path) else { return }
         guard info.kind == .directory else { return try removeFile(path) }
         for entry in try entriesInInodeOrder(ofDirectory: path) {
@@ -161,13 +161,13 @@ public enum FileSystem {
     }
 
     /// Makes a directory's entries (creations, renames, removals) durable.
-    public static func synchronizeDirectory(_ path: String) throws(SystemError) {
+    package static func synchronizeDirectory(_ path: String) throws(SystemError) {
         let directory = try FileDescriptor.open(path, .readOnly, options: .directory)
         try directory.closeAfter { () throws(SystemError) in try directory.synchronize() }
     }
 
     /// Reads a whole file; `limit` bounds the size accepted.
-    public static func readFile(_ path: String, limit: Int = Int.max) throws(SystemError) -> [UInt8] {
+    package static func readFile(_ path: String, limit: Int = Int.max) throws(SystemError) -> [UInt8] {
         let file = try FileDescriptor.open(path, .readOnly)
         return try file.closeAfter { () throws(SystemError) in
             let size = try file.status().size
@@ -181,7 +181,7 @@ public enum FileSystem {
     /// - Parameter durable: also `fsync` the file before the rename and the directory after.
     /// - Returns: the status of the new file.
     @discardableResult
-    public static func writeFileAtomically(_ path: String, _ bytes: [UInt8], durable: Bool) throws(SystemError) -> FileStatus {
+    package static func writeFileAtomically(_ path: String, _ bytes: [UInt8], durable: Bool) throws(SystemError) -> FileStatus {
         let temporary = parentPath(of: path) + "/.tmp-" + lastComponent(of: path) + "-\(getpid())"
         let file = try FileDescriptor.open(temporary, .writeOnly, options: [.create, .truncate])
         let info: FileStatus
@@ -208,23 +208,23 @@ public enum FileSystem {
     }
 
     /// Everything before the last `/` (or `.` when there is none).
-    public static func parentPath(of path: String) -> String {
+    package static func parentPath(of path: String) -> String {
         guard let slash = path.utf8.lastIndex(of: UInt8(ascii: "/")) else { return "." }
         if slash == path.utf8.startIndex { return "/" }
         return String(path[..<slash])
     }
 
     /// Everything after the last `/`.
-    public static func lastComponent(of path: String) -> String {
+    package static func lastComponent(of path: String) -> String {
         guard let slash = path.utf8.lastIndex(of: UInt8(ascii: "/")) else { return path }
         return String(path[path.utf8.index(after: slash)...])
     }
 
     /// The process id, for lock files and temporary names.
-    public static var processID: Int32 { getpid() }
+    package static var processID: Int32 { getpid() }
 
     /// Whether a process with this id is running.
-    public static func processIsAlive(_ pid: Int32) -> Bool {
+    package static func processIsAlive(_ pid: Int32) -> Bool {
         pid > 0 && (kill(pid, 0) == 0 || errno == EPERM)
     }
 }
@@ -244,7 +244,7 @@ extension FileSystem {
     /// `O_TMPFILE`, a temporary file beside it is linked (``linkTemporaryFile(at:_:)``). Not
     /// durable: callers rely on a journal that can repair the file.
     /// - Returns: the status of the new file; `nil` when `path` was taken.
-    public static func createFileIfAbsent(_ path: String, _ bytes: [UInt8]) throws(SystemError) -> FileStatus? {
+    package static func createFileIfAbsent(_ path: String, _ bytes: [UInt8]) throws(SystemError) -> FileStatus? {
         #if os(Linux) && (arch(x86_64) || arch(arm64))
         if let (file, status) = try makeUnnamedFile(inDirectory: parentPath(of: path), bytes) {
             defer { file.close() }
@@ -304,7 +304,7 @@ extension FileSystem {
     /// if the process dies first. Returns the open file and its status, or `nil` where the
     /// system or file system has no unnamed files (the caller writes the file another way).
     /// - Throws: when `directory` is missing (`ENOENT`), or the write fails.
-    public static func makeUnnamedFile(inDirectory directory: String, _ bytes: [UInt8]) throws(SystemError) -> (FileDescriptor, FileStatus)? {
+    package static func makeUnnamedFile(inDirectory directory: String, _ bytes: [UInt8]) throws(SystemError) -> (FileDescriptor, FileStatus)? {
         #if os(Linux) && (arch(x86_64) || arch(arm64))
         let fd = retryingOnInterrupt { Glibc_open(directory, O_WRONLY | O_CLOEXEC | openUnnamedFile, 0o644) }
         guard fd >= 0 else {
@@ -328,7 +328,7 @@ extension FileSystem {
     /// Gives a file made by ``makeUnnamedFile(inDirectory:_:)`` the name `path` (in the same
     /// directory), atomically; the caller still closes it. Returns `false`, linking nothing,
     /// when `path` already exists or links through `/proc` are unavailable.
-    public static func linkUnnamedFile(_ file: FileDescriptor, at path: String) throws(SystemError) -> Bool {
+    package static func linkUnnamedFile(_ file: FileDescriptor, at path: String) throws(SystemError) -> Bool {
         #if os(Linux) && (arch(x86_64) || arch(arm64))
         // Linking the descriptor itself (AT_EMPTY_PATH) saves resolving a /proc path, but
         // needs CAP_DAC_READ_SEARCH on most kernels; without it, ENOENT, and /proc it is.
@@ -362,14 +362,14 @@ extension FileSystem {
 
 extension FileSystem {
     /// Drops an advisory `flock` held through `file`.
-    public static func unlock(_ file: FileDescriptor) {
+    package static func unlock(_ file: FileDescriptor) {
         _ = flock(file.rawValue, LOCK_UN)
     }
 }
 
 extension FileSystem {
     /// The real-time clock in nanoseconds since 1970, comparable with file modification times.
-    public static func currentTimeNanoseconds() -> Int64 {
+    package static func currentTimeNanoseconds() -> Int64 {
         var time = timespec()
         clock_gettime(CLOCK_REALTIME, &time)
         return Int64(time.tv_sec) * 1_000_000_000 + Int64(time.tv_nsec)
@@ -378,14 +378,14 @@ extension FileSystem {
 
 extension FileSystem {
     /// A directory entry with its `lstat` status.
-    public struct ScannedEntry: Sendable {
-        public var name: String
-        public var status: FileStatus
+    package struct ScannedEntry: Sendable {
+        package var name: String
+        package var status: FileStatus
     }
 
     /// Lists a directory and stats every entry relative to it (`fstatat`), without building
     /// full paths: the fast path of a status scan.
-    public static func scan(directory path: String) throws(SystemError) -> [ScannedEntry] {
+    package static func scan(directory path: String) throws(SystemError) -> [ScannedEntry] {
         guard let directory = opendir(path) else { throw .current("opendir", path: path) }
         defer { closedir(directory) }
         let descriptor = dirfd(directory)

@@ -8,27 +8,27 @@ import Darwin
 
 /// Runs a program to completion and reports its exit status, wall time and peak memory
 /// (from `wait4`'s resource usage), as benchmarks that time whole processes need.
-public enum MeasuredProcess {
+package enum MeasuredProcess {
     /// What a finished child reported.
-    public struct Outcome: Sendable {
+    package struct Outcome: Sendable {
         /// The exit status, or 128 + signal number when killed.
-        public var status: Int32
+        package var status: Int32
         /// Wall time from spawn to exit, in seconds.
-        public var seconds: Double
+        package var seconds: Double
         /// Peak resident memory, in MiB.
-        public var peakMemoryMiB: Double
+        package var peakMemoryMiB: Double
         /// CPU time the process (all its threads) spent in its own code, in seconds.
-        public var userSeconds: Double = 0
+        package var userSeconds: Double = 0
         /// CPU time the kernel spent on the process's behalf, in seconds. The kernel's own
         /// threads (the write-back of the process's dirty pages, memory reclaim) are not in it.
-        public var systemSeconds: Double = 0
+        package var systemSeconds: Double = 0
 
         /// User and system CPU time together.
-        public var cpuSeconds: Double { userSeconds + systemSeconds }
+        package var cpuSeconds: Double { userSeconds + systemSeconds }
     }
 
     /// Runs `executable` with `arguments`, its output sent to /dev/null.
-    public static func run(_ executable: String, _ arguments: [String]) throws(SystemError) -> Outcome {
+    package static func run(_ executable: String, _ arguments: [String]) throws(SystemError) -> Outcome {
         var actions = posix_spawn_file_actions_t()
         posix_spawn_file_actions_init(&actions)
         defer { posix_spawn_file_actions_destroy(&actions) }
@@ -63,7 +63,7 @@ public enum MeasuredProcess {
     }
 
     /// The full path of a program found on `PATH`, or `nil`.
-    public static func find(_ name: String) -> String? {
+    package static func find(_ name: String) -> String? {
         guard let path = getenv("PATH") else { return nil }
         for directory in String(cString: path).split(separator: ":") {
             let candidate = "\(directory)/\(name)"

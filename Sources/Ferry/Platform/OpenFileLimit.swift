@@ -13,7 +13,7 @@ import Darwin
 /// ```swift
 /// let limit = OpenFileLimit.raiseToHardLimit()   // (before: 1024, after: 524288)
 /// ```
-public enum OpenFileLimit {
+package enum OpenFileLimit {
     #if canImport(Darwin)
     private static let resource = RLIMIT_NOFILE
     #else
@@ -21,7 +21,7 @@ public enum OpenFileLimit {
     #endif
 
     /// The soft limit now.
-    public static var current: UInt64 {
+    package static var current: UInt64 {
         var limit = rlimit()
         guard getrlimit(resource, &limit) == 0 else { return 1024 }
         return UInt64(limit.rlim_cur)
@@ -30,7 +30,7 @@ public enum OpenFileLimit {
     /// Raises the soft limit to the hard limit (at most `ceiling`), where the system allows.
     /// - Returns: the soft limit before and after.
     @discardableResult
-    public static func raiseToHardLimit(ceiling: UInt64 = 1 << 20) -> (before: UInt64, after: UInt64) {
+    package static func raiseToHardLimit(ceiling: UInt64 = 1 << 20) -> (before: UInt64, after: UInt64) {
         var limit = rlimit()
         guard getrlimit(resource, &limit) == 0 else { return (1024, 1024) }
         let before = UInt64(limit.rlim_cur)

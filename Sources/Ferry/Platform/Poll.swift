@@ -12,7 +12,7 @@ import Darwin
 /// let ready = try Poll.waitForReadable([socket.rawValue, wakeup.readDescriptor], timeout: .seconds(10))
 /// if ready[1] { /* woken */ } else if ready[0] { /* data, end of stream or an error */ }
 /// ```
-public enum Poll {
+package enum Poll {
     /// Waits until at least one descriptor can be read without blocking (data, end of stream,
     /// a pending error or a hang-up all count), or until `timeout` passes. `EINTR` restarts the
     /// wait with what remains of the timeout.
@@ -21,7 +21,7 @@ public enum Poll {
     ///   - timeout: how long to wait; `nil` waits for ever.
     /// - Returns: one flag per descriptor, all `false` when the timeout passed.
     /// - Throws: ``SystemError`` from `poll`.
-    public static func waitForReadable(_ descriptors: [Int32], timeout: Duration?) throws(SystemError) -> [Bool] {
+    package static func waitForReadable(_ descriptors: [Int32], timeout: Duration?) throws(SystemError) -> [Bool] {
         var entries = descriptors.map { pollfd(fd: $0, events: Int16(POLLIN), revents: 0) }
         let clock = ContinuousClock()
         let deadline = timeout.map { clock.now.advanced(by: $0) }

@@ -5,7 +5,7 @@ import Glibc
 #endif
 
 /// Process-wide settings of the C library's allocator, for the command-line programs.
-public enum ProcessMemory {
+package enum ProcessMemory {
     /// Limits glibc's allocator to one arena per core (the default is eight per core).
     ///
     /// Each thread that allocates may get an arena of its own, and memory freed in an arena
@@ -14,7 +14,7 @@ public enum ProcessMemory {
     /// size though the live heap did not: `ferry verify` peaked at 50 MB at 1M records against
     /// 40 MB at 100k, and at 41 MB with one arena per core, in the same time. A
     /// `MALLOC_ARENA_MAX` set in the environment wins. Does nothing off glibc.
-    public static func limitAllocatorArenas(environment: [String: String] = ProcessInfo.processInfo.environment) {
+    package static func limitAllocatorArenas(environment: [String: String] = ProcessInfo.processInfo.environment) {
         guard let limit = arenaLimit(environment: environment) else { return }
         #if canImport(Glibc)
         // `mallopt` is declared in <malloc.h>, which Swift's Glibc module leaves out: look it up.

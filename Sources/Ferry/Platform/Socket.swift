@@ -19,12 +19,12 @@ import Darwin
 ///
 /// A `Socket` is a value: whoever created it owns the descriptor and must ``close()`` it once.
 /// Other threads may call ``shutdown(_:)`` to wake a reader blocked on it.
-public struct Socket: Sendable, Hashable {
+package struct Socket: Sendable, Hashable {
     /// The raw descriptor.
-    public let rawValue: Int32
+    package let rawValue: Int32
 
     /// Which directions ``shutdown(_:)`` ends.
-    public enum ShutdownMode: Sendable {
+    package enum ShutdownMode: Sendable {
         /// No more reads; a blocked reader wakes with end of stream.
         case read
         /// No more writes; the peer sees end of stream.
@@ -34,7 +34,7 @@ public struct Socket: Sendable, Hashable {
     }
 
     /// Wraps a descriptor this process owns.
-    public init(rawValue: Int32) {
+    package init(rawValue: Int32) {
         self.rawValue = rawValue
     }
 
@@ -45,7 +45,7 @@ public struct Socket: Sendable, Hashable {
     ///   - port: the TCP port, `0` for an ephemeral one (read it back with ``localAddress()``).
     ///   - backlog: the kernel's queue of connections not yet accepted.
     /// - Throws: ``SystemError`` from `getaddrinfo`, `socket`, `bind` or `listen`.
-    public static func listen(host: String, port: Int, backlog: Int32 = 1024) throws(SystemError) -> Socket {
+    package static func listen(host: String, port: Int, backlog: Int32 = 1024) throws(SystemError) -> Socket {
         let endpoint = "\(host):\(port)"
         return try withAddresses(host: host, port: port, passive: true, endpoint: endpoint) {
             (info) throws(SystemError) -> Socket in
@@ -68,7 +68,7 @@ public struct Socket: Sendable, Hashable {
 
     /// Opens a blocking connection to `host:port` with `TCP_NODELAY` set.
     /// - Throws: ``SystemError`` from `getaddrinfo`, `socket` or `connect`.
-    public static func connect(host: String, port: Int) throws(SystemError) -> Socket {
+    package static func connect(host: String, port: Int) throws(SystemError) -> Socket {
         let endpoint = "\(host):\(port)"
         return try withAddresses(host: host, port: port, passive: false, endpoint: endpoint) {
             (info) throws(SystemError) -> Socket in
@@ -87,7 +87,7 @@ public struct Socket: Sendable, Hashable {
     /// close-on-exec and has `TCP_NODELAY` set.
     /// - Returns: the connection and its peer's address, or `nil` when none is pending.
     /// - Throws: ``SystemError`` from `accept`, such as `EMFILE` when out of descriptors.
-    public func accept() throws(SystemError) -> (Socket, SocketAddress)? {
+    package func accept() throws(SystemError) -> (Socket, SocketAddress)? {
         var storage = sockaddr_storage()
         var length = socklen_t(MemoryLayout<sockaddr_storage>.size)
         let fd = withUnsafeMutablePointer(to: &storage) { pointer in
@@ -112,7 +112,7 @@ public struct Socket: Sendable, Hashable {
     }
 
     /// The address the socket is bound to; its `port` is the one the kernel chose for port `0`.
-    public func localAddress() throws(SystemError) -> SocketAddress {
+    package func localAddress() throws(SystemError) -> SocketAddress {
         var storage = sockaddr_storage()
         var length = socklen_t(MemoryLayout<sockaddr_storage>.size)
         let status = withUnsafeMutablePointer(to: &storage) { pointer in
@@ -129,7 +129,7 @@ public struct Socket: Sendable, Hashable {
     /// Reads what has arrived, blocking until something does.
     /// - Returns: the number of bytes read; `0` means the peer closed its side.
     /// - Throws: ``SystemError`` from `recv`, such as `ECONNRESET`, or `EAGAIN` after a receive timeout.
-    public func receive(into buffer: UnsafeMutableRawBufferPointer) throws(SystemError) -> Int {
+    package func receive(into buffer: UnsafeMutableRawBufferPointer) throws(SystemError) -> Int {
         guard let base = buffer.baseAddress, buffer.count > 0 else { return 0 }
         let got = retryingOnInterrupt { recv(rawValue, base, buffer.count, 0) }
         guard got >= 0 else { throw .current("recv", path: nil) }
@@ -137,7 +137,7 @@ public struct Socket: Sendable, Hashable {
     }
 
     /// Reads up to `count` bytes, blocking until something arrives; empty means end of stream.
-    public func receive(upTo count: Int) throws(SystemError) -> [UInt8] {
+    package func receive(upTo count: Int) throws(SystemError) -> [UInt8] {
         var bytes = [UInt8](repeating: 0, count: count)
         let result: Result<Int, SystemError> = bytes.withUnsafeMutableBytes { buffer in
             do throws(SystemError) { return .success(try receive(into: buffer)) } catch { return .failure(error) }
@@ -150,7 +150,7 @@ public struct Socket: Sendable, Hashable {
     /// Writes every byte, looping over short writes.
     /// - Throws: ``SystemError`` from `send`: `EPIPE` or `ECONNRESET` when the peer is gone,
     ///   `EAGAIN` when a send timeout passed.
-    public func sendAll(_ bytes: UnsafeRawBufferPointer) throws(SystemError) {
+    package func sendAll(_ bytes: UnsafeRawBufferPointer) throws(SystemError) {
         guard let base = bytes.baseAddress else { return }
         var offset = 0
         while offset < bytes.count {
@@ -161,7 +161,7 @@ public struct Socket: Sendable, Hashable {
     }
 
     /// Writes every byte of an array.
-    public func sendAll(_ bytes: [UInt8]) throws(SystemError) {
+    package func sendAll(_ bytes: [UInt8]) throws(SystemError) {
         if bytes.isEmpty { return }
         let failure: SystemError? = bytes.withUnsafeBytes { buffer in
             do throws(SystemError) { try sendAll(buffer); return nil } catch { return error }
@@ -170,26 +170,26 @@ public struct Socket: Sendable, Hashable {
     }
 
     /// Sets `TCP_NODELAY`, so small responses leave at once.
-    public func setNoDelay() throws(SystemError) {
+    package func setNoDelay() throws(SystemError) {
         var one: Int32 = 1
         try setOption(Int32(IPPROTO_TCP), TCP_NODELAY, &one, "setsockopt(TCP_NODELAY)", nil)
     }
 
     /// Makes a blocked `send` fail with `EAGAIN` after `timeout` (`SO_SNDTIMEO`).
-    public func setSendTimeout(_ timeout: Duration) throws(SystemError) {
+    package func setSendTimeout(_ timeout: Duration) throws(SystemError) {
         var value = Socket.timeval(timeout)
         try setOption(SOL_SOCKET, SO_SNDTIMEO, &value, "setsockopt(SO_SNDTIMEO)", nil)
     }
 
     /// Makes a blocked `recv` fail with `EAGAIN` after `timeout` (`SO_RCVTIMEO`).
-    public func setReceiveTimeout(_ timeout: Duration) throws(SystemError) {
+    package func setReceiveTimeout(_ timeout: Duration) throws(SystemError) {
         var value = Socket.timeval(timeout)
         try setOption(SOL_SOCKET, SO_RCVTIMEO, &value, "setsockopt(SO_RCVTIMEO)", nil)
     }
 
     /// Ends one or both directions; safe to call from another thread to wake a blocked reader.
     /// Errors (the peer already gone) are ignored.
-    public func shutdown(_ mode: ShutdownMode) {
+    package func shutdown(_ mode: ShutdownMode) {
         let how: Int32
         switch mode {
         case .read: how = Int32(SHUT_RD)
@@ -200,7 +200,7 @@ public struct Socket: Sendable, Hashable {
     }
 
     /// Closes the descriptor. Call it once, from the owner.
-    public func close() {
+    package func close() {
         _ = Glibc_close(rawValue)
     }
 

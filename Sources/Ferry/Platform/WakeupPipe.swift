@@ -17,14 +17,14 @@ import Darwin
 ///
 /// Both ends are closed when the last reference goes away, so a thread that polls the read end
 /// must keep a reference.
-public final class WakeupPipe: Sendable {
+package final class WakeupPipe: Sendable {
     /// The end to poll.
-    public let readDescriptor: Int32
+    package let readDescriptor: Int32
     private let writeDescriptor: Int32
 
     /// Opens a close-on-exec pipe.
     /// - Throws: ``SystemError`` from `pipe`.
-    public init() throws(SystemError) {
+    package init() throws(SystemError) {
         var ends: [Int32] = [-1, -1]
         guard pipe(&ends) == 0 else { throw .current("pipe", path: nil) }
         for fd in ends { _ = fcntl(fd, F_SETFD, FD_CLOEXEC) }
@@ -34,7 +34,7 @@ public final class WakeupPipe: Sendable {
     }
 
     /// Makes the read end readable. Calling it again changes nothing that matters.
-    public func signal() {
+    package func signal() {
         var byte: UInt8 = 1
         _ = retryingOnInterrupt { write(writeDescriptor, &byte, 1) }
     }
