@@ -49,16 +49,28 @@ public struct SyncEngine: Sendable {
         options.progress?(progress)
     }
 
+    /// What the steps of one exchange hand on to the next.
+    struct Exchange {
+        let peerInfo: PeerInfo
+        let checkpoint: SyncCheckpoint?
+        let plan: SyncPlan
+        /// Where each side's changes are read from: the checkpoint's positions, or the start.
+        let start: (local: UInt64, peer: UInt64)
+        let pendingJoin: StoreBase.Join?
+        var localFrontier: ReplicaFrontier
+        let peerFrontier: ReplicaFrontier
+        /// The peer's journal position read through so far.
+        var pulledThrough: UInt64
+        /// Records a pull or join wrote, for a resolving policy.
+        var touched = Set<RecordKey>()
+
+        var localKnowledge: VersionVector { localFrontier.knowledge }
+    }
+
+    /// The steps of one exchange, in order: check the peer, plan, compare frontiers, join from
+    /// a snapshot, pull, resolve, push, and write the checkpoints last.
     private func exchange(peerInfo: PeerInfo, started: Date) async throws(SyncError) -> SyncReport {
-        if peerInfo.replica == replica.replicaID {
-            if let theirs = peerInfo.instance, let ours = replica.instance, theirs != ours {
-                throw .copiedStore(local: replica.location, peer: transport.peerDescription)
-            }
-            throw .samePeer(path: transport.peerDescription)
-        }
-        guard peerInfo.format == StoreManifest.currentFormat else {
-            throw .store(.unsupportedFormat(peerInfo.format, path: transport.peerDescription))
-        }
+        try checkIdentity(of: peerInfo)
         do { try replica.beginExchange() } catch { throw .store(error) }
         defer { replica.endExchange() }
         let pendingJoin: StoreBase.Join?
@@ -84,146 +96,191 @@ public struct SyncEngine: Sendable {
             report(SyncProgress(phase: .done, completed: 0, total: 0))
             return result
         }
-        let start = SyncPlanner.startPositions(for: plan, checkpoint: checkpoint)
+        var exchange = try await compareFrontiers(
+            peerInfo: peerInfo, checkpoint: checkpoint, plan: plan, pendingJoin: pendingJoin, localHead: localHead, result: &result)
+        if options.direction.pulls {
+            try await joinIfOffered(&exchange, result: &result)
+            if plan == .fullPull && !options.dryRun {
+                try await copyAll(&exchange, result: &result)
+            } else {
+                try await pullChecked(&exchange, result: &result)
+            }
+        }
+        if !options.dryRun && options.policy != .keepBoth && !exchange.touched.isEmpty {
+            report(SyncProgress(phase: .resolving, completed: 0, total: nil))
+            result.resolved = try resolveConflicts(among: exchange.touched)
+        }
+        let peerMark = try await push(exchange, result: &result)
+        if options.dryRun {
+            result.duration = Date().timeIntervalSince(started)
+            return result
+        }
+        try await saveCheckpoints(exchange, peerPosition: peerMark.position, peerHash: peerMark.hash)
+        result.conflicts = try conflictedKeys()
+        result.duration = Date().timeIntervalSince(started)
+        report(SyncProgress(phase: .done, completed: result.pulled + result.pushed, total: nil))
+        return result
+    }
 
-        // Both frontiers first: a change both sides believe the other has, held with different
-        // content, is a copied store that no exchange of changes would reveal.
-        var localFrontier: ReplicaFrontier
+    /// Refuses a peer that is this store (or a copy of it), or of another format.
+    private func checkIdentity(of peerInfo: PeerInfo) throws(SyncError) {
+        if peerInfo.replica == replica.replicaID {
+            if let theirs = peerInfo.instance, let ours = replica.instance, theirs != ours {
+                throw .copiedStore(local: replica.location, peer: transport.peerDescription)
+            }
+            throw .samePeer(path: transport.peerDescription)
+        }
+        guard peerInfo.format == StoreManifest.currentFormat else {
+            throw .store(.unsupportedFormat(peerInfo.format, path: transport.peerDescription))
+        }
+    }
+
+    /// Both frontiers first: a change both sides believe the other has, held with different
+    /// content, is a copied store that no exchange of changes would reveal.
+    private func compareFrontiers(
+        peerInfo: PeerInfo, checkpoint: SyncCheckpoint?, plan: SyncPlan, pendingJoin: StoreBase.Join?, localHead: StoreHead,
+        result: inout SyncReport
+    ) async throws(SyncError) -> Exchange {
+        let start = SyncPlanner.startPositions(for: plan, checkpoint: checkpoint)
+        let localFrontier: ReplicaFrontier
         do { localFrontier = try replica.currentFrontier() } catch { throw .store(error) }
         let peerFrontier = try await transport.frontier()
         if let (origin, counter) = localFrontier.firstDivergence(from: peerFrontier) {
             throw diverged(origin: origin, counter: counter, peerInfo: peerInfo)
         }
-        var localKnowledge = localFrontier.knowledge
         let sharesHistory = localFrontier.knowledge.sortedCounters.contains { peerFrontier.knowledge[$0.0] > 0 }
         if plan == .reconcile && checkpoint == nil && !sharesHistory && localHead.sequence > 0 && peerInfo.head.sequence > 0 {
             result.merging = (replica.recordCount, try await transport.liveRecordCount())
         }
+        return Exchange(
+            peerInfo: peerInfo, checkpoint: checkpoint, plan: plan, start: start, pendingJoin: pendingJoin,
+            localFrontier: localFrontier, peerFrontier: peerFrontier, pulledThrough: start.peer)
+    }
 
-        // A snapshot first, when the peer offers one: the state instead of the history.
-        var touched = Set<RecordKey>()
-        var joinedThrough: UInt64?
-        if options.direction.pulls, let offer = try await transport.snapshotOffer(for: localKnowledge, pending: pendingJoin),
+    /// A snapshot first, when the peer offers one: the state instead of the history.
+    private func joinIfOffered(_ exchange: inout Exchange, result: inout SyncReport) async throws(SyncError) {
+        guard let offer = try await transport.snapshotOffer(for: exchange.localKnowledge, pending: exchange.pendingJoin),
             !(options.history == .full && offer.reason == .join && offer.holdsHistory)
-        {
-            if options.history == .full && (offer.reason == .join || offer.reason == .historyNotHeld) {
-                throw .historyNotHeld(peer: transport.peerDescription)
-            }
-            result.snapshot = offer
-            if replica.recordCount > 0 {
-                // A re-join deletes what was deleted meanwhile: the same limit as for a pull.
-                try await refuseUnlessDryRun(&result) { () async throws(SyncError) in
-                    try await checkSnapshotDeletions(offer, knowledge: localKnowledge, pending: pendingJoin)
-                }
-            }
-            if !options.dryRun {
-                try await join(from: offer, pending: pendingJoin, result: &result, touched: &touched)
-                do { localFrontier = try replica.currentFrontier() } catch { throw .store(error) }
-                localKnowledge = localFrontier.knowledge
-                // From a store: its journal is read on from the entry the state stands for.
-                joinedThrough = offer.position
+        else { return }
+        if options.history == .full && (offer.reason == .join || offer.reason == .historyNotHeld) {
+            throw .historyNotHeld(peer: transport.peerDescription)
+        }
+        result.snapshot = offer
+        if replica.recordCount > 0 {
+            // A re-join deletes what was deleted meanwhile: the same limit as for a pull.
+            let knowledge = exchange.localKnowledge
+            let pending = exchange.pendingJoin
+            try await refuseUnlessDryRun(&result) { () async throws(SyncError) in
+                try await checkSnapshotDeletions(offer, knowledge: knowledge, pending: pending)
             }
         }
+        guard !options.dryRun else { return }
+        try await join(from: offer, pending: exchange.pendingJoin, result: &result, touched: &exchange.touched)
+        do { exchange.localFrontier = try replica.currentFrontier() } catch { throw .store(error) }
+        // From a store: its journal is read on from the entry the state stands for.
+        exchange.pulledThrough = max(exchange.pulledThrough, offer.position ?? 0)
+    }
 
-        // Pull.
-        var pulledThrough = max(start.peer, joinedThrough ?? 0)
-        if !options.direction.pulls {
-            // Push only: nothing is read from the peer's journal.
-        } else if plan == .fullPull && !options.dryRun {
-            // Bulk copy into an empty store, two pages in memory at a time: the peer reads the
-            // next page while this store writes the current one (on the other core).
-            let transport = self.transport
-            let pageSize = options.pageSize
-            let localKnowledge = localKnowledge
-            @Sendable func fetch(after position: UInt64) async -> Result<ChangeBatch, SyncError> {
-                do { return .success(try await transport.changes(after: position, excluding: localKnowledge, limit: pageSize)) } catch {
-                    return .failure(error)
-                }
-            }
-            var batch = try await transport.changes(after: pulledThrough, excluding: localKnowledge, limit: pageSize)
-            while true {
-                let hasMore = batch.through < batch.head
-                let after = batch.through
-                async let following: Result<ChangeBatch, SyncError>? = hasMore ? await fetch(after: after) : nil
-                let received = try replica.receive(batch.changes, from: transport.peerDescription, maximumSkew: options.maximumClockSkewMilliseconds)
-                result.pulled += received.applied
-                pulledThrough = batch.through
-                report(SyncProgress(phase: .pulling, completed: result.pulled, total: Int(peerInfo.head.sequence)))
-                guard let next = await following else { break }
-                batch = try next.get()
-            }
-        } else {
-            // Every change is checked before any is applied; they are kept in memory for
-            // applying while they fit ``SyncOptions/maximumKeptChangeBytes``, and in a spool file
-            // past that (read again from the peer when no spool file can be made).
-            let firstPosition = pulledThrough
-            var incoming = CheckedChanges(
-                budget: options.maximumKeptChangeBytes, spoolDirectory: options.dryRun ? nil : options.spoolDirectory)
-            var frontier = localFrontier
-            var deletions = Set<RecordKey>()
-            var predicted = Set<RecordKey>()
-            while true {
-                let batch = try await transport.changes(after: pulledThrough, excluding: localKnowledge, limit: options.pageSize)
-                try checkSkew(batch.changes)
-                try checkChains(batch.changes, frontier: &frontier, receiver: replica.replicaID, peerInfo: peerInfo)
-                noteLocalDeletions(batch.changes, into: &deletions)
-                if options.dryRun { predicted.formUnion(predictedConflicts(batch.changes)) }
-                incoming.add(batch.changes)
-                pulledThrough = batch.through
-                report(SyncProgress(phase: .pulling, completed: incoming.count, total: nil))
-                if batch.through >= batch.head { break }
-            }
-            try await refuseUnlessDryRun(&result) { () throws(SyncError) in try refuseLocalDeletions(deletions) }
-            if options.dryRun {
-                result.pulled = incoming.count
-                result.conflicts = Set(try conflictedKeys()).union(predicted).sorted()
-            } else {
-                let transport = self.transport
-                var applied = 0
-                let readAgain = try await forEachPage(of: incoming, after: firstPosition, from: transport.peerDescription) {
-                    (position, limit) async throws(SyncError) -> ChangeBatch in
-                    try await transport.changes(after: position, excluding: localKnowledge, limit: limit)
-                } _: { (page) throws(SyncError) in
-                    let received = try replica.receive(page, from: transport.peerDescription, maximumSkew: options.maximumClockSkewMilliseconds)
-                    result.pulled += received.applied
-                    result.committedEdits += received.committedEdits
-                    applied += page.count
-                    // Only a resolving policy needs them (a million keys would cost memory for nothing).
-                    if options.policy != .keepBoth { for change in page { touched.insert(change.key) } }
-                    report(SyncProgress(phase: .pulling, completed: applied, total: incoming.count))
-                }
-                result.changesReadAgain += readAgain
-                result.changesSpooled += incoming.spool?.count ?? 0
+    /// Bulk copy into an empty store, two pages in memory at a time: the peer reads the next
+    /// page while this store writes the current one (on the other core).
+    private func copyAll(_ exchange: inout Exchange, result: inout SyncReport) async throws(SyncError) {
+        let transport = self.transport
+        let pageSize = options.pageSize
+        let localKnowledge = exchange.localKnowledge
+        @Sendable func fetch(after position: UInt64) async -> Result<ChangeBatch, SyncError> {
+            do { return .success(try await transport.changes(after: position, excluding: localKnowledge, limit: pageSize)) } catch {
+                return .failure(error)
             }
         }
-
-        // Resolve by policy.
-        if !options.dryRun && options.policy != .keepBoth && !touched.isEmpty {
-            report(SyncProgress(phase: .resolving, completed: 0, total: nil))
-            result.resolved = try resolveConflicts(among: touched)
+        var batch = try await transport.changes(after: exchange.pulledThrough, excluding: localKnowledge, limit: pageSize)
+        while true {
+            let hasMore = batch.through < batch.head
+            let after = batch.through
+            async let following: Result<ChangeBatch, SyncError>? = hasMore ? await fetch(after: after) : nil
+            let received = try replica.receive(batch.changes, from: transport.peerDescription, maximumSkew: options.maximumClockSkewMilliseconds)
+            result.pulled += received.applied
+            exchange.pulledThrough = batch.through
+            report(SyncProgress(phase: .pulling, completed: result.pulled, total: Int(exchange.peerInfo.head.sequence)))
+            guard let next = await following else { break }
+            batch = try next.get()
         }
+    }
 
-        // Push.
-        let peerKnowledge = peerFrontier.knowledge
+    /// Every change is checked before any is applied; they are kept in memory for applying
+    /// while they fit ``SyncOptions/maximumKeptChangeBytes``, and in a spool file past that
+    /// (read again from the peer when no spool file can be made). A dry run counts them and
+    /// predicts the conflicts instead.
+    private func pullChecked(_ exchange: inout Exchange, result: inout SyncReport) async throws(SyncError) {
+        let firstPosition = exchange.pulledThrough
+        let localKnowledge = exchange.localKnowledge
+        var incoming = CheckedChanges(
+            budget: options.maximumKeptChangeBytes, spoolDirectory: options.dryRun ? nil : options.spoolDirectory)
+        var frontier = exchange.localFrontier
+        var deletions = Set<RecordKey>()
+        var predicted = Set<RecordKey>()
+        while true {
+            let batch = try await transport.changes(after: exchange.pulledThrough, excluding: localKnowledge, limit: options.pageSize)
+            try checkSkew(batch.changes)
+            try checkChains(batch.changes, frontier: &frontier, receiver: replica.replicaID, peerInfo: exchange.peerInfo)
+            noteLocalDeletions(batch.changes, into: &deletions)
+            if options.dryRun { predicted.formUnion(predictedConflicts(batch.changes)) }
+            incoming.add(batch.changes)
+            exchange.pulledThrough = batch.through
+            report(SyncProgress(phase: .pulling, completed: incoming.count, total: nil))
+            if batch.through >= batch.head { break }
+        }
+        try await refuseUnlessDryRun(&result) { () throws(SyncError) in try refuseLocalDeletions(deletions) }
+        if options.dryRun {
+            result.pulled = incoming.count
+            result.conflicts = Set(try conflictedKeys()).union(predicted).sorted()
+            return
+        }
+        let transport = self.transport
+        var applied = 0
+        var touched = exchange.touched
+        let readAgain = try await forEachPage(of: incoming, after: firstPosition, from: transport.peerDescription) {
+            (position, limit) async throws(SyncError) -> ChangeBatch in
+            try await transport.changes(after: position, excluding: localKnowledge, limit: limit)
+        } _: { (page) throws(SyncError) in
+            let received = try replica.receive(page, from: transport.peerDescription, maximumSkew: options.maximumClockSkewMilliseconds)
+            result.pulled += received.applied
+            result.committedEdits += received.committedEdits
+            applied += page.count
+            // Only a resolving policy needs them (a million keys would cost memory for nothing).
+            if options.policy != .keepBoth { for change in page { touched.insert(change.key) } }
+            report(SyncProgress(phase: .pulling, completed: applied, total: incoming.count))
+        }
+        exchange.touched = touched
+        result.changesReadAgain += readAgain
+        result.changesSpooled += incoming.spool?.count ?? 0
+    }
+
+    /// Pushes the changes the peer lacks, each checked first (chains, the peer's deletion
+    /// guard); a dry run counts them and notes a push the peer would refuse.
+    /// - Returns: the peer's journal position and hash the checkpoint may record: past this
+    ///   push only when nothing else was appended there in between.
+    private func push(_ exchange: Exchange, result: inout SyncReport) async throws(SyncError) -> (position: UInt64, hash: SHA256Digest?) {
+        let peerKnowledge = exchange.peerFrontier.knowledge
         var outgoing = CheckedChanges(budget: options.maximumKeptChangeBytes)
-        var frontier = peerFrontier
+        var frontier = exchange.peerFrontier
         var peerDeletions = Set<RecordKey>()
-        var readThrough = start.local
+        var readThrough = exchange.start.local
         func readLocal(after position: UInt64, limit: Int) throws(SyncError) -> ChangeBatch {
             do { return try replica.changes(after: position, excluding: peerKnowledge, limit: limit) } catch { throw .store(error) }
         }
         while options.direction.pushes {
             let batch = try readLocal(after: readThrough, limit: options.pageSize)
-            try checkChains(batch.changes, frontier: &frontier, receiver: peerInfo.replica, peerInfo: peerInfo)
+            try checkChains(batch.changes, frontier: &frontier, receiver: exchange.peerInfo.replica, peerInfo: exchange.peerInfo)
             for change in batch.changes where change.isDelete { peerDeletions.insert(change.key) }
             outgoing.add(batch.changes)
             readThrough = batch.through
             if batch.through >= batch.head { break }
         }
+        let start = exchange.start.local
         try await refuseUnlessDryRun(&result) { () async throws(SyncError) in
-            try await checkPeerDeletions(peerDeletions, of: outgoing, after: start.local, read: readLocal)
+            try await checkPeerDeletions(peerDeletions, of: outgoing, after: start, read: readLocal)
         }
-        var peerPosition = pulledThrough
+        var peerPosition = exchange.pulledThrough
         var peerHash: SHA256Digest? = nil
         if options.dryRun {
             result.pushed = outgoing.count
@@ -232,40 +289,41 @@ public struct SyncEngine: Sendable {
                     "\(transport.peerDescription) may not be written with this token: the push of \(outgoing.count) "
                         + "change\(outgoing.count == 1 ? "" : "s") would be refused (403); sync with --pull-only, or use a read-write token")
             }
-        } else {
-            var offset = 0
-            var contiguous = true
-            let readAgain = try await forEachPage(of: outgoing, after: start.local, from: replica.location, read: readLocal) {
-                (page) async throws(SyncError) in
-                let pushed = try await transport.push(page, maximumSkew: options.maximumClockSkewMilliseconds)
-                result.pushed += pushed.applied
-                result.committedEdits += pushed.committedEdits
-                // The peer's position may advance past our own pushes only when nothing else
-                // was appended there in between (another client of the same server).
-                if contiguous && pushed.headBefore == peerPosition {
-                    peerPosition = pushed.headAfter
-                    peerHash = pushed.hashAfter
-                } else {
-                    contiguous = false
-                }
-                offset += page.count
-                report(SyncProgress(phase: .pushing, completed: offset, total: outgoing.count))
+            return (peerPosition, peerHash)
+        }
+        var offset = 0
+        var contiguous = true
+        let readAgain = try await forEachPage(of: outgoing, after: start, from: replica.location, read: readLocal) {
+            (page) async throws(SyncError) in
+            let pushed = try await transport.push(page, maximumSkew: options.maximumClockSkewMilliseconds)
+            result.pushed += pushed.applied
+            result.committedEdits += pushed.committedEdits
+            // The peer's position may advance past our own pushes only when nothing else
+            // was appended there in between (another client of the same server).
+            if contiguous && pushed.headBefore == peerPosition {
+                peerPosition = pushed.headAfter
+                peerHash = pushed.hashAfter
+            } else {
+                contiguous = false
             }
-            result.changesReadAgain += readAgain
+            offset += page.count
+            report(SyncProgress(phase: .pushing, completed: offset, total: outgoing.count))
         }
-        if options.dryRun {
-            result.duration = Date().timeIntervalSince(started)
-            return result
-        }
+        result.changesReadAgain += readAgain
+        return (peerPosition, peerHash)
+    }
 
-        // Checkpoint, last: everything it covers is durable on both sides. One way only, it
-        // covers on the other side only what that side had at the last full exchange.
+    /// Checkpoint, last: everything it covers is durable on both sides. One way only, it
+    /// covers on the other side only what that side had at the last full exchange.
+    private func saveCheckpoints(_ exchange: Exchange, peerPosition: UInt64, peerHash: SHA256Digest?) async throws(SyncError) {
+        let peerInfo = exchange.peerInfo
         var finalLocal = replica.head
         if !options.direction.pushes {
             let hash: SHA256Digest?
-            do { hash = try replica.entryHash(at: start.local) } catch { throw .store(error) }
-            finalLocal = StoreHead(sequence: start.local, hash: hash ?? .zero, latestModification: finalLocal.latestModification)
+            do { hash = try replica.entryHash(at: exchange.start.local) } catch { throw .store(error) }
+            finalLocal = StoreHead(sequence: exchange.start.local, hash: hash ?? .zero, latestModification: finalLocal.latestModification)
         }
+        var peerHash = peerHash
         if peerHash == nil {
             peerHash = peerPosition == peerInfo.head.sequence ? peerInfo.head.hash : try await transport.entryHash(at: peerPosition)
         }
@@ -281,10 +339,6 @@ public struct SyncEngine: Sendable {
                 checkpointNow.reversed(localReplica: replica.replicaID, localName: replica.replicaName),
                 localRecordCount: replica.recordCount)
         }
-        result.conflicts = try conflictedKeys()
-        result.duration = Date().timeIntervalSince(started)
-        report(SyncProgress(phase: .done, completed: result.pulled + result.pushed, total: nil))
-        return result
     }
 
     /// Takes the offered snapshot's record versions, page by page, then its frontier. The join
