@@ -1,0 +1,155 @@
+import Foundation
+
+/// What a sync checks before anything is written: the checkpoint still matches both journals,
+/// changes continue their chains and are not stamped in the future, and no side loses more
+/// than the allowed share of its records.
+extension SyncEngine {
+    /// The checkpoint for this peer when it still matches both journals.
+    func validCheckpoint(peerInfo: PeerInfo, localHead: StoreHead) async throws(SyncError) -> SyncCheckpoint? {
+        let saved: SyncCheckpoint?
+        do { saved = try replica.checkpoint(for: peerInfo.replica) } catch { throw .store(error) }
+        guard let checkpoint = saved else { return nil }
+        let peerMatches: Bool
+        if checkpoint.peerPosition > peerInfo.head.sequence {
+            peerMatches = false  // restored from an older backup, or truncated
+        } else if checkpoint.peerPosition == peerInfo.head.sequence {
+            peerMatches = checkpoint.peerHash == peerInfo.head.hash
+        } else {
+            peerMatches = try await transport.entryHash(at: checkpoint.peerPosition) == checkpoint.peerHash
+        }
+        let localMatches: Bool
+        if checkpoint.localPosition > localHead.sequence {
+            localMatches = false
+        } else if checkpoint.localPosition == localHead.sequence {
+            localMatches = checkpoint.localHash == localHead.hash
+        } else {
+            do { localMatches = try replica.entryHash(at: checkpoint.localPosition) == checkpoint.localHash } catch {
+                throw .store(error)
+            }
+        }
+        return peerMatches && localMatches ? checkpoint : nil
+    }
+
+    /// The error for a replica whose changes differ between the two stores, naming the copy
+    /// to re-identify when it is one of them.
+    func diverged(origin: ReplicaID, counter: UInt64, peerInfo: PeerInfo) -> SyncError {
+        let copy: String? = origin == replica.replicaID ? replica.location : origin == peerInfo.replica ? transport.peerDescription : nil
+        return .divergedReplica(origin: origin, counter: counter, local: replica.location, peer: transport.peerDescription, copy: copy)
+    }
+
+    /// Checks, before anything is written, that `changes` continue the receiver's chains (see
+    /// ``ReplicaFrontier``): `frontier` is what the receiver holds and the pages checked before,
+    /// and moves past `changes`. The receiver checks again, but only here can the error name
+    /// both sides.
+    func checkChains(
+        _ changes: [Change], frontier: inout ReplicaFrontier, receiver: ReplicaID, peerInfo: PeerInfo
+    ) throws(SyncError) {
+        for change in changes {
+            switch frontier.admit(change, ownReplica: receiver) {
+            case .next, .alreadyKnown: continue
+            case .diverged: throw diverged(origin: change.origin, counter: change.counter, peerInfo: peerInfo)
+            case .gap(let expected):
+                throw .counterGap(peer: transport.peerDescription, origin: change.origin, expected: expected, found: change.counter)
+            }
+        }
+    }
+
+    /// Runs a safety check; a dry run notes its refusal in the report instead of failing.
+    func refuseUnlessDryRun(_ result: inout SyncReport, _ check: () async throws(SyncError) -> Void) async throws(SyncError) {
+        do { try await check() } catch {
+            guard options.dryRun, case .massDeletion = error else { throw error }
+            result.refusals.append(error.description)
+        }
+    }
+
+    func checkSkew(_ changes: [Change]) throws(SyncError) {
+        let now = replica.wallClock.milliseconds()
+        for change in changes where change.timestamp.physical > now + options.maximumClockSkewMilliseconds {
+            throw .clockSkew(
+                peer: transport.peerDescription, record: change.key, aheadByMilliseconds: change.timestamp.physical - now,
+                limit: options.maximumClockSkewMilliseconds)
+        }
+    }
+
+    /// Adds the live records here that `incoming` deletes to `deleted` (unless `--force`).
+    func noteLocalDeletions(_ incoming: [Change], into deleted: inout Set<RecordKey>) {
+        guard !options.force else { return }
+        for change in incoming where change.isDelete {
+            if let state = try? replica.state(of: change.key), state.isLive { deleted.insert(change.key) }
+        }
+    }
+
+    /// Refuses to delete more than the allowed share of this store's records.
+    func refuseLocalDeletions(_ deleted: Set<RecordKey>) throws(SyncError) {
+        guard !options.force else { return }
+        let total = replica.recordCount
+        if !deleted.isEmpty, Double(deleted.count) > Double(total) * options.maximumDeletionShare {
+            throw .massDeletion(
+                store: replica.location, deleting: deleted.count, of: total, limitPercent: Int(options.maximumDeletionShare * 100))
+        }
+    }
+
+    /// Reads the offered snapshot once to count the live records here it would delete, and
+    /// refuses past the allowed share; then has the peer offer it again from its first page.
+    func checkSnapshotDeletions(_ offer: SnapshotOffer, knowledge: VersionVector, pending: StoreBase.Join?) async throws(SyncError) {
+        guard !options.force else { return }
+        var deleted = 0
+        while let page = try await transport.snapshotChanges(limit: options.pageSize) {
+            for change in page where change.isDelete {
+                if let state = try? replica.state(of: change.key), state.isLive, !state.holds(change.version) {
+                    deleted += 1
+                }
+            }
+        }
+        guard try await transport.snapshotOffer(for: knowledge, pending: pending)?.id == offer.id else {
+            throw .transport("\(transport.peerDescription) changed its snapshot during the sync; nothing was applied; sync again")
+        }
+        let total = replica.recordCount
+        if deleted > 0, Double(deleted) > Double(total) * options.maximumDeletionShare {
+            throw .massDeletion(store: replica.location, deleting: deleted, of: total, limitPercent: Int(options.maximumDeletionShare * 100))
+        }
+    }
+
+    /// Refuses to delete more than the allowed share of the peer's records: `deleted`, the
+    /// records `outgoing` (the checked changes after `position`, read by `read`) deletes.
+    func checkPeerDeletions(
+        _ deleted: Set<RecordKey>, of outgoing: CheckedChanges, after position: UInt64,
+        read: (UInt64, Int) async throws(SyncError) -> ChangeBatch
+    ) async throws(SyncError) {
+        guard !options.force else { return }
+        var deleted = deleted
+        guard !deleted.isEmpty else { return }
+        let total = try await transport.liveRecordCount()
+        // A peer with no live record loses none (a first push of a store that deleted some).
+        guard total > 0 else { return }
+        let limit = Double(total) * options.maximumDeletionShare
+        guard Double(deleted.count) > limit else { return }
+        // A record whose every change is in this push was never at the peer: deleting it there
+        // removes nothing (a first push of a store that created and deleted records). Walked
+        // only when the deletes could reach the limit.
+        var outgoingChanges: [RecordKey: Int] = [:]
+        try await forEachPage(of: outgoing, after: position, from: replica.location, read: read) { (page) throws(SyncError) in
+            for change in page where deleted.contains(change.key) { outgoingChanges[change.key, default: 0] += 1 }
+        }
+        deleted = deleted.filter { key in (try? replica.journaledChangeCount(of: key)) != outgoingChanges[key] }
+        if Double(deleted.count) > limit {
+            throw .massDeletion(
+                store: transport.peerDescription, deleting: deleted.count, of: total,
+                limitPercent: Int(options.maximumDeletionShare * 100))
+        }
+    }
+
+    /// Records that would become conflicted by applying `incoming` (for a dry run), besides
+    /// those already in conflict.
+    func predictedConflicts(_ incoming: [Change]) -> Set<RecordKey> {
+        var keys = Set<RecordKey>()
+        for change in incoming {
+            guard let state = try? replica.state(of: change.key) else { continue }
+            let hash = change.operation.document.map { SHA256.hash($0.canonicalBytes()) } ?? .zero
+            for version in state.versions where version.version.compare(to: change.version) == .concurrent {
+                if version.isDelete != change.isDelete || version.contentHash != hash { keys.insert(change.key) }
+            }
+        }
+        return keys
+    }
+}

@@ -1,0 +1,139 @@
+import Foundation
+
+/// Bringing the peer's changes here: a snapshot first when the peer offers one, then a bulk
+/// copy into an empty store or checked pages of changes.
+extension SyncEngine {
+    /// A snapshot first, when the peer offers one: the state instead of the history.
+    func joinIfOffered(_ exchange: inout Exchange, result: inout SyncReport) async throws(SyncError) {
+        guard let offer = try await transport.snapshotOffer(for: exchange.localKnowledge, pending: exchange.pendingJoin),
+            !(options.history == .full && offer.reason == .join && offer.holdsHistory)
+        else { return }
+        if options.history == .full && (offer.reason == .join || offer.reason == .historyNotHeld) {
+            throw .historyNotHeld(peer: transport.peerDescription)
+        }
+        result.snapshot = offer
+        if replica.recordCount > 0 {
+            // A re-join deletes what was deleted meanwhile: the same limit as for a pull.
+            let knowledge = exchange.localKnowledge
+            let pending = exchange.pendingJoin
+            try await refuseUnlessDryRun(&result) { () async throws(SyncError) in
+                try await checkSnapshotDeletions(offer, knowledge: knowledge, pending: pending)
+            }
+        }
+        guard !options.dryRun else { return }
+        try await join(from: offer, pending: exchange.pendingJoin, result: &result, touched: &exchange.touched)
+        do { exchange.localFrontier = try replica.currentFrontier() } catch { throw .store(error) }
+        // From a store: its journal is read on from the entry the state stands for.
+        exchange.pulledThrough = max(exchange.pulledThrough, offer.position ?? 0)
+    }
+
+    /// Bulk copy into an empty store, two pages in memory at a time: the peer reads the next
+    /// page while this store writes the current one (on the other core).
+    func copyAll(_ exchange: inout Exchange, result: inout SyncReport) async throws(SyncError) {
+        let transport = self.transport
+        let pageSize = options.pageSize
+        let localKnowledge = exchange.localKnowledge
+        @Sendable func fetch(after position: UInt64) async -> Result<ChangeBatch, SyncError> {
+            do { return .success(try await transport.changes(after: position, excluding: localKnowledge, limit: pageSize)) } catch {
+                return .failure(error)
+            }
+        }
+        var batch = try await transport.changes(after: exchange.pulledThrough, excluding: localKnowledge, limit: pageSize)
+        while true {
+            let hasMore = batch.through < batch.head
+            let after = batch.through
+            async let following: Result<ChangeBatch, SyncError>? = hasMore ? await fetch(after: after) : nil
+            let received = try replica.receive(batch.changes, from: transport.peerDescription, maximumSkew: options.maximumClockSkewMilliseconds)
+            result.pulled += received.applied
+            exchange.pulledThrough = batch.through
+            report(SyncProgress(phase: .pulling, completed: result.pulled, total: Int(exchange.peerInfo.head.sequence)))
+            guard let next = await following else { break }
+            batch = try next.get()
+        }
+    }
+
+    /// Every change is checked before any is applied; they are kept in memory for applying
+    /// while they fit ``SyncOptions/maximumKeptChangeBytes``, and in a spool file past that
+    /// (read again from the peer when no spool file can be made). A dry run counts them and
+    /// predicts the conflicts instead.
+    func pullChecked(_ exchange: inout Exchange, result: inout SyncReport) async throws(SyncError) {
+        let firstPosition = exchange.pulledThrough
+        let localKnowledge = exchange.localKnowledge
+        var incoming = CheckedChanges(
+            budget: options.maximumKeptChangeBytes, spoolDirectory: options.dryRun ? nil : options.spoolDirectory)
+        var frontier = exchange.localFrontier
+        var deletions = Set<RecordKey>()
+        var predicted = Set<RecordKey>()
+        while true {
+            let batch = try await transport.changes(after: exchange.pulledThrough, excluding: localKnowledge, limit: options.pageSize)
+            try checkSkew(batch.changes)
+            try checkChains(batch.changes, frontier: &frontier, receiver: replica.replicaID, peerInfo: exchange.peerInfo)
+            noteLocalDeletions(batch.changes, into: &deletions)
+            if options.dryRun { predicted.formUnion(predictedConflicts(batch.changes)) }
+            incoming.add(batch.changes)
+            exchange.pulledThrough = batch.through
+            report(SyncProgress(phase: .pulling, completed: incoming.count, total: nil))
+            if batch.through >= batch.head { break }
+        }
+        try await refuseUnlessDryRun(&result) { () throws(SyncError) in try refuseLocalDeletions(deletions) }
+        if options.dryRun {
+            result.pulled = incoming.count
+            result.conflicts = Set(try conflictedKeys()).union(predicted).sorted()
+            return
+        }
+        let transport = self.transport
+        var applied = 0
+        var touched = exchange.touched
+        let readAgain = try await forEachPage(of: incoming, after: firstPosition, from: transport.peerDescription) {
+            (position, limit) async throws(SyncError) -> ChangeBatch in
+            try await transport.changes(after: position, excluding: localKnowledge, limit: limit)
+        } _: { (page) throws(SyncError) in
+            let received = try replica.receive(page, from: transport.peerDescription, maximumSkew: options.maximumClockSkewMilliseconds)
+            result.pulled += received.applied
+            result.committedEdits += received.committedEdits
+            applied += page.count
+            // Only a resolving policy needs them (a million keys would cost memory for nothing).
+            if options.policy != .keepBoth { for change in page { touched.insert(change.key) } }
+            report(SyncProgress(phase: .pulling, completed: applied, total: incoming.count))
+        }
+        exchange.touched = touched
+        result.changesReadAgain += readAgain
+        result.changesSpooled += incoming.spool?.count ?? 0
+    }
+
+    /// Takes the offered snapshot's record versions, page by page, then its frontier. The join
+    /// is noted as pending before the first page is written, so a join stopped half way is
+    /// finished by the next sync with the same hub and nothing else syncs meanwhile.
+    func join(
+        from offer: SnapshotOffer, pending: StoreBase.Join?, result: inout SyncReport, touched: inout Set<RecordKey>
+    ) async throws(SyncError) {
+        report(SyncProgress(phase: .pulling, completed: 0, total: offer.changeCount))
+        var page = try await transport.snapshotChanges(limit: options.pageSize)
+        if pending?.snapshot != offer.id, let identity = transport.hubIdentity {
+            let join = StoreBase.Join(
+                hub: identity.id, location: identity.location, snapshot: offer.id, started: SystemClock().milliseconds(),
+                position: offer.position)
+            do { try replica.beginJoin(join) } catch { throw .store(error) }
+        }
+        var read = 0
+        // Two pages in memory at a time, as for a full pull: the peer reads the next page
+        // while this store writes the current one.
+        let transport = self.transport
+        let pageSize = options.pageSize
+        @Sendable func fetch() async -> Result<[Change]?, SyncError> {
+            do { return .success(try await transport.snapshotChanges(limit: pageSize)) } catch { return .failure(error) }
+        }
+        while let changes = page {
+            async let following = fetch()
+            let received = try replica.receiveSnapshot(changes, from: transport.peerDescription, maximumSkew: options.maximumClockSkewMilliseconds)
+            result.pulled += received.applied
+            result.committedEdits += received.committedEdits
+            // Only a resolving policy needs them (a million keys would cost memory for nothing).
+            if options.policy != .keepBoth { for change in changes { touched.insert(change.key) } }
+            read += changes.count
+            report(SyncProgress(phase: .pulling, completed: read, total: offer.changeCount))
+            page = try await following.get()
+        }
+        do { try replica.finishJoin(frontier: offer.frontier, records: offer.recordCount) } catch { throw .store(error) }
+    }
+}
