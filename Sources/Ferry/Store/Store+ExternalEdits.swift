@@ -149,256 +149,13 @@ extension Store {
         }
     }
 
-    /// The scan behind `status` and `commit`; caller holds the lock.
-    ///
-    /// It walks the index once, in the snapshot's order, and looks each record's file up by its
-    /// path (one `stat`); a record unchanged since the snapshot whose file matches its stamp is
-    /// settled from the raw snapshot line: nothing is decoded, nothing read. Then the entity
-    /// folders are listed, streamed, for files no record claimed (new records, odd names).
-    /// Memory: 8 bytes per file found (a seeded hash of its record's sort key, sorted), not a
-    /// listing of the folders.
+    /// The scan behind `status` and `commit` (see ``HandEditScan``); caller holds the lock.
     func scanForEdits(progress: WorkProgressHandler? = nil) throws(StoreError) -> StoreStatus {
-        var status = StoreStatus()
-        var visited = 0
-        let total = index.records.count
-        func visit() {
-            visited += 1
-            if visited % 16_384 == 0 || visited == total {
-                progress?(WorkProgress(task: "record files", done: visited, total: total, unit: .items("records")))
-            }
-        }
-        let now = FileSystem.currentTimeNanoseconds()
-        let entityDirectories: [FileSystem.DirectoryEntry]
-        do {
-            entityDirectories = FileSystem.exists(layout.records) ? try FileSystem.contents(ofDirectory: layout.records) : []
-        } catch { throw .io(error) }
-        var folders: [EntityName] = []
-        for directory in entityDirectories.sorted(by: { $0.name < $1.name }) {
-            let relative = "records/" + directory.name
-            guard directory.kind == .directory else {
-                status.problems.append(.init(path: relative, reason: "not inside an entity folder (records/<Entity>/<id>.json)"))
-                continue
-            }
-            guard let entity = try? EntityName(directory.name) else {
-                status.problems.append(.init(path: relative, reason: "folder name is not a valid entity name"))
-                continue
-            }
-            folders.append(entity)
-        }
-        let entityFolders = Set(folders)
-
-        // Records the index knows, each matched with its file (or its absence). The walk goes
-        // over a copy of the table; confirming a file updates the store's own.
-        // Files confirmed for records unchanged since the snapshot are noted apart, in the
-        // walk's sort order (see ``ConfirmedStamps``).
-        let records = index.records
-        var confirmed: [ConfirmedStamps.Entry] = []
-        var claimed: [Int] = []
-        var statusError: SystemError?
-        var lastEntity: (bytes: [UInt8], name: EntityName)?
-        /// The record of a sort key, `<entity>\t<encoded id>` (the entity's name kept from the last).
-        func keyOfSortKey(_ sortKey: ArraySlice<UInt8>) -> RecordKey? {
-            guard let tab = sortKey.firstIndex(of: 9), let id = RecordFileName.decode(bytes: sortKey[(tab + 1)...]) else { return nil }
-            let entityBytes = sortKey[..<tab]
-            if let lastEntity, lastEntity.bytes.elementsEqual(entityBytes) { return RecordKey(entity: lastEntity.name, id: id) }
-            guard let entity = try? EntityName(String(decoding: entityBytes, as: UTF8.self)) else { return nil }
-            lastEntity = (Array(entityBytes), entity)
-            return RecordKey(entity: entity, id: id)
-        }
-        /// The file of the record with `key` (its entity folder must be a listed one).
-        func file(of key: RecordKey, sortKey: ArraySlice<UInt8>) -> RecordFileListing.File? {
-            guard entityFolders.contains(key.entity) else { return nil }
-            let path = layout.recordFile(key)
-            let fileStatus: FileStatus?
-            do { fileStatus = try FileSystem.status(path) } catch {
-                statusError = statusError ?? error
-                return nil
-            }
-            guard let fileStatus, fileStatus.kind == .regular else { return nil }
-            claimed.append(Self.claimHash(sortKey))
-            let relative = String(layout.relativeRecordPath(key).dropFirst("records/\(key.entity.rawValue)/".count))
-            return RecordFileListing.File(
-                entity: key.entity, directory: FileSystem.parentPath(of: path), name: FileSystem.lastComponent(of: path),
-                relativeName: relative, status: fileStatus)
-        }
-        // The quick way for most records: their file is `<encoded id>.json` in a listed entity
-        // folder, stated relative to that folder (on another core, a batch at a time, see
-        // ``RecordFileStatBatch``), and settled if it matches its stamp. The others go through
-        // the batches too, unstated, so that every record is settled in index order.
-        var folderHandles: [[UInt8]: (handle: FileDescriptor, number: Int)] = [:]
-        defer { for folder in folderHandles.values { folder.handle.close() } }
-        var folderNumbers: [EntityName: Int] = [:]
-        for (number, entity) in folders.enumerated() {
-            folderNumbers[entity] = number
-            if let handle = try? FileDescriptor.open(layout.records + "/" + entity.rawValue, .readOnly, options: .directory) {
-                folderHandles[Array(entity.rawValue.utf8)] = (handle, number)
-            }
-        }
-        /// Per listed folder, the files claimed directly in it (not in the folders of long ids).
-        var claimedInFolder = [Int](repeating: 0, count: folders.count)
-        func claimedDirectly(_ key: RecordKey) {
-            if let number = folderNumbers[key.entity], RecordFileName.encode(key.id).utf8.count <= RecordFileName.pieceLength {
-                claimedInFolder[number] += 1
-            }
-        }
-        // Meanwhile another thread counts what the folders hold.
-        let listing = RecordFolderCount(recordsPath: layout.records, entities: folders)
-        listing.start()
-
-        func settleSlowly(_ sortKey: ArraySlice<UInt8>, line: ArraySlice<UInt8>, confirmedStamp: FileStamp?) {
-            guard let key = keyOfSortKey(sortKey) else {
-                index.records.markDamaged("malformed record line in the index")
-                return
-            }
-            let file = file(of: key, sortKey: sortKey)
-            if file != nil { claimedDirectly(key) }
-            if let file {
-                if let confirmedStamp {
-                    if confirmedStamp.matches(file.status) && SnapshotFile.lineIsLive(line) { return }
-                } else if SnapshotFile.stampOfLine(line, matches: file.status) {
-                    return
-                }
-            }
-            guard let (_, decoded) = records.decode(line: line) else { return }
-            var state = decoded
-            if let confirmedStamp { state.file = confirmedStamp }
-            if let file {
-                let stamp = examine(key, state: state, file: file, into: &status, now: now, confirmInPlace: false)
-                if let stamp { confirmed.append(ConfirmedStamps.Entry(sortKey: Array(sortKey), stamp: stamp)) }
-            } else if state.isLive {
-                status.edits.append(.init(kind: .deleted, key: key, path: layout.relativeRecordPath(key), document: nil))
-            }
-        }
-        func settle(_ batch: RecordFileStatBatch) {
-            batch.finish()
-            for item in 0..<batch.count {
-                let sortKey = batch.sortKey(item)
-                let line = batch.line(item)
-                let confirmedStamp = batch.confirmedStamps[item]
-                if case .found(let fileStatus) = batch.outcome(item), fileStatus.kind == .regular {
-                    let matches =
-                        if let confirmedStamp { confirmedStamp.matches(fileStatus) && SnapshotFile.lineIsLive(line) } else {
-                            SnapshotFile.stampOfLine(line, matches: fileStatus)
-                        }
-                    if matches {
-                        claimed.append(Self.claimHash(sortKey))
-                        claimedInFolder[batch.folderNumbers[item]] += 1
-                        continue
-                    }
-                }
-                settleSlowly(sortKey, line: line, confirmedStamp: confirmedStamp)
-            }
-        }
-        var gathering = RecordFileStatBatch()
-        var stating: RecordFileStatBatch?
-        func submit() {
-            gathering.start()
-            if let stating { settle(stating) }
-            stating = gathering
-            gathering = RecordFileStatBatch()
-        }
-        var lastFolder: (bytes: [UInt8], folder: (handle: FileDescriptor, number: Int)?)?
-        records.forEachForScan(
-            unchanged: { sortKey, line, confirmedStamp in
-                visit()
-                var folder: (handle: FileDescriptor, number: Int)?
-                var encodedID = sortKey[sortKey.endIndex...]
-                if let tab = sortKey.firstIndex(of: 9), sortKey.endIndex - tab - 1 <= RecordFileName.pieceLength {
-                    let entityBytes = sortKey[..<tab]
-                    if lastFolder == nil || !lastFolder!.bytes.elementsEqual(entityBytes) {
-                        let bytes = Array(entityBytes)
-                        lastFolder = (bytes, folderHandles[bytes])
-                    }
-                    folder = lastFolder?.folder
-                    encodedID = sortKey[(tab + 1)...]
-                }
-                gathering.append(
-                    folder: folder?.handle.rawValue ?? -1, folderNumber: folder?.number ?? -1, encodedID: encodedID,
-                    sortKey: sortKey, line: line, confirmedStamp: confirmedStamp)
-                if gathering.isFull { submit() }
-            },
-            changed: { key, state in
-                // The unchanged lines all come first: settle the last batches of them.
-                if gathering.count > 0 { submit() }
-                if let batch = stating {
-                    settle(batch)
-                    stating = nil
-                }
-                visit()
-                let file = file(of: key, sortKey: SnapshotFile.sortKey(key)[...])
-                if file != nil { claimedDirectly(key) }
-                if let file {
-                    if state.isLive, let stamp = state.file, stamp.matches(file.status) { return }
-                    examine(key, state: state, file: file, into: &status, now: now)
-                } else if state.isLive {
-                    status.edits.append(.init(kind: .deleted, key: key, path: layout.relativeRecordPath(key), document: nil))
-                }
-            })
-        if gathering.count > 0 { submit() }
-        if let batch = stating { settle(batch) }
-        let counted = listing.wait()
-        if let statusError { throw .io(statusError) }
-        if let damage = records.damage { throw .damagedIndex(reason: damage) }
-        if !confirmed.isEmpty {
-            index.records.confirm(confirmed)
-            stampsChanged = true
-        }
-        // Files no record claims: new records, or names that are not record file names. A
-        // folder holding exactly as many record-shaped files as the scan claimed in it holds
-        // no others (each claimed file was found there, under its own name): only its folders
-        // of long ids are listed again. Any other folder is listed again and each of its files
-        // looked up among the claimed.
-        var claimedSorted = false
-        func sortedClaims() -> [Int] {
-            if !claimedSorted {
-                claimed.sort()
-                claimedSorted = true
-            }
-            return claimed
-        }
-        var unclaimed: [RecordFileListing.File] = []
-        for (number, entity) in folders.enumerated() {
-            let path = layout.records + "/" + entity.rawValue
-            guard let folder = counted[number], folder.recordFiles == claimedInFolder[number] else {
-                try collectUnclaimedFiles(
-                    entity: entity, path: path, relativePrefix: "", encodedPrefix: "", claimed: sortedClaims(), into: &unclaimed,
-                    status: &status)
-                continue
-            }
-            status.problems += folder.problems
-            for name in folder.otherFiles {
-                let fileStatus: FileStatus?
-                do { fileStatus = try FileSystem.status(path + "/" + name) } catch { throw .io(error) }
-                guard let fileStatus else { continue }
-                unclaimed.append(RecordFileListing.File(entity: entity, directory: path, name: name, relativeName: name, status: fileStatus))
-            }
-            for longIDs in folder.longIDFolders {
-                try collectUnclaimedFiles(
-                    entity: entity, path: path + "/" + longIDs, relativePrefix: longIDs + "/",
-                    encodedPrefix: longIDs.utf8.count == RecordFileName.pieceLength + 1 ? String(longIDs.dropLast()) : nil,
-                    claimed: sortedClaims(), into: &unclaimed, status: &status)
-            }
-        }
-        for file in unclaimed {
-            guard let id = RecordFileName.id(fromRelativePath: file.relativeName) else {
-                status.problems.append(.init(path: file.displayPath, reason: fileNameAdvice(file.relativeName)))
-                continue
-            }
-            let key = RecordKey(entity: file.entity, id: id)
-            examine(key, state: index.records[key], file: file, into: &status, now: now)
-        }
-        status.edits.sort { $0.path.utf8.lexicographicallyPrecedes($1.path.utf8) }
-        status.problems.sort { $0.path.utf8.lexicographicallyPrecedes($1.path.utf8) }
-        // A scan that confirmed many files (after a large import, say) merges their stamps
-        // into the snapshot now, so the next scan settles them from raw snapshot lines.
-        if stampsChanged && index.records.changedCount >= max(Int(options.snapshotInterval), index.records.count / 16) {
-            try persistIndex()
-        }
-        return status
+        try HandEditScan(store: self, progress: progress).run()
     }
 
     /// The seeded hash a scan keeps of a claimed file's sort key (`<entity>\t<encoded id>`).
-    private static func claimHash(_ sortKey: ArraySlice<UInt8>) -> Int {
+    static func claimHash(_ sortKey: ArraySlice<UInt8>) -> Int {
         var hasher = Hasher()
         sortKey.withUnsafeBytes { hasher.combine(bytes: $0) }
         return hasher.finalize()
@@ -406,7 +163,7 @@ extension Store {
 
     /// Lists an entity folder (and the `~` folders of long ids inside it), streamed, and adds
     /// to `files` each regular file whose sort key is not in `claimed` (sorted).
-    private func collectUnclaimedFiles(
+    func collectUnclaimedFiles(
         entity: EntityName, path: String, relativePrefix: String, encodedPrefix: String?, claimed: [Int],
         into files: inout [RecordFileListing.File], status: inout StoreStatus
     ) throws(StoreError) {
@@ -473,7 +230,7 @@ extension Store {
     /// record as the index has it is confirmed: its new stamp goes into the record's state, or,
     /// with `confirmInPlace` false, is returned for the caller to keep.
     @discardableResult
-    private func examine(
+    func examine(
         _ key: RecordKey, state: RecordState?, file: RecordFileListing.File, into status: inout StoreStatus, now: Int64,
         confirmInPlace: Bool = true
     ) -> FileStamp? {
@@ -520,7 +277,7 @@ extension Store {
         return nil
     }
 
-    private func fileNameAdvice(_ name: String) -> String {
+    func fileNameAdvice(_ name: String) -> String {
         let stem = name.hasSuffix(".json") ? String(name.dropLast(5)) : name
         guard name.hasSuffix(".json"), let id = try? RecordID(stem) else {
             return "not a record file name (records/<Entity>/<encoded id>.json)"
