@@ -14,7 +14,7 @@ import Foundation
 /// try laptop.put(["title": "Plan"], entity: note, id: "n1")
 /// _ = try await SyncEngine(replica: laptop, transport: server).run()
 /// ```
-public final class MemoryReplica: SyncTransport, SyncReplica, @unchecked Sendable {
+public final class MemoryReplica: SyncTransport, SyncReplica, WriteCheck, @unchecked Sendable {
     /// The replica's id (a store syncing with it keeps its checkpoint under it).
     public let replicaID: ReplicaID
     public let name: String?
@@ -121,8 +121,6 @@ public final class MemoryReplica: SyncTransport, SyncReplica, @unchecked Sendabl
     }
 
     public func close() async {}
-
-    public func knowledge() async throws(SyncError) -> VersionVector { lock.withLock { knownFrontier.knowledge } }
 
     public func frontier() async throws(SyncError) -> ReplicaFrontier { lock.withLock { knownFrontier } }
 

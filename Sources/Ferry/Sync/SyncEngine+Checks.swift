@@ -91,17 +91,19 @@ extension SyncEngine {
 
     /// Reads the offered snapshot once to count the live records here it would delete, and
     /// refuses past the allowed share; then has the peer offer it again from its first page.
-    func checkSnapshotDeletions(_ offer: SnapshotOffer, knowledge: VersionVector, pending: StoreBase.Join?) async throws(SyncError) {
+    func checkSnapshotDeletions(
+        _ offer: SnapshotOffer, from source: any SnapshotSource, knowledge: VersionVector, pending: StoreBase.Join?
+    ) async throws(SyncError) {
         guard !options.force else { return }
         var deleted = 0
-        while let page = try await transport.snapshotChanges(limit: options.pageSize) {
+        while let page = try await source.snapshotChanges(limit: options.pageSize) {
             for change in page where change.isDelete {
                 if let state = try? replica.state(of: change.key), state.isLive, !state.holds(change.version) {
                     deleted += 1
                 }
             }
         }
-        guard try await transport.snapshotOffer(for: knowledge, pending: pending)?.id == offer.id else {
+        guard try await source.snapshotOffer(for: knowledge, pending: pending)?.id == offer.id else {
             throw .transport("\(transport.peerDescription) changed its snapshot during the sync; nothing was applied; sync again")
         }
         let total = replica.recordCount

@@ -5,7 +5,8 @@ import Foundation
 extension SyncEngine {
     /// A snapshot first, when the peer offers one: the state instead of the history.
     func joinIfOffered(_ exchange: inout Exchange, result: inout SyncReport) async throws(SyncError) {
-        guard let offer = try await transport.snapshotOffer(for: exchange.localKnowledge, pending: exchange.pendingJoin),
+        guard let source = transport as? SnapshotSource,
+            let offer = try await source.snapshotOffer(for: exchange.localKnowledge, pending: exchange.pendingJoin),
             !(options.history == .full && offer.reason == .join && offer.holdsHistory)
         else { return }
         if options.history == .full && (offer.reason == .join || offer.reason == .historyNotHeld) {
@@ -17,11 +18,11 @@ extension SyncEngine {
             let knowledge = exchange.localKnowledge
             let pending = exchange.pendingJoin
             try await refuseUnlessDryRun(&result) { () async throws(SyncError) in
-                try await checkSnapshotDeletions(offer, knowledge: knowledge, pending: pending)
+                try await checkSnapshotDeletions(offer, from: source, knowledge: knowledge, pending: pending)
             }
         }
         guard !options.dryRun else { return }
-        try await join(from: offer, pending: exchange.pendingJoin, result: &result, touched: &exchange.touched)
+        try await join(from: offer, of: source, pending: exchange.pendingJoin, result: &result, touched: &exchange.touched)
         do { exchange.localFrontier = try replica.currentFrontier() } catch { throw .store(error) }
         // From a store: its journal is read on from the entry the state stands for.
         exchange.pulledThrough = max(exchange.pulledThrough, offer.position ?? 0)
@@ -105,11 +106,12 @@ extension SyncEngine {
     /// is noted as pending before the first page is written, so a join stopped half way is
     /// finished by the next sync with the same hub and nothing else syncs meanwhile.
     func join(
-        from offer: SnapshotOffer, pending: StoreBase.Join?, result: inout SyncReport, touched: inout Set<RecordKey>
+        from offer: SnapshotOffer, of source: any SnapshotSource, pending: StoreBase.Join?, result: inout SyncReport,
+        touched: inout Set<RecordKey>
     ) async throws(SyncError) {
         report(SyncProgress(phase: .pulling, completed: 0, total: offer.changeCount))
-        var page = try await transport.snapshotChanges(limit: options.pageSize)
-        if pending?.snapshot != offer.id, let identity = transport.hubIdentity {
+        var page = try await source.snapshotChanges(limit: options.pageSize)
+        if pending?.snapshot != offer.id, let identity = source.joinSource {
             let join = StoreBase.Join(
                 hub: identity.id, location: identity.location, snapshot: offer.id, started: SystemClock().milliseconds(),
                 position: offer.position)
@@ -121,7 +123,7 @@ extension SyncEngine {
         let transport = self.transport
         let pageSize = options.pageSize
         @Sendable func fetch() async -> Result<[Change]?, SyncError> {
-            do { return .success(try await transport.snapshotChanges(limit: pageSize)) } catch { return .failure(error) }
+            do { return .success(try await source.snapshotChanges(limit: pageSize)) } catch { return .failure(error) }
         }
         while let changes = page {
             async let following = fetch()

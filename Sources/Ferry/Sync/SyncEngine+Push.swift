@@ -31,7 +31,7 @@ extension SyncEngine {
         var peerHash: SHA256Digest? = nil
         if options.dryRun {
             result.pushed = outgoing.count
-            if !outgoing.isEmpty, await transport.mayWrite() == false {
+            if !outgoing.isEmpty, let check = transport as? WriteCheck, await check.mayWrite() == false {
                 result.refusals.append(
                     "\(transport.peerDescription) may not be written with this token: the push of \(outgoing.count) "
                         + "change\(outgoing.count == 1 ? "" : "s") would be refused (403); sync with --pull-only, or use a read-write token")
@@ -82,9 +82,12 @@ extension SyncEngine {
             do { try replica.saveCheckpoint(checkpointNow) } catch { throw .store(error) }
         }
         if options.direction.pushes {
-            try await transport.saveCheckpoint(
-                checkpointNow.reversed(localReplica: replica.replicaID, localName: replica.replicaName),
-                localRecordCount: replica.recordCount)
+            let reversed = checkpointNow.reversed(localReplica: replica.replicaID, localName: replica.replicaName)
+            if let shared = transport as? ReplicaAwarePeer {
+                try await shared.saveCheckpoint(reversed, localRecordCount: replica.recordCount)
+            } else {
+                try await transport.saveCheckpoint(reversed)
+            }
         }
     }
 }

@@ -26,7 +26,8 @@ public struct SyncEngine: Sendable {
     /// Runs the sync.
     public func run() async throws(SyncError) -> SyncReport {
         let started = Date()
-        transport.prepare(for: replica)
+        let shared = transport as? ReplicaAwarePeer
+        shared?.prepare(for: replica)
         let peerInfo = try await transport.open()
         do {
             var report = try await exchange(peerInfo: peerInfo, started: started)
@@ -34,10 +35,10 @@ public struct SyncEngine: Sendable {
                 report.committedEdits += found.edits.count
                 report.peerProblems = found.problems
             }
-            if !options.dryRun { await transport.exchangeSucceeded() }
+            if !options.dryRun { await shared?.exchangeSucceeded() }
             await transport.close()
-            report.notes = transport.notes
-            report.requests = transport.requestCount
+            report.notes = shared?.notes ?? []
+            report.requests = (transport as? RequestCounting)?.requestCount
             return report
         } catch {
             await transport.close()

@@ -24,7 +24,7 @@ final class FailingTransport: SyncTransport, @unchecked Sendable {
     var peerDescription: String { inner.peerDescription }
     func open() async throws(SyncError) -> PeerInfo { try await inner.open() }
     func close() async { await inner.close() }
-    func knowledge() async throws(SyncError) -> VersionVector { try await inner.knowledge() }
+    func frontier() async throws(SyncError) -> ReplicaFrontier { try await inner.frontier() }
     func liveRecordCount() async throws(SyncError) -> Int { try await inner.liveRecordCount() }
     func entryHash(at sequence: UInt64) async throws(SyncError) -> SHA256Digest? { try await inner.entryHash(at: sequence) }
     func changes(after position: UInt64, excluding knowledge: VersionVector, limit: Int) async throws(SyncError) -> ChangeBatch {

@@ -201,7 +201,7 @@ import Testing
 
 /// A folder peer whose pages read a second time (at a position read before) go through
 /// `rewrite`, told how many pages were read again so far (1 for the first).
-private final class RereadingTransport: SyncTransport, @unchecked Sendable {
+private final class RereadingTransport: SyncTransport, SnapshotSource, WriteCheck, @unchecked Sendable {
     let inner: FolderTransport
     let rewrite: (Int, [Change]) -> [Change]
     private var positionsRead = Set<UInt64>()
@@ -217,7 +217,6 @@ private final class RereadingTransport: SyncTransport, @unchecked Sendable {
     var peerDescription: String { inner.peerDescription }
     func open() async throws(SyncError) -> PeerInfo { try await inner.open() }
     func close() async { await inner.close() }
-    func knowledge() async throws(SyncError) -> VersionVector { try await inner.knowledge() }
     func frontier() async throws(SyncError) -> ReplicaFrontier { try await inner.frontier() }
     func mayWrite() async -> Bool? { await inner.mayWrite() }
     func liveRecordCount() async throws(SyncError) -> Int { try await inner.liveRecordCount() }
@@ -230,7 +229,7 @@ private final class RereadingTransport: SyncTransport, @unchecked Sendable {
         try await inner.snapshotOffer(for: knowledge, pending: pending)
     }
     func snapshotChanges(limit: Int) async throws(SyncError) -> [Change]? { try await inner.snapshotChanges(limit: limit) }
-    var hubIdentity: (id: ReplicaID, location: String)? { inner.hubIdentity }
+    var joinSource: (id: ReplicaID, location: String)? { inner.joinSource }
 
     func changes(after position: UInt64, excluding knowledge: VersionVector, limit: Int) async throws(SyncError) -> ChangeBatch {
         var batch = try await inner.changes(after: position, excluding: knowledge, limit: limit)

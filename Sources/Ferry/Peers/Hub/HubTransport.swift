@@ -14,7 +14,7 @@ import Foundation
 /// ```
 ///
 /// One exchange at a time: the engine calls a transport from one task.
-public final class HubTransport: SyncTransport, @unchecked Sendable {
+public final class HubTransport: ReplicaAwarePeer, SnapshotSource, RequestCounting, @unchecked Sendable {
     /// Where the hub's objects are.
     public let storage: any HubStorage
     private let clock: any WallClock
@@ -61,9 +61,9 @@ public final class HubTransport: SyncTransport, @unchecked Sendable {
     }
 
     public var peerDescription: String { storage.location }
-    public var hubIdentity: (id: ReplicaID, location: String)? { hubID.map { ($0, storage.location) } }
+    public var joinSource: (id: ReplicaID, location: String)? { hubID.map { ($0, storage.location) } }
     public var notes: [String] { storage.notices + collectedNotes }
-    public var requestCount: Int? { storage.requestCount }
+    public var requestCount: Int { storage.requestCount }
 
     public func prepare(for replica: any SyncReplica) {
         localReplica = replica.replicaID
@@ -218,7 +218,6 @@ public final class HubTransport: SyncTransport, @unchecked Sendable {
         readingThrough = nil
     }
 
-    public func knowledge() async throws(SyncError) -> VersionVector { hubFrontier.knowledge }
 
     public func frontier() async throws(SyncError) -> ReplicaFrontier { hubFrontier }
 

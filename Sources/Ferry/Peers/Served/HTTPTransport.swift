@@ -19,7 +19,7 @@ import Foundation
 /// without duplicates or losses: pushes are idempotent on the server (changes it has are
 /// skipped) and checkpoints are written last. When the store does not exist yet and the token
 /// may write, the first contact creates it (an empty push).
-public final class HTTPTransport: SyncTransport, @unchecked Sendable {
+public final class HTTPTransport: SyncTransport, SnapshotSource, WriteCheck, @unchecked Sendable {
     /// How the transport talks to the server.
     public struct Configuration: Sendable {
         /// Retries on connection errors and `5xx`.
@@ -109,10 +109,6 @@ public final class HTTPTransport: SyncTransport, @unchecked Sendable {
             return prefetch?.task
         }
         pending?.cancel()
-    }
-
-    public func knowledge() async throws(SyncError) -> VersionVector {
-        try await knowledgeAndCount().frontier.knowledge
     }
 
     public func frontier() async throws(SyncError) -> ReplicaFrontier {
@@ -304,7 +300,7 @@ public final class HTTPTransport: SyncTransport, @unchecked Sendable {
     }
 
     /// The served store's replica and URL: a join from its state names them.
-    public var hubIdentity: (id: ReplicaID, location: String)? {
+    public var joinSource: (id: ReplicaID, location: String)? {
         state.withLock { peerReplica }.map { ($0, url) }
     }
 

@@ -4,7 +4,7 @@
 /// ```swift
 /// let report = try await store.sync(with: FolderTransport(path: "/media/usb/data"))
 /// ```
-public final class FolderTransport: SyncTransport, @unchecked Sendable {
+public final class FolderTransport: SyncTransport, SnapshotSource, WriteCheck, @unchecked Sendable {
     /// What to do, on opening the peer, with hand edits of its record files.
     public enum HandEdits: Sendable {
         /// Nothing: a received change still never overwrites one without journaling it first.
@@ -97,11 +97,6 @@ public final class FolderTransport: SyncTransport, @unchecked Sendable {
         store = nil
     }
 
-    public func knowledge() async throws(SyncError) -> VersionVector {
-        let store = try peer()
-        do { return try store.currentKnowledge() } catch { throw .store(error) }
-    }
-
     public func mayWrite() async -> Bool? { true }
 
     public func frontier() async throws(SyncError) -> ReplicaFrontier {
@@ -149,5 +144,5 @@ public final class FolderTransport: SyncTransport, @unchecked Sendable {
         return page
     }
 
-    public var hubIdentity: (id: ReplicaID, location: String)? { store.map { ($0.replicaID, path) } }
+    public var joinSource: (id: ReplicaID, location: String)? { store.map { ($0.replicaID, path) } }
 }
