@@ -8,7 +8,7 @@
 /// exactly the versions the store received, each with the same digest.
 public struct JoinCheck: Sendable, Hashable {
     /// The join checked.
-    public var join: StoreBase.Join
+    public var join: SnapshotJoins.Join
     /// Versions current in the peer at the position (live, deleted and conflicting).
     public var versionCount = 0
     /// Records they belong to.
@@ -16,7 +16,7 @@ public struct JoinCheck: Sendable, Hashable {
     /// What does not match, one line each; empty when the snapshot is proven.
     public var problems: [String] = []
 
-    public init(join: StoreBase.Join) { self.join = join }
+    public init(join: SnapshotJoins.Join) { self.join = join }
 
     public var isProven: Bool { problems.isEmpty }
 

@@ -1,6 +1,6 @@
 /// Checking a snapshot join against the peer store it was taken from.
 extension Store {
-    /// Checks `join` (one of this store's joins from a store, see ``StoreBase/Join/position``)
+    /// Checks `join` (one of this store's joins from a store, see ``SnapshotJoins/Join/position``)
     /// against `peer`, the store it joined from.
     ///
     /// Reads the peer's journal up to the join's position once, replaying it as the peer's index
@@ -8,14 +8,14 @@ extension Store {
     /// to the end of the join: each must be here with the same digest. Memory grows with the
     /// number of records and versions (an audit, not a hot path). The peer's own chain is
     /// checked by `ferry verify` on the peer.
-    public func checkJoin(_ join: StoreBase.Join, against peer: Store) throws(StoreError) -> JoinCheck {
+    public func checkJoin(_ join: SnapshotJoins.Join, against peer: Store) throws(StoreError) -> JoinCheck {
         var check = JoinCheck(join: join)
         guard let position = join.position else {
             check.problems.append("the join is from a hub, not a store: 'ferry verify \(join.location)' checks it")
             return check
         }
-        if peer.replicaID != join.hub {
-            check.problems.append("\(peer.path) is replica \(peer.replicaID), not \(join.hub) that the join came from")
+        if peer.replicaID != join.source {
+            check.problems.append("\(peer.path) is replica \(peer.replicaID), not \(join.source) that the join came from")
             return check
         }
         // The peer's state at the position, replayed.

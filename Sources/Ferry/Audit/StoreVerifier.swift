@@ -60,12 +60,12 @@ public struct StoreVerifier: Sendable {
         defer { lock?.release() }
 
         var report = VerificationReport()
-        if FileSystem.exists(layout.base) {
+        if FileSystem.exists(layout.snapshotJoins) {
             do {
-                let bytes = try FileSystem.readFile(layout.base, limit: 16 << 20)
-                report.base = try StoreBase(json: try JSONParser.parse(bytes, options: .init(maximumDepth: 8, maximumByteCount: 16 << 20)))
+                let bytes = try FileSystem.readFile(layout.snapshotJoins, limit: 16 << 20)
+                report.snapshotJoins = try SnapshotJoins(json: try JSONParser.parse(bytes, options: .init(maximumDepth: 8, maximumByteCount: 16 << 20)))
             } catch {
-                report.baseProblem = ".ferry/base.json cannot be read: \(error)"
+                report.snapshotJoinsProblem = ".ferry/base.json cannot be read: \(error)"
             }
         }
         let checkpoints = Self.checkpoints(layout)

@@ -23,11 +23,11 @@ public struct VerificationReport: Sendable, Hashable {
     public init() {}
 
     /// Whether nothing was found.
-    /// What the store took from a hub snapshot: its journal starts there, and history before
+    /// The snapshots the store joined from: its journal starts there, and history before
     /// it is not held here (the hub's `verify` checks the snapshot against its segments).
-    public var base: StoreBase?
+    public var snapshotJoins: SnapshotJoins?
     /// Why `.ferry/base.json` could not be read, when it could not.
-    public var baseProblem: String?
+    public var snapshotJoinsProblem: String?
 
     /// A compacted journal's archive (`ferry compact`): where it is, and whether it was there
     /// to be checked with the live journal as one chain.
@@ -49,7 +49,7 @@ public struct VerificationReport: Sendable, Hashable {
     }
     /// The archive, when the journal was compacted.
     public var archive: Archive?
-    public var isClean: Bool { findings.isEmpty && baseProblem == nil }
+    public var isClean: Bool { findings.isEmpty && snapshotJoinsProblem == nil }
 
     /// Whether a finding shows the journal was tampered with.
     public var hasTampering: Bool { findings.contains { $0.category == .tampering } }
@@ -71,8 +71,8 @@ public struct VerificationReport: Sendable, Hashable {
             "clean": .bool(isClean), "entries": .integer(Int64(entryCount)), "segments": .integer(Int64(segmentCount)),
             "records": .integer(Int64(recordCount)), "checkedIndex": .bool(checkedIndex),
             "checkedRecords": .bool(checkedRecords), "categories": .object(categories),
-            "findings": .array(findings.map(\.jsonValue)), "base": base?.jsonValue ?? .null,
-            "baseProblem": baseProblem.map { .string($0) } ?? .null, "archive": archive?.jsonValue ?? .null,
+            "findings": .array(findings.map(\.jsonValue)), "base": snapshotJoins?.jsonValue ?? .null,
+            "baseProblem": snapshotJoinsProblem.map { .string($0) } ?? .null, "archive": archive?.jsonValue ?? .null,
         ]
     }
 }

@@ -95,7 +95,7 @@ extension Store {
             }
             // 4. The new start.
             var frontier = journal.start?.frontier ?? ReplicaFrontier(knowledge: VersionVector(), digests: [:])
-            for item in plan { frontier = StoreBase.raise(frontier, to: item.frontier) }
+            for item in plan { frontier = SnapshotJoins.raise(frontier, to: item.frontier) }
             var archives = journal.start?.archives ?? []
             let first = plan[0].first
             if let last = archives.last, last.path == recorded, last.last + 1 == first {

@@ -29,8 +29,8 @@ public struct StoreLayout: Sendable, Hashable {
     public var indexMerging: String { engine + "/index-merging" }
     public var lock: String { engine + "/lock" }
     public var peers: String { engine + "/peers" }
-    /// What the store holds beyond its journal, from a hub snapshot (see ``StoreBase``).
-    public var base: String { engine + "/base.json" }
+    /// What the store holds beyond its journal, from a hub snapshot (see ``SnapshotJoins``).
+    public var snapshotJoins: String { engine + "/base.json" }
     /// What this store remembers of each hub it syncs with (a cache: rebuilt when lost).
     public var hubs: String { engine + "/hubs" }
     /// The new record files a large batch names before its journal entries are durable

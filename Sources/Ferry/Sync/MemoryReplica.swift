@@ -30,7 +30,7 @@ public final class MemoryReplica: SyncTransport, SyncReplica, WriteCheck, @unche
     private var documents: [ChangeIdentity: JSONValue] = [:]
     private var clock: HybridLogicalClock
     private var savedCheckpoints: [ReplicaID: SyncCheckpoint] = [:]
-    private var base = StoreBase()
+    private var base = SnapshotJoins()
     private var exchanging = false
 
     public init(replica: ReplicaID = .generate(), name: String? = nil, clock: any WallClock = SystemClock()) {
@@ -74,7 +74,7 @@ public final class MemoryReplica: SyncTransport, SyncReplica, WriteCheck, @unche
             origin: replicaID, counter: counter, timestamp: clock.tick(), key: key, operation: document.map { .put($0) } ?? .delete,
             version: VersionVector(counters))
         change.chain = ChangeChain(change, parent: knownFrontier.digests[replicaID] ?? .zero)
-        knownFrontier = StoreBase.raise(knownFrontier, to: Self.frontier(of: change))
+        knownFrontier = SnapshotJoins.raise(knownFrontier, to: Self.frontier(of: change))
         append(change)
     }
 
@@ -172,7 +172,7 @@ public final class MemoryReplica: SyncTransport, SyncReplica, WriteCheck, @unche
 
     public func endExchange() { lock.withLock { exchanging = false } }
 
-    public func pendingJoin() throws(StoreError) -> StoreBase.Join? { lock.withLock { base.pending } }
+    public func pendingJoin() throws(StoreError) -> SnapshotJoins.Join? { lock.withLock { base.pending } }
 
     public func checkpoint(for peer: ReplicaID) throws(StoreError) -> SyncCheckpoint? { lock.withLock { savedCheckpoints[peer] } }
 
@@ -203,18 +203,18 @@ public final class MemoryReplica: SyncTransport, SyncReplica, WriteCheck, @unche
         try apply(changes, from: peer, maximumSkew: maximumSkew, asSnapshot: true)
     }
 
-    public func beginJoin(_ join: StoreBase.Join) throws(StoreError) { lock.withLock { base.pending = join } }
+    public func beginJoin(_ join: SnapshotJoins.Join) throws(StoreError) { lock.withLock { base.pending = join } }
 
     public func finishJoin(frontier: ReplicaFrontier, records: Int) throws(StoreError) {
         lock.withLock {
-            base.frontier = StoreBase.raise(base.frontier, to: frontier)
+            base.frontier = SnapshotJoins.raise(base.frontier, to: frontier)
             if var join = base.pending {
                 join.sequence = UInt64(entries.count)
                 join.records = records
                 base.joins.append(join)
             }
             base.pending = nil
-            knownFrontier = StoreBase.raise(knownFrontier, to: frontier)
+            knownFrontier = SnapshotJoins.raise(knownFrontier, to: frontier)
         }
     }
 
@@ -300,7 +300,7 @@ public final class MemoryReplica: SyncTransport, SyncReplica, WriteCheck, @unche
             }
         }
         for change in admitted {
-            if asSnapshot { frontier = StoreBase.raise(frontier, to: Self.frontier(of: change)) }
+            if asSnapshot { frontier = SnapshotJoins.raise(frontier, to: Self.frontier(of: change)) }
             append(change)
         }
         knownFrontier = frontier

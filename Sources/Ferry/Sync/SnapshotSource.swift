@@ -10,7 +10,7 @@ public protocol SnapshotSource: AnyObject, Sendable {
     /// A snapshot the store should take before pulling changes: when it is empty (a join), when
     /// changes it lacks were collected, or to finish `pending`, a join this peer started.
     /// `nil` when the peer has none to offer or the changes suffice.
-    func snapshotOffer(for knowledge: VersionVector, pending: StoreBase.Join?) async throws(SyncError) -> SnapshotOffer?
+    func snapshotOffer(for knowledge: VersionVector, pending: SnapshotJoins.Join?) async throws(SyncError) -> SnapshotOffer?
     /// The next page of the offered snapshot's record versions; `nil` after the last.
     func snapshotChanges(limit: Int) async throws(SyncError) -> [Change]?
     /// The id and location of the hub or store a joining store takes the snapshot from, as its

@@ -11,12 +11,12 @@ extension Store {
     ///
     /// The state is taken as of the journal's head, while the caller keeps the store locked or not:
     /// entries never move, so pages read later still give exactly that state.
-    public func snapshotOffer(for knowledge: VersionVector, pending: StoreBase.Join?) throws(StoreError) -> StoreSnapshot? {
-        let base = try self.base()
+    public func snapshotOffer(for knowledge: VersionVector, pending: SnapshotJoins.Join?) throws(StoreError) -> StoreSnapshot? {
+        let base = try self.snapshotJoins()
         return try withReadAccess { () throws(StoreError) -> StoreSnapshot? in
             let frontier = ReplicaFrontier(knowledge: index.knowledge, digests: index.digests)
             let reason: SnapshotOffer.Reason
-            if let pending, pending.hub == replicaID {
+            if let pending, pending.source == replicaID {
                 reason = .resume
             } else {
                 let covered = frontier.knowledge.sortedCounters

@@ -92,7 +92,7 @@ extension SyncEngine {
     /// Reads the offered snapshot once to count the live records here it would delete, and
     /// refuses past the allowed share; then has the peer offer it again from its first page.
     func checkSnapshotDeletions(
-        _ offer: SnapshotOffer, from source: any SnapshotSource, knowledge: VersionVector, pending: StoreBase.Join?
+        _ offer: SnapshotOffer, from source: any SnapshotSource, knowledge: VersionVector, pending: SnapshotJoins.Join?
     ) async throws(SyncError) {
         guard !options.force else { return }
         var deleted = 0

@@ -106,14 +106,14 @@ extension SyncEngine {
     /// is noted as pending before the first page is written, so a join stopped half way is
     /// finished by the next sync with the same hub and nothing else syncs meanwhile.
     func join(
-        from offer: SnapshotOffer, of source: any SnapshotSource, pending: StoreBase.Join?, result: inout SyncReport,
+        from offer: SnapshotOffer, of source: any SnapshotSource, pending: SnapshotJoins.Join?, result: inout SyncReport,
         touched: inout Set<RecordKey>
     ) async throws(SyncError) {
         report(SyncProgress(phase: .pulling, completed: 0, total: offer.changeCount))
         var page = try await source.snapshotChanges(limit: options.pageSize)
         if pending?.snapshot != offer.id, let identity = source.joinSource {
-            let join = StoreBase.Join(
-                hub: identity.id, location: identity.location, snapshot: offer.id, started: SystemClock().milliseconds(),
+            let join = SnapshotJoins.Join(
+                source: identity.id, location: identity.location, snapshot: offer.id, started: SystemClock().milliseconds(),
                 position: offer.position)
             do { try replica.beginJoin(join) } catch { throw .store(error) }
         }

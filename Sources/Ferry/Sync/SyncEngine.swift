@@ -57,7 +57,7 @@ public struct SyncEngine: Sendable {
         let plan: SyncPlan
         /// Where each side's changes are read from: the checkpoint's positions, or the start.
         let start: (local: UInt64, peer: UInt64)
-        let pendingJoin: StoreBase.Join?
+        let pendingJoin: SnapshotJoins.Join?
         var localFrontier: ReplicaFrontier
         let peerFrontier: ReplicaFrontier
         /// The peer's journal position read through so far.
@@ -74,9 +74,9 @@ public struct SyncEngine: Sendable {
         try checkIdentity(of: peerInfo)
         do { try replica.beginExchange() } catch { throw .store(error) }
         defer { replica.endExchange() }
-        let pendingJoin: StoreBase.Join?
+        let pendingJoin: SnapshotJoins.Join?
         do { pendingJoin = try replica.pendingJoin() } catch { throw .store(error) }
-        if let pendingJoin, pendingJoin.hub != peerInfo.replica {
+        if let pendingJoin, pendingJoin.source != peerInfo.replica {
             throw .joinInProgress(store: replica.location, hub: pendingJoin.location)
         }
         report(SyncProgress(phase: .planning, completed: 0, total: nil))
@@ -139,7 +139,7 @@ public struct SyncEngine: Sendable {
     /// Both frontiers first: a change both sides believe the other has, held with different
     /// content, is a copied store that no exchange of changes would reveal.
     private func compareFrontiers(
-        peerInfo: PeerInfo, checkpoint: SyncCheckpoint?, plan: SyncPlan, pendingJoin: StoreBase.Join?, localHead: StoreHead,
+        peerInfo: PeerInfo, checkpoint: SyncCheckpoint?, plan: SyncPlan, pendingJoin: SnapshotJoins.Join?, localHead: StoreHead,
         result: inout SyncReport
     ) async throws(SyncError) -> Exchange {
         let start = SyncPlanner.startPositions(for: plan, checkpoint: checkpoint)

@@ -27,8 +27,8 @@ public protocol SyncReplica: AnyObject, Sendable {
     /// Holds the replica for one exchange, until ``endExchange()``.
     func beginExchange() throws(StoreError)
     func endExchange()
-    /// A join from a hub snapshot that started and has not finished (see ``StoreBase``).
-    func pendingJoin() throws(StoreError) -> StoreBase.Join?
+    /// A join from a hub snapshot that started and has not finished (see ``SnapshotJoins``).
+    func pendingJoin() throws(StoreError) -> SnapshotJoins.Join?
     func checkpoint(for peer: ReplicaID) throws(StoreError) -> SyncCheckpoint?
     func saveCheckpoint(_ checkpoint: SyncCheckpoint) throws(StoreError)
     /// The hash of its journal entry at `sequence` (zeros for 0); `nil` past its head.
@@ -41,7 +41,7 @@ public protocol SyncReplica: AnyObject, Sendable {
     func receive(_ changes: [Change], from peer: String, maximumSkew: UInt64) throws(SyncError) -> ReceiveResult
     /// Applies a page of a snapshot's versions (see ``Store/receiveSnapshot(_:from:maximumSkew:)``).
     func receiveSnapshot(_ changes: [Change], from peer: String, maximumSkew: UInt64) throws(SyncError) -> ReceiveResult
-    func beginJoin(_ join: StoreBase.Join) throws(StoreError)
+    func beginJoin(_ join: SnapshotJoins.Join) throws(StoreError)
     func finishJoin(frontier: ReplicaFrontier, records: Int) throws(StoreError)
     /// A record's current versions, winner first; `nil` for a record it never had.
     func state(of key: RecordKey) throws(StoreError) -> RecordState?
@@ -96,7 +96,7 @@ extension Store: SyncReplica {
     public var location: String { path }
     public var wallClock: any WallClock { options.clock }
     public var cacheLayout: StoreLayout? { layout }
-    public func pendingJoin() throws(StoreError) -> StoreBase.Join? { try base()?.pending }
+    public func pendingJoin() throws(StoreError) -> SnapshotJoins.Join? { try snapshotJoins()?.pending }
 }
 
 extension SyncReplica {

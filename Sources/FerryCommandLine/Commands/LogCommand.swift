@@ -75,7 +75,7 @@ enum LogCommand: Command {
         }
         page.flush(to: context.stdout)
         if let archived = store.archivedHistory() { context.stdout.line(archived.note) }
-        for note in AuditText.joinNotes(try? store.base()) { context.stdout.line(note) }
+        for note in AuditText.joinNotes(try? store.snapshotJoins()) { context.stdout.line(note) }
         return .success
     }
 }

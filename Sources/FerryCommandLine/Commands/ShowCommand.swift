@@ -47,7 +47,7 @@ enum ShowCommand: Command {
         } else {
             context.stdout.write(text(history, names: names))
             if let archived { context.stdout.line(archived.note) }
-            for note in AuditText.joinNotes(try? store.base()) { context.stdout.line(note) }
+            for note in AuditText.joinNotes(try? store.snapshotJoins()) { context.stdout.line(note) }
         }
         return .success
     }

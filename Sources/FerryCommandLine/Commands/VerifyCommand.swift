@@ -64,7 +64,7 @@ enum VerifyCommand: Command {
         }
         var checks: [JoinCheck] = []
         if let against = arguments.option("against") {
-            checks = try checkJoins(of: path, against: against, base: report.base, context: context)
+            checks = try checkJoins(of: path, against: against, base: report.snapshotJoins, context: context)
         }
         if arguments.flag("json") {
             var json = report.jsonValue
@@ -81,7 +81,7 @@ enum VerifyCommand: Command {
     }
 
     /// Checks each of the store's joins from `against` (a store) against it.
-    static func checkJoins(of path: String, against: String, base: StoreBase?, context: CommandContext) throws -> [JoinCheck] {
+    static func checkJoins(of path: String, against: String, base: SnapshotJoins?, context: CommandContext) throws -> [JoinCheck] {
         let peerPath = context.absolutePath(against)
         guard !against.contains("://") else {
             throw CLIError("--against takes the folder of the store a join came from (for a served store, its folder on the server)", exitCode: .usage)
@@ -93,7 +93,7 @@ enum VerifyCommand: Command {
         defer { store.close() }
         let peer = try context.openStore(peerPath)
         defer { peer.close() }
-        let joins = (base?.joins ?? []).filter { $0.position != nil && $0.hub == peer.replicaID }
+        let joins = (base?.joins ?? []).filter { $0.position != nil && $0.source == peer.replicaID }
         guard !joins.isEmpty else {
             throw CLIError("\(path) never joined from a snapshot of \(against) (replica \(peer.replicaID)): there is no join to check", exitCode: .usage)
         }
@@ -143,8 +143,8 @@ enum VerifyCommand: Command {
     static func text(_ report: VerificationReport) -> String {
         var text = ""
         for finding in report.findings { text += finding.description + "\n" }
-        if let problem = report.baseProblem { text += problem + "\n" }
-        for join in report.base?.joins ?? [] {
+        if let problem = report.snapshotJoinsProblem { text += problem + "\n" }
+        for join in report.snapshotJoins?.joins ?? [] {
             if let position = join.position {
                 text += "note: joined from the state of the store at \(join.location) as of its journal entry \(position) "
                     + "(hash \(join.snapshot.hex.prefix(12))) on \(ISO8601Milliseconds.format(milliseconds: join.started)) "
@@ -158,7 +158,7 @@ enum VerifyCommand: Command {
                 + "\(ISO8601Milliseconds.format(milliseconds: join.started)) (journal entries up to \(join.sequence)): history before it "
                 + "is not held here; 'ferry verify \(join.location)' checks the snapshot against the hub's segments\n"
         }
-        if let pending = report.base?.pending {
+        if let pending = report.snapshotJoins?.pending {
             text += "note: a join from the hub at \(pending.location) was stopped before it finished; 'ferry sync' with it finishes it\n"
         }
         if let archive = report.archive {

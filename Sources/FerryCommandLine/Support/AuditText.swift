@@ -95,7 +95,7 @@ enum AuditText {
     /// One line per snapshot join of the store: its history before the join is not here, and
     /// where it is (for `log` and `show --history`, whose first entries would otherwise read
     /// as the records' creation).
-    static func joinNotes(_ base: StoreBase??) -> [String] {
+    static func joinNotes(_ base: SnapshotJoins??) -> [String] {
         guard case .some(.some(let base)) = base else { return [] }
         return base.joins.map { join in
             let point = join.position.map { "as of its journal entry \($0)" } ?? "from snapshot \(join.snapshot.hex.prefix(12))"

@@ -69,7 +69,7 @@ import FerryTestSupport
         #expect(try ReplicaState(desk) == ReplicaState(laptop))
         #expect(desk.headSequence == 40, "the state (40 versions), not the history (208 changes)")
         #expect(desk.recordCount == 32)
-        let base = try #require(try desk.base())
+        let base = try #require(try desk.snapshotJoins())
         #expect(base.pending == nil && base.joins.count == 1 && base.frontier.knowledge == laptop.knowledge)
         #expect(desk.knowledge == laptop.knowledge)
         #expect(try StoreVerifier(path: desk.path).verify().isClean)
@@ -172,7 +172,7 @@ import FerryTestSupport
         let flaky = HidingHubStorage(root: hub, hiding: "/0003-")
         await #expect(throws: SyncError.self) { try await sync(desk, flaky) }
         #expect(desk.headSequence == 20)
-        #expect(try desk.base()?.pending != nil)
+        #expect(try desk.snapshotJoins()?.pending != nil)
 
         // Nothing else may sync with it meanwhile: its counters have gaps.
         let other = try Store.create(at: directory.subpath("other"), name: "other")
@@ -198,7 +198,7 @@ import FerryTestSupport
 
         let finished = try await sync(desk, hub)
         #expect(finished.snapshot?.reason == .resume)
-        #expect(try desk.base()?.pending == nil)
+        #expect(try desk.snapshotJoins()?.pending == nil)
         #expect(try ReplicaState(desk) == ReplicaState(laptop))
         #expect(desk.headSequence == 40, "the two parts already taken are not taken again")
         #expect(try StoreVerifier(path: desk.path).verify().isClean)

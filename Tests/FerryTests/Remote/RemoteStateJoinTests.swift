@@ -28,9 +28,9 @@ import Testing
         #expect(report.snapshot?.reason == .join)
         #expect(try b.journalEntries().count == 30)
         #expect(try allRecords(b) == allRecords(a))
-        let join = try #require(try b.base()?.joins.last)
+        let join = try #require(try b.snapshotJoins()?.joins.last)
         #expect(join.position == 151)
-        #expect(join.hub == hosted.replicaID)
+        #expect(join.source == hosted.replicaID)
         #expect(try b.checkJoin(join, against: hosted).isProven)
         #expect(try StoreVerifier(path: b.path).verify().isClean)
 

@@ -225,7 +225,7 @@ private final class RereadingTransport: SyncTransport, SnapshotSource, WriteChec
         try await inner.push(changes, maximumSkew: maximumSkew)
     }
     func saveCheckpoint(_ checkpoint: SyncCheckpoint) async throws(SyncError) { try await inner.saveCheckpoint(checkpoint) }
-    func snapshotOffer(for knowledge: VersionVector, pending: StoreBase.Join?) async throws(SyncError) -> SnapshotOffer? {
+    func snapshotOffer(for knowledge: VersionVector, pending: SnapshotJoins.Join?) async throws(SyncError) -> SnapshotOffer? {
         try await inner.snapshotOffer(for: knowledge, pending: pending)
     }
     func snapshotChanges(limit: Int) async throws(SyncError) -> [Change]? { try await inner.snapshotChanges(limit: limit) }

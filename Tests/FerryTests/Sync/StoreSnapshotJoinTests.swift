@@ -32,10 +32,10 @@ import FerryTestSupport
         #expect(try b.get(entity: notes, id: RecordID("r2")) == ["n": 5])
         #expect(try b.state(of: RecordKey(entity: notes, id: RecordID("gone")))?.winner.isDelete == true)
 
-        let join = try #require(try b.base()?.joins.last)
+        let join = try #require(try b.snapshotJoins()?.joins.last)
         #expect(join.position == 26)
         #expect(join.snapshot == (try a.journalEntries().last?.hash))
-        #expect(join.hub == a.replicaID)
+        #expect(join.source == a.replicaID)
         #expect(try verifyInPartitions(at: b.path).isClean)
         let check = try b.checkJoin(join, against: a)
         #expect(check.isProven, "\(check.problems)")
@@ -108,7 +108,7 @@ import FerryTestSupport
         let report = try await b.sync(with: FolderTransport(path: a.path), options: fullHistory)
         #expect(report.snapshot == nil)
         #expect(try b.journalEntries().count == 26)
-        #expect(try b.base() == nil)
+        #expect(try b.snapshotJoins() == nil)
         #expect(try b.get(entity: notes, id: RecordID("r2")) == ["n": 5])
     }
 
@@ -124,7 +124,7 @@ import FerryTestSupport
         let report = try await c.sync(with: FolderTransport(path: b.path))
         #expect(report.snapshot?.reason == .join)
         #expect(try verifyInPartitions(at: c.path).isClean)
-        let join = try #require(try c.base()?.joins.last)
+        let join = try #require(try c.snapshotJoins()?.joins.last)
         #expect(try c.checkJoin(join, against: b).isProven)
         // c then syncs with a directly: nothing to exchange but b's new record.
         _ = try await c.sync(with: FolderTransport(path: a.path))
@@ -148,7 +148,7 @@ import FerryTestSupport
         let a = try makeHistory(directory)
         let b = try Store.create(at: directory.subpath("b"), name: "b")
         _ = try await b.sync(with: FolderTransport(path: a.path))
-        var join = try #require(try b.base()?.joins.last)
+        var join = try #require(try b.snapshotJoins()?.joins.last)
         join.snapshot = SHA256.hash(Array("another history".utf8))
         let check = try b.checkJoin(join, against: a)
         #expect(!check.isProven)

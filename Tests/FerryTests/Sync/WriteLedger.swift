@@ -34,7 +34,7 @@ struct WriteLedger {
     /// its journal is accounted for when a version it holds descends from it.
     func unaccounted(in store: Store) throws -> [String] {
         let entries = try store.journalEntries()
-        let frontier = try store.base()?.frontier.knowledge ?? VersionVector()
+        let frontier = try store.snapshotJoins()?.frontier.knowledge ?? VersionVector()
         var byKey: [RecordKey: [JournalEntry]] = [:]
         var identities = Set<ChangeIdentity>()
         for entry in entries {

@@ -289,7 +289,7 @@ public final class HubTransport: ReplicaAwarePeer, SnapshotSource, RequestCounti
     /// The newest snapshot, when the store needs it: the store holds nothing of what it covers
     /// (a join), or a segment it lacks was collected while it was away, or it is finishing a
     /// join from this hub. Otherwise the segments are cheaper: `nil`.
-    public func snapshotOffer(for knowledge: VersionVector, pending: StoreBase.Join?) async throws(SyncError) -> SnapshotOffer? {
+    public func snapshotOffer(for knowledge: VersionVector, pending: SnapshotJoins.Join?) async throws(SyncError) -> SnapshotOffer? {
         guard let hubID, let localReplica else { return nil }
         var usable: [HubSnapshot] = []
         for id in snapshotIDs {
@@ -312,7 +312,7 @@ public final class HubTransport: ReplicaAwarePeer, SnapshotSource, RequestCounti
             }
         }
         guard let newest = usable.max(by: { ($0.coveredSegments, $0.id.hex) < ($1.coveredSegments, $1.id.hex) }) else {
-            if let pending, pending.hub == hubID {
+            if let pending, pending.source == hubID {
                 // Someone removed every snapshot by hand: the join cannot be finished from here.
                 throw .transport(
                     "\(storage.location): the snapshot this store was joining from (\(pending.snapshot.hex.prefix(12))) is no longer in "
@@ -336,7 +336,7 @@ public final class HubTransport: ReplicaAwarePeer, SnapshotSource, RequestCounti
             }
             return SnapshotOffer(id: newest.id, frontier: newest.frontier, recordCount: newest.recordCount, changeCount: newest.changeCount, reason: reason)
         }
-        if let pending, pending.hub == hubID { return try await offer(.resume) }
+        if let pending, pending.source == hubID { return try await offer(.resume) }
         let covered = newest.frontier.knowledge.sortedCounters
         guard covered.contains(where: { knowledge[$0.0] < $0.1 }) else { return nil }  // it has all of it
         if !covered.contains(where: { knowledge[$0.0] > 0 }) { return try await offer(.join) }  // it has none of it

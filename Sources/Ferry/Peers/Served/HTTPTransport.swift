@@ -264,9 +264,9 @@ public final class HTTPTransport: SyncTransport, SnapshotSource, WriteCheck, @un
 
     /// The state the served store offers instead of its history (`POST …/state`); `nil` when
     /// it offers none, or is an older server without the endpoint.
-    public func snapshotOffer(for knowledge: VersionVector, pending: StoreBase.Join?) async throws(SyncError) -> SnapshotOffer? {
+    public func snapshotOffer(for knowledge: VersionVector, pending: SnapshotJoins.Join?) async throws(SyncError) -> SnapshotOffer? {
         let offer = try await mapped { () throws(RemoteError) -> SnapshotOffer? in
-            let response = try await client.send("POST", "/state", body: StateOffer.requestBody(knowledge: knowledge, pending: pending?.hub))
+            let response = try await client.send("POST", "/state", body: StateOffer.requestBody(knowledge: knowledge, pending: pending?.source))
             if response.status == 404 || response.status == 405, response.protocolHeader != nil, !Self.hasProtocols(response.body) {
                 return nil  // a server from before joins from the state: it sends its history
             }

@@ -58,7 +58,7 @@ public final class FolderTransport: SyncTransport, SnapshotSource, WriteCheck, @
             throw .transport("peer \(path) has lost its records folder; refusing to sync with it")
         }
         do {
-            if let pending = try store.base()?.pending {
+            if let pending = try store.snapshotJoins()?.pending {
                 store.close()
                 throw SyncError.joinInProgress(store: path, hub: pending.location)
             }
@@ -129,7 +129,7 @@ public final class FolderTransport: SyncTransport, SnapshotSource, WriteCheck, @
 
     // MARK: Joining from the peer's state
 
-    public func snapshotOffer(for knowledge: VersionVector, pending: StoreBase.Join?) async throws(SyncError) -> SnapshotOffer? {
+    public func snapshotOffer(for knowledge: VersionVector, pending: SnapshotJoins.Join?) async throws(SyncError) -> SnapshotOffer? {
         let store = try peer()
         do { snapshot = try store.snapshotOffer(for: knowledge, pending: pending) } catch { throw .store(error) }
         return snapshot?.offer

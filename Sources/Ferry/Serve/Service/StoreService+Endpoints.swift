@@ -59,7 +59,7 @@ extension StoreService {
             do { asked = try StateOffer.request(body: request.body) } catch { throw ServiceFailure(.badRequest, error.description) }
             let offeredStates = self.offeredStates
             return try await work { () throws(ServiceFailure) -> HTTPResponse in
-                let pending = asked.pending.map { StoreBase.Join(hub: $0, location: "", snapshot: .zero, started: 0) }
+                let pending = asked.pending.map { SnapshotJoins.Join(source: $0, location: "", snapshot: .zero, started: 0) }
                 let snapshot: StoreSnapshot?
                 do throws(StoreError) { snapshot = try store.snapshotOffer(for: asked.knowledge, pending: pending) } catch { throw failure(error, store: name) }
                 if let snapshot { offeredStates.keep(snapshot, store: name.rawValue) }

@@ -1,37 +1,37 @@
-/// Joining from a snapshot (see ``StoreBase``): the store journals a snapshot's record versions
+/// Joining from a snapshot (see ``SnapshotJoins``): the store journals a snapshot's record versions
 /// as they are, then holds the snapshot's frontier as what it knows.
 extension Store {
     /// What the store took from hub snapshots; `nil` when it never joined from one.
     /// - Throws: ``StoreError/damagedBase(reason:)`` when `.ferry/base.json` cannot be read.
-    public func base() throws(StoreError) -> StoreBase? {
+    public func snapshotJoins() throws(StoreError) -> SnapshotJoins? {
         let bytes: [UInt8]
         do {
-            guard FileSystem.exists(layout.base) else { return nil }
-            bytes = try FileSystem.readFile(layout.base, limit: 16 << 20)
+            guard FileSystem.exists(layout.snapshotJoins) else { return nil }
+            bytes = try FileSystem.readFile(layout.snapshotJoins, limit: 16 << 20)
         } catch { throw .damagedBase(reason: error.message) }
         let value: JSONValue
         do { value = try JSONParser.parse(bytes, options: .init(maximumDepth: 8, maximumByteCount: 16 << 20)) } catch {
             throw .damagedBase(reason: error.description)
         }
-        return try StoreBase(json: value)
+        return try SnapshotJoins(json: value)
     }
 
     /// Writes the base durably: it holds knowledge the journal does not show.
-    private func saveBase(_ base: StoreBase) throws(StoreError) {
+    private func saveSnapshotJoins(_ base: SnapshotJoins) throws(StoreError) {
         do {
             try FileSystem.createDirectories(layout.engine)
-            _ = try FileSystem.writeFileAtomically(layout.base, base.jsonValue.prettyBytes(), durable: true)
+            _ = try FileSystem.writeFileAtomically(layout.snapshotJoins, base.jsonValue.prettyBytes(), durable: true)
         } catch { throw .io(error) }
     }
 
     /// Notes, durably and before any of its records is journaled, that a join from `join`'s
     /// snapshot has started: until ``finishJoin(frontier:records:)``, the store's counters are
     /// not contiguous and it syncs only with that hub.
-    public func beginJoin(_ join: StoreBase.Join) throws(StoreError) {
+    public func beginJoin(_ join: SnapshotJoins.Join) throws(StoreError) {
         try withWriteLock { () throws(StoreError) in
-            var base = try self.base() ?? StoreBase()
+            var base = try self.snapshotJoins() ?? SnapshotJoins()
             base.pending = join
-            try saveBase(base)
+            try saveSnapshotJoins(base)
         }
     }
 
@@ -47,8 +47,8 @@ extension Store {
     /// `.ferry/base.json`.
     public func finishJoin(frontier: ReplicaFrontier, records: Int) throws(StoreError) {
         try withWriteLock { () throws(StoreError) in
-            var base = try self.base() ?? StoreBase()
-            base.frontier = StoreBase.raise(base.frontier, to: frontier)
+            var base = try self.snapshotJoins() ?? SnapshotJoins()
+            base.frontier = SnapshotJoins.raise(base.frontier, to: frontier)
             if var join = base.pending {
                 join.sequence = index.headSequence
                 join.records = records
@@ -56,7 +56,7 @@ extension Store {
             }
             base.pending = nil
             raiseKnowledge(to: base.frontier)
-            try saveBase(base)
+            try saveSnapshotJoins(base)
         }
     }
 
@@ -72,12 +72,12 @@ extension Store {
                 index.headHash = journal.headHash
             }
         }
-        guard let base = try base() else { return }
-        raiseKnowledge(to: base.frontier)
+        guard let joins = try snapshotJoins() else { return }
+        raiseKnowledge(to: joins.frontier)
     }
 
     private func raiseKnowledge(to frontier: ReplicaFrontier) {
-        let raised = StoreBase.raise(ReplicaFrontier(knowledge: index.knowledge, digests: index.digests), to: frontier)
+        let raised = SnapshotJoins.raise(ReplicaFrontier(knowledge: index.knowledge, digests: index.digests), to: frontier)
         index.knowledge = raised.knowledge
         index.digests = raised.digests
     }

@@ -1,4 +1,5 @@
-/// What a store knows without holding the changes: the frontier it took from a hub snapshot
+/// The snapshots a store joined from, and what it knows without holding the changes: the
+/// frontier it took from a snapshot (a hub's, or a store's state)
 /// when it joined (or re-joined) at the cost of the state, in `.ferry/base.json`.
 ///
 /// A store that joins from a snapshot journals the snapshot's record versions (each change
@@ -15,14 +16,15 @@
 /// ```
 /// A join in progress is `pending` (written before the first record is journaled): until it
 /// finishes, the store syncs only with that hub, which completes it.
-public struct StoreBase: Sendable, Hashable {
+public struct SnapshotJoins: Sendable, Hashable {
     /// The base format this Ferry writes.
     public static let format: Int64 = 1
 
     /// One join from a snapshot.
     public struct Join: Sendable, Hashable {
-        /// The hub's id and location (for a join from a store: the store's replica and path or URL).
-        public var hub: ReplicaID
+        /// The id of the hub or store the snapshot came from (in the file: `hub`, for every
+        /// source); its location is ``location``.
+        public var source: ReplicaID
         public var location: String
         /// The snapshot's id: the SHA-256 of a hub snapshot's manifest, or, from a store, the
         /// hash of the store's journal entry at ``position``.
@@ -37,11 +39,11 @@ public struct StoreBase: Sendable, Hashable {
         public var records: Int
 
         public init(
-            hub: ReplicaID, location: String, snapshot: SHA256Digest, started: UInt64, sequence: UInt64 = 0, records: Int = 0,
+            source: ReplicaID, location: String, snapshot: SHA256Digest, started: UInt64, sequence: UInt64 = 0, records: Int = 0,
             position: UInt64? = nil
         ) {
             self.position = position
-            self.hub = hub
+            self.source = source
             self.location = location
             self.snapshot = snapshot
             self.started = started
@@ -80,7 +82,7 @@ public struct StoreBase: Sendable, Hashable {
     public var jsonValue: JSONValue {
         func value(_ join: Join) -> JSONValue {
             var members: [String: JSONValue] = [
-                "hub": .string(join.hub.rawValue), "location": .string(join.location), "snapshot": .string(join.snapshot.hex),
+                "hub": .string(join.source.rawValue), "location": .string(join.location), "snapshot": .string(join.snapshot.hex),
                 "at": .string(ISO8601Milliseconds.format(milliseconds: join.started)), "sequence": .integer(Int64(join.sequence)),
                 "records": .integer(Int64(join.records)),
             ]
@@ -114,7 +116,7 @@ public struct StoreBase: Sendable, Hashable {
                 position = UInt64(value)
             }
             return Join(
-                hub: hub, location: location, snapshot: snapshot, started: UInt64(at), sequence: UInt64(sequence), records: Int(records),
+                source: hub, location: location, snapshot: snapshot, started: UInt64(at), sequence: UInt64(sequence), records: Int(records),
                 position: position)
         }
         var joins: [Join] = []
