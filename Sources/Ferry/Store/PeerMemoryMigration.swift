@@ -1,7 +1,7 @@
 /// Moves what a store remembers of its peers from the places Ferry used before
 /// ``PeerMemory`` into `.ferry/peers/<peer id>/`. ``Store/open(at:options:)`` runs it under the
-/// store's lock, every time (when there is nothing to move, it lists two folders that do not
-/// exist and one that does).
+/// store's lock, every time (when there is nothing to move, it costs two `stat`s of folders
+/// that are gone and two listings of `.ferry/peers/`).
 ///
 /// | before                              | after                                      |
 /// |-------------------------------------|--------------------------------------------|
