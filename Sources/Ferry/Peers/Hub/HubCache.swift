@@ -1,6 +1,6 @@
-/// What a store remembers of a hub between syncs, in `.ferry/peers/hub-<location hash>/hub-cache.json`
-/// (see ``PeerMemory``): the
-/// tag and content of every head it read, and the hashes of the heads it wrote itself.
+/// What a store remembers of a hub between syncs, in
+/// `.ferry/peers/hub-<location hash>/hub-cache.json` (see ``PeerMemory``): the tag and content
+/// of every head it read, and the hashes of the heads it wrote itself.
 ///
 /// It is a cache and nothing more: it saves requests (a head whose tag has not changed is not
 /// read again, so a sync with nothing new makes one listing request) and lets a store tell its
@@ -24,7 +24,7 @@ struct HubCache: Sendable {
 
     init() {}
 
-    /// The cache file of the hub at `location` for the store at `layout`.
+    /// The folder, in the store at `layout`, that holds the cache of the hub at `location`.
     static func memory(for location: String, in layout: StoreLayout) -> PeerMemory {
         layout.peerMemory(for: .hub(location: location))
     }
