@@ -69,7 +69,7 @@ public struct StoreVerifier: Sendable {
             }
         }
         let checkpoints = Self.checkpoints(layout)
-        let anchors = Set(checkpoints.map(\.localPosition))
+        let anchors = Set(checkpoints.map(\.checkpoint.localPosition))
         // The archive (a compacted journal's history) is checked on another thread while the
         // live journal is scanned: its chain is one of its own, joined at `start.json`.
         let archiveCheck = ArchiveVerifier(layout: layout)
@@ -130,15 +130,15 @@ public struct StoreVerifier: Sendable {
     /// Positions other files recorded (the index head, each peer's checkpoint) must still hold
     /// the same entry: a journal cut at its end, or rebuilt with recomputed hashes, fails this.
     private func anchorFindings(
-        chain: JournalChainAnalysis.Result, scan: JournalScan, checkpoints: [SyncCheckpoint]
+        chain: JournalChainAnalysis.Result, scan: JournalScan, checkpoints: [(checkpoint: SyncCheckpoint, relativePath: String)]
     ) -> [VerificationFinding] {
         var anchors: [(path: String, what: String, sequence: UInt64, hash: SHA256Digest)] = []
         if let head = scan.snapshotHead, head.sequence > 0 {
             anchors.append((scan.snapshotHeadPath, "the index", head.sequence, head.hash))
         }
-        for checkpoint in checkpoints where checkpoint.localPosition > 0 {
+        for (checkpoint, path) in checkpoints where checkpoint.localPosition > 0 {
             anchors.append((
-                ".ferry/peers/\(checkpoint.peer.rawValue).json", "the checkpoint for peer \(checkpoint.peerName ?? checkpoint.peer.short)",
+                path, "the checkpoint for peer \(checkpoint.peerName ?? checkpoint.peer.short)",
                 checkpoint.localPosition, checkpoint.localHash))
         }
         var findings: [VerificationFinding] = []
@@ -161,14 +161,14 @@ public struct StoreVerifier: Sendable {
         return findings
     }
 
-    /// The checkpoints under `.ferry/peers/` that can be read.
-    static func checkpoints(_ layout: StoreLayout) -> [SyncCheckpoint] {
-        guard let entries = try? FileSystem.contents(ofDirectory: layout.peers) else { return [] }
-        return entries.filter { $0.name.hasSuffix(".json") }.sorted { $0.name < $1.name }.compactMap { entry in
-            guard let bytes = try? FileSystem.readFile(layout.peers + "/" + entry.name, limit: 1 << 16),
-                let json = try? JSONParser.parse(bytes)
+    /// The checkpoints under `.ferry/peers/` that can be read, in either layout (verify does
+    /// not open, so does not migrate, the store), with their paths relative to the store.
+    static func checkpoints(_ layout: StoreLayout) -> [(checkpoint: SyncCheckpoint, relativePath: String)] {
+        PeerMemory.checkpointFiles(in: layout).compactMap { file in
+            guard let bytes = try? FileSystem.readFile(layout.root + "/" + file.relativePath, limit: 1 << 16),
+                let json = try? JSONParser.parse(bytes), let checkpoint = SyncCheckpoint(json: json)
             else { return nil }
-            return SyncCheckpoint(json: json)
+            return (checkpoint, file.relativePath)
         }
     }
 }

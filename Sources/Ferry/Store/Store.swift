@@ -112,6 +112,7 @@ public final class Store: @unchecked Sendable {
         let lock = try StoreLock(path: layout.lock, storePath: layout.root)
         try lock.acquire(timeout: options.lockTimeout)
         defer { lock.release() }
+        do { try PeerMemoryMigration.migrate(layout) } catch { throw .io(error) }
         let journal: Journal
         do {
             journal = try Journal(directory: layout.journal, warn: options.warningHandler)

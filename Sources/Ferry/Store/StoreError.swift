@@ -39,7 +39,7 @@ public enum StoreError: Error, Sendable, Equatable, CustomStringConvertible {
     case alteredEntry(store: String, location: String, sequence: UInt64, change: ChangeIdentity, record: RecordKey)
     /// `.ferry/base.json` (what the store took from a hub snapshot) cannot be read.
     case damagedBase(reason: String)
-    /// A sync checkpoint (`.ferry/peers/<peer>.json`) is there but cannot be read.
+    /// A sync checkpoint (`.ferry/peers/<peer>/checkpoint.json`) is there but cannot be read.
     case damagedCheckpoint(path: String, reason: String)
     /// `ferry compact` cannot write its archive folder: nothing was changed.
     case archiveNotWritable(path: String, reason: String)

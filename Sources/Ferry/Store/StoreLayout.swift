@@ -6,8 +6,17 @@
 ///   records/<Entity>/<file>    one live record per file
 ///   conflicts/<Entity>/<file>  losing versions awaiting resolution
 ///   journal/                   append-only change journal
-///   .ferry/                    engine state: index, peers' checkpoints, lock
+///   .ferry/                    engine state: index, lock, …
+///     peers/<peer id>/         everything remembered of one peer (see PeerMemory):
+///       checkpoint.json          a store or hub peer's sync checkpoint
+///       hub-cache.json           a hub's heads and snapshots, as last read
+///       backend/                 an app backend's state.json, bases/ and lock
 /// ```
+///
+/// The peer id is a replica id for a store peer, `hub-<digest of the location>` for a hub's
+/// cache and `backend-<digest of the location>` for an app backend (see `PeerMemoryID`).
+/// Stores written before this layout are moved to it when they are opened
+/// (see `PeerMemoryMigration`).
 public struct StoreLayout: Sendable, Hashable {
     /// The store directory.
     public let root: String
@@ -28,11 +37,10 @@ public struct StoreLayout: Sendable, Hashable {
     /// A new snapshot being written on another thread, swapped in over ``index`` when done.
     public var indexMerging: String { engine + "/index-merging" }
     public var lock: String { engine + "/lock" }
+    /// What this store remembers of its peers, one folder per peer (see `PeerMemory`).
     public var peers: String { engine + "/peers" }
-    /// What the store holds beyond its journal, from a hub snapshot (see ``SnapshotJoins``).
+    /// The snapshots the store joined from, and the frontier they brought (see ``SnapshotJoins``).
     public var snapshotJoins: String { engine + "/base.json" }
-    /// What this store remembers of each hub it syncs with (a cache: rebuilt when lost).
-    public var hubs: String { engine + "/hubs" }
     /// The new record files a large batch names before its journal entries are durable
     /// (see ``NewFileIntent``); empty when no batch is in flight.
     public var newFileIntent: String { engine + "/new-files" }

@@ -237,7 +237,7 @@ extension Store {
     /// - Throws: ``StoreError/damagedCheckpoint(path:reason:)`` when its file is there but cannot
     ///   be read: a sync must not quietly forget what it exchanged with that peer.
     public func checkpoint(for peer: ReplicaID) throws(StoreError) -> SyncCheckpoint? {
-        let path = layout.peers + "/" + peer.rawValue + ".json"
+        let path = layout.peerMemory(for: .replica(peer)).checkpoint
         guard FileSystem.exists(path) else { return nil }
         let json: JSONValue
         do { json = try JSONParser.parse(try FileSystem.readFile(path, limit: 1 << 16)) } catch {
@@ -255,21 +255,17 @@ extension Store {
     /// positions are still valid; the next sync then sends a few changes again, and the
     /// receiver skips those it has by their identity. Nothing is lost or applied twice.
     public func saveCheckpoint(_ checkpoint: SyncCheckpoint) throws(StoreError) {
+        let memory = layout.peerMemory(for: .replica(checkpoint.peer))
         do {
-            try FileSystem.createDirectory(layout.peers)
-            try FileSystem.writeFileAtomically(
-                layout.peers + "/" + checkpoint.peer.rawValue + ".json", checkpoint.jsonValue.prettyBytes(), durable: false)
+            try memory.create(durable: false)
+            try FileSystem.writeFileAtomically(memory.checkpoint, checkpoint.jsonValue.prettyBytes(), durable: false)
         } catch { throw .io(error) }
     }
 
     /// Every checkpoint this store recorded, one per peer (for display: one that cannot be
     /// read is left out here; a sync with that peer reports it).
     public func checkpoints() -> [SyncCheckpoint] {
-        guard let entries = try? FileSystem.contents(ofDirectory: layout.peers) else { return [] }
-        return entries.compactMap { entry in
-            guard entry.name.hasSuffix(".json"), let peer = ReplicaID(String(entry.name.dropLast(5))) else { return nil }
-            return try? checkpoint(for: peer)
-        }.sorted { $0.peer < $1.peer }
+        PeerMemory.checkpointFiles(in: layout).compactMap { file in try? checkpoint(for: file.peer) }
     }
 
     /// The hash of the entry at `sequence` (zeros for 0); `nil` past the head.

@@ -1,8 +1,8 @@
 /// What one store last exchanged with one peer: the journal positions on both sides (with the
 /// hash of the entry at each, so a re-created or restored journal is detected), and when.
 ///
-/// Stored as `.ferry/peers/<peer replica id>.json`, written durably and only after everything
-/// it covers is durable, so a sync killed at any point can simply run again.
+/// Stored as `.ferry/peers/<peer replica id>/checkpoint.json` (see ``PeerMemory``), written only
+/// after everything it covers is durable, so a sync killed at any point can simply run again.
 public struct SyncCheckpoint: Sendable, Hashable {
     /// The peer's replica id.
     public var peer: ReplicaID

@@ -265,7 +265,7 @@ import Testing
         try files.write(files.first, Array(try files.lines(files.first).prefix(1)))
         let findings = try verifyInPartitions(at: a.path).findings
         #expect(findings.map(\.kind) == [.truncatedJournal], "\(findings)")
-        #expect(findings.first?.location == ".ferry/peers/\(b.replicaID.rawValue).json")
+        #expect(findings.first?.location == ".ferry/peers/\(b.replicaID.rawValue)/checkpoint.json")
         #expect(findings.first?.message.contains("peer b") == true)
     }
 

@@ -123,7 +123,10 @@ import FerryTestSupport
         _ = try await sync(a, hub)
         _ = try await sync(b, hub)
         _ = try await sync(a, hub)
-        try FileManager.default.removeItem(atPath: StoreLayout(root: a.path).hubs)
+        let peers = StoreLayout(root: a.path).peers
+        let caches = try FileManager.default.contentsOfDirectory(atPath: peers).filter { $0.hasPrefix("hub-") }
+        #expect(caches.count == 1)
+        for cache in caches { try FileManager.default.removeItem(atPath: peers + "/" + cache) }
         let report = try await sync(a, hub)
         #expect(report.plan == .upToDate)
         #expect(report.pulled == 0 && report.pushed == 0)
@@ -369,7 +372,7 @@ import FerryTestSupport
         await #expect(throws: SyncError.hub(.foreignHeadWrite(location: hub, replica: original.replicaID))) {
             _ = try await sync(original, hub)
         }
-        #expect(try folderContents(original.path).filter { !$0.key.hasPrefix(".ferry/hubs") } == before.filter { !$0.key.hasPrefix(".ferry/hubs") })
+        #expect(try folderContents(original.path).filter { !$0.key.hasPrefix(".ferry/peers/hub-") } == before.filter { !$0.key.hasPrefix(".ferry/peers/hub-") })
     }
 }
 

@@ -13,7 +13,7 @@ import FerryTestSupport
         let stick = try Store.create(at: directory.subpath("stick"), name: "stick")
         try laptop.put(["v": 1], entity: Self.notes, id: RecordID("a"))
         _ = try await laptop.sync(with: FolderTransport(path: stick.path))
-        let path = laptop.path + "/.ferry/peers/" + stick.replicaID.rawValue + ".json"
+        let path = laptop.path + "/.ferry/peers/" + stick.replicaID.rawValue + "/checkpoint.json"
         #expect(try laptop.checkpoint(for: stick.replicaID) != nil)
 
         for damage in ["{\"peer\": ", #"{"peer": "not a checkpoint"}"#] {

@@ -1,5 +1,5 @@
-/// What a store remembers of one backend, in `.ferry/backends/<key>/` (key: the first 16 hex
-/// digits of the SHA-256 of the backend's location):
+/// What a store remembers of one backend, in `.ferry/peers/backend-<key>/backend/` (key: the
+/// first 16 hex digits of the SHA-256 of the backend's location; see ``PeerMemory``):
 ///
 /// - `state.json`: the replica that stands for the backend in this store's journal (changes
 ///   other clients made arrive as its changes), each collection's watermark (the `updated` of
@@ -40,7 +40,7 @@ struct BackendState: Sendable {
 
     /// The folder of the backend at `location` in `store`.
     static func folder(of location: String, in store: Store) -> String {
-        store.layout.engine + "/backends/" + String(SHA256.hash(Array(location.utf8)).hex.prefix(16))
+        store.layout.peerMemory(for: .backend(location: location)).backend
     }
 
     /// Reads the state, or makes a new one (with a new stand-in replica) when there is none.

@@ -448,7 +448,10 @@ public final class BackendSyncEngine {
 
     private func lockFolder() throws(BackendError) -> FileDescriptor {
         do {
-            _ = try FileSystem.createDirectories(folder)
+            // New folders are synced: state.json, written durably inside, must not lose its folder.
+            for created in try FileSystem.createDirectories(folder) {
+                try FileSystem.synchronizeDirectory(FileSystem.parentPath(of: created))
+            }
             let descriptor = try FileDescriptor.open(folder + "/lock", .readWrite, options: [.create], permissions: 0o644)
             guard try descriptor.lockExclusively(wait: false) else {
                 descriptor.close()

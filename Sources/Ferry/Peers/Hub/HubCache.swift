@@ -1,10 +1,12 @@
-/// What a store remembers of a hub between syncs, in `.ferry/hubs/<location hash>.json`: the
-/// tag and content of every head it read, and the hashes of the heads it wrote itself.
+/// What a store remembers of a hub between syncs, in
+/// `.ferry/peers/hub-<location hash>/hub-cache.json` (see ``PeerMemory``): the tag and content
+/// of every head it read, and the hashes of the heads it wrote itself.
 ///
 /// It is a cache and nothing more: it saves requests (a head whose tag has not changed is not
 /// read again, so a sync with nothing new makes one listing request) and lets a store tell its
 /// own head from one a copy of it wrote. When it is missing or unreadable, the next sync reads
-/// every head again and goes on.
+/// every head again and goes on. One part is relied on: the hash of a head this store is about
+/// to write, saved durably first (see ``save(to:location:durable:)``).
 struct HubCache: Sendable {
     static let format: Int64 = 1
 
@@ -22,9 +24,9 @@ struct HubCache: Sendable {
 
     init() {}
 
-    /// The cache file of the hub at `location` for the store at `layout`.
-    static func path(for location: String, in layout: StoreLayout) -> String {
-        layout.hubs + "/" + String(SHA256.hash(Array(location.utf8)).hex.prefix(24)) + ".json"
+    /// The folder, in the store at `layout`, that holds the cache of the hub at `location`.
+    static func memory(for location: String, in layout: StoreLayout) -> PeerMemory {
+        layout.peerMemory(for: .hub(location: location))
     }
 
     /// Reads a cache; `nil` when there is none or it cannot be read (it is rebuilt).
@@ -54,7 +56,8 @@ struct HubCache: Sendable {
 
     /// Writes the cache atomically; `durable` waits for the disk (before this store writes its
     /// own head, whose hash must not be forgotten).
-    func save(to path: String, location: String, durable: Bool) {
+    /// - Throws: the I/O error; the caller decides whether the sync can go on without it.
+    func save(to memory: PeerMemory, location: String, durable: Bool) throws(SystemError) {
         var heads: [String: JSONValue] = [:]
         for (replica, entry) in self.heads {
             heads[replica.rawValue] = ["tag": .string(entry.tag), "head": entry.head.jsonValue]
@@ -68,7 +71,7 @@ struct HubCache: Sendable {
         }
         if let hub { value["hub"] = .string(hub.rawValue) }
         if let descriptorTag { value["descriptorTag"] = .string(descriptorTag) }
-        _ = try? FileSystem.createDirectories(FileSystem.parentPath(of: path))
-        _ = try? FileSystem.writeFileAtomically(path, value.canonicalBytes(), durable: durable)
+        try memory.create(durable: durable)
+        try FileSystem.writeFileAtomically(memory.hubCache, value.canonicalBytes(), durable: durable)
     }
 }

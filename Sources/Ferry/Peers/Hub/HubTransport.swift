@@ -22,7 +22,7 @@ public final class HubTransport: ReplicaAwarePeer, SnapshotSource, RequestCounti
     /// The syncing store, from ``prepare(for:)``.
     private var localReplica: ReplicaID?
     private var localName: String?
-    private var cachePath: String?
+    private var cacheMemory: PeerMemory?
     private var cache = HubCache()
 
     private var hubID: ReplicaID?
@@ -68,7 +68,7 @@ public final class HubTransport: ReplicaAwarePeer, SnapshotSource, RequestCounti
     public func prepare(for replica: any SyncReplica) {
         localReplica = replica.replicaID
         localName = replica.replicaName
-        cachePath = replica.cacheLayout.map { HubCache.path(for: storage.location, in: $0) }
+        cacheMemory = replica.cacheLayout.map { HubCache.memory(for: storage.location, in: $0) }
     }
 
     /// The hash standing for the hub's position `p`: a hub has no single journal, so a
@@ -83,7 +83,7 @@ public final class HubTransport: ReplicaAwarePeer, SnapshotSource, RequestCounti
 
     public func open() async throws(SyncError) -> PeerInfo {
         guard let localReplica else { throw .transport("\(storage.location): the hub transport was opened without a store") }
-        if let cachePath, let loaded = HubCache.load(from: cachePath, location: storage.location) { cache = loaded }
+        if let cacheMemory, let loaded = HubCache.load(from: cacheMemory.hubCache, location: storage.location) { cache = loaded }
         collectedNotes = []
         reading = nil
         readingThrough = nil
@@ -173,7 +173,7 @@ public final class HubTransport: ReplicaAwarePeer, SnapshotSource, RequestCounti
         }
         own = heads[localReplica] ?? HubHead(replica: localReplica, name: localName, updated: clock.milliseconds())
         recomputeFrontier()
-        saveCache(durable: false)
+        saveCache()
         let latest = heads.values.map(\.latestModification).max() ?? .zero
         return PeerInfo(
             replica: hubID ?? localReplica, name: "hub", format: StoreManifest.currentFormat,
@@ -196,9 +196,25 @@ public final class HubTransport: ReplicaAwarePeer, SnapshotSource, RequestCounti
         total = counters.values.reduce(0, +)
     }
 
-    private func saveCache(durable: Bool) {
-        guard let cachePath else { return }
-        cache.save(to: cachePath, location: storage.location, durable: durable)
+    /// Saves the cache. A plain save that fails is only noted: the cache on disk stays the last
+    /// one saved, and the next sync reads again the heads whose tags it does not match (the
+    /// own head's hash, saved durably before it was written, still proves it is this store's).
+    private func saveCache() {
+        guard let cacheMemory else { return }
+        do { try cache.save(to: cacheMemory, location: storage.location, durable: false) } catch {
+            collectedNotes.append("the hub cache could not be saved (\(error)); the next sync reads the heads again")
+        }
+    }
+
+    /// Saves the cache durably before this store writes its own head: without the head's hash
+    /// on disk, the next sync would take that head for a copy's and refuse the hub, so the
+    /// head is not written when it cannot be saved.
+    /// - Throws: ``SyncError/store(_:)`` with the I/O error.
+    private func saveCacheDurably() throws(SyncError) {
+        guard let cacheMemory else { return }
+        do { try cache.save(to: cacheMemory, location: storage.location, durable: true) } catch {
+            throw .store(.io(error))
+        }
     }
 
     /// How long a replica's head may go unwritten while it syncs with nothing to exchange: past
@@ -213,7 +229,7 @@ public final class HubTransport: ReplicaAwarePeer, SnapshotSource, RequestCounti
     }
 
     public func close() async {
-        saveCache(durable: false)
+        saveCache()
         reading = nil
         readingThrough = nil
     }
@@ -440,12 +456,12 @@ public final class HubTransport: ReplicaAwarePeer, SnapshotSource, RequestCounti
         head.name = localName
         let bytes = head.bytes
         cache.ownHeadHashes.append(SHA256.hash(bytes))
-        saveCache(durable: true)
+        try saveCacheDurably()
         let tag = try await hub { () async throws(HubError) in try await storage.put(HubHead.key(of: localReplica), bytes, createOnly: false) }
         own = head
         heads[localReplica] = head
         cache.heads[localReplica] = (tag, head)
-        saveCache(durable: false)
+        saveCache()
     }
 
     public func saveCheckpoint(_ checkpoint: SyncCheckpoint) async throws(SyncError) {
