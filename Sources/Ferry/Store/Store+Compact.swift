@@ -206,7 +206,9 @@ extension Store {
     /// older than `horizon`, and whose deletion every known peer has been sent (its
     /// checkpoint's `localPosition` is past it).
     private func keptSequences(before first: UInt64, horizon: UInt64) throws(StoreError) -> (kept: [UInt64], dropped: Int) {
-        let seenByEveryPeer = checkpoints().map(\.localPosition).min() ?? UInt64.max
+        // A damaged checkpoint stops compaction: read as no peer, it would drop tombstones that
+        // peer was never sent.
+        let seenByEveryPeer = try allCheckpoints().map(\.localPosition).min() ?? UInt64.max
         var kept: [UInt64] = []
         var dropped = 0
         let intact = index.records.forEachStateStreaming { state in

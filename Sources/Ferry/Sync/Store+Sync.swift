@@ -268,6 +268,17 @@ extension Store {
         PeerMemory.checkpointFiles(in: layout).compactMap { file in try? checkpoint(for: file.peer) }
     }
 
+    /// Every checkpoint, for a caller that must not take a damaged one for a peer that does not
+    /// exist (compaction drops a tombstone once every peer has been sent it).
+    /// - Throws: ``StoreError/damagedCheckpoint(path:reason:)`` naming the first that cannot be read.
+    public func allCheckpoints() throws(StoreError) -> [SyncCheckpoint] {
+        var result: [SyncCheckpoint] = []
+        for file in PeerMemory.checkpointFiles(in: layout) {
+            if let checkpoint = try checkpoint(for: file.peer) { result.append(checkpoint) }
+        }
+        return result
+    }
+
     /// The hash of the entry at `sequence` (zeros for 0); `nil` past the head.
     public func entryHash(at sequence: UInt64) throws(StoreError) -> SHA256Digest? {
         if sequence == 0 { return .zero }

@@ -271,6 +271,31 @@ import FerryTestSupport
         }
     }
 
+    /// A damaged checkpoint is not "no peer": compaction stops, naming it, and drops no
+    /// tombstone that peer may never have been sent.
+    @Test func aDamagedCheckpointStopsCompaction() async throws {
+        let directory = try TemporaryDirectory()
+        let a = try makeStore(directory, "a")
+        let b = try makeStore(directory, "b")
+        let r = try RecordID("r")
+        try a.put(["v": 1], entity: notes, id: r)
+        try a.put(["v": 1], entity: notes, id: RecordID("other"))
+        _ = try await b.sync(with: FolderTransport(path: a.path))
+        try a.delete(entity: notes, id: r)
+        let checkpoint = a.layout.peerMemory(for: .replica(b.replicaID)).checkpoint
+        _ = try FileSystem.writeFileAtomically(checkpoint, Array("{\"peer\": ".utf8), durable: false)
+        let journalBefore = try FileSystem.contents(ofDirectory: a.layout.journal).map(\.name).sorted()
+        #expect {
+            _ = try a.compact(CompactionOptions(keep: 0))
+        } throws: { error in
+            guard case StoreError.damagedCheckpoint(let path, _) = error else { return false }
+            return path == checkpoint
+        }
+        #expect(try a.state(of: RecordKey(entity: notes, id: r))?.versions.contains { $0.isDelete } == true)
+        #expect(try FileSystem.contents(ofDirectory: a.layout.journal).map(\.name).sorted() == journalBefore)
+        #expect(!FileSystem.exists(directory.subpath("a/archive")))
+    }
+
     @Test func tombstoneEveryPeerHasSeenIsDropped() async throws {
         let directory = try TemporaryDirectory()
         let a = try makeStore(directory, "a")
