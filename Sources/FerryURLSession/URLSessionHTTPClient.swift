@@ -38,7 +38,7 @@ public final class URLSessionHTTPClient: HTTPClient {
 
     public func send(_ request: HTTPClientRequest) async throws(HTTPClientFailure) -> HTTPClientResponse {
         var urlRequest = URLRequest(url: request.url)
-        urlRequest.httpMethod = request.method
+        urlRequest.httpMethod = request.method.rawValue
         for (name, value) in request.headers { urlRequest.setValue(value, forHTTPHeaderField: name) }
         if let body = request.body { urlRequest.httpBody = Data(body) }
         if let timeout = request.timeout { urlRequest.timeoutInterval = timeout }
@@ -69,12 +69,12 @@ public final class URLSessionHTTPClient: HTTPClient {
                 if let name = name as? String, let value = value as? String { headers[name.lowercased()] = value }
             }
         }
-        return HTTPClientResponse(status: http.statusCode, headers: headers, body: [UInt8](data))
+        return HTTPClientResponse(status: HTTPStatus(code: http.statusCode), headers: headers, body: [UInt8](data))
     }
 
     public func openStream(_ request: HTTPClientRequest) async throws(HTTPClientFailure) -> HTTPClientStream {
         var urlRequest = URLRequest(url: request.url)
-        urlRequest.httpMethod = request.method
+        urlRequest.httpMethod = request.method.rawValue
         for (name, value) in request.headers { urlRequest.setValue(value, forHTTPHeaderField: name) }
         if let body = request.body { urlRequest.httpBody = Data(body) }
         let (bytes, continuation) = AsyncThrowingStream<[UInt8], any Error>.makeStream()
@@ -99,7 +99,7 @@ public final class URLSessionHTTPClient: HTTPClient {
             let code: URLError.Code? = nsError.domain == NSURLErrorDomain ? URLError.Code(rawValue: nsError.code) : nil
             throw Self.failure(nsError.localizedDescription, code: code)
         }
-        return HTTPClientStream(status: status, bytes: bytes, cancel: { session.invalidateAndCancel() })
+        return HTTPClientStream(status: HTTPStatus(code: status), bytes: bytes, cancel: { session.invalidateAndCancel() })
     }
 
     /// Hands a streamed response to an ``HTTPClientStream``: its status once, its body as it comes.

@@ -27,7 +27,7 @@ public protocol HTTPClient: Sendable {
 /// A request for an ``HTTPClient``.
 public struct HTTPClientRequest: Sendable {
     /// `GET`, `POST`, `PUT`…
-    public var method: String
+    public var method: HTTPMethod
     /// The absolute URL.
     public var url: URL
     /// Header fields, in order.
@@ -44,7 +44,7 @@ public struct HTTPClientRequest: Sendable {
 
     /// A request.
     public init(
-        method: String, url: URL, headers: [(name: String, value: String)] = [], body: [UInt8]? = nil,
+        method: HTTPMethod, url: URL, headers: [(name: String, value: String)] = [], body: [UInt8]? = nil,
         responseHeaderNames: [String]? = nil
     ) {
         self.method = method
@@ -57,15 +57,15 @@ public struct HTTPClientRequest: Sendable {
 
 /// The answer to an ``HTTPClientRequest``.
 public struct HTTPClientResponse: Sendable {
-    /// The status code.
-    public var status: Int
+    /// The status.
+    public var status: HTTPStatus
     /// Header fields by lower-cased name (at least those the request asked for).
     public var headers: [String: String]
     /// The whole body.
     public var body: [UInt8]
 
     /// A response.
-    public init(status: Int, headers: [String: String], body: [UInt8]) {
+    public init(status: HTTPStatus, headers: [String: String], body: [UInt8]) {
         self.status = status
         self.headers = headers
         self.body = body
@@ -92,14 +92,14 @@ public struct HTTPClientFailure: Error, Sendable, CustomStringConvertible {
 /// A response body that keeps coming, from ``HTTPClient/openStream(_:)``.
 public struct HTTPClientStream: Sendable {
     /// The response's status.
-    public var status: Int
+    public var status: HTTPStatus
     /// The body's bytes as they arrive; ends when the server ends the response, throws when
     /// the connection fails.
     public var bytes: AsyncThrowingStream<[UInt8], any Error>
     /// Closes the connection.
     public var cancel: @Sendable () -> Void
 
-    public init(status: Int, bytes: AsyncThrowingStream<[UInt8], any Error>, cancel: @escaping @Sendable () -> Void) {
+    public init(status: HTTPStatus, bytes: AsyncThrowingStream<[UInt8], any Error>, cancel: @escaping @Sendable () -> Void) {
         self.status = status
         self.bytes = bytes
         self.cancel = cancel

@@ -6,7 +6,7 @@
 /// HTTPResponse(status: .notFound)
 /// HTTPStatus(code: 422).reason   // "Unprocessable Content"
 /// ```
-public struct HTTPStatus: Sendable, Hashable, CustomStringConvertible {
+public struct HTTPStatus: Sendable, Hashable, CustomStringConvertible, ExpressibleByIntegerLiteral {
     /// The three-digit code, such as `404`.
     public let code: Int
     /// The reason phrase sent after the code, such as `Not Found`.
@@ -24,6 +24,15 @@ public struct HTTPStatus: Sendable, Hashable, CustomStringConvertible {
     /// `200 OK`, or `404 Not Found`.
     /// The code and reason, such as `404 Not Found`.
     public var description: String { "\(code) \(reason)" }
+
+    /// A status from its code, such as `200` (in tables and tests).
+    public init(integerLiteral code: Int) { self.init(code: code) }
+
+    /// Whether the request succeeded (`2xx`).
+    public var isSuccess: Bool { (200..<300).contains(code) }
+
+    /// Whether the status is in `range`, as in `case 500..<600:`.
+    public static func ~= (range: Range<Int>, status: HTTPStatus) -> Bool { range.contains(status.code) }
 
     /// Whether the status is informational (1xx).
     public var isInformational: Bool { (100..<200).contains(code) }
@@ -84,8 +93,12 @@ public struct HTTPStatus: Sendable, Hashable, CustomStringConvertible {
     public static let internalServerError = HTTPStatus(code: 500)
     /// `501 Not Implemented`.
     public static let notImplemented = HTTPStatus(code: 501)
+    /// `502 Bad Gateway`: a proxy got no good answer from the server behind it.
+    public static let badGateway = HTTPStatus(code: 502)
     /// `503 Service Unavailable`.
     public static let serviceUnavailable = HTTPStatus(code: 503)
+    /// `504 Gateway Timeout`: a proxy got no answer in time from the server behind it.
+    public static let gatewayTimeout = HTTPStatus(code: 504)
     /// `505 HTTP Version Not Supported`.
     public static let httpVersionNotSupported = HTTPStatus(code: 505)
 

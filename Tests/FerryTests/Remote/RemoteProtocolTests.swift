@@ -108,8 +108,8 @@ import Testing
         #expect(policy.delay(beforeAttempt: 3, jitter: 0) == 0.2)
         #expect(policy.delay(beforeAttempt: 6, jitter: 0) == 1.6)
         #expect(policy.delay(beforeAttempt: 40, jitter: 1) == 2.0)
-        #expect(RetryPolicy.isRetryable(status: 503))
-        #expect(!RetryPolicy.isRetryable(status: 501))
-        #expect(!RetryPolicy.isRetryable(status: 404))
+        #expect(RetryPolicy.isRetryable(.serviceUnavailable))
+        #expect(!RetryPolicy.isRetryable(.notImplemented))
+        #expect(!RetryPolicy.isRetryable(.notFound))
     }
 }

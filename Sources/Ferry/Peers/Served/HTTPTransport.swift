@@ -82,7 +82,7 @@ public final class HTTPTransport: SyncTransport, SnapshotSource, WriteCheck, @un
                 return info
             case .none:
                 // No such store: an empty push creates it, if the token allows writing.
-                let response = try await client.send("POST", "/push", body: PushRequest(changes: []).bodyBytes())
+                let response = try await client.send(.post, "/push", body: PushRequest(changes: []).bodyBytes())
                 if response.status == 403 {
                     throw RemoteError.noSuchStore(
                         url, message: "no store named \(quoted(endpoint.store.rawValue)), and this token may not create one")
@@ -121,7 +121,7 @@ public final class HTTPTransport: SyncTransport, SnapshotSource, WriteCheck, @un
 
     public func entryHash(at sequence: UInt64) async throws(SyncError) -> SHA256Digest? {
         try await mapped { () throws(RemoteError) -> SHA256Digest? in
-            let body = try checked(try await client.send("GET", "/entries/\(sequence)/hash"), expecting: [200])
+            let body = try checked(try await client.send(.get, "/entries/\(sequence)/hash"), expecting: [200])
             guard let value = try? JSONParser.parse(body), case .object(let members) = value else {
                 throw .malformedResponse(url, reason: "the entry hash answer is not a JSON object")
             }
@@ -167,7 +167,7 @@ public final class HTTPTransport: SyncTransport, SnapshotSource, WriteCheck, @un
             var total: ReceiveResult?
             for group in PushRequest.groups(of: changes, maximumBytes: configuration.maximumRequestBytes) {
                 let body = PushRequest.body(encodedChanges: group.encoded, maximumSkew: maximumSkew)
-                let response = try await client.send("POST", "/push", body: body)
+                let response = try await client.send(.post, "/push", body: body)
                 if response.status == 413, group.count == 1, let change = changes.dropFirst(group.start).first {
                     throw RemoteError.requestTooLarge(url, bytes: body.count, message: "change \(change.identity) to \(change.key) alone is that large")
                 }
@@ -196,7 +196,7 @@ public final class HTTPTransport: SyncTransport, SnapshotSource, WriteCheck, @un
 
     /// Asks with an empty push, which writes nothing: `403` means the token may only read.
     public func mayWrite() async -> Bool? {
-        guard let response = try? await client.send("POST", "/push", body: PushRequest(changes: []).bodyBytes()),
+        guard let response = try? await client.send(.post, "/push", body: PushRequest(changes: []).bodyBytes()),
             response.protocolHeader != nil
         else { return nil }
         switch response.status {
@@ -221,7 +221,7 @@ public final class HTTPTransport: SyncTransport, SnapshotSource, WriteCheck, @un
 
     /// The store's info, or `nil` when the server has no store of that name.
     private func info(timeout: Double? = nil) async throws(RemoteError) -> PeerInfo? {
-        let response = try await client.send("GET", "", timeout: timeout)
+        let response = try await client.send(.get, "", timeout: timeout)
         if response.status == 404 && response.protocolHeader != nil && !Self.hasProtocols(response.body) {
             return nil
         }
@@ -240,7 +240,7 @@ public final class HTTPTransport: SyncTransport, SnapshotSource, WriteCheck, @un
 
     private func knowledgeAndCount() async throws(SyncError) -> (frontier: ReplicaFrontier, records: Int) {
         try await mapped { () throws(RemoteError) -> (frontier: ReplicaFrontier, records: Int) in
-            let body = try checked(try await client.send("GET", "/knowledge"), expecting: [200])
+            let body = try checked(try await client.send(.get, "/knowledge"), expecting: [200])
             guard let value = try? JSONParser.parse(body), let vectorValue = value["knowledge"],
                 let vector = VersionVector(json: vectorValue), let records = value["records"]?.integerValue, records >= 0
             else { throw .malformedResponse(url, reason: "the knowledge answer needs \"knowledge\" and \"records\"") }
@@ -266,7 +266,7 @@ public final class HTTPTransport: SyncTransport, SnapshotSource, WriteCheck, @un
     /// it offers none, or is an older server without the endpoint.
     public func snapshotOffer(for knowledge: VersionVector, pending: SnapshotJoins.Join?) async throws(SyncError) -> SnapshotOffer? {
         let offer = try await mapped { () throws(RemoteError) -> SnapshotOffer? in
-            let response = try await client.send("POST", "/state", body: StateOffer.requestBody(knowledge: knowledge, pending: pending?.source))
+            let response = try await client.send(.post, "/state", body: StateOffer.requestBody(knowledge: knowledge, pending: pending?.source))
             if response.status == 404 || response.status == 405, response.protocolHeader != nil, !Self.hasProtocols(response.body) {
                 return nil  // a server from before joins from the state: it sends its history
             }
@@ -284,7 +284,7 @@ public final class HTTPTransport: SyncTransport, SnapshotSource, WriteCheck, @un
         guard let (offer, delivered) = state.withLock({ offeredState }), delivered < offer.changeCount else { return nil }
         let count = min(max(limit, 1), RemoteProtocol.maximumPageSize)
         let changes = try await mapped { () throws(RemoteError) -> [Change] in
-            let body = try checked(try await client.send("GET", "/state/\(offer.id.hex)?from=\(delivered)&limit=\(count)&maxBytes=\(configuration.maximumRequestBytes)"), expecting: [200])
+            let body = try checked(try await client.send(.get, "/state/\(offer.id.hex)?from=\(delivered)&limit=\(count)&maxBytes=\(configuration.maximumRequestBytes)"), expecting: [200])
             var decoder = ChangeStreamDecoder()
             do throws(RemoteMessageError) {
                 let changes = try decoder.feed(body)
@@ -308,7 +308,7 @@ public final class HTTPTransport: SyncTransport, SnapshotSource, WriteCheck, @un
     private func startFetch(_ query: ChangeQuery) -> Task<Result<ChangeBatch, RemoteError>, Never> {
         Task { [client, url] () -> Result<ChangeBatch, RemoteError> in
             do {
-                let response = try await client.send("POST", "/changes", body: query.bodyBytes())
+                let response = try await client.send(.post, "/changes", body: query.bodyBytes())
                 let body = try HTTPTransport.checked(response, expecting: [200], url: url)
                 var decoder = ChangeStreamDecoder()
                 let changes: [Change]

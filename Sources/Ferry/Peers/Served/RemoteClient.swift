@@ -1,8 +1,8 @@
 import Foundation
 
-/// Sends the protocol's requests through an ``HTTPClient`` with the bearer token, and retries with
-/// backoff on connection errors and server errors (every request of the protocol is
-/// idempotent: a repeated push skips the changes the store already has).
+/// Sends the protocol's requests through an ``HTTPClient`` with the bearer token, retried as
+/// ``RetryPolicy`` says for every client (every request of the protocol is idempotent: a
+/// repeated push skips the changes the store already has).
 final class RemoteClient: Sendable {
     /// A response: status, protocol header and body.
     struct Response: Sendable {
@@ -37,7 +37,7 @@ final class RemoteClient: Sendable {
     /// - Throws: ``RemoteError/unreachable(_:reason:attempts:)`` when no attempt got an answer.
     /// - Parameter timeout: seconds without an answer before giving up; the client's default when `nil`.
     func send(
-        _ method: String, _ suffix: String, body: [UInt8]? = nil, contentType: String = RemoteProtocol.jsonType, timeout: Double? = nil
+        _ method: HTTPMethod, _ suffix: String, body: [UInt8]? = nil, contentType: String = RemoteProtocol.jsonType, timeout: Double? = nil
     ) async throws(RemoteError) -> Response {
         guard let url = endpoint.url(for: suffix) else {
             throw .invalidURL(endpoint.text, reason: "cannot form the request URL")
@@ -47,34 +47,19 @@ final class RemoteClient: Sendable {
         request.headers.append(("Accept", RemoteProtocol.jsonType + ", " + RemoteProtocol.changeStreamType))
         if let token { request.headers.append(("Authorization", "Bearer \(token)")) }
         if body != nil { request.headers.append(("Content-Type", contentType)) }
-        var lastProblem = ""
-        var attempt = 1
-        while true {
-            if attempt > 1 {
-                try? await Task.sleep(nanoseconds: UInt64(retry.delay(beforeAttempt: attempt) * 1e9))
+        let exchange = await client.send(retrying: retry) { _ in request }
+        switch exchange.outcome {
+        case .success(let response):
+            return Response(
+                status: response.status.code, protocolHeader: response.headers[RemoteProtocol.versionHeader.lowercased()],
+                body: response.body, requestBytes: body?.count ?? 0)
+        case .failure(let failure):
+            var problem = failure.message
+            // A TLS client talking to a plain HTTP server waits for a handshake that never comes.
+            if url.scheme == "https", failure.message.contains("did not answer in time") {
+                problem += " (no TLS handshake: is it a plain http:// server?)"
             }
-            do throws(HTTPClientFailure) {
-                let response = try await client.send(request)
-                let answer = Response(
-                    status: response.status, protocolHeader: response.headers[RemoteProtocol.versionHeader.lowercased()],
-                    body: response.body, requestBytes: body?.count ?? 0)
-                if RetryPolicy.isRetryable(status: answer.status) && attempt < retry.attempts {
-                    lastProblem = "\(answer.status): \(answer.errorMessage)"
-                    attempt += 1
-                    continue
-                }
-                return answer
-            } catch {
-                lastProblem = error.message
-                // A TLS client talking to a plain HTTP server waits for a handshake that never comes.
-                if url.scheme == "https", error.message.contains("did not answer in time") {
-                    lastProblem += " (no TLS handshake: is it a plain http:// server?)"
-                }
-                if !error.isRetryable { break }
-            }
-            if attempt >= retry.attempts { break }
-            attempt += 1
+            throw .unreachable(endpoint.text, reason: problem, attempts: exchange.attempts)
         }
-        throw .unreachable(endpoint.text, reason: lastProblem, attempts: attempt)
     }
 }

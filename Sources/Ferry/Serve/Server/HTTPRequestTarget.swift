@@ -46,7 +46,7 @@ struct HTTPRequestTarget: Sendable, Hashable {
             rawPath = rest
             rawQuery = nil
         }
-        guard let decodedPath = Self.percentDecoded(rawPath) else { throw .invalidPercentEncoding }
+        guard let decodedPath = PercentEncoding.decode(rawPath) else { throw .invalidPercentEncoding }
         path = decodedPath
         query = [:]
         guard let rawQuery, !rawQuery.isEmpty else { return }
@@ -59,40 +59,10 @@ struct HTTPRequestTarget: Sendable, Hashable {
                 key = pair
                 value = ""
             }
-            guard let decodedKey = Self.percentDecoded(key), let decodedValue = Self.percentDecoded(value) else {
+            guard let decodedKey = PercentEncoding.decode(key), let decodedValue = PercentEncoding.decode(value) else {
                 throw .invalidPercentEncoding
             }
             query[decodedKey] = decodedValue
-        }
-    }
-
-    /// Decodes `%xx` escapes; `nil` when an escape is broken or the result is not UTF-8.
-    static func percentDecoded(_ text: Substring) -> String? {
-        guard text.utf8.contains(UInt8(ascii: "%")) else { return String(text) }
-        var bytes: [UInt8] = []
-        bytes.reserveCapacity(text.utf8.count)
-        var iterator = text.utf8.makeIterator()
-        while let byte = iterator.next() {
-            guard byte == UInt8(ascii: "%") else {
-                bytes.append(byte)
-                continue
-            }
-            guard let high = iterator.next().flatMap(hexValue), let low = iterator.next().flatMap(hexValue) else {
-                return nil
-            }
-            bytes.append(high << 4 | low)
-        }
-        let decoded = String(decoding: bytes, as: UTF8.self)
-        guard decoded.utf8.elementsEqual(bytes) else { return nil }  // invalid UTF-8 was repaired
-        return decoded
-    }
-
-    private static func hexValue(_ byte: UInt8) -> UInt8? {
-        switch byte {
-        case UInt8(ascii: "0")...UInt8(ascii: "9"): byte - UInt8(ascii: "0")
-        case UInt8(ascii: "a")...UInt8(ascii: "f"): byte - UInt8(ascii: "a") + 10
-        case UInt8(ascii: "A")...UInt8(ascii: "F"): byte - UInt8(ascii: "A") + 10
-        default: nil
         }
     }
 }

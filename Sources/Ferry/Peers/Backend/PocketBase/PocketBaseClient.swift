@@ -3,8 +3,9 @@ import Foundation
 /// PocketBase's REST API, as Ferry needs it: sign-in, records (list, create, update, delete),
 /// and for setup, collections and settings, over any ``HTTPClient``.
 ///
-/// Requests are retried with backoff only where another attempt can help: no answer, a 5xx, or
-/// a 429 (rate limit). An expired session is signed in again once. Every other failure is one
+/// Requests are retried as ``RetryPolicy`` says for every client: no answer, a `429` (rate
+/// limit, its `Retry-After` honoured), `500`, `502`, `503` or `504`. An expired session is
+/// signed in again once. Every other failure is one
 /// ``BackendError`` line naming the request's collection and record, the status and PocketBase's
 /// message with its field errors.
 ///
@@ -50,8 +51,8 @@ public final class PocketBaseClient: Sendable {
     public let location: PocketBaseLocation
     private let credentials: PocketBaseCredentials
     private let httpClient: any HTTPClient
-    private let maximumAttempts: Int
-    private let retryDelay: Double
+    /// When a request is tried again (``RetryPolicy``, as for every client).
+    private let retry: RetryPolicy
     private let session = Session()
     private let counter = RequestCounter()
 
@@ -62,8 +63,7 @@ public final class PocketBaseClient: Sendable {
         self.location = location
         self.credentials = credentials
         self.httpClient = httpClient
-        self.maximumAttempts = max(1, maximumAttempts)
-        self.retryDelay = retryDelay
+        self.retry = RetryPolicy(attempts: maximumAttempts, firstDelay: retryDelay, maximumDelay: retryDelay * 64)
     }
 
     /// Requests sent so far, retries and sign-ins included.
@@ -159,7 +159,7 @@ public final class PocketBaseClient: Sendable {
     /// - Returns: the record as stored.
     public func create(in collection: String, fields: [String: JSONValue]) async throws(BackendError) -> [String: JSONValue] {
         let what = "create \(collection)/\(fields["id"]?.stringValue ?? "(new)")"
-        return try await record(exchange("POST", "/api/collections/\(PocketBaseLocation.escape(collection))/records",
+        return try await record(exchange(.post, "/api/collections/\(PocketBaseLocation.escape(collection))/records",
                                          body: .object(fields), what: what), what: what)
     }
 
@@ -169,13 +169,13 @@ public final class PocketBaseClient: Sendable {
     ///   collection's update rule refused it (a compare-and-set that did not hold looks the same).
     public func update(in collection: String, id: String, fields: [String: JSONValue]) async throws(BackendError) -> [String: JSONValue] {
         let what = "update \(collection)/\(id)"
-        return try await record(exchange("PATCH", "/api/collections/\(PocketBaseLocation.escape(collection))/records/\(PocketBaseLocation.escape(id))",
+        return try await record(exchange(.patch, "/api/collections/\(PocketBaseLocation.escape(collection))/records/\(PocketBaseLocation.escape(id))",
                                          body: .object(fields), what: what), what: what)
     }
 
     /// Deletes a record.
     public func delete(in collection: String, id: String) async throws(BackendError) {
-        _ = try await exchange("DELETE", "/api/collections/\(PocketBaseLocation.escape(collection))/records/\(PocketBaseLocation.escape(id))",
+        _ = try await exchange(.delete, "/api/collections/\(PocketBaseLocation.escape(collection))/records/\(PocketBaseLocation.escape(id))",
                                what: "delete \(collection)/\(id)")
     }
 
@@ -208,7 +208,7 @@ public final class PocketBaseClient: Sendable {
         let body: JSONValue = ["requests": .array(requests.map {
             ["method": .string($0.method), "url": .string($0.path), "body": .object($0.body)]
         })]
-        let answer = try await exchange("POST", "/api/batch", body: body, what: what)
+        let answer = try await exchange(.post, "/api/batch", body: body, what: what)
         guard let items = answer.arrayValue, items.count == requests.count else {
             throw BackendError(.protocolViolation, "\(what): the batch answer does not have one result per request")
         }
@@ -222,7 +222,7 @@ public final class PocketBaseClient: Sendable {
     /// The collection named `name` as PocketBase describes it; `nil` when there is none.
     public func collection(named name: String) async throws(BackendError) -> [String: JSONValue]? {
         do {
-            let value = try await exchange("GET", "/api/collections/\(PocketBaseLocation.escape(name))", what: "collection \(name)")
+            let value = try await exchange(.get, "/api/collections/\(PocketBaseLocation.escape(name))", what: "collection \(name)")
             return value.objectValue
         } catch where error.kind == .notFound {
             return nil
@@ -233,32 +233,32 @@ public final class PocketBaseClient: Sendable {
     @discardableResult
     public func createCollection(_ description: [String: JSONValue]) async throws(BackendError) -> [String: JSONValue] {
         let name = description["name"]?.stringValue ?? "?"
-        return try await exchange("POST", "/api/collections", body: .object(description), what: "create collection \(name)").objectValue ?? [:]
+        return try await exchange(.post, "/api/collections", body: .object(description), what: "create collection \(name)").objectValue ?? [:]
     }
 
     /// Changes a collection: `changes` replaces the members it names (`fields` whole: a field
     /// left out of it is deleted with its data, so callers send every field).
     @discardableResult
     public func updateCollection(_ name: String, _ changes: [String: JSONValue]) async throws(BackendError) -> [String: JSONValue] {
-        try await exchange("PATCH", "/api/collections/\(PocketBaseLocation.escape(name))", body: .object(changes),
+        try await exchange(.patch, "/api/collections/\(PocketBaseLocation.escape(name))", body: .object(changes),
                            what: "update collection \(name)").objectValue ?? [:]
     }
 
     /// The server's settings.
     public func settings() async throws(BackendError) -> [String: JSONValue] {
-        try await exchange("GET", "/api/settings", what: "settings").objectValue ?? [:]
+        try await exchange(.get, "/api/settings", what: "settings").objectValue ?? [:]
     }
 
     /// Changes the server's settings.
     public func updateSettings(_ changes: [String: JSONValue]) async throws(BackendError) {
-        _ = try await exchange("PATCH", "/api/settings", body: .object(changes), what: "update settings")
+        _ = try await exchange(.patch, "/api/settings", body: .object(changes), what: "update settings")
     }
 
     // MARK: Sending
 
     /// Sends a request and returns its JSON answer (`null` for an empty one).
     func exchange(
-        _ method: String, _ path: String, query: [(String, String)] = [], body: JSONValue? = nil, what: String,
+        _ method: HTTPMethod, _ path: String, query: [(String, String)] = [], body: JSONValue? = nil, what: String,
         authenticated: Bool = true, signInOnExpiry: Bool = true
     ) async throws(BackendError) -> JSONValue {
         try await exchangeWithHeaders(method, path, query: query, body: body, what: what, authenticated: authenticated,
@@ -267,64 +267,53 @@ public final class PocketBaseClient: Sendable {
 
     /// ``exchange(_:_:query:body:what:authenticated:signInOnExpiry:)``, with the answer's `Date` header.
     func exchangeWithHeaders(
-        _ method: String, _ path: String, query: [(String, String)] = [], body: JSONValue? = nil, what: String,
+        _ method: HTTPMethod, _ path: String, query: [(String, String)] = [], body: JSONValue? = nil, what: String,
         authenticated: Bool = true, signInOnExpiry: Bool = true
     ) async throws(BackendError) -> (JSONValue, [String: String]) {
         guard let url = location.url(path, query: query) else {
             throw BackendError(.setup, "\(what): cannot make a URL from \(location)")
         }
         if authenticated && session.token == nil && signInOnExpiry { try await signIn() }
-        var attempt = 0
         var signedInAgain = false
         while true {
-            attempt += 1
-            var request = HTTPClientRequest(method: method, url: url, body: body.map { $0.canonicalBytes() }, responseHeaderNames: ["retry-after", "date"])
-            request.timeout = 30
-            if body != nil { request.headers.append((name: "Content-Type", value: "application/json")) }
-            if authenticated, let token = session.token { request.headers.append((name: "Authorization", value: token)) }
-            counter.add()
-            let response: HTTPClientResponse
-            do {
-                response = try await httpClient.send(request)
-            } catch {
-                guard error.isRetryable && attempt < maximumAttempts else {
-                    throw BackendError(.unreachable,
-                        "\(what): \(error.message)\(attempt > 1 ? " (after \(attempt) attempts)" : ""); is \(location) right and up?")
-                }
-                await backOff(attempt, retryAfter: nil)
-                continue
+            let token = authenticated ? session.token : nil
+            let exchange = await httpClient.send(retrying: retry, counting: counter) { _ in
+                var request = HTTPClientRequest(
+                    method: method, url: url, body: body.map { $0.canonicalBytes() }, responseHeaderNames: ["retry-after", "date"])
+                request.timeout = 30
+                if body != nil { request.headers.append((name: "Content-Type", value: "application/json")) }
+                if let token { request.headers.append((name: "Authorization", value: token)) }
+                return request
             }
-            switch response.status {
-            case 200..<300:
+            let response: HTTPClientResponse
+            switch exchange.outcome {
+            case .success(let answer): response = answer
+            case .failure(let error):
+                throw BackendError(.unreachable,
+                    "\(what): \(error.message)\(exchange.attempts > 1 ? " (after \(exchange.attempts) attempts)" : ""); is \(location) right and up?")
+            }
+            if response.status.isSuccess {
                 if response.body.isEmpty { return (.null, response.headers) }
                 do { return (try JSONParser.parse(response.body, options: Self.answerParsing), response.headers) } catch {
                     throw BackendError(.protocolViolation, "\(what): the answer is not JSON: \(error)")
                 }
-            case 401 where authenticated && signInOnExpiry && !signedInAgain:
+            }
+            if response.status == .unauthorized && authenticated && signInOnExpiry && !signedInAgain {
                 // The session expired: sign in again, once.
                 signedInAgain = true
                 session.token = nil
                 try await signIn()
                 continue
-            case 429 where attempt < maximumAttempts, 500..<600 where attempt < maximumAttempts:
-                await backOff(attempt, retryAfter: response.headers["retry-after"].flatMap(Double.init))
-                continue
-            default:
-                throw failure(response, what: what, attempts: attempt)
             }
+            throw failure(response, what: what, attempts: exchange.attempts)
         }
-    }
-
-    private func backOff(_ attempt: Int, retryAfter: Double?) async {
-        let delay = min(retryAfter ?? retryDelay * Double(1 << min(attempt - 1, 6)) * Double.random(in: 0.75...1.25), 30)
-        try? await Task.sleep(nanoseconds: UInt64(delay * 1e9))
     }
 
     /// The one-line error for an answer that is not a success.
     private func failure(_ response: HTTPClientResponse, what: String, attempts: Int) -> BackendError {
         let object = response.body.count < 1 << 20
             ? (try? JSONParser.parse(response.body, options: JSONParser.Options(maximumDepth: 16, maximumByteCount: 1 << 20)))?.objectValue : nil
-        var line = "\(what): \(response.status)"
+        var line = "\(what): \(response.status.code)"
         if let message = object?["message"]?.stringValue, !message.isEmpty { line += " \(message)" }
         if let data = object?["data"]?.objectValue, !data.isEmpty {
             let details = data.keys.sorted().map { field -> String in
@@ -336,11 +325,11 @@ public final class PocketBaseClient: Sendable {
         if attempts > 1 { line += " (after \(attempts) attempts)" }
         let kind: BackendError.Kind
         switch response.status {
-        case 400: kind = .invalid
-        case 401: kind = .authentication
-        case 403: kind = .forbidden
-        case 404: kind = .notFound
-        case 429: kind = .rateLimited
+        case .badRequest: kind = .invalid
+        case .unauthorized: kind = .authentication
+        case .forbidden: kind = .forbidden
+        case .notFound: kind = .notFound
+        case .tooManyRequests: kind = .rateLimited
         case 500..<600: kind = .unreachable
         default: kind = .protocolViolation
         }

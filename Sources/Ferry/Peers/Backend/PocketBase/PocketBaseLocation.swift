@@ -48,19 +48,7 @@ public struct PocketBaseLocation: Sendable, Hashable, CustomStringConvertible {
     }
 
     /// Percent-encodes everything but the unreserved characters of RFC 3986.
-    static func escape(_ text: String) -> String {
-        var result = ""
-        for byte in text.utf8 {
-            switch byte {
-            case UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "0")...UInt8(ascii: "9"),
-                UInt8(ascii: "-"), UInt8(ascii: "."), UInt8(ascii: "_"), UInt8(ascii: "~"):
-                result.unicodeScalars.append(Unicode.Scalar(byte))
-            default:
-                result += String(format: "%%%02X", byte)
-            }
-        }
-        return result
-    }
+    static func escape(_ text: String) -> String { PercentEncoding.encode(text) }
 
     public var description: String { Self.schemePrefix + baseURL }
 }

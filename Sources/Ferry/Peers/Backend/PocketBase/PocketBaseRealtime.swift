@@ -41,9 +41,9 @@ public struct PocketBaseRealtime: Sendable {
         do { stream = try await httpClient.openStream(request) } catch {
             throw BackendError(.unreachable, "realtime \(client.location): \(error.message)")
         }
-        guard stream.status == 200 else {
+        guard stream.status == .ok else {
             stream.cancel()
-            throw BackendError(.protocolViolation, "realtime \(client.location): \(stream.status)")
+            throw BackendError(.protocolViolation, "realtime \(client.location): \(stream.status.code)")
         }
         let (events, continuation) = AsyncThrowingStream<Event, any Error>.makeStream()
         let client = self.client
@@ -58,7 +58,7 @@ public struct PocketBaseRealtime: Sendable {
                                 throw BackendError(.protocolViolation, "realtime: PB_CONNECT without a clientId")
                             }
                             let body: JSONValue = ["clientId": .string(id), "subscriptions": .array(collections.map { .string("\($0)/*") })]
-                            _ = try await client.exchange("POST", "/api/realtime", body: body, what: "realtime subscription")
+                            _ = try await client.exchange(.post, "/api/realtime", body: body, what: "realtime subscription")
                             continuation.yield(.subscribed)
                         } else if let collection = collections.first(where: { message.event == "\($0)/*" }) {
                             continuation.yield(.changed(collection))

@@ -11,22 +11,24 @@ public struct S3ListedObject: Sendable, Hashable {
 /// The S3 requests a hub needs (GET, PUT, HEAD, DELETE, ListObjectsV2), signed with
 /// Signature Version 4, over any ``HTTPClient`` (URLSession's, for TLS).
 ///
-/// Requests are retried with backoff only when another attempt can help: a 5xx answer
-/// (`SlowDown` included) or a connection that was refused, reset or timed out. Every other
+/// Requests are retried as ``RetryPolicy`` says for every client: after a `429`, `500`, `502`,
+/// `503` (`SlowDown` included) or `504`, or a connection that was refused, reset or timed out. Every other
 /// failure is one line naming the bucket, the key, the HTTP status and S3's error code.
 public final class S3Client: Sendable {
     public let configuration: S3Configuration
     private let httpClient: any HTTPClient
     private let signer: SigV4Signer
     private let counter = RequestCounter()
-    /// Seconds before the first retry (doubled for each next one).
-    private let retryDelay: Double
+    /// When a request is tried again (``RetryPolicy``, as for every client).
+    private let retry: RetryPolicy
 
+    /// - Parameter retryDelay: seconds before the first retry (doubled for each next one, up
+    ///   to 64 times); the attempts are `configuration.maximumAttempts`.
     public init(configuration: S3Configuration, httpClient: any HTTPClient, retryDelay: Double = 0.2) {
         self.configuration = configuration
         self.httpClient = httpClient
         self.signer = SigV4Signer(credentials: configuration.credentials, region: configuration.region, service: "s3")
-        self.retryDelay = retryDelay
+        self.retry = RetryPolicy(attempts: configuration.maximumAttempts, firstDelay: retryDelay, maximumDelay: retryDelay * 64)
     }
 
     /// Requests sent so far, retries included.
@@ -36,20 +38,20 @@ public final class S3Client: Sendable {
 
     /// The object's bytes and ETag; `nil` when there is no such key.
     public func getObject(bucket: String, key: String) async throws(HubError) -> (bytes: [UInt8], etag: String)? {
-        let response = try await send("GET", bucket: bucket, key: key)
+        let response = try await send(.get, bucket: bucket, key: key)
         switch response.status {
-        case 200: return (response.body, Self.unquoted(response.headers["etag"] ?? ""))
-        case 404 where errorCode(response) != "NoSuchBucket": return nil
+        case .ok: return (response.body, Self.unquoted(response.headers["etag"] ?? ""))
+        case .notFound where errorCode(response) != "NoSuchBucket": return nil
         default: throw failure(response, "GET", bucket: bucket, key: key)
         }
     }
 
     /// The object's ETag and size; `nil` when there is no such key.
     public func headObject(bucket: String, key: String) async throws(HubError) -> (etag: String, size: Int64)? {
-        let response = try await send("HEAD", bucket: bucket, key: key)
+        let response = try await send(.head, bucket: bucket, key: key)
         switch response.status {
-        case 200: return (Self.unquoted(response.headers["etag"] ?? ""), Int64(response.headers["content-length"] ?? "") ?? 0)
-        case 404: return nil
+        case .ok: return (Self.unquoted(response.headers["etag"] ?? ""), Int64(response.headers["content-length"] ?? "") ?? 0)
+        case .notFound: return nil
         default: throw failure(response, "HEAD", bucket: bucket, key: key)
         }
     }
@@ -67,28 +69,28 @@ public final class S3Client: Sendable {
     /// Writes an object, replacing any with that key.
     /// - Returns: its ETag.
     public func putObject(bucket: String, key: String, bytes: [UInt8]) async throws(HubError) -> String {
-        let response = try await send("PUT", bucket: bucket, key: key, body: bytes)
-        guard response.status == 200 else { throw failure(response, "PUT", bucket: bucket, key: key) }
+        let response = try await send(.put, bucket: bucket, key: key, body: bytes)
+        guard response.status == .ok else { throw failure(response, "PUT", bucket: bucket, key: key) }
         return Self.unquoted(response.headers["etag"] ?? "")
     }
 
     /// Writes an object only if its key is free (`If-None-Match: *`).
     public func putObjectIfAbsent(bucket: String, key: String, bytes: [UInt8]) async throws(HubError) -> CreateOnlyOutcome {
-        let response = try await send("PUT", bucket: bucket, key: key, headers: [("If-None-Match", "*")], body: bytes)
+        let response = try await send(.put, bucket: bucket, key: key, headers: [("If-None-Match", "*")], body: bytes)
         switch response.status {
-        case 200: return .created(Self.unquoted(response.headers["etag"] ?? ""))
-        case 412: return .exists
-        case 409 where errorCode(response) == "ConditionalRequestConflict": return .exists
-        case 501: return .unsupported
-        case 400 where ["NotImplemented", "InvalidArgument", "InvalidRequest"].contains(errorCode(response) ?? ""): return .unsupported
+        case .ok: return .created(Self.unquoted(response.headers["etag"] ?? ""))
+        case .preconditionFailed: return .exists
+        case .conflict where errorCode(response) == "ConditionalRequestConflict": return .exists
+        case .notImplemented: return .unsupported
+        case .badRequest where ["NotImplemented", "InvalidArgument", "InvalidRequest"].contains(errorCode(response) ?? ""): return .unsupported
         default: throw failure(response, "PUT", bucket: bucket, key: key)
         }
     }
 
     /// Removes an object (no error when there is none).
     public func deleteObject(bucket: String, key: String) async throws(HubError) {
-        let response = try await send("DELETE", bucket: bucket, key: key)
-        guard response.status == 204 || response.status == 200 || response.status == 404 && errorCode(response) != "NoSuchBucket" else {
+        let response = try await send(.delete, bucket: bucket, key: key)
+        guard response.status == .noContent || response.status == .ok || response.status == .notFound && errorCode(response) != "NoSuchBucket" else {
             throw failure(response, "DELETE", bucket: bucket, key: key)
         }
     }
@@ -102,8 +104,8 @@ public final class S3Client: Sendable {
         repeat {
             var query = [("list-type", "2"), ("prefix", prefix)]
             if let token { query.append(("continuation-token", token)) }
-            let response = try await send("GET", bucket: bucket, key: nil, query: query)
-            guard response.status == 200 else { throw failure(response, "LIST", bucket: bucket, key: prefix) }
+            let response = try await send(.get, bucket: bucket, key: nil, query: query)
+            guard response.status == .ok else { throw failure(response, "LIST", bucket: bucket, key: prefix) }
             let text = Substring(String(decoding: response.body, as: UTF8.self))
             for contents in S3XML.elements("Contents", in: text) {
                 guard let key = S3XML.first("Key", in: contents) else { continue }
@@ -124,8 +126,8 @@ public final class S3Client: Sendable {
 
     /// Creates a bucket (for tests and first-time setup).
     public func createBucket(_ bucket: String) async throws(HubError) {
-        let response = try await send("PUT", bucket: bucket, key: nil)
-        guard response.status == 200 || errorCode(response) == "BucketAlreadyOwnedByYou" else {
+        let response = try await send(.put, bucket: bucket, key: nil)
+        guard response.status == .ok || errorCode(response) == "BucketAlreadyOwnedByYou" else {
             throw failure(response, "CREATE BUCKET", bucket: bucket, key: nil)
         }
     }
@@ -154,7 +156,7 @@ public final class S3Client: Sendable {
     }
 
     private func send(
-        _ method: String, bucket: String, key: String?, query: [(String, String)] = [], headers: [(name: String, value: String)] = [],
+        _ method: HTTPMethod, bucket: String, key: String?, query: [(String, String)] = [], headers: [(name: String, value: String)] = [],
         body: [UInt8]? = nil
     ) async throws(HubError) -> HTTPClientResponse {
         let what = "\(method) s3://\(bucket)/\(key ?? "")"
@@ -162,26 +164,20 @@ public final class S3Client: Sendable {
             throw .storage("\(what): cannot make a URL from the endpoint \(configuration.baseURL)")
         }
         let payloadHash = SigV4Signer.payloadHash(body ?? [])
-        var attempt = 0
-        while true {
-            attempt += 1
+        // Each attempt is signed anew: a signature carries its time.
+        let exchange = await httpClient.send(retrying: retry, counting: counter) { _ in
             var request = HTTPClientRequest(
-                method: method, url: url, headers: headers, body: method == "PUT" ? (body ?? []) : body,
+                method: method, url: url, headers: headers, body: method == .put ? (body ?? []) : body,
                 responseHeaderNames: ["etag", "content-length", "content-type"])
-            request.headers += signer.sign(method: method, url: url, headers: headers, payloadHash: payloadHash, date: Date())
-            counter.add()
-            do {
-                let response = try await httpClient.send(request)
-                if response.status < 500 || attempt >= configuration.maximumAttempts { return response }
-            } catch {
-                if !error.isRetryable || attempt >= configuration.maximumAttempts {
-                    throw .storage(
-                        "\(what): \(error.message)\(attempt > 1 ? " (after \(attempt) attempts)" : ""); is the endpoint \(configuration.baseURL) right and up?")
-                }
-            }
-            // Backoff with jitter: 0.2 s, 0.4 s, 0.8 s… by default.
-            let delay = retryDelay * Double(1 << min(attempt - 1, 6)) * Double.random(in: 0.75...1.25)
-            try? await Task.sleep(nanoseconds: UInt64(delay * 1e9))
+            request.headers += signer.sign(method: method.rawValue, url: url, headers: headers, payloadHash: payloadHash, date: Date())
+            return request
+        }
+        switch exchange.outcome {
+        case .success(let response):
+            return response
+        case .failure(let error):
+            let attempts = exchange.attempts > 1 ? " (after \(exchange.attempts) attempts)" : ""
+            throw .storage("\(what): \(error.message)\(attempts); is the endpoint \(configuration.baseURL) right and up?")
         }
     }
 
@@ -193,9 +189,9 @@ public final class S3Client: Sendable {
 
     /// The one-line error for an answer that is not the one expected.
     private func failure(_ response: HTTPClientResponse, _ operation: String, bucket: String, key: String?) -> HubError {
-        let code = errorCode(response) ?? (response.status == 404 && operation == "HEAD" ? "NotFound" : nil)
+        let code = errorCode(response) ?? (response.status == .notFound && operation == "HEAD" ? "NotFound" : nil)
         let message = response.body.count < 1 << 20 ? S3XML.first("Message", in: Substring(String(decoding: response.body, as: UTF8.self))) : nil
-        var line = "\(operation) s3://\(bucket)/\(key ?? ""): HTTP \(response.status)"
+        var line = "\(operation) s3://\(bucket)/\(key ?? ""): HTTP \(response.status.code)"
         if let code { line += " \(code)" }
         if let message, !message.isEmpty { line += ": \(message)" }
         switch code {

@@ -124,9 +124,9 @@ public struct SigV4Signer: Sendable {
     /// suite's `/%E1%88%B4` (its "double encoding" applied to the raw path).
     func canonicalURI(_ encodedPath: String) -> String {
         let path = encodedPath.isEmpty ? "/" : encodedPath
-        let segments = path.utf8.split(separator: UInt8(ascii: "/"), omittingEmptySubsequences: false).map { Self.percentDecoded($0) }
+        let segments = path.utf8.split(separator: UInt8(ascii: "/"), omittingEmptySubsequences: false).map { PercentEncoding.decodeLeniently($0) }
         if service == "s3" {
-            return segments.map { Self.percentEncoded($0, keepingSlashes: false) }.joined(separator: "/")
+            return segments.map { PercentEncoding.encode(bytes: $0, keepingSlashes: false) }.joined(separator: "/")
         }
         var kept: [[UInt8]] = []
         for segment in segments {
@@ -136,7 +136,7 @@ public struct SigV4Signer: Sendable {
             default: kept.append(segment)
             }
         }
-        var normalized = "/" + kept.map { Self.percentEncoded($0, keepingSlashes: false) }.joined(separator: "/")
+        var normalized = "/" + kept.map { PercentEncoding.encode(bytes: $0, keepingSlashes: false) }.joined(separator: "/")
         if path.hasSuffix("/") && !kept.isEmpty { normalized += "/" }
         return normalized
     }
@@ -149,57 +149,17 @@ public struct SigV4Signer: Sendable {
         for item in encodedQuery.utf8.split(separator: UInt8(ascii: "&")) {
             let parts = item.split(separator: UInt8(ascii: "="), maxSplits: 1, omittingEmptySubsequences: false)
             guard let name = parts.first else { continue }
-            let value = parts.count > 1 ? percentEncoded(percentDecoded(parts[1]), keepingSlashes: false) : ""
-            pairs.append((percentEncoded(percentDecoded(name), keepingSlashes: false), value))
+            let value = parts.count > 1 ? PercentEncoding.encode(bytes: PercentEncoding.decodeLeniently(parts[1]), keepingSlashes: false) : ""
+            pairs.append((PercentEncoding.encode(bytes: PercentEncoding.decodeLeniently(name), keepingSlashes: false), value))
         }
         // Encoded names and values are ASCII, so this is the byte order SigV4 asks for.
         pairs.sort { $0.name != $1.name ? $0.name < $1.name : $0.value < $1.value }
         return pairs.map { "\($0.name)=\($0.value)" }.joined(separator: "&")
     }
 
-    /// URI encoding as SigV4 defines it: `A-Z a-z 0-9 - _ . ~` kept, `/` kept when asked,
-    /// every other byte of the UTF-8 as `%XX` in upper case.
-    static func encode(_ text: String, keepingSlashes: Bool) -> String { percentEncoded(Array(text.utf8), keepingSlashes: keepingSlashes) }
-
-    /// ``encode(_:keepingSlashes:)`` of raw bytes.
-    static func percentEncoded(_ bytes: [UInt8], keepingSlashes: Bool) -> String {
-        let digits = Array("0123456789ABCDEF".utf8)
-        var output: [UInt8] = []
-        output.reserveCapacity(bytes.count)
-        for byte in bytes {
-            switch byte {
-            case UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "0")...UInt8(ascii: "9"),
-                UInt8(ascii: "-"), UInt8(ascii: "_"), UInt8(ascii: "."), UInt8(ascii: "~"):
-                output.append(byte)
-            case UInt8(ascii: "/") where keepingSlashes:
-                output.append(byte)
-            default:
-                output += [UInt8(ascii: "%"), digits[Int(byte >> 4)], digits[Int(byte & 0x0F)]]
-            }
-        }
-        return String(decoding: output, as: UTF8.self)
-    }
-
-    /// The bytes of percent-encoded text: each `%XX` decoded; a `%` not followed by two
-    /// hexadecimal digits is itself (so `100%` signs as `100%25`).
-    static func percentDecoded<Bytes: Collection<UInt8>>(_ text: Bytes) -> [UInt8] {
-        let bytes = Array(text)
-        var output: [UInt8] = []
-        output.reserveCapacity(bytes.count)
-        var index = 0
-        while index < bytes.count {
-            if bytes[index] == UInt8(ascii: "%"), index + 2 < bytes.count,
-                let high = SHA256Digest.nibble(bytes[index + 1]), let low = SHA256Digest.nibble(bytes[index + 2])
-            {
-                output.append(high << 4 | low)
-                index += 3
-            } else {
-                output.append(bytes[index])
-                index += 1
-            }
-        }
-        return output
-    }
+    /// URI encoding as SigV4 defines it (``PercentEncoding``): `A-Z a-z 0-9 - _ . ~` kept,
+    /// `/` kept when asked, every other byte of the UTF-8 as `%XX` in upper case.
+    static func encode(_ text: String, keepingSlashes: Bool) -> String { PercentEncoding.encode(text, keepingSlashes: keepingSlashes) }
 
     /// A header name as it is signed: lower case, without surrounding white space.
     static func canonicalName(_ name: String) -> String {
