@@ -159,15 +159,25 @@ public final class BackendSyncEngine {
         let bases = try baseTable(collection)
         let backend = self.backend
         let pageSize = options.pageSize
-        var next: Task<BackendPage, any Error>? = Task { try await backend.changes(in: collection, since: since, after: nil, limit: pageSize) }
-        defer { next?.cancel() }
-        while let fetching = next {
-            let page = try await Self.value(of: fetching)
-            // The next page is on its way while this one is written here.
-            next = nil
+        @Sendable func fetch(after cursor: ListingCursor?) async -> Result<BackendPage, BackendError> {
+            do throws(BackendError) {
+                return .success(try await backend.changes(in: collection, since: since, after: cursor.map { ($0.updated, $0.id) }, limit: pageSize))
+            } catch { return .failure(error) }
+        }
+        // The next page is on its way while this one is written here.
+        let ahead = PagePrefetch<ListingCursor?, Result<BackendPage, BackendError>>()
+        defer { ahead.cancel() }
+        var cursor: ListingCursor? = nil
+        var more = true
+        while more {
+            let page: BackendPage
+            if let fetched = ahead.take(cursor) { page = try await fetched.value.get() } else { page = try await fetch(after: cursor).get() }
+            more = false
             if page.mayHaveMore, let last = page.records.last {
-                let after = (updated: last.updated, id: last.backendID)
-                next = Task { try await backend.changes(in: collection, since: since, after: after, limit: pageSize) }
+                let next = ListingCursor(updated: last.updated, id: last.backendID)
+                ahead.start(next) { await fetch(after: next) }
+                cursor = next
+                more = true
             }
             if listedAt == nil { listedAt = page.serverTime ?? "" }
             var frontier: ReplicaFrontier
@@ -431,14 +441,10 @@ public final class BackendSyncEngine {
         return table
     }
 
-    private static func value(of task: Task<BackendPage, any Error>) async throws(BackendError) -> BackendPage {
-        do {
-            return try await task.value
-        } catch let error as BackendError {
-            throw error
-        } catch {
-            throw BackendError(.unreachable, "\(error)")
-        }
+    /// Where a listing page ends: the next page starts after this record.
+    struct ListingCursor: Equatable, Sendable {
+        var updated: String
+        var id: String
     }
 
     private func resolve(_ keys: Set<RecordKey>, report: inout Report) throws(BackendError) {

@@ -49,7 +49,8 @@ public final class HTTPTransport: SyncTransport, SnapshotSource, WriteCheck, @un
     private let client: RemoteClient
     private let configuration: Configuration
     private let state = NSLock()
-    private var prefetch: (query: ChangeQuery, task: Task<Result<ChangeBatch, RemoteError>, Never>)?
+    /// The next page of changes, read while the engine applies the current one.
+    private let readAhead = PagePrefetch<ChangeQuery, Result<ChangeBatch, RemoteError>>()
     /// The served store's replica, once opened.
     private var peerReplica: ReplicaID?
     /// The state the server offered, and how many of its versions were read.
@@ -104,11 +105,7 @@ public final class HTTPTransport: SyncTransport, SnapshotSource, WriteCheck, @un
     }
 
     public func close() async {
-        let pending = state.withLock { () -> Task<Result<ChangeBatch, RemoteError>, Never>? in
-            defer { prefetch = nil }
-            return prefetch?.task
-        }
-        pending?.cancel()
+        readAhead.cancel()
     }
 
     public func frontier() async throws(SyncError) -> ReplicaFrontier {
@@ -140,18 +137,19 @@ public final class HTTPTransport: SyncTransport, SnapshotSource, WriteCheck, @un
     public func changes(after position: UInt64, excluding knowledge: VersionVector, limit: Int) async throws(SyncError) -> ChangeBatch {
         var query = ChangeQuery(after: position, limit: min(max(limit, 1), RemoteProtocol.maximumPageSize), knowledge: knowledge)
         query.maximumBytes = configuration.maximumRequestBytes
-        let ahead = state.withLock { () -> Task<Result<ChangeBatch, RemoteError>, Never>? in
-            defer { prefetch = nil }
-            return prefetch?.query == query ? prefetch?.task : nil
+        let result: Result<ChangeBatch, RemoteError>
+        if let ahead = readAhead.take(query) {
+            result = await ahead.value
+        } else {
+            result = await Self.fetch(query, client: client, url: url)
         }
-        let result = await (ahead ?? startFetch(query)).value
         switch result {
         case .success(let batch):
             if configuration.readAhead && batch.through < batch.head && !batch.changes.isEmpty {
                 var next = ChangeQuery(after: batch.through, limit: query.limit, knowledge: knowledge)
                 next.maximumBytes = query.maximumBytes
-                let task = startFetch(next)
-                state.withLock { prefetch = (next, task) }
+                let query = next
+                readAhead.start(query) { [client, url] in await Self.fetch(query, client: client, url: url) }
             }
             return batch
         case .failure(let error):
@@ -304,28 +302,26 @@ public final class HTTPTransport: SyncTransport, SnapshotSource, WriteCheck, @un
         state.withLock { peerReplica }.map { ($0, url) }
     }
 
-    /// Starts fetching one page of changes.
-    private func startFetch(_ query: ChangeQuery) -> Task<Result<ChangeBatch, RemoteError>, Never> {
-        Task { [client, url] () -> Result<ChangeBatch, RemoteError> in
-            do {
-                let response = try await client.send(.post, "/changes", body: query.bodyBytes())
-                let body = try HTTPTransport.checked(response, expecting: [200], url: url)
-                var decoder = ChangeStreamDecoder()
-                let changes: [Change]
-                let trailer: ChangeStreamTrailer
-                do throws(RemoteMessageError) {
-                    changes = try decoder.feed(body)
-                    trailer = try decoder.finish()
-                } catch { throw RemoteError.malformedResponse(url, reason: error.reason) }
-                guard trailer.through >= query.after || trailer.through == trailer.head else {
-                    throw RemoteError.malformedResponse(url, reason: "the page ends before the position asked for")
-                }
-                return .success(ChangeBatch(changes: changes, through: trailer.through, head: trailer.head))
-            } catch let error as RemoteError {
-                return .failure(error)
-            } catch {
-                return .failure(.malformedResponse(url, reason: "\(error)"))
+    /// Fetches one page of changes (static: a page read ahead holds the client, not the transport).
+    private static func fetch(_ query: ChangeQuery, client: RemoteClient, url: String) async -> Result<ChangeBatch, RemoteError> {
+        do {
+            let response = try await client.send(.post, "/changes", body: query.bodyBytes())
+            let body = try checked(response, expecting: [200], url: url)
+            var decoder = ChangeStreamDecoder()
+            let changes: [Change]
+            let trailer: ChangeStreamTrailer
+            do throws(RemoteMessageError) {
+                changes = try decoder.feed(body)
+                trailer = try decoder.finish()
+            } catch { throw RemoteError.malformedResponse(url, reason: error.reason) }
+            guard trailer.through >= query.after || trailer.through == trailer.head else {
+                throw RemoteError.malformedResponse(url, reason: "the page ends before the position asked for")
             }
+            return .success(ChangeBatch(changes: changes, through: trailer.through, head: trailer.head))
+        } catch let error as RemoteError {
+            return .failure(error)
+        } catch {
+            return .failure(.malformedResponse(url, reason: "\(error)"))
         }
     }
 
