@@ -12,20 +12,20 @@ import Darwin
 /// let (connection, peer) = try listener.accept()!
 /// log("connection from \(peer)")   // "connection from 127.0.0.1:52814"
 /// ```
-public struct SocketAddress: Sendable, Hashable, CustomStringConvertible {
+package struct SocketAddress: Sendable, Hashable, CustomStringConvertible {
     /// The numeric host: `127.0.0.1` or `::1`.
-    public var host: String
+    package var host: String
     /// The TCP port.
-    public var port: Int
+    package var port: Int
 
     /// Makes an address from its parts.
-    public init(host: String, port: Int) {
+    package init(host: String, port: Int) {
         self.host = host
         self.port = port
     }
 
     /// `host:port`, with an IPv6 host in brackets (`[::1]:8080`).
-    public var description: String {
+    package var description: String {
         host.contains(":") ? "[\(host)]:\(port)" : "\(host):\(port)"
     }
 

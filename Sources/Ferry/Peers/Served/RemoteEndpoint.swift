@@ -14,7 +14,7 @@ public struct RemoteEndpoint: Sendable, Hashable {
     /// Scheme, host, port and path prefix, without a trailing slash.
     public let base: String
     /// The store's name: the URL's last path component.
-    public let store: StoreName
+    package let store: StoreName
 
     /// Reads `http(s)://host[:port][/prefix]/<store>`.
     /// - Throws: ``RemoteError/invalidURL(_:reason:)``.

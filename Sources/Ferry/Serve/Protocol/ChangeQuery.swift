@@ -5,30 +5,30 @@
 /// ```json
 /// {"after":120,"knowledge":{"6b1c…":17},"limit":5000}
 /// ```
-public struct ChangeQuery: Sendable, Equatable {
+package struct ChangeQuery: Sendable, Equatable {
     /// The journal position to read after (0 for the start).
-    public var after: UInt64
+    package var after: UInt64
     /// The most changes to return (the server may return fewer; it reads on until it has
     /// this many or reaches its head).
-    public var limit: Int
+    package var limit: Int
     /// For each replica, the counter of its latest change the client has; those are left out.
-    public var knowledge: VersionVector
+    package var knowledge: VersionVector
     /// The most bytes of changes one page may carry (the server also has its own bound); a page
     /// always carries at least one change, however large.
-    public var maximumBytes: Int?
+    package var maximumBytes: Int?
 
     /// The page size when none is asked for.
-    public static let defaultLimit = 5_000
+    package static let defaultLimit = 5_000
 
     /// Makes a query.
-    public init(after: UInt64, limit: Int = ChangeQuery.defaultLimit, knowledge: VersionVector = VersionVector()) {
+    package init(after: UInt64, limit: Int = ChangeQuery.defaultLimit, knowledge: VersionVector = VersionVector()) {
         self.after = after
         self.limit = limit
         self.knowledge = knowledge
     }
 
     /// The canonical JSON body.
-    public func bodyBytes() -> [UInt8] {
+    package func bodyBytes() -> [UInt8] {
         var members: [String: JSONValue] = [
             "after": .integer(Int64(after)), "limit": .integer(Int64(limit)), "knowledge": knowledge.jsonValue,
         ]
@@ -38,7 +38,7 @@ public struct ChangeQuery: Sendable, Equatable {
 
     /// Reads a query from a `POST` body.
     /// - Throws: ``RemoteMessageError`` naming the member at fault.
-    public init(body: [UInt8]) throws(RemoteMessageError) {
+    package init(body: [UInt8]) throws(RemoteMessageError) {
         let members = try RemoteMessageError.object(body, what: "the changes query")
         try RemoteMessageError.rejectUnknown(members, known: ["after", "limit", "knowledge", "maxBytes"], in: "the changes query")
         let after = try RemoteMessageError.count(members, "after") ?? 0
@@ -59,7 +59,7 @@ public struct ChangeQuery: Sendable, Equatable {
 
     /// Reads a query from `?after=N&limit=M`.
     /// - Throws: ``RemoteMessageError`` naming the parameter at fault.
-    public init(query: [String: String]) throws(RemoteMessageError) {
+    package init(query: [String: String]) throws(RemoteMessageError) {
         func number(_ name: String) throws(RemoteMessageError) -> UInt64? {
             guard let text = query[name] else { return nil }
             guard let value = UInt64(text) else { throw RemoteMessageError("\(name): must be a non-negative integer") }

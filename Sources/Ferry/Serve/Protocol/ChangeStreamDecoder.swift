@@ -6,21 +6,21 @@
 /// for piece in pieces { changes += try decoder.feed(piece) }
 /// let trailer = try decoder.finish()     // throws if the stream was cut short
 /// ```
-public struct ChangeStreamDecoder: Sendable {
+package struct ChangeStreamDecoder: Sendable {
     private var pending: [UInt8] = []
     private var lineNumber = 0
     /// The trailer, once its line has arrived.
-    public private(set) var trailer: ChangeStreamTrailer?
+    package private(set) var trailer: ChangeStreamTrailer?
     /// Changes decoded so far.
-    public private(set) var changeCount = 0
+    package private(set) var changeCount = 0
 
     /// Makes a decoder at the start of a stream.
-    public init() {}
+    package init() {}
 
     /// Decodes the complete lines in `bytes` (and before them, what an earlier call left over).
     /// - Returns: the changes those lines hold, in order.
     /// - Throws: ``RemoteMessageError`` naming the line at fault.
-    public mutating func feed(_ bytes: [UInt8]) throws(RemoteMessageError) -> [Change] {
+    package mutating func feed(_ bytes: [UInt8]) throws(RemoteMessageError) -> [Change] {
         var changes: [Change] = []
         var start = 0
         let combined: [UInt8]
@@ -45,7 +45,7 @@ public struct ChangeStreamDecoder: Sendable {
     /// - Returns: the trailer.
     /// - Throws: ``RemoteMessageError`` when the stream ended before its trailer, or with a
     ///   partial line.
-    public mutating func finish() throws(RemoteMessageError) -> ChangeStreamTrailer {
+    package mutating func finish() throws(RemoteMessageError) -> ChangeStreamTrailer {
         if !pending.isEmpty {
             let rest = pending
             pending = []

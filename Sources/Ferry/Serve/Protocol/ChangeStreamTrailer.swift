@@ -4,23 +4,23 @@
 /// ```json
 /// {"count":2,"end":true,"head":44,"through":44}
 /// ```
-public struct ChangeStreamTrailer: Sendable, Equatable {
+package struct ChangeStreamTrailer: Sendable, Equatable {
     /// The journal position read through: pass it as `after` for the next page.
-    public var through: UInt64
+    package var through: UInt64
     /// The journal's head when the stream started.
-    public var head: UInt64
+    package var head: UInt64
     /// The changes the stream carried.
-    public var count: Int
+    package var count: Int
 
     /// Makes a trailer.
-    public init(through: UInt64, head: UInt64, count: Int) {
+    package init(through: UInt64, head: UInt64, count: Int) {
         self.through = through
         self.head = head
         self.count = count
     }
 
     /// The line, with its newline.
-    public var lineBytes: [UInt8] {
+    package var lineBytes: [UInt8] {
         Array(#"{"count":\#(count),"end":true,"head":\#(head),"through":\#(through)}"#.utf8) + [UInt8(ascii: "\n")]
     }
 

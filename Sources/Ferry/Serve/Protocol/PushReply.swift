@@ -5,20 +5,20 @@
 /// {"alreadyKnown":0,"applied":2,"conflicts":["Note/n1"],"created":false,
 ///  "hashAfter":"3c…","headAfter":44,"headBefore":42}
 /// ```
-public struct PushReply: Sendable {
+package struct PushReply: Sendable {
     /// What the store did with the batch.
-    public var result: ReceiveResult
+    package var result: ReceiveResult
     /// Whether this push created the store.
-    public var created: Bool
+    package var created: Bool
 
     /// Makes a reply.
-    public init(result: ReceiveResult, created: Bool) {
+    package init(result: ReceiveResult, created: Bool) {
         self.result = result
         self.created = created
     }
 
     /// The JSON object.
-    public var jsonValue: JSONValue {
+    package var jsonValue: JSONValue {
         [
             "applied": .integer(Int64(result.applied)), "alreadyKnown": .integer(Int64(result.alreadyKnown)),
             "conflicts": .array(result.newConflicts.map { .string($0.description) }),
@@ -29,7 +29,7 @@ public struct PushReply: Sendable {
 
     /// Reads a reply from a response body.
     /// - Throws: ``RemoteMessageError`` naming the member at fault.
-    public init(body: [UInt8]) throws(RemoteMessageError) {
+    package init(body: [UInt8]) throws(RemoteMessageError) {
         let members = try RemoteMessageError.object(body, what: "the push reply")
         var result = ReceiveResult()
         func number(_ name: String) throws(RemoteMessageError) -> UInt64 {

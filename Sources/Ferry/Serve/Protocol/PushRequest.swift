@@ -5,29 +5,29 @@
 /// {"changes":[{"counter":1,"doc":{"title":"hi"},"entity":"Note","hlc":"1700000000123.0",
 ///   "id":"n1","op":"put","origin":"6b1c…","vv":{"6b1c…":1}}],"maximumSkew":86400000}
 /// ```
-public struct PushRequest: Sendable, Equatable {
+package struct PushRequest: Sendable, Equatable {
     /// The changes, in the order they are to be applied (the sender's journal order).
-    public var changes: [Change]
+    package var changes: [Change]
     /// A received change stamped further ahead of the server's clock than this (in
     /// milliseconds) is refused; the server never allows more than its own bound.
-    public var maximumSkew: UInt64?
+    package var maximumSkew: UInt64?
 
     /// Makes a push.
-    public init(changes: [Change], maximumSkew: UInt64? = nil) {
+    package init(changes: [Change], maximumSkew: UInt64? = nil) {
         self.changes = changes
         self.maximumSkew = maximumSkew
     }
 
     /// A run of changes for one request: where it starts in the list, how many, and their JSON.
-    public struct Group: Sendable {
-        public var start: Int
-        public var count: Int
-        public var encoded: [UInt8]
+    package struct Group: Sendable {
+        package var start: Int
+        package var count: Int
+        package var encoded: [UInt8]
     }
 
     /// Cuts `changes` into runs whose encoded changes stay within `maximumBytes` (a change
     /// larger than that forms a run of its own), in order.
-    public static func groups(of changes: [Change], maximumBytes: Int) -> [Group] {
+    package static func groups(of changes: [Change], maximumBytes: Int) -> [Group] {
         var groups: [Group] = []
         var current = Group(start: 0, count: 0, encoded: [])
         for (index, change) in changes.enumerated() {
@@ -46,7 +46,7 @@ public struct PushRequest: Sendable, Equatable {
     }
 
     /// The body of a push whose changes are already encoded, comma-separated.
-    public static func body(encodedChanges: [UInt8], maximumSkew: UInt64?) -> [UInt8] {
+    package static func body(encodedChanges: [UInt8], maximumSkew: UInt64?) -> [UInt8] {
         var bytes: [UInt8] = Array(#"{"changes":["#.utf8)
         bytes += encodedChanges
         bytes.append(UInt8(ascii: "]"))
@@ -56,7 +56,7 @@ public struct PushRequest: Sendable, Equatable {
     }
 
     /// The canonical JSON body.
-    public func bodyBytes() -> [UInt8] {
+    package func bodyBytes() -> [UInt8] {
         var bytes: [UInt8] = Array(#"{"changes":["#.utf8)
         for (index, change) in changes.enumerated() {
             if index > 0 { bytes.append(UInt8(ascii: ",")) }
@@ -71,7 +71,7 @@ public struct PushRequest: Sendable, Equatable {
     /// Reads and checks a push body: every change must be complete and well formed. A server
     /// reads it as it arrives with ``PushRequestDecoder``; this reads one already whole.
     /// - Throws: ``RemoteMessageError`` such as `changes[3].hlc: must be <milliseconds>.<logical>`.
-    public init(body: [UInt8]) throws(RemoteMessageError) {
+    package init(body: [UInt8]) throws(RemoteMessageError) {
         var decoder = PushRequestDecoder()
         try decoder.feed(body)
         self = try decoder.finish()

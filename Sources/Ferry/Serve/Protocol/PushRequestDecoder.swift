@@ -13,7 +13,7 @@
 /// changes) and hands each change, and each other member's value, to ``JSONParser``, so nesting
 /// is bounded by the parser's limit and the scan never recurses. Errors name the member at
 /// fault, as ``PushRequest/init(body:)`` always has: `changes[3].hlc: must be …`.
-public struct PushRequestDecoder: Sendable {
+package struct PushRequestDecoder: Sendable {
     /// Where the scan is in the body's outer structure.
     private enum Place: Sendable {
         case beforeObject
@@ -51,18 +51,18 @@ public struct PushRequestDecoder: Sendable {
     private var parsedBytes = 0
 
     /// Makes a decoder at the start of a body.
-    public init() {}
+    package init() {}
 
     /// Roughly the memory the decoder holds: the token being read, and the changes parsed so
     /// far (estimated from their encoded size). A server counts it against its body budget.
-    public var retainedBytes: Int { token.capacity + parsedBytes }
+    package var retainedBytes: Int { token.capacity + parsedBytes }
 
     /// The changes parsed so far.
-    public var changeCount: Int { changes.count }
+    package var changeCount: Int { changes.count }
 
     /// Reads the next bytes of the body.
     /// - Throws: ``RemoteMessageError`` at the first byte or change that cannot be right.
-    public mutating func feed(_ bytes: UnsafeRawBufferPointer) throws(RemoteMessageError) {
+    package mutating func feed(_ bytes: UnsafeRawBufferPointer) throws(RemoteMessageError) {
         var index = 0
         while index < bytes.count {
             if case .inChange = place, nesting > 0 || inString {
@@ -80,7 +80,7 @@ public struct PushRequestDecoder: Sendable {
     }
 
     /// Reads the next bytes of the body.
-    public mutating func feed(_ bytes: [UInt8]) throws(RemoteMessageError) {
+    package mutating func feed(_ bytes: [UInt8]) throws(RemoteMessageError) {
         let failure = bytes.withUnsafeBytes { buffer -> RemoteMessageError? in
             do throws(RemoteMessageError) { try feed(buffer) } catch { return error }
             return nil
@@ -105,7 +105,7 @@ public struct PushRequestDecoder: Sendable {
     /// - Returns: the push it held.
     /// - Throws: ``RemoteMessageError`` when the body ended before its object closed, or has no
     ///   `changes`.
-    public mutating func finish() throws(RemoteMessageError) -> PushRequest {
+    package mutating func finish() throws(RemoteMessageError) -> PushRequest {
         guard case .afterObject = place else {
             if case .beforeObject = place { throw RemoteMessageError("the push body is not JSON: it is empty") }
             throw RemoteMessageError("the push body is not JSON: it ends early, at byte \(offset)")

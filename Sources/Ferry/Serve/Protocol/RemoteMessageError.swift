@@ -5,15 +5,15 @@
 /// ```swift
 /// do { _ = try PushRequest(body: bytes) } catch { return .error(.badRequest, error.description) }
 /// ```
-public struct RemoteMessageError: Error, Sendable, Equatable, CustomStringConvertible {
+package struct RemoteMessageError: Error, Sendable, Equatable, CustomStringConvertible {
     /// What is wrong, naming the member.
-    public var reason: String
+    package var reason: String
 
     /// Makes an error.
-    public init(_ reason: String) { self.reason = reason }
+    package init(_ reason: String) { self.reason = reason }
 
     /// The reason.
-    public var description: String { reason }
+    package var description: String { reason }
 
     /// Parses a JSON body as an object, or says why it is not one.
     static func object(_ bytes: [UInt8], what: String) throws(RemoteMessageError) -> [String: JSONValue] {

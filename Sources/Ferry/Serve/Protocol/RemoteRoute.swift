@@ -5,7 +5,7 @@
 /// RemoteRoute(path: "/v1/stores/alice/knowledge")   // .store("alice", .knowledge)
 /// RemoteRoute(path: "/v2/stores/alice")             // .unsupportedVersion("v2")
 /// ```
-public enum RemoteRoute: Sendable, Equatable {
+package enum RemoteRoute: Sendable, Equatable {
     /// `/v1`: the protocol version and server, without authentication.
     case root
     /// `/v1/stores`: the stores the token may read.
@@ -18,7 +18,7 @@ public enum RemoteRoute: Sendable, Equatable {
     case notFound
 
     /// The resources of one store.
-    public enum StoreResource: Sendable, Equatable {
+    package enum StoreResource: Sendable, Equatable {
         /// `GET /v1/stores/<name>`: replica, format, head.
         case info
         /// `GET /v1/stores/<name>/knowledge`: the version vector of everything it has.
@@ -41,7 +41,7 @@ public enum RemoteRoute: Sendable, Equatable {
     }
 
     /// Routes a percent-decoded path. A trailing slash is ignored.
-    public init(path: String) {
+    package init(path: String) {
         var parts = path.split(separator: "/", omittingEmptySubsequences: false).map(String.init)
         if parts.first == "" { parts.removeFirst() } else {
             self = .notFound

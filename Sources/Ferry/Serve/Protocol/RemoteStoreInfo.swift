@@ -4,23 +4,23 @@
 /// {"format":1,"head":{"hash":"9f…","hlc":"1700000000123.0","seq":42},"name":"alice",
 ///  "protocol":1,"replica":"6b1c…","store":"alice"}
 /// ```
-public struct RemoteStoreInfo: Sendable, Hashable {
+package struct RemoteStoreInfo: Sendable, Hashable {
     /// The protocol version the server speaks.
-    public var protocolVersion: Int
+    package var protocolVersion: Int
     /// The store's name on the server.
-    public var store: String
+    package var store: String
     /// The store's replica id, format, manifest name and head, as a sync peer.
-    public var peer: PeerInfo
+    package var peer: PeerInfo
 
     /// Makes the info for a store.
-    public init(protocolVersion: Int = RemoteProtocol.version, store: String, peer: PeerInfo) {
+    package init(protocolVersion: Int = RemoteProtocol.version, store: String, peer: PeerInfo) {
         self.protocolVersion = protocolVersion
         self.store = store
         self.peer = peer
     }
 
     /// The JSON object.
-    public var jsonValue: JSONValue {
+    package var jsonValue: JSONValue {
         [
             "protocol": .integer(Int64(protocolVersion)),
             "store": .string(store),
@@ -36,7 +36,7 @@ public struct RemoteStoreInfo: Sendable, Hashable {
 
     /// Reads the info from a response body.
     /// - Throws: ``RemoteMessageError`` naming the member at fault.
-    public init(body: [UInt8]) throws(RemoteMessageError) {
+    package init(body: [UInt8]) throws(RemoteMessageError) {
         let members = try RemoteMessageError.object(body, what: "the store info")
         guard let version = members["protocol"]?.integerValue else {
             throw RemoteMessageError("protocol: must be an integer")

@@ -7,16 +7,16 @@
 /// {"offer":{"changes":40,"digests":{"6b1c…":"…"},"holdsHistory":true,"id":"…","knowledge":{"6b1c…":208},
 ///  "position":208,"reason":"join","records":40}}
 /// ```
-public enum StateOffer {
+package enum StateOffer {
     /// The request body.
-    public static func requestBody(knowledge: VersionVector, pending: ReplicaID?) -> [UInt8] {
+    package static func requestBody(knowledge: VersionVector, pending: ReplicaID?) -> [UInt8] {
         var members: [String: JSONValue] = ["knowledge": knowledge.jsonValue]
         if let pending { members["pending"] = .string(pending.rawValue) }
         return JSONValue.object(members).canonicalBytes()
     }
 
     /// Reads a request body: the client's knowledge, and the replica its pending join is from.
-    public static func request(body: [UInt8]) throws(RemoteMessageError) -> (knowledge: VersionVector, pending: ReplicaID?) {
+    package static func request(body: [UInt8]) throws(RemoteMessageError) -> (knowledge: VersionVector, pending: ReplicaID?) {
         let members = try RemoteMessageError.object(body, what: "the state request")
         try RemoteMessageError.rejectUnknown(members, known: ["knowledge", "pending"], in: "the state request")
         guard let value = members["knowledge"], let knowledge = VersionVector(json: value) else {
@@ -31,7 +31,7 @@ public enum StateOffer {
     }
 
     /// The response body.
-    public static func responseBody(_ offer: SnapshotOffer?) -> [UInt8] {
+    package static func responseBody(_ offer: SnapshotOffer?) -> [UInt8] {
         guard let offer else { return JSONValue.object(["offer": .null]).canonicalBytes() }
         var digests: [String: JSONValue] = [:]
         for (replica, digest) in offer.frontier.digests { digests[replica.rawValue] = .string(digest.hex) }
@@ -51,7 +51,7 @@ public enum StateOffer {
     }
 
     /// Reads a response body.
-    public static func offer(body: [UInt8]) throws(RemoteMessageError) -> SnapshotOffer? {
+    package static func offer(body: [UInt8]) throws(RemoteMessageError) -> SnapshotOffer? {
         let members = try RemoteMessageError.object(body, what: "the state offer")
         guard let value = members["offer"] else { throw RemoteMessageError("the state answer needs \"offer\"") }
         guard case .object(let offer) = value else {

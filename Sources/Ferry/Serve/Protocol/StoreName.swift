@@ -8,16 +8,16 @@
 /// let name = try StoreName("alice")        // ok
 /// _ = try StoreName("../etc")              // throws StoreNameError
 /// ```
-public struct StoreName: Sendable, Hashable, Comparable, CustomStringConvertible {
+package struct StoreName: Sendable, Hashable, Comparable, CustomStringConvertible {
     /// The name as given.
-    public let rawValue: String
+    package let rawValue: String
 
     /// The longest name accepted.
-    public static let maximumLength = 64
+    package static let maximumLength = 64
 
     /// Checks and wraps a name.
     /// - Throws: ``StoreNameError`` saying which rule `text` breaks.
-    public init(_ text: String) throws(StoreNameError) {
+    package init(_ text: String) throws(StoreNameError) {
         let bytes = Array(text.utf8)
         guard let first = bytes.first else { throw StoreNameError(name: text, reason: "it is empty") }
         guard bytes.count <= Self.maximumLength else {
@@ -40,19 +40,19 @@ public struct StoreName: Sendable, Hashable, Comparable, CustomStringConvertible
     }
 
     /// The name.
-    public var description: String { rawValue }
+    package var description: String { rawValue }
 
     /// Orders names by their text.
-    public static func < (lhs: StoreName, rhs: StoreName) -> Bool { lhs.rawValue < rhs.rawValue }
+    package static func < (lhs: StoreName, rhs: StoreName) -> Bool { lhs.rawValue < rhs.rawValue }
 }
 
 /// A store name that breaks the rules of ``StoreName``.
-public struct StoreNameError: Error, Sendable, Equatable, CustomStringConvertible {
+package struct StoreNameError: Error, Sendable, Equatable, CustomStringConvertible {
     /// The name as given.
-    public var name: String
+    package var name: String
     /// The rule it breaks.
-    public var reason: String
+    package var reason: String
 
     /// `invalid store name "…": reason`.
-    public var description: String { "invalid store name \(quoted(name)): \(reason)" }
+    package var description: String { "invalid store name \(quoted(name)): \(reason)" }
 }

@@ -16,7 +16,7 @@
 ///     func finish() throws(HTTPBodyRejection) -> any Sendable { lines }
 /// }
 /// ```
-public protocol HTTPBodyConsumer: AnyObject {
+package protocol HTTPBodyConsumer: AnyObject {
     /// Reads the next bytes of the body.
     /// - Throws: ``HTTPBodyRejection``: the server answers it at once and closes the connection.
     func consume(_ bytes: UnsafeRawBufferPointer) throws(HTTPBodyRejection)
@@ -31,12 +31,12 @@ public protocol HTTPBodyConsumer: AnyObject {
 }
 
 /// A body a consumer refuses: the response to send (the connection is closed after it).
-public struct HTTPBodyRejection: Error, Sendable {
+package struct HTTPBodyRejection: Error, Sendable {
     /// The response.
-    public var response: HTTPResponse
+    package var response: HTTPResponse
 
     /// Refuses with `response`.
-    public init(_ response: HTTPResponse) {
+    package init(_ response: HTTPResponse) {
         self.response = response
     }
 }

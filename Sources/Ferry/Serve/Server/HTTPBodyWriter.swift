@@ -7,7 +7,7 @@
 ///     for line in lines { try await writer.write(Array((line + "\n").utf8)) }
 /// }
 /// ```
-public struct HTTPBodyWriter: Sendable {
+package struct HTTPBodyWriter: Sendable {
     private let exchange: HTTPExchange
 
     init(exchange: HTTPExchange) {
@@ -17,13 +17,13 @@ public struct HTTPBodyWriter: Sendable {
     /// Sends `bytes` as one chunk; an empty array sends nothing.
     /// - Throws: ``HTTPServerError/connectionClosed`` when the client is gone, stopped
     ///   reading for longer than the write timeout, or the server was forced to stop.
-    public func write(_ bytes: [UInt8]) async throws(HTTPServerError) {
+    package func write(_ bytes: [UInt8]) async throws(HTTPServerError) {
         if bytes.isEmpty { return }
         guard await exchange.write(bytes) else { throw .connectionClosed }
     }
 
     /// Sends the UTF-8 bytes of `text` as one chunk.
-    public func write(_ text: String) async throws(HTTPServerError) {
+    package func write(_ text: String) async throws(HTTPServerError) {
         try await write(Array(text.utf8))
     }
 }

@@ -17,7 +17,7 @@
 /// only well-formed requests with one of the ``HTTPMethod/supported`` methods, whose body has
 /// fully arrived and is within the configured limit. Routing, `405` and authentication are the
 /// handler's business.
-public protocol HTTPHandler: Sendable {
+package protocol HTTPHandler: Sendable {
     /// Decides from a request's head, before its body is read, whether to read it and how much
     /// of it: a request that may not be made is answered at once, and its body never read.
     /// Called only for requests that have a body; `head` is the request without its body. The
@@ -35,22 +35,22 @@ public protocol HTTPHandler: Sendable {
 /// ```swift
 /// let server = HTTPServer(handler: HTTPClosureHandler { request in HTTPResponse(body: request.body) })
 /// ```
-public struct HTTPClosureHandler: HTTPHandler {
+package struct HTTPClosureHandler: HTTPHandler {
     private let body: @Sendable (HTTPRequest) async -> HTTPResponse
 
     /// Wraps `body`, which answers each request.
-    public init(_ body: @escaping @Sendable (HTTPRequest) async -> HTTPResponse) {
+    package init(_ body: @escaping @Sendable (HTTPRequest) async -> HTTPResponse) {
         self.body = body
     }
 
     /// Calls the closure.
-    public func handle(_ request: HTTPRequest) async -> HTTPResponse {
+    package func handle(_ request: HTTPRequest) async -> HTTPResponse {
         await body(request)
     }
 }
 
 /// What a handler decides from a request's head, before its body is read.
-public enum HTTPAdmission: Sendable {
+package enum HTTPAdmission: Sendable {
     /// Read the body, up to this many bytes (`413` beyond, answered at once).
     case accept(maximumBodyBytes: Int)
     /// Read the body, up to this many bytes, into a consumer made for this request, as it
@@ -63,7 +63,7 @@ public enum HTTPAdmission: Sendable {
 
 extension HTTPHandler {
     /// Accepts every body up to the server's limit.
-    public func admit(_ head: HTTPRequest) -> HTTPAdmission {
+    package func admit(_ head: HTTPRequest) -> HTTPAdmission {
         .accept(maximumBodyBytes: .max)
     }
 }

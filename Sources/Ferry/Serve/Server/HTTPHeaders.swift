@@ -5,15 +5,15 @@
 /// headers.add("Cache-Control", "no-store")
 /// headers["content-type"]   // "application/json"
 /// ```
-public struct HTTPHeaders: Sendable, Hashable, Sequence, ExpressibleByDictionaryLiteral {
+package struct HTTPHeaders: Sendable, Hashable, Sequence, ExpressibleByDictionaryLiteral {
     /// One field: a name as sent and its value, with surrounding whitespace removed.
-    public struct Field: Sendable, Hashable {
+    package struct Field: Sendable, Hashable {
         /// The name, in the case it was sent or set.
-        public var name: String
+        package var name: String
         /// The value.
-        public var value: String
+        package var value: String
         /// Makes a field.
-        public init(name: String, value: String) {
+        package init(name: String, value: String) {
             self.name = name
             self.value = value
         }
@@ -22,27 +22,27 @@ public struct HTTPHeaders: Sendable, Hashable, Sequence, ExpressibleByDictionary
     private var fields: [Field]
 
     /// Makes an empty set of fields.
-    public init() { fields = [] }
+    package init() { fields = [] }
 
     /// Makes fields from name–value pairs, in order.
-    public init(_ pairs: [(String, String)]) {
+    package init(_ pairs: [(String, String)]) {
         fields = pairs.map { Field(name: $0.0, value: $0.1) }
     }
 
     /// Makes fields from a literal, in order: `["Content-Type": "application/json"]`.
-    public init(dictionaryLiteral elements: (String, String)...) {
+    package init(dictionaryLiteral elements: (String, String)...) {
         self.init(elements)
     }
 
     /// The number of fields.
-    public var count: Int { fields.count }
+    package var count: Int { fields.count }
 
     /// Whether there are no fields.
-    public var isEmpty: Bool { fields.isEmpty }
+    package var isEmpty: Bool { fields.isEmpty }
 
     /// The value of the first field named `name` (any case); setting replaces every field of
     /// that name, and `nil` removes them.
-    public subscript(name: String) -> String? {
+    package subscript(name: String) -> String? {
         get { fields.first { $0.name.equalsIgnoringASCIICase(name) }?.value }
         set {
             if let index = fields.firstIndex(where: { $0.name.equalsIgnoringASCIICase(name) }) {
@@ -60,27 +60,27 @@ public struct HTTPHeaders: Sendable, Hashable, Sequence, ExpressibleByDictionary
     }
 
     /// The values of every field named `name` (any case), in order.
-    public func values(for name: String) -> [String] {
+    package func values(for name: String) -> [String] {
         fields.filter { $0.name.equalsIgnoringASCIICase(name) }.map(\.value)
     }
 
     /// Whether a field named `name` (any case) is present.
-    public func contains(_ name: String) -> Bool {
+    package func contains(_ name: String) -> Bool {
         fields.contains { $0.name.equalsIgnoringASCIICase(name) }
     }
 
     /// Appends a field, keeping any others of the same name.
-    public mutating func add(_ name: String, _ value: String) {
+    package mutating func add(_ name: String, _ value: String) {
         fields.append(Field(name: name, value: value))
     }
 
     /// Removes every field named `name` (any case).
-    public mutating func remove(_ name: String) {
+    package mutating func remove(_ name: String) {
         fields.removeAll { $0.name.equalsIgnoringASCIICase(name) }
     }
 
     /// Iterates over the fields in order.
-    public func makeIterator() -> IndexingIterator<[Field]> { fields.makeIterator() }
+    package func makeIterator() -> IndexingIterator<[Field]> { fields.makeIterator() }
 }
 
 extension String {

@@ -8,27 +8,27 @@
 ///     ...
 /// }
 /// ```
-public struct HTTPRequest: Sendable {
+package struct HTTPRequest: Sendable {
     /// The method, one of ``HTTPMethod/supported``.
-    public var method: HTTPMethod
+    package var method: HTTPMethod
     /// The request target exactly as sent, such as `/v1/pull?after=12`.
-    public var target: String
+    package var target: String
     /// The percent-decoded path, such as `/v1/pull`.
-    public var path: String
+    package var path: String
     /// The percent-decoded query parameters; `+` is not decoded as a space, and when a key
     /// repeats the last value wins.
-    public var query: [String: String]
+    package var query: [String: String]
     /// `HTTP/1.1` or `HTTP/1.0`.
-    public var version: HTTPVersion
+    package var version: HTTPVersion
     /// The header fields, looked up without regard to case.
-    public var headers: HTTPHeaders
+    package var headers: HTTPHeaders
     /// The body (de-chunked when it was sent chunked); empty when there was none.
-    public var body: [UInt8]
+    package var body: [UInt8]
     /// The client's address.
-    public var remoteAddress: SocketAddress
+    package var remoteAddress: SocketAddress
     /// What an ``HTTPBodyConsumer`` made of the body, when the handler asked for the body to
     /// be read as it arrives (``HTTPAdmission/stream(maximumBodyBytes:consumer:)``); `nil` otherwise.
-    public var decodedBody: (any Sendable)?
+    package var decodedBody: (any Sendable)?
 
     /// Makes a request without a server, for testing handlers.
     /// - Parameters:
@@ -39,7 +39,7 @@ public struct HTTPRequest: Sendable {
     ///   - version: the protocol version.
     ///   - remoteAddress: the client's address.
     /// - Throws: ``HTTPRequestError/invalidTarget`` or ``HTTPRequestError/invalidPercentEncoding``.
-    public init(
+    package init(
         method: HTTPMethod, target: String, headers: HTTPHeaders = [:], body: [UInt8] = [],
         version: HTTPVersion = .http11, remoteAddress: SocketAddress = SocketAddress(host: "127.0.0.1", port: 0)
     ) throws(HTTPRequestError) {

@@ -9,7 +9,7 @@
 ///
 /// Messages never quote what the client sent beyond a validated method token, so they are
 /// safe to log.
-public enum HTTPRequestError: Error, Sendable, Hashable, CustomStringConvertible {
+package enum HTTPRequestError: Error, Sendable, Hashable, CustomStringConvertible {
     /// The request line is not `METHOD SP target SP HTTP/x.y`.
     case malformedRequestLine
     /// The method contains characters a token may not.
@@ -56,7 +56,7 @@ public enum HTTPRequestError: Error, Sendable, Hashable, CustomStringConvertible
     case tlsHandshake
 
     /// The status the client is answered with.
-    public var status: HTTPStatus {
+    package var status: HTTPStatus {
         switch self {
         case .methodNotImplemented, .unsupportedTransferEncoding: .notImplemented
         case .unsupportedVersion: .httpVersionNotSupported
@@ -69,7 +69,7 @@ public enum HTTPRequestError: Error, Sendable, Hashable, CustomStringConvertible
     }
 
     /// A one-line message naming the problem.
-    public var message: String {
+    package var message: String {
         switch self {
         case .tlsHandshake: "this server speaks plain HTTP: use an http:// URL, or put a TLS proxy in front (docs/DEPLOY.md)"
         case .malformedRequestLine: "malformed request line"
@@ -97,5 +97,5 @@ public enum HTTPRequestError: Error, Sendable, Hashable, CustomStringConvertible
     }
 
     /// The code and the message, such as `400 header line without a colon`.
-    public var description: String { "\(status.code) \(message)" }
+    package var description: String { "\(status.code) \(message)" }
 }

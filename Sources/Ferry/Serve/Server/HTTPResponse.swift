@@ -14,9 +14,9 @@
 /// unframed, ended by closing the connection), and sets `Connection`. Fields of those names
 /// from the handler, and fields whose name or value would break the head (CR, LF, NUL), are
 /// dropped. The handler sets `Content-Type`.
-public struct HTTPResponse: Sendable {
+package struct HTTPResponse: Sendable {
     /// The body of a response.
-    public enum Body: Sendable {
+    package enum Body: Sendable {
         /// Bytes sent with a `Content-Length`.
         case bytes([UInt8])
         /// Bytes produced after the head is sent, each write sent as one chunk. When the
@@ -26,18 +26,18 @@ public struct HTTPResponse: Sendable {
     }
 
     /// The status.
-    public var status: HTTPStatus
+    package var status: HTTPStatus
     /// The header fields set by the handler.
-    public var headers: HTTPHeaders
+    package var headers: HTTPHeaders
     /// The body.
-    public var body: Body
+    package var body: Body
 
     /// Makes a response whose body is in memory.
     /// - Parameters:
     ///   - status: the status, `200 OK` by default.
     ///   - headers: header fields such as `Content-Type`.
     ///   - body: the body bytes, empty by default.
-    public init(status: HTTPStatus = .ok, headers: HTTPHeaders = [:], body: [UInt8] = []) {
+    package init(status: HTTPStatus = .ok, headers: HTTPHeaders = [:], body: [UInt8] = []) {
         self.status = status
         self.headers = headers
         self.body = .bytes(body)
@@ -48,7 +48,7 @@ public struct HTTPResponse: Sendable {
     ///   - status: the status, `200 OK` by default.
     ///   - headers: header fields such as `Content-Type`.
     ///   - stream: writes the body through the writer; it may throw to cut the response short.
-    public init(
+    package init(
         status: HTTPStatus = .ok, headers: HTTPHeaders = [:],
         stream: @escaping @Sendable (HTTPBodyWriter) async throws -> Void
     ) {
@@ -62,7 +62,7 @@ public struct HTTPResponse: Sendable {
     /// - Parameters:
     ///   - status: the status, such as ``HTTPStatus/notFound``.
     ///   - message: a one-line message naming the problem; keep user data out of it.
-    public static func error(_ status: HTTPStatus, _ message: String) -> HTTPResponse {
+    package static func error(_ status: HTTPStatus, _ message: String) -> HTTPResponse {
         HTTPResponse(
             status: status, headers: ["Content-Type": "application/json"],
             body: Array("{\"error\":\(jsonString(message))}\n".utf8))

@@ -21,7 +21,7 @@ import Foundation
 ///
 /// Each request is logged as one line through `log`: method, path (without the query),
 /// status, body bytes sent, duration and the client's address — never a body or a header.
-public final class HTTPServer: Sendable {
+package final class HTTPServer: Sendable {
     private enum State {
         case ready
         case running(Listener)
@@ -56,7 +56,7 @@ public final class HTTPServer: Sendable {
     ///   - configuration: address, port, limits and timeouts.
     ///   - handler: answers every well-formed request.
     ///   - log: receives one line per request and the odd operational message; must be thread-safe.
-    public init(
+    package init(
         configuration: HTTPServerConfiguration = HTTPServerConfiguration(), handler: some HTTPHandler,
         log: @escaping @Sendable (String) -> Void = { _ in }
     ) {
@@ -71,7 +71,7 @@ public final class HTTPServer: Sendable {
     }
 
     /// The port the server listens on, once started; `nil` before ``start()`` and after ``stop()``.
-    public var port: Int? {
+    package var port: Int? {
         state.withLock { state in
             if case .running(let listener) = state { return listener.port }
             return nil
@@ -79,22 +79,22 @@ public final class HTTPServer: Sendable {
     }
 
     /// The number of connections being served.
-    public var connectionCount: Int { registry.count }
+    package var connectionCount: Int { registry.count }
 
     /// The number of kept-alive connections waiting between requests, the first closed when
     /// every slot is taken.
-    public var idleConnectionCount: Int { registry.idleCount }
+    package var idleConnectionCount: Int { registry.idleCount }
 
     /// The bytes of the body budget that requests hold now (see
     /// ``HTTPServerConfiguration/bodyBudgetBytes``).
-    public var bodyBytesReserved: Int { budget.inUse }
+    package var bodyBytesReserved: Int { budget.inUse }
 
     /// Binds the configured address and starts accepting connections on a thread of its own.
     /// - Returns: the bound port (the one the system chose when the configuration says `0`).
     /// - Throws: ``HTTPServerError/cannotListen(host:port:_:)`` when the address cannot be bound,
     ///   ``HTTPServerError/alreadyStarted`` when called twice.
     @discardableResult
-    public func start() throws(HTTPServerError) -> Int {
+    package func start() throws(HTTPServerError) -> Int {
         let result: Result<Int, HTTPServerError> = state.withLock { state in
             guard case .ready = state else { return .failure(.alreadyStarted) }
             let host = configuration.host, requested = configuration.port
@@ -136,7 +136,7 @@ public final class HTTPServer: Sendable {
     /// concurrently, waits for the same stop.
     ///
     /// A handler that never returns keeps its connection's thread, even after the cut.
-    public func stop() async {
+    package func stop() async {
         let listener: Listener? = state.withLock { state in
             switch state {
             case .ready:
@@ -193,7 +193,7 @@ public final class HTTPServer: Sendable {
     /// source.resume()
     /// await server.waitUntilStopped()
     /// ```
-    public func waitUntilStopped() async {
+    package func waitUntilStopped() async {
         await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
             let stopped = state.withLock { state in
                 if case .stopped = state { return true }

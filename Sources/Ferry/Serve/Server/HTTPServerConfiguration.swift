@@ -5,53 +5,53 @@
 /// configuration.idleTimeout = .milliseconds(300)
 /// let server = HTTPServer(configuration: configuration, handler: handler)
 /// ```
-public struct HTTPServerConfiguration: Sendable {
+package struct HTTPServerConfiguration: Sendable {
     /// The address to bind: `127.0.0.1` (loopback only) by default; `0.0.0.0` or `::` for all.
-    public var host: String
+    package var host: String
     /// The TCP port; `0` lets the system pick a free one, which ``HTTPServer/start()`` returns.
-    public var port: Int
+    package var port: Int
     /// The most bytes the request line and header fields may take together (`431` beyond).
-    public var maximumHeaderBytes: Int
+    package var maximumHeaderBytes: Int
     /// The most header fields a request may have (`431` beyond).
-    public var maximumHeaderCount: Int
+    package var maximumHeaderCount: Int
     /// The largest request body accepted (`413` beyond, answered before the body is read).
-    public var maximumBodyBytes: Int
+    package var maximumBodyBytes: Int
     /// The most connections served at once, each on its own thread. A connection beyond this
     /// is accepted, answered `503` and closed.
-    public var maximumConnections: Int
+    package var maximumConnections: Int
     /// How long a new connection may stay silent before it is closed without an answer.
-    public var firstRequestTimeout: Duration
+    package var firstRequestTimeout: Duration
     /// How long a request may take to arrive completely once its first byte has come (`408`).
-    public var readTimeout: Duration
+    package var readTimeout: Duration
     /// How long a kept-alive connection may wait for its next request before it is closed.
-    public var idleTimeout: Duration
+    package var idleTimeout: Duration
     /// How long writing to a client that does not read may block before the connection is dropped.
-    public var writeTimeout: Duration
+    package var writeTimeout: Duration
     /// How long ``HTTPServer/stop()`` waits for requests under way before it cuts connections.
-    public var shutdownGracePeriod: Duration
+    package var shutdownGracePeriod: Duration
     /// The bytes of request bodies all connections may hold at once (`503` for a body beyond).
-    public var bodyBudgetBytes: Int = 256 << 20
+    package var bodyBudgetBytes: Int = 256 << 20
     /// The most connections one client address may hold at once (`503` beyond): one client
     /// cannot take every slot. A trusted proxy (``trustedProxies``), which carries every
     /// client's connections, is not capped: it has limits of its own.
-    public var maximumConnectionsPerAddress: Int = 64
+    package var maximumConnectionsPerAddress: Int = 64
     /// How long a request's head may take to arrive once its first byte has come (`408`): a
     /// client sending one header byte at a time (slowloris) holds its slot this long at most.
-    public var headTimeout: Duration = .seconds(5)
+    package var headTimeout: Duration = .seconds(5)
     /// The slowest a declared body may arrive, in bytes per second, after a first grace of
     /// ``headTimeout``: a body that trickles in slower is cut with `408`.
-    public var minimumBodyBytesPerSecond: Int = 64 << 10
+    package var minimumBodyBytesPerSecond: Int = 64 << 10
     /// The longest a body may stop coming altogether (`408` beyond): a client that sends most
     /// of a large body quickly, then stalls, does not hold its slot and its share of the body
     /// budget for the whole time the minimum rate would allow.
-    public var bodyStallTimeout: Duration = .seconds(10)
+    package var bodyStallTimeout: Duration = .seconds(10)
     /// Addresses of reverse proxies in front of the server (`127.0.0.1` for nginx on the same
     /// machine): for a connection from one of them, the log names the client that
     /// `X-Forwarded-For` gives (its last entry, the one the proxy added), followed by the proxy.
-    public var trustedProxies: Set<String> = []
+    package var trustedProxies: Set<String> = []
 
     /// Makes a configuration; every limit has a default fit for `ferry serve`.
-    public init(
+    package init(
         host: String = "127.0.0.1",
         port: Int = 8080,
         maximumHeaderBytes: Int = 16 * 1024,

@@ -3,7 +3,7 @@
 /// ```swift
 /// do { let port = try server.start() } catch { print("error: \(error)") }  // "error: cannot listen on 127.0.0.1:8080: Address already in use"
 /// ```
-public enum HTTPServerError: Error, Sendable, Equatable, CustomStringConvertible {
+package enum HTTPServerError: Error, Sendable, Equatable, CustomStringConvertible {
     /// The listening socket could not be set up (address in use, bad host, no permission).
     case cannotListen(host: String, port: Int, SystemError)
     /// ``HTTPServer/start()`` was called on a server that is running or has stopped.
@@ -12,7 +12,7 @@ public enum HTTPServerError: Error, Sendable, Equatable, CustomStringConvertible
     case connectionClosed
 
     /// A one-line message, such as `cannot listen on 127.0.0.1:8080: Address already in use`.
-    public var description: String {
+    package var description: String {
         switch self {
         case .cannotListen(let host, let port, let error):
             "cannot listen on \(SocketAddress(host: host, port: port)): \(error.message)"

@@ -3,23 +3,23 @@
 /// ```swift
 /// if request.version == .http10 { ... }
 /// ```
-public struct HTTPVersion: Sendable, Hashable, CustomStringConvertible {
+package struct HTTPVersion: Sendable, Hashable, CustomStringConvertible {
     /// The major version, `1`.
-    public let major: Int
+    package let major: Int
     /// The minor version, `0` or `1`.
-    public let minor: Int
+    package let minor: Int
 
     /// Makes a version from its numbers.
-    public init(major: Int, minor: Int) {
+    package init(major: Int, minor: Int) {
         self.major = major
         self.minor = minor
     }
 
     /// HTTP/1.0: connections close after each response unless the client asks to keep them.
-    public static let http10 = HTTPVersion(major: 1, minor: 0)
+    package static let http10 = HTTPVersion(major: 1, minor: 0)
     /// HTTP/1.1: connections stay open unless either side says `Connection: close`.
-    public static let http11 = HTTPVersion(major: 1, minor: 1)
+    package static let http11 = HTTPVersion(major: 1, minor: 1)
 
     /// `HTTP/1.1`.
-    public var description: String { "HTTP/\(major).\(minor)" }
+    package var description: String { "HTTP/\(major).\(minor)" }
 }

@@ -10,9 +10,9 @@
 /// let policy = try AccessPolicy(tokensFile: bytes)
 /// switch policy.authorize(request.headers["Authorization"], store: "alice", writing: true) { … }
 /// ```
-public struct AccessPolicy: Sendable {
+package struct AccessPolicy: Sendable {
     /// What a token allows.
-    public enum Access: String, Sendable {
+    package enum Access: String, Sendable {
         /// Info, knowledge and changes.
         case read
         /// Also push (which may create the store) and checkpoints.
@@ -20,27 +20,27 @@ public struct AccessPolicy: Sendable {
     }
 
     /// One token and what it opens.
-    public struct Grant: Sendable {
+    package struct Grant: Sendable {
         /// The secret, as sent after `Bearer `.
-        public var token: String
+        package var token: String
         /// Store names it opens; `*` opens every store.
-        public var stores: Set<String>
+        package var stores: Set<String>
         /// Read, or read and write.
-        public var access: Access
+        package var access: Access
 
         /// Makes a grant.
-        public init(token: String, stores: Set<String>, access: Access) {
+        package init(token: String, stores: Set<String>, access: Access) {
             self.token = token
             self.stores = stores
             self.access = access
         }
 
         /// Whether it opens `store`.
-        public func covers(_ store: StoreName) -> Bool { stores.contains("*") || stores.contains(store.rawValue) }
+        package func covers(_ store: StoreName) -> Bool { stores.contains("*") || stores.contains(store.rawValue) }
     }
 
     /// The outcome of checking a request.
-    public enum Decision: Sendable, Equatable {
+    package enum Decision: Sendable, Equatable {
         /// Go ahead.
         case allowed
         /// No token, or one the server does not know: `401`.
@@ -50,12 +50,12 @@ public struct AccessPolicy: Sendable {
     }
 
     /// The grants; empty with ``isOpen``.
-    public let grants: [Grant]
+    package let grants: [Grant]
     /// Whether authentication is off (`--no-auth`): everyone may read and write every store.
-    public let isOpen: Bool
+    package let isOpen: Bool
 
     /// A policy of these grants.
-    public init(grants: [Grant]) {
+    package init(grants: [Grant]) {
         self.grants = grants
         isOpen = false
     }
@@ -66,16 +66,16 @@ public struct AccessPolicy: Sendable {
     }
 
     /// No authentication at all, for `--no-auth` on loopback.
-    public static let open = AccessPolicy(open: true)
+    package static let open = AccessPolicy(open: true)
 
     /// One read-write token for every store, as `ferry serve` makes without `--tokens`.
-    public static func single(token: String) -> AccessPolicy {
+    package static func single(token: String) -> AccessPolicy {
         AccessPolicy(grants: [Grant(token: token, stores: ["*"], access: .readWrite)])
     }
 
     /// Reads a tokens file.
     /// - Throws: ``AccessPolicyError`` naming the entry and member at fault.
-    public init(tokensFile bytes: [UInt8]) throws(AccessPolicyError) {
+    package init(tokensFile bytes: [UInt8]) throws(AccessPolicyError) {
         let value: JSONValue
         do { value = try JSONParser.parse(bytes) } catch { throw AccessPolicyError("the tokens file is not JSON: \(error)") }
         guard let list = value["tokens"]?.arrayValue else {
@@ -111,7 +111,7 @@ public struct AccessPolicy: Sendable {
 
     /// The grant of the token an `Authorization` header carries, if the server knows it.
     /// Tokens are compared in time independent of where they differ.
-    public func grant(forAuthorization header: String?) -> Grant? {
+    package func grant(forAuthorization header: String?) -> Grant? {
         guard let header, header.count > 7, header.prefix(7).lowercased() == "bearer " else { return nil }
         let presented = Array(header.dropFirst(7).trimmingCharacters(in: .whitespaces).utf8)
         var found: Grant?
@@ -120,7 +120,7 @@ public struct AccessPolicy: Sendable {
     }
 
     /// Decides whether the bearer of `header` may read (or, `writing`, change) `store`.
-    public func authorize(_ header: String?, store: StoreName, writing: Bool) -> Decision {
+    package func authorize(_ header: String?, store: StoreName, writing: Bool) -> Decision {
         if isOpen { return .allowed }
         guard header != nil else {
             return .unauthenticated("this server needs a token: send 'Authorization: Bearer <token>'")
@@ -147,11 +147,11 @@ public struct AccessPolicy: Sendable {
 }
 
 /// A tokens file that cannot be used: not JSON, or an entry that breaks the rules.
-public struct AccessPolicyError: Error, Sendable, Equatable, CustomStringConvertible {
+package struct AccessPolicyError: Error, Sendable, Equatable, CustomStringConvertible {
     /// What is wrong, naming the entry.
-    public var reason: String
+    package var reason: String
     /// Makes an error.
-    public init(_ reason: String) { self.reason = reason }
+    package init(_ reason: String) { self.reason = reason }
     /// The reason.
-    public var description: String { reason }
+    package var description: String { reason }
 }

@@ -9,12 +9,12 @@ import Foundation
 /// if let alice = try registry.store(named: try StoreName("alice")) { … }
 /// registry.closeAll()
 /// ```
-public final class StoreRegistry: @unchecked Sendable {
+package final class StoreRegistry: @unchecked Sendable {
     /// The directory holding one store folder per name.
-    public let root: String
+    package let root: String
     /// The most stores kept open at once; beyond it, the least recently used store that no
     /// request is using is closed (each open store holds two or three file descriptors).
-    public let maximumOpen: Int
+    package let maximumOpen: Int
     private let options: StoreOptions
     private let lock = NSLock()
     private var open: [StoreName: Entry] = [:]
@@ -29,17 +29,17 @@ public final class StoreRegistry: @unchecked Sendable {
     }
 
     /// Serves the stores under `root`, opened with `options`.
-    public init(root: String, options: StoreOptions = StoreOptions(), maximumOpen: Int = 256) {
+    package init(root: String, options: StoreOptions = StoreOptions(), maximumOpen: Int = 256) {
         self.root = root
         self.options = options
         self.maximumOpen = max(1, maximumOpen)
     }
 
     /// The store's directory.
-    public func path(of name: StoreName) -> String { root + "/" + name.rawValue }
+    package func path(of name: StoreName) -> String { root + "/" + name.rawValue }
 
     /// The number of stores open now.
-    public var openCount: Int {
+    package var openCount: Int {
         lock.lock()
         defer { lock.unlock() }
         return open.count
@@ -47,7 +47,7 @@ public final class StoreRegistry: @unchecked Sendable {
 
     /// The store called `name` if it is already open: no file is touched, so a request can
     /// take this path without leaving its task.
-    public func openStore(named name: StoreName) -> Store? {
+    package func openStore(named name: StoreName) -> Store? {
         lock.lock()
         defer { lock.unlock() }
         return open[name]?.store
@@ -55,7 +55,7 @@ public final class StoreRegistry: @unchecked Sendable {
 
     /// The store called `name` checked out for a request (see ``checkOut(named:)``) if it is
     /// already open; `nil` otherwise, without touching a file.
-    public func checkOutIfOpen(named name: StoreName) -> Store? {
+    package func checkOutIfOpen(named name: StoreName) -> Store? {
         lock.lock()
         defer { lock.unlock() }
         guard var entry = open[name] else { return nil }
@@ -68,7 +68,7 @@ public final class StoreRegistry: @unchecked Sendable {
 
     /// The store called `name`, opened if needed; `nil` when there is no such store.
     /// - Throws: ``StoreError`` when the store exists but cannot be opened.
-    public func store(named name: StoreName) throws(StoreError) -> Store? {
+    package func store(named name: StoreName) throws(StoreError) -> Store? {
         lock.lock()
         defer { lock.unlock() }
         return try openLocked(name, checkingOut: false)
@@ -76,7 +76,7 @@ public final class StoreRegistry: @unchecked Sendable {
 
     /// The store called `name` for one request, which gives it back with ``checkIn(_:)``: until
     /// then it is never closed to make room. `nil` when there is no such store.
-    public func checkOut(named name: StoreName) throws(StoreError) -> Store? {
+    package func checkOut(named name: StoreName) throws(StoreError) -> Store? {
         lock.lock()
         defer { lock.unlock() }
         return try openLocked(name, checkingOut: true)
@@ -84,7 +84,7 @@ public final class StoreRegistry: @unchecked Sendable {
 
     /// Gives back a store taken with ``checkOut(named:)`` or ``storeCreatingIfMissing(named:)``,
     /// and closes the least recently used idle stores while more than ``maximumOpen`` are open.
-    public func checkIn(_ name: StoreName) {
+    package func checkIn(_ name: StoreName) {
         lock.lock()
         if var entry = open[name] {
             entry.users = max(0, entry.users - 1)
@@ -141,7 +141,7 @@ public final class StoreRegistry: @unchecked Sendable {
     /// - Returns: the store and whether this call created it.
     /// - Throws: ``StoreError`` when it can be neither opened nor created (a folder of that
     ///   name that is not a store, say).
-    public func storeCreatingIfMissing(named name: StoreName) throws(StoreError) -> (store: Store, created: Bool) {
+    package func storeCreatingIfMissing(named name: StoreName) throws(StoreError) -> (store: Store, created: Bool) {
         lock.lock()
         defer { lock.unlock() }
         if let store = try openLocked(name, checkingOut: true) { return (store, false) }
@@ -174,7 +174,7 @@ public final class StoreRegistry: @unchecked Sendable {
     }
 
     /// The names of the stores under the root, sorted (folders that are not stores are left out).
-    public func storeNames() -> [StoreName] {
+    package func storeNames() -> [StoreName] {
         guard let entries = try? FileSystem.contents(ofDirectory: root) else { return [] }
         return entries.compactMap { entry in
             guard entry.kind == .directory, let name = try? StoreName(entry.name),
@@ -185,7 +185,7 @@ public final class StoreRegistry: @unchecked Sendable {
     }
 
     /// Closes every open store (saving index snapshots); later requests reopen them.
-    public func closeAll() {
+    package func closeAll() {
         lock.lock()
         let stores = open.values.map(\.store)
         open = [:]

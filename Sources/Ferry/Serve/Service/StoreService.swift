@@ -13,14 +13,14 @@ import Foundation
 /// await server.stop()
 /// service.close()
 /// ```
-public struct StoreService: HTTPHandler {
+package struct StoreService: HTTPHandler {
     /// The stores served.
-    public let registry: StoreRegistry
+    package let registry: StoreRegistry
     /// Who may do what.
-    public let policy: AccessPolicy
+    package let policy: AccessPolicy
     /// The largest clock skew a pushed change may have, in milliseconds (one day by default);
     /// a client may ask for less, never more.
-    public let maximumClockSkew: UInt64
+    package let maximumClockSkew: UInt64
     let log: @Sendable (String) -> Void
     /// The states offered to joining replicas lately, so their pages are read by position.
     let offeredStates = OfferedStates()
@@ -33,7 +33,7 @@ public struct StoreService: HTTPHandler {
     ///   - maximumClockSkew: the bound on pushed changes' stamps ahead of this clock, in ms.
     ///   - maximumOpenStores: the most stores kept open at once (least recently used closed first).
     ///   - log: receives operational messages (a store that failed to open, say).
-    public init(
+    package init(
         root: String, policy: AccessPolicy, storeOptions: StoreOptions = StoreOptions(),
         maximumClockSkew: UInt64 = 86_400_000, maximumOpenStores: Int = 256, log: @escaping @Sendable (String) -> Void = { _ in }
     ) {
@@ -44,7 +44,7 @@ public struct StoreService: HTTPHandler {
     }
 
     /// Closes every open store. Call after the server has stopped.
-    public func close() { registry.closeAll() }
+    package func close() { registry.closeAll() }
 
     /// The largest body each kind of request may send: a push up to the server's limit; the
     /// others are small (a changes query's knowledge, a checkpoint).
@@ -60,7 +60,7 @@ public struct StoreService: HTTPHandler {
     /// Decides from the head, before the body is read: the route, the method and the token.
     /// A request that may not be made is answered at once (`401`, `403`, `404`, `405`) and its
     /// body never read; one that may gets its route's body limit.
-    public func admit(_ request: HTTPRequest) -> HTTPAdmission {
+    package func admit(_ request: HTTPRequest) -> HTTPAdmission {
         guard case .store(let nameText, let resource) = RemoteRoute(path: request.path) else {
             return .accept(maximumBodyBytes: Self.bodyLimit(for: nil))
         }
@@ -106,7 +106,7 @@ public struct StoreService: HTTPHandler {
     }
 
     /// Answers one request.
-    public func handle(_ request: HTTPRequest) async -> HTTPResponse {
+    package func handle(_ request: HTTPRequest) async -> HTTPResponse {
         var response: HTTPResponse
         do throws(ServiceFailure) {
             response = try await route(request)
