@@ -271,10 +271,8 @@ import FerryTestSupport
         }
     }
 
-    /// A damaged checkpoint is not "no peer": compaction stops, naming it, and drops no
-    /// tombstone that peer may never have been sent.
-    @Test func aDamagedCheckpointStopsCompaction() async throws {
-        let directory = try TemporaryDirectory()
+    /// Store `a` with records `r` and `other`, synced to `b`, then `r` deleted in `a` alone.
+    func deletionAfterASync(_ directory: TemporaryDirectory) async throws -> (a: Store, b: Store, r: RecordID) {
         let a = try makeStore(directory, "a")
         let b = try makeStore(directory, "b")
         let r = try RecordID("r")
@@ -282,6 +280,14 @@ import FerryTestSupport
         try a.put(["v": 1], entity: notes, id: RecordID("other"))
         _ = try await b.sync(with: FolderTransport(path: a.path))
         try a.delete(entity: notes, id: r)
+        return (a, b, r)
+    }
+
+    /// A damaged checkpoint is not "no peer": compaction stops, naming it, and drops no
+    /// tombstone that peer may never have been sent.
+    @Test func aDamagedCheckpointStopsCompaction() async throws {
+        let directory = try TemporaryDirectory()
+        let (a, b, r) = try await deletionAfterASync(directory)
         let checkpoint = a.layout.peerMemory(for: .replica(b.replicaID)).checkpoint
         _ = try FileSystem.writeFileAtomically(checkpoint, Array("{\"peer\": ".utf8), durable: false)
         let journalBefore = try FileSystem.contents(ofDirectory: a.layout.journal).map(\.name).sorted()
@@ -298,13 +304,7 @@ import FerryTestSupport
 
     @Test func tombstoneEveryPeerHasSeenIsDropped() async throws {
         let directory = try TemporaryDirectory()
-        let a = try makeStore(directory, "a")
-        let b = try makeStore(directory, "b")
-        let r = try RecordID("r")
-        try a.put(["v": 1], entity: notes, id: r)
-        try a.put(["v": 1], entity: notes, id: RecordID("other"))
-        _ = try await b.sync(with: FolderTransport(path: a.path))
-        try a.delete(entity: notes, id: r)
+        let (a, b, r) = try await deletionAfterASync(directory)
         _ = try await b.sync(with: FolderTransport(path: a.path))
         let report = try a.compact(CompactionOptions(keep: 0))
         #expect(report.droppedTombstones == 1)

@@ -157,13 +157,6 @@ public final class BackendSyncEngine {
         var known = state.knownCounts[collection] ?? 0
         var pulled: [RecordKey] = []
         let bases = try baseTable(collection)
-        let backend = self.backend
-        let pageSize = options.pageSize
-        @Sendable func fetch(after cursor: ListingCursor?) async -> Result<BackendPage, BackendError> {
-            do throws(BackendError) {
-                return .success(try await backend.changes(in: collection, since: since, after: cursor.map { ($0.updated, $0.id) }, limit: pageSize))
-            } catch { return .failure(error) }
-        }
         // The next page is on its way while this one is written here.
         let ahead = PagePrefetch<ListingCursor?, Result<BackendPage, BackendError>>()
         defer { ahead.cancel() }
@@ -171,13 +164,18 @@ public final class BackendSyncEngine {
         var more = true
         while more {
             let page: BackendPage
-            if let fetched = ahead.take(cursor) { page = try await fetched.value.get() } else { page = try await fetch(after: cursor).get() }
+            if let fetched = ahead.take(cursor) {
+                page = try await fetched.value.get()
+            } else {
+                page = try await Self.listingPage(of: collection, since: since, after: cursor, from: backend, limit: options.pageSize).get()
+            }
             more = false
             if page.mayHaveMore, let last = page.records.last {
                 let next = ListingCursor(updated: last.updated, id: last.backendID)
-                ahead.start(next) { await fetch(after: next) }
-                cursor = next
-                more = true
+                ahead.start(next) { [backend, options] in
+                    await Self.listingPage(of: collection, since: since, after: next, from: backend, limit: options.pageSize)
+                }
+                (cursor, more) = (next, true)
             }
             if listedAt == nil { listedAt = page.serverTime ?? "" }
             var frontier: ReplicaFrontier
@@ -439,6 +437,17 @@ public final class BackendSyncEngine {
         let table = try BackendState.bases(in: folder, collection: collection)
         baseTables[collection] = table
         return table
+    }
+
+    /// One page of the backend's listing of `collection` after `cursor`, as a result (a page
+    /// read ahead keeps its error for the request that takes it).
+    private static func listingPage(
+        of collection: String, since: String?, after cursor: ListingCursor?, from backend: any SyncBackend, limit: Int
+    ) async -> Result<BackendPage, BackendError> {
+        do throws(BackendError) {
+            let after = cursor.map { (updated: $0.updated, id: $0.id) }
+            return .success(try await backend.changes(in: collection, since: since, after: after, limit: limit))
+        } catch { return .failure(error) }
     }
 
     /// Where a listing page ends: the next page starts after this record.
