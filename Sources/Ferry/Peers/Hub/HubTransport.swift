@@ -88,15 +88,32 @@ public final class HubTransport: ReplicaAwarePeer, SnapshotSource, RequestCounti
         reading = nil
         readingThrough = nil
         localKnowledge = nil
-        // One listing: the descriptor and every head (both keys start with "h"; segments and
-        // snapshots do not), with tags that say which changed since the last sync.
-        let objects = try await hub { () async throws(HubError) in try await storage.list(prefix: "h") }
-        var descriptorObject: HubObject?
-        var headObjects: [ReplicaID: HubObject] = [:]
-        var ignored: [String] = []
         snapshotIDs = []
         offered = nil
         prefetched = [:]
+        // One listing: the descriptor and every head (both keys start with "h"; segments and
+        // snapshots do not), with tags that say which changed since the last sync.
+        let objects = try await hub { () async throws(HubError) in try await storage.list(prefix: "h") }
+        let (descriptorObject, headObjects) = sortListing(objects)
+        guard let descriptorObject else { throw .hub(.noHub(location: storage.location)) }
+        cache.snapshots = cache.snapshots.filter { snapshotIDs.contains($0.key) }
+        try await readDescriptor(descriptorObject)
+        try await readHeads(headObjects, localReplica: localReplica)
+        own = heads[localReplica] ?? HubHead(replica: localReplica, name: localName, updated: clock.milliseconds())
+        recomputeFrontier()
+        saveCache()
+        let latest = heads.values.map(\.latestModification).max() ?? .zero
+        return PeerInfo(
+            replica: hubID ?? localReplica, name: "hub", format: StoreManifest.currentFormat,
+            head: StoreHead(sequence: total, hash: positionHash(total), latestModification: latest))
+    }
+
+    /// Sorts the listing of `h…` keys: the descriptor, each replica's head, and the snapshots
+    /// (into ``snapshotIDs``); anything else is noted as ignored.
+    private func sortListing(_ objects: [HubObject]) -> (descriptor: HubObject?, heads: [ReplicaID: HubObject]) {
+        var descriptorObject: HubObject?
+        var headObjects: [ReplicaID: HubObject] = [:]
+        var ignored: [String] = []
         for object in objects {
             if let id = HubSnapshot.id(ofManifestKey: object.key) {
                 snapshotIDs.append(id)
@@ -115,21 +132,28 @@ public final class HubTransport: ReplicaAwarePeer, SnapshotSource, RequestCounti
             collectedNotes.append(
                 "ignored \(ignored.count) file\(ignored.count == 1 ? "" : "s") that Ferry did not write (\(ignored.prefix(3).joined(separator: ", ")))")
         }
-        guard let descriptorObject else { throw .hub(.noHub(location: storage.location)) }
-        cache.snapshots = cache.snapshots.filter { snapshotIDs.contains($0.key) }
+        return (descriptorObject, headObjects)
+    }
+
+    /// The hub's id: from the cache while the descriptor's tag is the one cached, else read.
+    private func readDescriptor(_ descriptorObject: HubObject) async throws(SyncError) {
         if let id = cache.hub, cache.descriptorTag == descriptorObject.tag {
             hubID = id
-        } else {
-            guard let fetched = try await hub({ () async throws(HubError) in try await storage.get(HubDescriptor.key) }) else {
-                throw .hub(.noHub(location: storage.location))
-            }
-            let descriptor = try await hub { () throws(HubError) in try HubDescriptor(bytes: fetched.bytes, location: storage.location) }
-            if cache.hub != descriptor.id { cache = HubCache() }  // another hub at this location now
-            cache.hub = descriptor.id
-            cache.descriptorTag = fetched.tag
-            hubID = descriptor.id
+            return
         }
+        guard let fetched = try await hub({ () async throws(HubError) in try await storage.get(HubDescriptor.key) }) else {
+            throw .hub(.noHub(location: storage.location))
+        }
+        let descriptor = try await hub { () throws(HubError) in try HubDescriptor(bytes: fetched.bytes, location: storage.location) }
+        if cache.hub != descriptor.id { cache = HubCache() }  // another hub at this location now
+        cache.hub = descriptor.id
+        cache.descriptorTag = fetched.tag
+        hubID = descriptor.id
+    }
 
+    /// Every replica's head: from the cache while its tag is the one cached, else read; a head
+    /// that cannot be read keeps its last good copy, and this replica's own must be one it wrote.
+    private func readHeads(_ headObjects: [ReplicaID: HubObject], localReplica: ReplicaID) async throws(SyncError) {
         heads = [:]
         own = nil
         for (replica, object) in headObjects.sorted(by: { $0.key.rawValue < $1.key.rawValue }) {
@@ -171,13 +195,6 @@ public final class HubTransport: ReplicaAwarePeer, SnapshotSource, RequestCounti
                 collectedNotes.append("this replica's head was missing from the hub; it is written anew")
             }
         }
-        own = heads[localReplica] ?? HubHead(replica: localReplica, name: localName, updated: clock.milliseconds())
-        recomputeFrontier()
-        saveCache()
-        let latest = heads.values.map(\.latestModification).max() ?? .zero
-        return PeerInfo(
-            replica: hubID ?? localReplica, name: "hub", format: StoreManifest.currentFormat,
-            head: StoreHead(sequence: total, hash: positionHash(total), latestModification: latest))
     }
 
     /// The union of what the heads list: for each origin, its highest counter and that change's digest.
