@@ -54,6 +54,13 @@ import FerryTestSupport
         ("sync missing peer", ["sync", "$S", "/no/such/peer"], nil, 1, "does not exist"),
         ("sync bad policy", ["sync", "$S", "/tmp", "--policy", "newest"], nil, 2, "--policy must be"),
         ("sync bad max-delete", ["sync", "$S", "/tmp", "--max-delete", "150"], nil, 2, "--max-delete"),
+        // A peer argument is read by one rule (PeerAddress) for every command; a malformed one is
+        // a usage error, before anything is opened or handed to ferry-remote.
+        ("sync unknown scheme", ["sync", "$S", "ftp://host/a"], nil, 2, "not ftp:// locations"),
+        ("sync bad bucket", ["sync", "$S", "s3://Not_A_Bucket/x"], nil, 2, "is not a bucket name"),
+        ("sync bad backend", ["sync", "$S", "pocketbase+http://h/?q=1"], nil, 2, "has no query"),
+        ("verify a served store", ["verify", "http://127.0.0.1:1/a"], nil, 2, "verify checks a store folder or a hub"),
+        ("hub status of a backend", ["hub", "status", "pocketbase+http://127.0.0.1:1"], nil, 2, "a hub is a folder"),
         ("resolve without conflict", ["resolve", "$S", "Product", "1", "--take", "winner"], nil, 1, "no conflict"),
         ("resolve both options", ["resolve", "$S", "Product", "1", "--take", "winner", "--file", "x"], nil, 2, "exactly one"),
         ("conflicts not a store", ["conflicts", "/no/such/store"], nil, 1, "not a Ferry store"),

@@ -38,9 +38,7 @@ enum BackendCommand: Command {
         let action = try arguments.requiredPositional("action")
         guard action == "setup" else { throw UsageError("'\(action)' is not a backend action: use setup") }
         let locationText = try arguments.requiredPositional("location")
-        let address: PeerAddress
-        do { address = try PeerAddress.parse(locationText) } catch { throw UsageError(ErrorReporter.message(for: error)) }
-        guard case .backend(let location) = address else {
+        guard case .backend(let location) = try context.peerAddress(locationText) else {
             throw UsageError("\(locationText): a PocketBase location starts with pocketbase+http:// or pocketbase+https://")
         }
         guard let mapping = try arguments.backendMapping(context: context) else {

@@ -78,7 +78,7 @@ enum HubCommand: Command {
     /// The storage a location names. An `s3://` location in a program without an HTTP client
     /// hands the command to `ferry-remote`.
     static func hubStorage(_ text: String, endpoint: String?, context: CommandContext) throws -> any HubStorage {
-        let location = try PeerAddress.parse(text, resolvingFolder: context.absolutePath)
+        let location = try context.peerAddress(text)
         switch location {
         case .s3Hub:
             let httpClient = try context.httpClientOrHandOff(for: text)

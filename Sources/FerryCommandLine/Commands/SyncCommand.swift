@@ -61,7 +61,7 @@ enum SyncCommand: Command {
         // The peer decides first: one that needs the network goes to ferry-remote before any
         // other argument is read, so every check below runs once, in the process that syncs.
         let token = arguments.option("token") ?? context.environment["FERRY_TOKEN"]
-        let peer = try PeerAddress.parse(peerText, token: token, resolvingFolder: context.absolutePath)
+        let peer = try context.peerAddress(peerText, token: token)
         let httpClient = peer.needsHTTPClient ? try context.httpClientOrHandOff(for: peerText) : nil
         guard let policy = ConflictPolicy(rawValue: arguments.option("policy") ?? "keep-both") else {
             throw UsageError("--policy must be keep-both, lww or merge, got '\(arguments.option("policy") ?? "")'")

@@ -40,7 +40,7 @@ enum VerifyCommand: Command {
     static func run(_ arguments: ParsedArguments, context: CommandContext) async throws -> ExitCode {
         let argument = arguments.positional("store") ?? "."
         // The one rule every peer argument is read by: a hub folder or s3:// is a hub.
-        let address = try PeerAddress.parse(argument, resolvingFolder: context.absolutePath)
+        let address = try context.peerAddress(argument)
         switch address {
         case .hubFolder, .s3Hub:
             return try await verifyHub(argument, arguments: arguments, context: context)

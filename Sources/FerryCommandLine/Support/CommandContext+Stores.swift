@@ -57,6 +57,14 @@ extension CommandContext {
         stdout.write(bytes: value.prettyBytes())
     }
 
+    /// The peer a command-line argument names, read by the one rule of ``PeerAddress``; a
+    /// malformed one (an unknown scheme, a bad bucket name) is a usage error.
+    func peerAddress(_ text: String, token: String? = nil) throws -> PeerAddress {
+        do { return try PeerAddress.parse(text, token: token, resolvingFolder: absolutePath) } catch {
+            throw UsageError(ErrorReporter.message(for: error))
+        }
+    }
+
     /// The HTTP client for a peer that needs one (`http(s)://`, `s3://`). `ferry` has none: it
     /// hands the whole command line to `ferry-remote`, and does not return.
     func httpClientOrHandOff(for peerText: String) throws -> any HTTPClient {
