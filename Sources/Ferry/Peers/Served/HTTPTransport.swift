@@ -84,11 +84,11 @@ public final class HTTPTransport: SyncTransport, SnapshotSource, WriteCheck, @un
             case .none:
                 // No such store: an empty push creates it, if the token allows writing.
                 let response = try await client.send(.post, "/push", body: PushRequest(changes: []).bodyBytes())
-                if response.status == 403 {
+                if response.status == .forbidden {
                     throw RemoteError.noSuchStore(
                         url, message: "no store named \(quoted(endpoint.store.rawValue)), and this token may not create one")
                 }
-                _ = try PushReply(body: try checked(response, expecting: [200, 201]))
+                _ = try PushReply(body: try checked(response, expecting: [.ok, .created]))
                 guard let info = try await info() else {
                     throw RemoteError.noSuchStore(url, message: "the store was created but cannot be read back")
                 }
@@ -118,7 +118,7 @@ public final class HTTPTransport: SyncTransport, SnapshotSource, WriteCheck, @un
 
     public func entryHash(at sequence: UInt64) async throws(SyncError) -> SHA256Digest? {
         try await mapped { () throws(RemoteError) -> SHA256Digest? in
-            let body = try checked(try await client.send(.get, "/entries/\(sequence)/hash"), expecting: [200])
+            let body = try checked(try await client.send(.get, "/entries/\(sequence)/hash"), expecting: [.ok])
             guard let value = try? JSONParser.parse(body), case .object(let members) = value else {
                 throw .malformedResponse(url, reason: "the entry hash answer is not a JSON object")
             }
@@ -166,10 +166,10 @@ public final class HTTPTransport: SyncTransport, SnapshotSource, WriteCheck, @un
             for group in PushRequest.groups(of: changes, maximumBytes: configuration.maximumRequestBytes) {
                 let body = PushRequest.body(encodedChanges: group.encoded, maximumSkew: maximumSkew)
                 let response = try await client.send(.post, "/push", body: body)
-                if response.status == 413, group.count == 1, let change = changes.dropFirst(group.start).first {
+                if response.status == .payloadTooLarge, group.count == 1, let change = changes.dropFirst(group.start).first {
                     throw RemoteError.requestTooLarge(url, bytes: body.count, message: "change \(change.identity) to \(change.key) alone is that large")
                 }
-                let reply = try checked(response, expecting: [200, 201])
+                let reply = try checked(response, expecting: [.ok, .created])
                 let result: ReceiveResult
                 do throws(RemoteMessageError) { result = try PushReply(body: reply).result } catch {
                     throw .malformedResponse(url, reason: error.reason)
@@ -198,8 +198,8 @@ public final class HTTPTransport: SyncTransport, SnapshotSource, WriteCheck, @un
             response.protocolHeader != nil
         else { return nil }
         switch response.status {
-        case 200, 201: return true
-        case 403: return false
+        case .ok, .created: return true
+        case .forbidden: return false
         default: return nil
         }
     }
@@ -210,8 +210,8 @@ public final class HTTPTransport: SyncTransport, SnapshotSource, WriteCheck, @un
                 "PUT", "/checkpoints/\(checkpoint.peer.rawValue)", body: checkpoint.jsonValue.canonicalBytes())
             // A read-only token may not save the server's side of the checkpoint; this store's own
             // checkpoint, the one a sync plans from, is saved already.
-            if response.status == 403 && response.protocolHeader != nil { return }
-            _ = try checked(response, expecting: [200, 204])
+            if response.status == .forbidden && response.protocolHeader != nil { return }
+            _ = try checked(response, expecting: [.ok, .noContent])
         }
     }
 
@@ -220,10 +220,10 @@ public final class HTTPTransport: SyncTransport, SnapshotSource, WriteCheck, @un
     /// The store's info, or `nil` when the server has no store of that name.
     private func info(timeout: Double? = nil) async throws(RemoteError) -> PeerInfo? {
         let response = try await client.send(.get, "", timeout: timeout)
-        if response.status == 404 && response.protocolHeader != nil && !Self.hasProtocols(response.body) {
+        if response.status == .notFound && response.protocolHeader != nil && !Self.hasProtocols(response.body) {
             return nil
         }
-        let body = try checked(response, expecting: [200])
+        let body = try checked(response, expecting: [.ok])
         do throws(RemoteMessageError) {
             return try RemoteStoreInfo(body: body).peer
         } catch {
@@ -238,7 +238,7 @@ public final class HTTPTransport: SyncTransport, SnapshotSource, WriteCheck, @un
 
     private func knowledgeAndCount() async throws(SyncError) -> (frontier: ReplicaFrontier, records: Int) {
         try await mapped { () throws(RemoteError) -> (frontier: ReplicaFrontier, records: Int) in
-            let body = try checked(try await client.send(.get, "/knowledge"), expecting: [200])
+            let body = try checked(try await client.send(.get, "/knowledge"), expecting: [.ok])
             guard let value = try? JSONParser.parse(body), let vectorValue = value["knowledge"],
                 let vector = VersionVector(json: vectorValue), let records = value["records"]?.integerValue, records >= 0
             else { throw .malformedResponse(url, reason: "the knowledge answer needs \"knowledge\" and \"records\"") }
@@ -265,10 +265,10 @@ public final class HTTPTransport: SyncTransport, SnapshotSource, WriteCheck, @un
     public func snapshotOffer(for knowledge: VersionVector, pending: SnapshotJoins.Join?) async throws(SyncError) -> SnapshotOffer? {
         let offer = try await mapped { () throws(RemoteError) -> SnapshotOffer? in
             let response = try await client.send(.post, "/state", body: StateOffer.requestBody(knowledge: knowledge, pending: pending?.source))
-            if response.status == 404 || response.status == 405, response.protocolHeader != nil, !Self.hasProtocols(response.body) {
+            if response.status == .notFound || response.status == .methodNotAllowed, response.protocolHeader != nil, !Self.hasProtocols(response.body) {
                 return nil  // a server from before joins from the state: it sends its history
             }
-            let body = try checked(response, expecting: [200])
+            let body = try checked(response, expecting: [.ok])
             do throws(RemoteMessageError) { return try StateOffer.offer(body: body) } catch {
                 throw .malformedResponse(url, reason: error.reason)
             }
@@ -282,7 +282,7 @@ public final class HTTPTransport: SyncTransport, SnapshotSource, WriteCheck, @un
         guard let (offer, delivered) = state.withLock({ offeredState }), delivered < offer.changeCount else { return nil }
         let count = min(max(limit, 1), RemoteProtocol.maximumPageSize)
         let changes = try await mapped { () throws(RemoteError) -> [Change] in
-            let body = try checked(try await client.send(.get, "/state/\(offer.id.hex)?from=\(delivered)&limit=\(count)&maxBytes=\(configuration.maximumRequestBytes)"), expecting: [200])
+            let body = try checked(try await client.send(.get, "/state/\(offer.id.hex)?from=\(delivered)&limit=\(count)&maxBytes=\(configuration.maximumRequestBytes)"), expecting: [.ok])
             var decoder = ChangeStreamDecoder()
             do throws(RemoteMessageError) {
                 let changes = try decoder.feed(body)
@@ -306,7 +306,7 @@ public final class HTTPTransport: SyncTransport, SnapshotSource, WriteCheck, @un
     private static func fetch(_ query: ChangeQuery, client: RemoteClient, url: String) async -> Result<ChangeBatch, RemoteError> {
         do {
             let response = try await client.send(.post, "/changes", body: query.bodyBytes())
-            let body = try checked(response, expecting: [200], url: url)
+            let body = try checked(response, expecting: [.ok], url: url)
             var decoder = ChangeStreamDecoder()
             let changes: [Change]
             let trailer: ChangeStreamTrailer
@@ -327,13 +327,13 @@ public final class HTTPTransport: SyncTransport, SnapshotSource, WriteCheck, @un
 
     /// The body of a response with one of the `expected` statuses; any other becomes the
     /// matching ``RemoteError``.
-    private func checked(_ response: RemoteClient.Response, expecting expected: Set<Int>) throws(RemoteError) -> [UInt8] {
+    private func checked(_ response: RemoteClient.Response, expecting expected: Set<HTTPStatus>) throws(RemoteError) -> [UInt8] {
         try Self.checked(response, expecting: expected, url: url)
     }
 
-    static func checked(_ response: RemoteClient.Response, expecting expected: Set<Int>, url: String) throws(RemoteError) -> [UInt8] {
+    static func checked(_ response: RemoteClient.Response, expecting expected: Set<HTTPStatus>, url: String) throws(RemoteError) -> [UInt8] {
         if expected.contains(response.status) {
-            guard response.protocolHeader != nil else { throw .notAFerryServer(url, status: response.status) }
+            guard response.protocolHeader != nil else { throw .notAFerryServer(url, status: response.status.code) }
             if let header = response.protocolHeader, header != String(RemoteProtocol.version) {
                 throw .protocolMismatch(url, serverVersions: [Int(header) ?? 0])
             }
@@ -341,19 +341,19 @@ public final class HTTPTransport: SyncTransport, SnapshotSource, WriteCheck, @un
         }
         let message = response.errorMessage
         // A proxy's 413 carries no protocol header: it is still about the size, not the server.
-        if response.status == 413 {
+        if response.status == .payloadTooLarge {
             // The server's own message says which limit; a proxy's HTML page says nothing useful.
             throw .requestTooLarge(url, bytes: response.requestBytes, message: response.protocolHeader != nil ? message : nil)
         }
-        guard response.protocolHeader != nil else { throw .notAFerryServer(url, status: response.status) }
+        guard response.protocolHeader != nil else { throw .notAFerryServer(url, status: response.status.code) }
         switch response.status {
-        case 401: throw .unauthorized(url, message: message)
-        case 403: throw .forbidden(url, message: message)
-        case 404:
+        case .unauthorized: throw .unauthorized(url, message: message)
+        case .forbidden: throw .forbidden(url, message: message)
+        case .notFound:
             if let versions = protocols(in: response.body) { throw .protocolMismatch(url, serverVersions: versions) }
             throw .noSuchStore(url, message: message)
-        case 500...: throw .serverError(url, status: response.status, message: message)
-        default: throw .rejected(url, status: response.status, message: message)
+        case 500..<600: throw .serverError(url, status: response.status.code, message: message)
+        default: throw .rejected(url, status: response.status.code, message: message)
         }
     }
 

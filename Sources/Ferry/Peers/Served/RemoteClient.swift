@@ -6,7 +6,7 @@ import Foundation
 final class RemoteClient: Sendable {
     /// A response: status, protocol header and body.
     struct Response: Sendable {
-        var status: Int
+        var status: HTTPStatus
         var protocolHeader: String?
         var body: [UInt8]
         /// The size of the request's body, for a `413`'s message.
@@ -51,7 +51,7 @@ final class RemoteClient: Sendable {
         switch exchange.outcome {
         case .success(let response):
             return Response(
-                status: response.status.code, protocolHeader: response.headers[RemoteProtocol.versionHeader.lowercased()],
+                status: response.status, protocolHeader: response.headers[RemoteProtocol.versionHeader.lowercased()],
                 body: response.body, requestBytes: body?.count ?? 0)
         case .failure(let failure):
             var problem = failure.message
