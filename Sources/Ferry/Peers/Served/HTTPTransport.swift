@@ -14,7 +14,8 @@ import Foundation
 /// let report = try await SyncEngine(store: laptop, transport: transport).run()
 /// ```
 ///
-/// Every request is retried with backoff on connection errors and `5xx` answers. A sync
+/// Every request is retried as ``RetryPolicy`` says for every client (connection errors, and
+/// `429`, `500`, `502`, `503` and `504` answers, after `Retry-After` when the server sends one). A sync
 /// interrupted at any point (the client killed, the server restarted) resumes on the next run
 /// without duplicates or losses: pushes are idempotent on the server (changes it has are
 /// skipped) and checkpoints are written last. When the store does not exist yet and the token
@@ -22,7 +23,7 @@ import Foundation
 public final class HTTPTransport: SyncTransport, SnapshotSource, WriteCheck, @unchecked Sendable {
     /// How the transport talks to the server.
     public struct Configuration: Sendable {
-        /// Retries on connection errors and `5xx`.
+        /// When a request is tried again (``RetryPolicy/retryableStatuses``).
         public var retry = RetryPolicy()
         /// Seconds one request may wait for the server's answer (for a client the transport
         /// makes itself).
