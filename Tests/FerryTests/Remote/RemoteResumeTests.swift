@@ -1,4 +1,5 @@
 import FerryTestSupport
+import FerryURLSession
 import Foundation
 import Testing
 @testable import Ferry
@@ -39,6 +40,22 @@ final class FailingTransport: SyncTransport, @unchecked Sendable {
         return try await inner.push(changes, maximumSkew: maximumSkew)
     }
     func saveCheckpoint(_ checkpoint: SyncCheckpoint) async throws(SyncError) { try await inner.saveCheckpoint(checkpoint) }
+}
+
+/// An HTTP client on URLSession that calls `onFailure` each time a request gets no answer,
+/// before the failure goes back to the retry loop.
+private final class FailureHookClient: HTTPClient, @unchecked Sendable {
+    let inner = URLSessionHTTPClient()
+    let onFailure: @Sendable () -> Void
+
+    init(onFailure: @escaping @Sendable () -> Void) { self.onFailure = onFailure }
+
+    func send(_ request: HTTPClientRequest) async throws(HTTPClientFailure) -> HTTPClientResponse {
+        do { return try await inner.send(request) } catch {
+            onFailure()
+            throw error
+        }
+    }
 }
 
 /// Interrupted syncs resume without duplicates or losses: a client cut off mid-push or
@@ -107,16 +124,22 @@ final class FailingTransport: SyncTransport, @unchecked Sendable {
         try fill(a, count: 40)
         var options = SyncOptions()
         options.pageSize = 10
-        // Before the third push the server stops; it comes back on the same port 300 ms later.
-        let transport = FailingTransport(try first.transport("s", retry: RetryPolicy(attempts: 8, firstDelay: 0.1, maximumDelay: 0.4))) { push in
+        // Before the third push the server stops; it comes back on the same port once a request
+        // has met it stopped, and the client's retries carry the sync over the gap.
+        let stopped = HTTPServerLock(false)
+        let client = FailureHookClient { () in
+            guard stopped.withLock({ $0 }) else { return }
+            replacement.withLock { server in
+                if server == nil { server = try? RemoteServer(root: root, port: port) }
+            }
+        }
+        var configuration = HTTPTransport.Configuration()
+        configuration.retry = RetryPolicy(attempts: 8, firstDelay: 0.1, maximumDelay: 0.4)
+        let inner = try HTTPTransport(url: first.url("s"), token: RemoteServer.readWrite, client: client, configuration: configuration)
+        let transport = FailingTransport(inner) { push in
             guard push == 3 else { return }
             await first.stop()
-            // On a thread of its own: a task would wait for a turn on the shared pool, however
-            // long a parallel `swift test` keeps it busy, and the retries may run out first.
-            Thread {
-                Thread.sleep(forTimeInterval: 0.3)
-                replacement.withLock { $0 = try? RemoteServer(root: root, port: port) }
-            }.start()
+            stopped.withLock { $0 = true }
         }
         let report = try await SyncEngine(store: a, transport: transport, options: options).run()
         #expect(report.pushed == 40)
