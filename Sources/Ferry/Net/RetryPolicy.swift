@@ -73,7 +73,7 @@ public struct RetryPolicy: Sendable, Hashable {
     static func seconds(ofRetryAfter value: String, now: Int64) -> Double? {
         let text = value.trimmingCharacters(in: .whitespaces)
         if !text.isEmpty, text.utf8.allSatisfy({ (48...57).contains($0) }) {
-            return Double(text.prefix(9)) ?? nil
+            return Double(text)
         }
         guard let date = HTTPDate.milliseconds(text) else { return nil }
         return Double(max(0, date - now)) / 1000
