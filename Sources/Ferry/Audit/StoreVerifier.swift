@@ -164,7 +164,7 @@ public struct StoreVerifier: Sendable {
     /// The checkpoints under `.ferry/peers/` that can be read, in either layout (verify does
     /// not open, so does not migrate, the store), with their paths relative to the store.
     static func checkpoints(_ layout: StoreLayout) -> [(checkpoint: SyncCheckpoint, relativePath: String)] {
-        PeerMemory.checkpointFiles(in: layout).compactMap { file in
+        ((try? PeerMemory.checkpointFiles(in: layout)) ?? []).compactMap { file in
             guard let bytes = try? FileSystem.readFile(layout.root + "/" + file.relativePath, limit: 1 << 16),
                 let json = try? JSONParser.parse(bytes), let checkpoint = SyncCheckpoint(json: json)
             else { return nil }

@@ -50,9 +50,12 @@ struct PeerMemory: Sendable, Hashable {
     /// `<peer>.json` of a store not yet migrated (see ``PeerMemoryMigration``), which is newer
     /// when both are there. Readers that do not migrate (`ferry verify`) read through this.
     /// - Returns: each peer once, with the path relative to the store, in the order of the ids.
-    static func checkpointFiles(in layout: StoreLayout) -> [(peer: ReplicaID, relativePath: String)] {
+    /// - Throws: when `.ferry/peers/` is there but cannot be listed: no caller that would then
+    ///   drop what a peer was not sent may take that for "no peers".
+    static func checkpointFiles(in layout: StoreLayout) throws(SystemError) -> [(peer: ReplicaID, relativePath: String)] {
         // Nothing to list is no checkpoint: a store that has never synced has no folder here.
-        guard let entries = try? FileSystem.contents(ofDirectory: layout.peers) else { return [] }
+        guard FileSystem.exists(layout.peers) else { return [] }
+        let entries = try FileSystem.contents(ofDirectory: layout.peers)
         var found: [ReplicaID: String] = [:]
         for entry in entries {
             if let peer = ReplicaID(entry.name), FileSystem.isRegularFile(layout.peers + "/" + entry.name + "/" + checkpointName) {

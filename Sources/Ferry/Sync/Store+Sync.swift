@@ -265,7 +265,7 @@ extension Store {
     /// Every checkpoint this store recorded, one per peer (for display: one that cannot be
     /// read is left out here; a sync with that peer reports it).
     public func checkpoints() -> [SyncCheckpoint] {
-        PeerMemory.checkpointFiles(in: layout).compactMap { file in try? checkpoint(for: file.peer) }
+        ((try? PeerMemory.checkpointFiles(in: layout)) ?? []).compactMap { file in try? checkpoint(for: file.peer) }
     }
 
     /// Every checkpoint, for a caller that must not take a damaged one for a peer that does not
@@ -273,7 +273,9 @@ extension Store {
     /// - Throws: ``StoreError/damagedCheckpoint(path:reason:)`` naming the first that cannot be read.
     public func allCheckpoints() throws(StoreError) -> [SyncCheckpoint] {
         var result: [SyncCheckpoint] = []
-        for file in PeerMemory.checkpointFiles(in: layout) {
+        let files: [(peer: ReplicaID, relativePath: String)]
+        do { files = try PeerMemory.checkpointFiles(in: layout) } catch { throw .io(error) }
+        for file in files {
             if let checkpoint = try checkpoint(for: file.peer) { result.append(checkpoint) }
         }
         return result
