@@ -53,8 +53,6 @@ public struct SyncEngine: Sendable {
     /// What the steps of one exchange hand on to the next.
     struct Exchange {
         let peerInfo: PeerInfo
-        let checkpoint: SyncCheckpoint?
-        let plan: SyncPlan
         /// Where each side's changes are read from: the checkpoint's positions, or the start.
         let start: (local: UInt64, peer: UInt64)
         let pendingJoin: SnapshotJoins.Join?
@@ -154,7 +152,7 @@ public struct SyncEngine: Sendable {
             result.merging = (replica.recordCount, try await transport.liveRecordCount())
         }
         return Exchange(
-            peerInfo: peerInfo, checkpoint: checkpoint, plan: plan, start: start, pendingJoin: pendingJoin,
+            peerInfo: peerInfo, start: start, pendingJoin: pendingJoin,
             localFrontier: localFrontier, peerFrontier: peerFrontier, pulledThrough: start.peer)
     }
 
