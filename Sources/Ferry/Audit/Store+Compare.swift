@@ -67,7 +67,7 @@ extension Store {
     func knownPosition(in other: Store) -> UInt64 {
         guard let checkpoint = try? checkpoint(for: other.replicaID), checkpoint.localPosition > 0,
             (try? entryHash(at: checkpoint.localPosition)) == checkpoint.localHash,
-            (try? other.entryHash(at: checkpoint.peerPosition)) == checkpoint.peerHash
+            let peerMark = checkpoint.peerStoreMark, (try? other.entryHash(at: peerMark.position)) == peerMark.hash
         else { return 0 }
         return checkpoint.localPosition
     }

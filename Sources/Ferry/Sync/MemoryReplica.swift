@@ -128,8 +128,8 @@ public final class MemoryReplica: SyncTransport, SyncReplica, WriteCheck, @unche
 
     public func liveRecordCount() async throws(SyncError) -> Int { recordCount }
 
-    public func entryHash(at sequence: UInt64) async throws(SyncError) -> SHA256Digest? {
-        lock.withLock { hash(at: sequence) }
+    public func resume(from mark: PeerMark) async throws(SyncError) -> UInt64? {
+        try await StoreMark.resume(from: mark, head: head) { (position) throws(SyncError) in lock.withLock { hash(at: position) } }
     }
 
     public func changes(after position: UInt64, excluding knowledge: VersionVector, limit: Int) async throws(SyncError) -> ChangeBatch {
@@ -138,13 +138,14 @@ public final class MemoryReplica: SyncTransport, SyncReplica, WriteCheck, @unche
 
     /// Checks every change (its digest, its place in its origin's chain) before taking any, then
     /// journals the new ones in order, as a store's receive does.
-    public func push(_ changes: [Change], maximumSkew: UInt64) async throws(SyncError) -> ReceiveResult {
+    public func push(_ changes: [Change], maximumSkew: UInt64, continuing mark: PeerMark?) async throws(SyncError) -> PushResult {
         guard !isReadOnly else { throw .transport("\(peerDescription) is read-only") }
-        return try receive(changes, from: "push to \(peerDescription)", maximumSkew: maximumSkew)
+        return PushResult(try receive(changes, from: "push to \(peerDescription)", maximumSkew: maximumSkew), continuing: mark)
     }
 
-    public func saveCheckpoint(_ checkpoint: SyncCheckpoint) async throws(SyncError) {
-        lock.withLock { savedCheckpoints[checkpoint.peer] = checkpoint }
+    public func saveCheckpoint(_ checkpoint: PeerCheckpoint) async throws(SyncError) {
+        let own = checkpoint.storeCheckpoint
+        lock.withLock { savedCheckpoints[own.peer] = own }
     }
 
     // MARK: SyncReplica (as the replica a sync runs for)

@@ -2,16 +2,12 @@
 /// replica syncs and how the exchange ended: a hub keeps a head per replica, with its record
 /// count and when it was last seen.
 ///
-/// The engine calls ``prepare(for:)`` before opening the peer, saves the checkpoint through
-/// ``saveCheckpoint(_:localRecordCount:)`` instead of ``SyncTransport/saveCheckpoint(_:)``, and
-/// calls ``exchangeSucceeded()`` after a sync that was not a dry run, before closing.
+/// The engine calls ``prepare(for:)`` before opening the peer, and ``exchangeSucceeded()``
+/// after a sync that was not a dry run, before closing.
 public protocol ReplicaAwarePeer: SyncTransport {
     /// Told, before ``SyncTransport/open()``, which replica is syncing (a hub needs it to know
     /// which of its heads is the replica's own and where to keep its cache).
     func prepare(for replica: any SyncReplica)
-    /// Records, at the peer, what it exchanged with this store and how many live records the
-    /// store holds now (a hub shows it in the replica's head).
-    func saveCheckpoint(_ checkpoint: SyncCheckpoint, localRecordCount: Int) async throws(SyncError)
     /// Told that the exchange succeeded (a hub then notes that this replica was seen, even when
     /// there was nothing to exchange).
     func exchangeSucceeded() async

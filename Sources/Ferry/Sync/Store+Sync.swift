@@ -11,12 +11,16 @@ public struct ChangeBatch: Sendable {
     /// Each change's journal position, when the batch was read from a journal (a page may be
     /// cut after any of them).
     public var sequences: [UInt64]
+    /// Whether the peer left out changes it holds but could not read now (a hub's segment that
+    /// has not arrived yet): the exchange then does not record the peer's mark as read.
+    public var isPartial: Bool
 
-    public init(changes: [Change], through: UInt64, head: UInt64, sequences: [UInt64] = []) {
+    public init(changes: [Change], through: UInt64, head: UInt64, sequences: [UInt64] = [], isPartial: Bool = false) {
         self.changes = changes
         self.through = through
         self.head = head
         self.sequences = sequences
+        self.isPartial = isPartial
     }
 }
 

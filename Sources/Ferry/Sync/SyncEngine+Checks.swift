@@ -4,18 +4,17 @@ import Foundation
 /// changes continue their chains and are not stamped in the future, and no side loses more
 /// than the allowed share of its records.
 extension SyncEngine {
-    /// The checkpoint for this peer when it still matches both journals.
-    func validCheckpoint(peerInfo: PeerInfo, localHead: StoreHead) async throws(SyncError) -> SyncCheckpoint? {
+    /// The checkpoint for this peer when it still holds on both sides, with the position the
+    /// peer reads on from (its ``SyncTransport/resume(from:)`` of the checkpoint's mark).
+    func validCheckpoint(peerInfo: PeerInfo, localHead: StoreHead) async throws(SyncError) -> (checkpoint: SyncCheckpoint, peerStart: UInt64)? {
         let saved: SyncCheckpoint?
         do { saved = try replica.checkpoint(for: peerInfo.replica) } catch { throw .store(error) }
         guard let checkpoint = saved else { return nil }
-        let peerMatches: Bool
-        if checkpoint.peerPosition > peerInfo.head.sequence {
-            peerMatches = false  // restored from an older backup, or truncated
-        } else if checkpoint.peerPosition == peerInfo.head.sequence {
-            peerMatches = checkpoint.peerHash == peerInfo.head.hash
+        let peerStart: UInt64?
+        if let mark = checkpoint.peerMark {
+            peerStart = try await transport.resume(from: mark)
         } else {
-            peerMatches = try await transport.entryHash(at: checkpoint.peerPosition) == checkpoint.peerHash
+            peerStart = 0  // never read the peer (push only): its changes are all read
         }
         let localMatches: Bool
         if checkpoint.localPosition > localHead.sequence {
@@ -27,7 +26,8 @@ extension SyncEngine {
                 throw .store(error)
             }
         }
-        return peerMatches && localMatches ? checkpoint : nil
+        guard let peerStart, localMatches else { return nil }
+        return (checkpoint, peerStart)
     }
 
     /// The error for a replica whose changes differ between the two stores, naming the copy

@@ -47,7 +47,8 @@ extension SyncEngine {
             let received = try replica.receive(batch.changes, from: transport.peerDescription, maximumSkew: options.maximumClockSkewMilliseconds)
             result.pulled += received.applied
             exchange.pulledThrough = batch.through
-            report(SyncProgress(phase: .pulling, completed: result.pulled, total: Int(exchange.peerInfo.head.sequence)))
+            if batch.isPartial { exchange.readEverything = false }
+            report(SyncProgress(phase: .pulling, completed: result.pulled, total: exchange.peerInfo.changeCount))
             guard let next = await following else { break }
             batch = try next.get()
         }
@@ -73,6 +74,7 @@ extension SyncEngine {
             if options.dryRun { predicted.formUnion(predictedConflicts(batch.changes)) }
             incoming.add(batch.changes)
             exchange.pulledThrough = batch.through
+            if batch.isPartial { exchange.readEverything = false }
             report(SyncProgress(phase: .pulling, completed: incoming.count, total: nil))
             if batch.through >= batch.head { break }
         }

@@ -4,9 +4,9 @@ import Foundation
 extension SyncEngine {
     /// Pushes the changes the peer lacks, each checked first (chains, the peer's deletion
     /// guard); a dry run counts them and notes a push the peer would refuse.
-    /// - Returns: the peer's journal position and hash the checkpoint may record: past this
-    ///   push only when nothing else was appended there in between.
-    func push(_ exchange: Exchange, result: inout SyncReport) async throws(SyncError) -> (position: UInt64, hash: SHA256Digest?) {
+    /// - Returns: the peer's mark the checkpoint may record: past this push only when nothing
+    ///   else was written there in between.
+    func push(_ exchange: Exchange, result: inout SyncReport) async throws(SyncError) -> PeerMark? {
         let peerKnowledge = exchange.peerFrontier.knowledge
         var outgoing = CheckedChanges(budget: options.maximumKeptChangeBytes)
         var frontier = exchange.peerFrontier
@@ -27,8 +27,7 @@ extension SyncEngine {
         try await refuseUnlessDryRun(&result) { () async throws(SyncError) in
             try await checkPeerDeletions(peerDeletions, of: outgoing, after: start, read: readLocal)
         }
-        var peerPosition = exchange.pulledThrough
-        var peerHash: SHA256Digest? = nil
+        var peerMark = exchange.peerMark
         if options.dryRun {
             result.pushed = outgoing.count
             if !outgoing.isEmpty, let check = transport as? WriteCheck, await check.mayWrite() == false {
@@ -36,20 +35,19 @@ extension SyncEngine {
                     "\(transport.peerDescription) may not be written with this token: the push of \(outgoing.count) "
                         + "change\(outgoing.count == 1 ? "" : "s") would be refused (403); sync with --pull-only, or use a read-write token")
             }
-            return (peerPosition, peerHash)
+            return peerMark
         }
         var offset = 0
         var contiguous = true
         let readAgain = try await forEachPage(of: outgoing, after: start, from: replica.location, read: readLocal) {
             (page) async throws(SyncError) in
-            let pushed = try await transport.push(page, maximumSkew: options.maximumClockSkewMilliseconds)
+            let pushed = try await transport.push(page, maximumSkew: options.maximumClockSkewMilliseconds, continuing: peerMark)
             result.pushed += pushed.applied
             result.committedEdits += pushed.committedEdits
-            // The peer's position may advance past our own pushes only when nothing else
-            // was appended there in between (another client of the same server).
-            if contiguous && pushed.headBefore == peerPosition {
-                peerPosition = pushed.headAfter
-                peerHash = pushed.hashAfter
+            // The peer's mark may move past our own pushes only when nothing else was written
+            // there in between (another client of the same server).
+            if contiguous, let after = pushed.markAfter {
+                peerMark = after
             } else {
                 contiguous = false
             }
@@ -57,12 +55,12 @@ extension SyncEngine {
             report(SyncProgress(phase: .pushing, completed: offset, total: outgoing.count))
         }
         result.changesReadAgain += readAgain
-        return (peerPosition, peerHash)
+        return peerMark
     }
 
     /// Checkpoint, last: everything it covers is durable on both sides. One way only, it
     /// covers on the other side only what that side had at the last full exchange.
-    func saveCheckpoints(_ exchange: Exchange, peerPosition: UInt64, peerHash: SHA256Digest?) async throws(SyncError) {
+    func saveCheckpoints(_ exchange: Exchange) async throws(SyncError) {
         let peerInfo = exchange.peerInfo
         var finalLocal = replica.head
         if !options.direction.pushes {
@@ -70,24 +68,18 @@ extension SyncEngine {
             do { hash = try replica.entryHash(at: exchange.start.local) } catch { throw .store(error) }
             finalLocal = StoreHead(sequence: exchange.start.local, hash: hash ?? .zero, latestModification: finalLocal.latestModification)
         }
-        var peerHash = peerHash
-        if peerHash == nil {
-            peerHash = peerPosition == peerInfo.head.sequence ? peerInfo.head.hash : try await transport.entryHash(at: peerPosition)
-        }
-        let checkpointNow = SyncCheckpoint(
-            peer: peerInfo.replica, peerPosition: peerPosition, peerHash: peerHash ?? .zero,
-            localPosition: finalLocal.sequence, localHash: finalLocal.hash, time: SystemClock().milliseconds(),
-            peerName: peerInfo.name)
+        let time = SystemClock().milliseconds()
         if options.direction.pulls {
-            do { try replica.saveCheckpoint(checkpointNow) } catch { throw .store(error) }
+            let checkpoint = SyncCheckpoint(
+                peer: peerInfo.replica, peerMark: exchange.peerMark, localPosition: finalLocal.sequence, localHash: finalLocal.hash,
+                time: time, peerName: peerInfo.name)
+            do { try replica.saveCheckpoint(checkpoint) } catch { throw .store(error) }
         }
         if options.direction.pushes {
-            let reversed = checkpointNow.reversed(localReplica: replica.replicaID, localName: replica.replicaName)
-            if let shared = transport as? ReplicaAwarePeer {
-                try await shared.saveCheckpoint(reversed, localRecordCount: replica.recordCount)
-            } else {
-                try await transport.saveCheckpoint(reversed)
-            }
+            try await transport.saveCheckpoint(
+                PeerCheckpoint(
+                    replica: replica.replicaID, replicaName: replica.replicaName, replicaMark: StoreMark(finalLocal),
+                    peerMark: exchange.peerMark, recordCount: replica.recordCount, time: time))
         }
     }
 }

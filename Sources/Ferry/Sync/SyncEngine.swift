@@ -58,8 +58,14 @@ public struct SyncEngine: Sendable {
         let pendingJoin: SnapshotJoins.Join?
         var localFrontier: ReplicaFrontier
         let peerFrontier: ReplicaFrontier
-        /// The peer's journal position read through so far.
+        /// The peer's position read through so far, in its own reading order.
         var pulledThrough: UInt64
+        /// Where the peer stands as far as this exchange has read it and written to it: what
+        /// the checkpoint records. The mark it opened with once a pull has read everything.
+        var peerMark: PeerMark?
+        /// Whether the pull read every change the peer holds (a hub may leave out a segment that
+        /// has not arrived yet: its mark is then not recorded as read).
+        var readEverything = true
         /// Records a pull or join wrote, for a resolving policy.
         var touched = Set<RecordKey>()
 
@@ -80,14 +86,15 @@ public struct SyncEngine: Sendable {
         report(SyncProgress(phase: .planning, completed: 0, total: nil))
 
         let localHead = replica.head
-        let checkpoint = try await validCheckpoint(peerInfo: peerInfo, localHead: localHead)
-        let plan = SyncPlanner.plan(local: localHead, peer: peerInfo.head, checkpoint: checkpoint)
+        let valid = try await validCheckpoint(peerInfo: peerInfo, localHead: localHead)
+        let checkpoint = valid?.checkpoint
+        let plan = SyncPlanner.plan(local: localHead, peer: peerInfo, checkpoint: checkpoint)
         var result = SyncReport(plan: plan)
         result.peer = peerInfo.replica
         result.direction = options.direction
         result.dryRun = options.dryRun
         result.localLatestModification = localHead.latestModification
-        result.peerLatestModification = peerInfo.head.latestModification
+        result.peerLatestModification = peerInfo.latestModification
         defer { result.duration = Date().timeIntervalSince(started) }
         if plan == .upToDate && pendingJoin == nil {
             result.conflicts = try conflictedKeys()
@@ -95,8 +102,11 @@ public struct SyncEngine: Sendable {
             report(SyncProgress(phase: .done, completed: 0, total: 0))
             return result
         }
+        // Each side is read on from the checkpoint, or from the start.
+        let start = plan == .incremental ? (local: checkpoint?.localPosition ?? 0, peer: valid?.peerStart ?? 0) : (local: 0, peer: 0)
         var exchange = try await compareFrontiers(
-            peerInfo: peerInfo, checkpoint: checkpoint, plan: plan, pendingJoin: pendingJoin, localHead: localHead, result: &result)
+            peerInfo: peerInfo, checkpoint: checkpoint, plan: plan, start: start, pendingJoin: pendingJoin, localHead: localHead,
+            result: &result)
         if options.direction.pulls {
             try await joinIfOffered(&exchange, result: &result)
             if plan == .fullPull && !options.dryRun {
@@ -104,17 +114,18 @@ public struct SyncEngine: Sendable {
             } else {
                 try await pullChecked(&exchange, result: &result)
             }
+            if exchange.readEverything { exchange.peerMark = peerInfo.mark }
         }
         if !options.dryRun && options.policy != .keepBoth && !exchange.touched.isEmpty {
             report(SyncProgress(phase: .resolving, completed: 0, total: nil))
             result.resolved = try resolveConflicts(among: exchange.touched)
         }
-        let peerMark = try await push(exchange, result: &result)
+        exchange.peerMark = try await push(exchange, result: &result)
         if options.dryRun {
             result.duration = Date().timeIntervalSince(started)
             return result
         }
-        try await saveCheckpoints(exchange, peerPosition: peerMark.position, peerHash: peerMark.hash)
+        try await saveCheckpoints(exchange)
         result.conflicts = try conflictedKeys()
         result.duration = Date().timeIntervalSince(started)
         report(SyncProgress(phase: .done, completed: result.pulled + result.pushed, total: nil))
@@ -137,10 +148,9 @@ public struct SyncEngine: Sendable {
     /// Both frontiers first: a change both sides believe the other has, held with different
     /// content, is a copied store that no exchange of changes would reveal.
     private func compareFrontiers(
-        peerInfo: PeerInfo, checkpoint: SyncCheckpoint?, plan: SyncPlan, pendingJoin: SnapshotJoins.Join?, localHead: StoreHead,
-        result: inout SyncReport
+        peerInfo: PeerInfo, checkpoint: SyncCheckpoint?, plan: SyncPlan, start: (local: UInt64, peer: UInt64),
+        pendingJoin: SnapshotJoins.Join?, localHead: StoreHead, result: inout SyncReport
     ) async throws(SyncError) -> Exchange {
-        let start = SyncPlanner.startPositions(for: plan, checkpoint: checkpoint)
         let localFrontier: ReplicaFrontier
         do { localFrontier = try replica.currentFrontier() } catch { throw .store(error) }
         let peerFrontier = try await transport.frontier()
@@ -148,12 +158,13 @@ public struct SyncEngine: Sendable {
             throw diverged(origin: origin, counter: counter, peerInfo: peerInfo)
         }
         let sharesHistory = localFrontier.knowledge.sortedCounters.contains { peerFrontier.knowledge[$0.0] > 0 }
-        if plan == .reconcile && checkpoint == nil && !sharesHistory && localHead.sequence > 0 && peerInfo.head.sequence > 0 {
+        if plan == .reconcile && checkpoint == nil && !sharesHistory && localHead.sequence > 0 && !peerInfo.isEmpty {
             result.merging = (replica.recordCount, try await transport.liveRecordCount())
         }
         return Exchange(
             peerInfo: peerInfo, start: start, pendingJoin: pendingJoin,
-            localFrontier: localFrontier, peerFrontier: peerFrontier, pulledThrough: start.peer)
+            localFrontier: localFrontier, peerFrontier: peerFrontier, pulledThrough: start.peer,
+            peerMark: plan == .incremental ? checkpoint?.peerMark : nil)
     }
 
     /// The records in conflict here now.

@@ -13,30 +13,21 @@ public enum SyncPlan: String, Sendable, CaseIterable {
     case reconcile = "reconcile"
 }
 
-/// Chooses a ``SyncPlan``. A pure function of the heads and the checkpoint: it never compares
-/// timestamps to decide what to send (what was sent is known from journal positions).
+/// Chooses a ``SyncPlan``. A pure function of this store's head, the peer's mark and the
+/// checkpoint: it never compares timestamps to decide what to send, and never reads inside a
+/// peer's mark (marks are compared whole).
 public enum SyncPlanner {
     /// The plan for a sync between `local` and `peer`.
     /// - Parameter checkpoint: the last exchange with this peer, already checked to still
-    ///   match both journals (`nil` when there was none or it no longer holds).
-    public static func plan(local: StoreHead, peer: StoreHead, checkpoint: SyncCheckpoint?) -> SyncPlan {
-        if local.sequence == 0 && peer.sequence == 0 { return .upToDate }
+    ///   hold on both sides (`nil` when there was none or it no longer holds).
+    public static func plan(local: StoreHead, peer: PeerInfo, checkpoint: SyncCheckpoint?) -> SyncPlan {
+        if local.sequence == 0 && peer.isEmpty { return .upToDate }
         if local.sequence == 0 { return .fullPull }
-        if peer.sequence == 0 { return .fullPush }
+        if peer.isEmpty { return .fullPush }
         guard let checkpoint else { return .reconcile }
-        if checkpoint.localPosition == local.sequence && checkpoint.peerPosition == peer.sequence {
+        if checkpoint.localPosition == local.sequence && checkpoint.peerMark == peer.mark {
             return .upToDate
         }
         return .incremental
-    }
-
-    /// Where each side's changes are read from under `plan`: (peer position, local position).
-    public static func startPositions(for plan: SyncPlan, checkpoint: SyncCheckpoint?) -> (peer: UInt64, local: UInt64) {
-        switch plan {
-        case .incremental, .upToDate:
-            return (checkpoint?.peerPosition ?? 0, checkpoint?.localPosition ?? 0)
-        case .fullPull, .fullPush, .reconcile:
-            return (0, 0)
-        }
     }
 }

@@ -39,7 +39,7 @@ import FerryTestSupport
         try c2.put(["t": 3], entity: notes, id: RecordID("three"))
         let pushed = try c2.changes(after: 0, excluding: try hub.currentKnowledge(), limit: 10).changes
         await #expect(throws: SyncError.self) {
-            _ = try await server.transport("hub").push(pushed, maximumSkew: 86_400_000)
+            _ = try await server.transport("hub").push(pushed, maximumSkew: 86_400_000, continuing: nil)
         }
         #expect(hub.headSequence == hubHead)
 

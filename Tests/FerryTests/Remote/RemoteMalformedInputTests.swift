@@ -137,12 +137,12 @@ import Testing
             ("PUT", "/checkpoints/\(local.replicaID)", "[]", 400, "must be a JSON object"),
             ("PUT", "/checkpoints/\(local.replicaID)", #"{"peer": 1}"#, 400, "checkpoint needs"),
             ("PUT", "/checkpoints/\(ReplicaID.generate())",
-             (try local.checkpoint(for: hosted.replicaID))?.reversed(localReplica: local.replicaID).jsonValue.canonicalText, 400, "does not match the replica"),
+             SyncCheckpoint(peer: local.replicaID, peerMark: PeerMark(StoreMark(local.head)), localPosition: 0, localHash: .zero, time: 0).jsonValue.canonicalText, 400, "does not match the replica"),
             ("PUT", "/checkpoints/\(hosted.replicaID)",
-             SyncCheckpoint(peer: hosted.replicaID, peerPosition: 0, peerHash: .zero, localPosition: 0, localHash: .zero, time: 0).jsonValue.canonicalText,
+             SyncCheckpoint(peer: hosted.replicaID, peerMark: PeerMark(StoreMark(position: 0, hash: .zero)), localPosition: 0, localHash: .zero, time: 0).jsonValue.canonicalText,
              400, "its own replica"),
             ("PUT", "/checkpoints/\(local.replicaID)",
-             SyncCheckpoint(peer: local.replicaID, peerPosition: 1, peerHash: .zero, localPosition: 1, localHash: .zero, time: 0).jsonValue.canonicalText,
+             SyncCheckpoint(peer: local.replicaID, peerMark: PeerMark(StoreMark(position: 1, hash: .zero)), localPosition: 1, localHash: .zero, time: 0).jsonValue.canonicalText,
              409, "does not match this store's journal"),
         ]
         for (method, path, body, status, mention) in cases {

@@ -27,19 +27,19 @@ final class FailingTransport: SyncTransport, @unchecked Sendable {
     func close() async { await inner.close() }
     func frontier() async throws(SyncError) -> ReplicaFrontier { try await inner.frontier() }
     func liveRecordCount() async throws(SyncError) -> Int { try await inner.liveRecordCount() }
-    func entryHash(at sequence: UInt64) async throws(SyncError) -> SHA256Digest? { try await inner.entryHash(at: sequence) }
+    func resume(from mark: PeerMark) async throws(SyncError) -> UInt64? { try await inner.resume(from: mark) }
     func changes(after position: UInt64, excluding knowledge: VersionVector, limit: Int) async throws(SyncError) -> ChangeBatch {
         pages += 1
         if pages == failOnPage { throw .transport("killed while pulling") }
         return try await inner.changes(after: position, excluding: knowledge, limit: limit)
     }
-    func push(_ changes: [Change], maximumSkew: UInt64) async throws(SyncError) -> ReceiveResult {
+    func push(_ changes: [Change], maximumSkew: UInt64, continuing mark: PeerMark?) async throws(SyncError) -> PushResult {
         pushes += 1
         await beforePush?(pushes)
         if pushes == failOnPush { throw .transport("killed while pushing") }
-        return try await inner.push(changes, maximumSkew: maximumSkew)
+        return try await inner.push(changes, maximumSkew: maximumSkew, continuing: mark)
     }
-    func saveCheckpoint(_ checkpoint: SyncCheckpoint) async throws(SyncError) { try await inner.saveCheckpoint(checkpoint) }
+    func saveCheckpoint(_ checkpoint: PeerCheckpoint) async throws(SyncError) { try await inner.saveCheckpoint(checkpoint) }
 }
 
 /// An HTTP client on URLSession that calls `onFailure` each time a request gets no answer,
@@ -177,13 +177,14 @@ private final class FailureHookClient: HTTPClient, @unchecked Sendable {
         try fill(a, count: 3)
         let changes = try a.journalEntries().map(\.change)
         let transport = try server.transport("s")
-        _ = try await transport.open()
-        let first = try await transport.push(changes, maximumSkew: 86_400_000)
-        let again = try await transport.push(changes, maximumSkew: 86_400_000)
+        let opened = try await transport.open()
+        let first = try await transport.push(changes, maximumSkew: 86_400_000, continuing: opened.mark)
+        let again = try await transport.push(changes, maximumSkew: 86_400_000, continuing: first.markAfter)
         #expect(first.applied == 3)
+        #expect(first.markAfter != nil && first.markAfter != opened.mark)
         #expect(again.applied == 0)
         #expect(again.alreadyKnown == 3)
-        #expect(again.headBefore == again.headAfter)
+        #expect(again.markAfter == first.markAfter, "a push that adds nothing leaves the mark where it was")
         await transport.close()
     }
 }

@@ -9,6 +9,13 @@ import Testing
 /// the engine syncs stores through it with every rule it applies to its own peers: chains,
 /// digests, conflicts, checkpoints.
 private final class JSONFolderPeer: SyncTransport, @unchecked Sendable {
+    /// Where the folder stands: how many change files it holds, and the chain of their hashes
+    /// (so a folder whose files were replaced does not pass for the one the mark was made in).
+    struct Mark: Codable, Hashable {
+        var files: Int
+        var chain: String
+    }
+
     let path: String
     private var replica = ReplicaID.generate()
     private var files: [[UInt8]] = []
@@ -45,8 +52,8 @@ private final class JSONFolderPeer: SyncTransport, @unchecked Sendable {
         }
         let latest = changesRead.map(\.timestamp).max() ?? .zero
         return PeerInfo(
-            replica: replica, name: "json-folder", format: StoreManifest.currentFormat,
-            head: StoreHead(sequence: UInt64(files.count), hash: hash(at: UInt64(files.count)), latestModification: latest))
+            replica: replica, name: "json-folder", format: StoreManifest.currentFormat, mark: mark, isEmpty: files.isEmpty,
+            latestModification: latest)
     }
 
     func close() async {}
@@ -67,8 +74,11 @@ private final class JSONFolderPeer: SyncTransport, @unchecked Sendable {
         return live.values.filter { $0 }.count
     }
 
-    func entryHash(at sequence: UInt64) async throws(SyncError) -> SHA256Digest? {
-        sequence <= UInt64(files.count) ? hash(at: sequence) : nil
+    private var mark: PeerMark { PeerMark(Mark(files: files.count, chain: hash(at: UInt64(files.count)).hex)) }
+
+    func resume(from mark: PeerMark) async throws(SyncError) -> UInt64? {
+        guard let own = mark.decode(Mark.self), own.files <= files.count, hash(at: UInt64(own.files)).hex == own.chain else { return nil }
+        return UInt64(own.files)
     }
 
     func changes(after position: UInt64, excluding knowledge: VersionVector, limit: Int) async throws(SyncError) -> ChangeBatch {
@@ -83,9 +93,9 @@ private final class JSONFolderPeer: SyncTransport, @unchecked Sendable {
         return batch
     }
 
-    func push(_ changes: [Change], maximumSkew: UInt64) async throws(SyncError) -> ReceiveResult {
-        var result = ReceiveResult()
-        result.headBefore = UInt64(files.count)
+    func push(_ changes: [Change], maximumSkew: UInt64, continuing expected: PeerMark?) async throws(SyncError) -> PushResult {
+        var result = PushResult()
+        let continues = expected == mark
         let known = try await frontier().knowledge
         for change in changes {
             guard change.counter > known[change.origin] else {
@@ -100,15 +110,15 @@ private final class JSONFolderPeer: SyncTransport, @unchecked Sendable {
             changesRead.append(change)
             result.applied += 1
         }
-        result.headAfter = UInt64(files.count)
-        result.hashAfter = hash(at: result.headAfter)
+        result.markAfter = continues ? mark : nil
         return result
     }
 
-    func saveCheckpoint(_ checkpoint: SyncCheckpoint) async throws(SyncError) {
+    func saveCheckpoint(_ checkpoint: PeerCheckpoint) async throws(SyncError) {
+        let record: JSONValue = ["replica": .string(checkpoint.replica.rawValue), "position": .integer(Int64(checkpoint.replicaMark.position))]
         do {
             _ = try FileSystem.writeFileAtomically(
-                path + "/checkpoint-\(checkpoint.peer.rawValue).json", checkpoint.jsonValue.canonicalBytes(), durable: true)
+                path + "/checkpoint-\(checkpoint.replica.rawValue).json", record.canonicalBytes(), durable: true)
         } catch { throw .transport("\(path): \(error)") }
     }
 

@@ -220,11 +220,11 @@ private final class RereadingTransport: SyncTransport, SnapshotSource, WriteChec
     func frontier() async throws(SyncError) -> ReplicaFrontier { try await inner.frontier() }
     func mayWrite() async -> Bool? { await inner.mayWrite() }
     func liveRecordCount() async throws(SyncError) -> Int { try await inner.liveRecordCount() }
-    func entryHash(at sequence: UInt64) async throws(SyncError) -> SHA256Digest? { try await inner.entryHash(at: sequence) }
-    func push(_ changes: [Change], maximumSkew: UInt64) async throws(SyncError) -> ReceiveResult {
-        try await inner.push(changes, maximumSkew: maximumSkew)
+    func resume(from mark: PeerMark) async throws(SyncError) -> UInt64? { try await inner.resume(from: mark) }
+    func push(_ changes: [Change], maximumSkew: UInt64, continuing mark: PeerMark?) async throws(SyncError) -> PushResult {
+        try await inner.push(changes, maximumSkew: maximumSkew, continuing: mark)
     }
-    func saveCheckpoint(_ checkpoint: SyncCheckpoint) async throws(SyncError) { try await inner.saveCheckpoint(checkpoint) }
+    func saveCheckpoint(_ checkpoint: PeerCheckpoint) async throws(SyncError) { try await inner.saveCheckpoint(checkpoint) }
     func snapshotOffer(for knowledge: VersionVector, pending: SnapshotJoins.Join?) async throws(SyncError) -> SnapshotOffer? {
         try await inner.snapshotOffer(for: knowledge, pending: pending)
     }

@@ -94,13 +94,13 @@ import FerryTestSupport
         for n in 0..<3 { try laptop.put(["n": .integer(Int64(n))], entity: Self.notes, id: id("n\(n)")) }
         let changes = try laptop.changes(after: 0, excluding: VersionVector(), limit: 10).changes
         let server = MemoryReplica()
-        await #expect(throws: SyncError.self) { try await server.push([changes[0], changes[2]], maximumSkew: 1_000) }
+        await #expect(throws: SyncError.self) { try await server.push([changes[0], changes[2]], maximumSkew: 1_000, continuing: nil) }
         var altered = changes[1]
         altered.operation = .put(["n": 99])
-        await #expect(throws: SyncError.self) { try await server.push([changes[0], altered], maximumSkew: 1_000) }
+        await #expect(throws: SyncError.self) { try await server.push([changes[0], altered], maximumSkew: 1_000, continuing: nil) }
         #expect(server.journal.isEmpty, "nothing of a refused push is kept")
-        #expect(try await server.push(changes, maximumSkew: 1_000).applied == 3)
-        #expect(try await server.push(changes, maximumSkew: 1_000).alreadyKnown == 3)
+        #expect(try await server.push(changes, maximumSkew: 1_000, continuing: nil).applied == 3)
+        #expect(try await server.push(changes, maximumSkew: 1_000, continuing: nil).alreadyKnown == 3)
     }
 
     // MARK: The engine with no disk at all: memory replicas on both sides

@@ -4,9 +4,10 @@ import Foundation
 /// replicas share without a server or a lock (see docs/FORMAT.md, "Hubs").
 ///
 /// Each replica writes only its own objects: immutable segments of the changes it brings, and
-/// one head listing them. The hub's knowledge is the union of what the heads list, and its
-/// position, for the engine's checkpoints, is the number of changes in that union: it grows
-/// exactly when the hub gains a change, so "up to date" is decided from the heads alone.
+/// one head listing them. The hub's frontier is the union of what the heads list, and its mark
+/// (``HubMark``) is that frontier: it moves exactly when the hub gains a change, so "up to
+/// date" is decided from the heads alone, and a hub that went back in time is told by a mark it
+/// no longer holds.
 ///
 /// ```swift
 /// let hub = HubTransport(storage: FolderHubStorage(root: "/Users/me/Dropbox/notes-hub"))
@@ -71,10 +72,10 @@ public final class HubTransport: ReplicaAwarePeer, SnapshotSource, RequestCounti
         cacheMemory = replica.cacheLayout.map { HubCache.memory(for: storage.location, in: $0) }
     }
 
-    /// The hash standing for the hub's position `p`: a hub has no single journal, so a
-    /// checkpoint is bound to the hub's id and the number of changes it held.
-    private func positionHash(_ position: UInt64) -> SHA256Digest {
-        SHA256.hash(Array("ferry-hub \(hubID?.rawValue ?? "") \(position)".utf8))
+    /// Where the hub stands now (a hub whose descriptor names no id goes by the syncing
+    /// replica's, as its ``PeerInfo`` does).
+    private func mark(as localReplica: ReplicaID) -> PeerMark {
+        PeerMark(HubMark(hub: hubID ?? localReplica, frontier: hubFrontier))
     }
 
     private func hub<T>(_ operation: () async throws(HubError) -> T) async throws(SyncError) -> T {
@@ -104,8 +105,8 @@ public final class HubTransport: ReplicaAwarePeer, SnapshotSource, RequestCounti
         saveCache()
         let latest = heads.values.map(\.latestModification).max() ?? .zero
         return PeerInfo(
-            replica: hubID ?? localReplica, name: "hub", format: StoreManifest.currentFormat,
-            head: StoreHead(sequence: total, hash: positionHash(total), latestModification: latest))
+            replica: hubID ?? localReplica, name: "hub", format: StoreManifest.currentFormat, mark: mark(as: localReplica), isEmpty: total == 0,
+            latestModification: latest, changeCount: Int(clamping: total))
     }
 
     /// Sorts the listing of `h…` keys: the descriptor, each replica's head, and the snapshots
@@ -258,8 +259,13 @@ public final class HubTransport: ReplicaAwarePeer, SnapshotSource, RequestCounti
         heads.values.map(\.recordCount).max() ?? 0
     }
 
-    public func entryHash(at sequence: UInt64) async throws(SyncError) -> SHA256Digest? {
-        sequence <= total ? positionHash(sequence) : nil
+    /// Reads from the start (the store's knowledge says what it lacks) when the hub still holds
+    /// everything `mark` says it held.
+    public func resume(from mark: PeerMark) async throws(SyncError) -> UInt64? {
+        guard let localReplica, let saved = mark.decode(HubMark.self), saved.isHeld(by: hubFrontier, hub: hubID ?? localReplica) else {
+            return nil
+        }
+        return 0
     }
 
     /// The changes the store lacks, read segment by segment from the heads that list them. The
@@ -290,6 +296,7 @@ public final class HubTransport: ReplicaAwarePeer, SnapshotSource, RequestCounti
                 bytes = fetched.bytes
             } else {
                 collectedNotes.append("\(name) has not arrived yet; its changes are left for the next sync")
+                reading.leftOut = true
                 continue
             }
             do {
@@ -297,6 +304,7 @@ public final class HubTransport: ReplicaAwarePeer, SnapshotSource, RequestCounti
                 for change in decoded.changes { reading.offer(change, into: &batch) }
             } catch .incomplete {
                 collectedNotes.append("\(name) does not match its hash yet (incomplete or altered); its changes are left for the next sync")
+                reading.leftOut = true
             } catch {
                 // It matches its hash, so it holds exactly what its writer wrote: waiting will
                 // not make it readable, and a note with exit 0 let its changes go missing
@@ -314,7 +322,9 @@ public final class HubTransport: ReplicaAwarePeer, SnapshotSource, RequestCounti
         localKnowledge = reached
         self.reading = reading
         readingThrough = through
-        return ChangeBatch(changes: batch, through: through, head: finished ? through : max(total, through + 1))
+        return ChangeBatch(
+            changes: batch, through: through, head: finished ? through : max(total, through + 1),
+            isPartial: finished && (reading.leftOut || reading.waiting > 0))
     }
 
     // MARK: Snapshots
@@ -427,13 +437,12 @@ public final class HubTransport: ReplicaAwarePeer, SnapshotSource, RequestCounti
     }
 
     /// Writes `changes` as a new segment of this replica, then its head naming it.
-    public func push(_ changes: [Change], maximumSkew: UInt64) async throws(SyncError) -> ReceiveResult {
+    public func push(_ changes: [Change], maximumSkew: UInt64, continuing expected: PeerMark?) async throws(SyncError) -> PushResult {
         guard let localReplica, var head = own else { throw .transport("\(storage.location): the hub is not open") }
-        var result = ReceiveResult()
-        result.headBefore = total
+        let continues = expected == mark(as: localReplica)
+        var result = PushResult()
         guard !changes.isEmpty else {
-            result.headAfter = total
-            result.hashAfter = positionHash(total)
+            result.markAfter = continues ? mark(as: localReplica) : nil
             return result
         }
         let number = UInt64(head.segments.count + 1)
@@ -459,8 +468,7 @@ public final class HubTransport: ReplicaAwarePeer, SnapshotSource, RequestCounti
             for change in changes where change.counter > counters[change.origin] ?? 0 { counters[change.origin] = change.counter }
             localKnowledge = VersionVector(counters)
         }
-        result.headAfter = total
-        result.hashAfter = positionHash(total)
+        result.markAfter = continues ? mark(as: localReplica) : nil
         return result
     }
 
@@ -481,15 +489,11 @@ public final class HubTransport: ReplicaAwarePeer, SnapshotSource, RequestCounti
         saveCache()
     }
 
-    public func saveCheckpoint(_ checkpoint: SyncCheckpoint) async throws(SyncError) {
-        try await saveCheckpoint(checkpoint, localRecordCount: own?.recordCount ?? 0)
-    }
-
     /// Updates this replica's head: when it synced, its record count, and how many segments
     /// of every other replica it has read in full (what `hub compact` may collect).
-    public func saveCheckpoint(_ checkpoint: SyncCheckpoint, localRecordCount: Int) async throws(SyncError) {
+    public func saveCheckpoint(_ checkpoint: PeerCheckpoint) async throws(SyncError) {
         guard var head = own else { return }
-        head.recordCount = localRecordCount
+        head.recordCount = checkpoint.recordCount
         if let known = localKnowledge {
             for (replica, other) in heads where replica != localReplica {
                 let read = other.segments.prefix { segment in !segment.hasChanges(beyond: known) }.count
@@ -505,6 +509,8 @@ public final class HubTransport: ReplicaAwarePeer, SnapshotSource, RequestCounti
 struct HubReading {
     /// The knowledge the plan was made for.
     let basis: VersionVector
+    /// Whether a segment of the plan could not be read (not arrived, or not matching its hash yet).
+    var leftOut = false
     private let plan: [(replica: ReplicaID, segment: HubHead.Segment)]
     private var next = 0
     /// The store's counters with what this reading has handed out (kept as a dictionary: it

@@ -54,6 +54,8 @@ public final class HTTPTransport: SyncTransport, SnapshotSource, WriteCheck, @un
     private let readAhead = PagePrefetch<ChangeQuery, Result<ChangeBatch, RemoteError>>()
     /// The served store's replica, once opened.
     private var peerReplica: ReplicaID?
+    /// The store's journal head when the exchange opened.
+    private var openedHead: StoreHead?
     /// The state the server offered, and how many of its versions were read.
     private var offeredState: (offer: SnapshotOffer, delivered: Int)?
 
@@ -80,8 +82,8 @@ public final class HTTPTransport: SyncTransport, SnapshotSource, WriteCheck, @un
         do {
             switch try await info(timeout: configuration.firstContactTimeout) {
             case .some(let info):
-                state.withLock { peerReplica = info.replica }
-                return info
+                state.withLock { (peerReplica, openedHead) = (info.replica, info.head) }
+                return info.peer
             case .none:
                 // No such store: an empty push creates it, if the token allows writing.
                 let response = try await client.send(.post, "/push", body: PushRequest(changes: []).bodyBytes())
@@ -93,8 +95,8 @@ public final class HTTPTransport: SyncTransport, SnapshotSource, WriteCheck, @un
                 guard let info = try await info() else {
                     throw RemoteError.noSuchStore(url, message: "the store was created but cannot be read back")
                 }
-                state.withLock { peerReplica = info.replica }
-                return info
+                state.withLock { (peerReplica, openedHead) = (info.replica, info.head) }
+                return info.peer
             }
         } catch let error as RemoteError {
             throw .transport(error.description)
@@ -117,7 +119,14 @@ public final class HTTPTransport: SyncTransport, SnapshotSource, WriteCheck, @un
         try await knowledgeAndCount().records
     }
 
-    public func entryHash(at sequence: UInt64) async throws(SyncError) -> SHA256Digest? {
+    /// Reads on from the mark's position when the server's entry there still has its hash
+    /// (one request, none when the mark is the head it opened with).
+    public func resume(from mark: PeerMark) async throws(SyncError) -> UInt64? {
+        guard let head = state.withLock({ openedHead }) else { throw .transport("\(url): the transport is not open") }
+        return try await StoreMark.resume(from: mark, head: head) { (position) throws(SyncError) in try await entryHash(at: position) }
+    }
+
+    func entryHash(at sequence: UInt64) async throws(SyncError) -> SHA256Digest? {
         try await mapped { () throws(RemoteError) -> SHA256Digest? in
             let body = try checked(try await client.send(.get, "/entries/\(sequence)/hash"), expecting: [.ok])
             guard let value = try? JSONParser.parse(body), case .object(let members) = value else {
@@ -161,7 +170,11 @@ public final class HTTPTransport: SyncTransport, SnapshotSource, WriteCheck, @un
     /// Pushes `changes` in requests of at most ``Configuration/maximumRequestBytes`` (a larger
     /// change alone in its request), in order; the result covers them all, and says the
     /// requests followed each other at the server only when nobody else wrote in between.
-    public func push(_ changes: [Change], maximumSkew: UInt64) async throws(SyncError) -> ReceiveResult {
+    public func push(_ changes: [Change], maximumSkew: UInt64, continuing mark: PeerMark?) async throws(SyncError) -> PushResult {
+        PushResult(try await pushRequests(changes, maximumSkew: maximumSkew), continuing: mark)
+    }
+
+    private func pushRequests(_ changes: [Change], maximumSkew: UInt64) async throws(SyncError) -> ReceiveResult {
         try await mapped { () throws(RemoteError) -> ReceiveResult in
             var total: ReceiveResult?
             for group in PushRequest.groups(of: changes, maximumBytes: configuration.maximumRequestBytes) {
@@ -205,7 +218,8 @@ public final class HTTPTransport: SyncTransport, SnapshotSource, WriteCheck, @un
         }
     }
 
-    public func saveCheckpoint(_ checkpoint: SyncCheckpoint) async throws(SyncError) {
+    public func saveCheckpoint(_ exchange: PeerCheckpoint) async throws(SyncError) {
+        let checkpoint = exchange.storeCheckpoint
         try await mapped { () throws(RemoteError) in
             let response = try await client.send(
                 "PUT", "/checkpoints/\(checkpoint.peer.rawValue)", body: checkpoint.jsonValue.canonicalBytes())
@@ -219,14 +233,14 @@ public final class HTTPTransport: SyncTransport, SnapshotSource, WriteCheck, @un
     // MARK: Requests
 
     /// The store's info, or `nil` when the server has no store of that name.
-    private func info(timeout: Double? = nil) async throws(RemoteError) -> PeerInfo? {
+    private func info(timeout: Double? = nil) async throws(RemoteError) -> RemoteStoreInfo? {
         let response = try await client.send(.get, "", timeout: timeout)
         if response.status == .notFound && response.protocolHeader != nil && !Self.hasProtocols(response.body) {
             return nil
         }
         let body = try checked(response, expecting: [.ok])
         do throws(RemoteMessageError) {
-            return try RemoteStoreInfo(body: body).peer
+            return try RemoteStoreInfo(body: body)
         } catch {
             if let value = try? JSONParser.parse(body), let version = value["protocol"]?.integerValue,
                 version != Int64(RemoteProtocol.version)

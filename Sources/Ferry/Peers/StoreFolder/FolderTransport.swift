@@ -108,9 +108,11 @@ public final class FolderTransport: SyncTransport, SnapshotSource, WriteCheck, @
         try peer().recordCount
     }
 
-    public func entryHash(at sequence: UInt64) async throws(SyncError) -> SHA256Digest? {
+    public func resume(from mark: PeerMark) async throws(SyncError) -> UInt64? {
         let store = try peer()
-        do { return try store.entryHash(at: sequence) } catch { throw .store(error) }
+        return try await StoreMark.resume(from: mark, head: store.head) { (position) throws(SyncError) -> SHA256Digest? in
+            do throws(StoreError) { return try store.entryHash(at: position) } catch { throw .store(error) }
+        }
     }
 
     public func changes(after position: UInt64, excluding knowledge: VersionVector, limit: Int) async throws(SyncError) -> ChangeBatch {
@@ -118,13 +120,13 @@ public final class FolderTransport: SyncTransport, SnapshotSource, WriteCheck, @
         do { return try store.changes(after: position, excluding: knowledge, limit: limit) } catch { throw .store(error) }
     }
 
-    public func push(_ changes: [Change], maximumSkew: UInt64) async throws(SyncError) -> ReceiveResult {
-        try peer().receive(changes, from: "this store", maximumSkew: maximumSkew)
+    public func push(_ changes: [Change], maximumSkew: UInt64, continuing mark: PeerMark?) async throws(SyncError) -> PushResult {
+        PushResult(try peer().receive(changes, from: "this store", maximumSkew: maximumSkew), continuing: mark)
     }
 
-    public func saveCheckpoint(_ checkpoint: SyncCheckpoint) async throws(SyncError) {
+    public func saveCheckpoint(_ checkpoint: PeerCheckpoint) async throws(SyncError) {
         let store = try peer()
-        do { try store.saveCheckpoint(checkpoint) } catch { throw .store(error) }
+        do { try store.saveCheckpoint(checkpoint.storeCheckpoint) } catch { throw .store(error) }
     }
 
     // MARK: Joining from the peer's state

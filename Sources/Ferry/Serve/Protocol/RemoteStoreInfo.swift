@@ -9,27 +9,39 @@ package struct RemoteStoreInfo: Sendable, Hashable {
     package var protocolVersion: Int
     /// The store's name on the server.
     package var store: String
-    /// The store's replica id, format, manifest name and head, as a sync peer.
-    package var peer: PeerInfo
+    /// The store's replica id.
+    package var replica: ReplicaID
+    /// The store's name in its manifest.
+    package var name: String?
+    /// The store's format.
+    package var format: Int64
+    /// Where the store's journal ends.
+    package var head: StoreHead
 
     /// Makes the info for a store.
-    package init(protocolVersion: Int = RemoteProtocol.version, store: String, peer: PeerInfo) {
+    package init(protocolVersion: Int = RemoteProtocol.version, store: String, replica: ReplicaID, name: String?, format: Int64, head: StoreHead) {
         self.protocolVersion = protocolVersion
         self.store = store
-        self.peer = peer
+        self.replica = replica
+        self.name = name
+        self.format = format
+        self.head = head
     }
+
+    /// The store as a sync peer.
+    package var peer: PeerInfo { PeerInfo(replica: replica, name: name, format: format, head: head) }
 
     /// The JSON object.
     package var jsonValue: JSONValue {
         [
             "protocol": .integer(Int64(protocolVersion)),
             "store": .string(store),
-            "replica": .string(peer.replica.rawValue),
-            "name": peer.name.map(JSONValue.string) ?? .null,
-            "format": .integer(peer.format),
+            "replica": .string(replica.rawValue),
+            "name": name.map(JSONValue.string) ?? .null,
+            "format": .integer(format),
             "head": [
-                "seq": .integer(Int64(peer.head.sequence)), "hash": .string(peer.head.hash.hex),
-                "hlc": .string(peer.head.latestModification.description),
+                "seq": .integer(Int64(head.sequence)), "hash": .string(head.hash.hex),
+                "hlc": .string(head.latestModification.description),
             ],
         ]
     }
@@ -67,9 +79,7 @@ package struct RemoteStoreInfo: Sendable, Hashable {
             throw RemoteMessageError("head.hlc: must be <milliseconds>.<logical>")
         }
         self.init(
-            protocolVersion: Int(version), store: store,
-            peer: PeerInfo(
-                replica: replica, name: name, format: format,
-                head: StoreHead(sequence: UInt64(sequence), hash: hash, latestModification: latest)))
+            protocolVersion: Int(version), store: store, replica: replica, name: name, format: format,
+            head: StoreHead(sequence: UInt64(sequence), hash: hash, latestModification: latest))
     }
 }

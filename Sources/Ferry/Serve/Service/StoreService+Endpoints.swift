@@ -17,8 +17,9 @@ extension StoreService {
             // All a no-op sync costs: read on the request's task unless a writer holds the store.
             let head: StoreHead
             if let now = store.headWithoutWaiting() { head = now } else { head = await BlockingWork.run { store.head } }
-            let peer = PeerInfo(replica: store.replicaID, name: store.manifest.name, format: store.manifest.format, head: head)
-            return Self.json(RemoteStoreInfo(store: name.rawValue, peer: peer).jsonValue)
+            let info = RemoteStoreInfo(
+                store: name.rawValue, replica: store.replicaID, name: store.manifest.name, format: store.manifest.format, head: head)
+            return Self.json(info.jsonValue)
         case .knowledge:
             return try await work { () throws(ServiceFailure) -> HTTPResponse in
                 do throws(StoreError) {
@@ -283,6 +284,9 @@ extension StoreService {
             throw ServiceFailure(
                 .badRequest,
                 "the checkpoint needs peer (UUID), peerPosition, peerHash, localPosition, localHash (64 hex digits) and time (ISO 8601)")
+        }
+        guard checkpoint.peerStoreMark != nil else {
+            throw ServiceFailure(.badRequest, "the checkpoint's peerMark must be the client store's position and hash")
         }
         guard checkpoint.peer == replica else {
             throw ServiceFailure(.badRequest, "the checkpoint's peer does not match the replica in its path")

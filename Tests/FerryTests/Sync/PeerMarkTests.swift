@@ -1,0 +1,138 @@
+import Foundation
+import FerryTestSupport
+import Testing
+
+@testable import Ferry
+
+/// Each kind of peer says where it stands with a mark of its own, which the engine keeps in
+/// the checkpoint and compares whole: the planner never asks a hub to fake a journal hash, and
+/// a peer that went back in time no longer holds the mark it gave.
+@Suite struct PeerMarkTests {
+    static let notes = try! EntityName("Note")
+
+    func head(_ sequence: UInt64) -> StoreHead {
+        StoreHead(sequence: sequence, hash: sequence == 0 ? .zero : SHA256.hash(Array("\(sequence)".utf8)), latestModification: .zero)
+    }
+
+    func peer(mark: PeerMark, isEmpty: Bool = false) -> PeerInfo {
+        PeerInfo(replica: ReplicaID.generate(), name: nil, format: 1, mark: mark, isEmpty: isEmpty, latestModification: .zero)
+    }
+
+    // MARK: The planner compares marks
+
+    @Test func thePlanComesFromTheMarksAloneAndNeverFromAPosition() {
+        struct CustomMark: Codable, Hashable { var watermark: String }
+        let seen = PeerMark(CustomMark(watermark: "2026-11-29 08:00:00.000Z"))
+        let later = PeerMark(CustomMark(watermark: "2026-11-29 09:00:00.000Z"))
+        let local = head(7)
+        let checkpoint = SyncCheckpoint(peer: .generate(), peerMark: seen, localPosition: 7, localHash: local.hash, time: 0)
+        #expect(SyncPlanner.plan(local: local, peer: peer(mark: seen), checkpoint: checkpoint) == .upToDate)
+        #expect(SyncPlanner.plan(local: local, peer: peer(mark: later), checkpoint: checkpoint) == .incremental)
+        #expect(SyncPlanner.plan(local: head(8), peer: peer(mark: seen), checkpoint: checkpoint) == .incremental)
+        #expect(SyncPlanner.plan(local: local, peer: peer(mark: seen), checkpoint: nil) == .reconcile)
+        #expect(SyncPlanner.plan(local: head(0), peer: peer(mark: seen), checkpoint: nil) == .fullPull)
+        #expect(SyncPlanner.plan(local: local, peer: peer(mark: seen, isEmpty: true), checkpoint: nil) == .fullPush)
+        #expect(SyncPlanner.plan(local: head(0), peer: peer(mark: seen, isEmpty: true), checkpoint: nil) == .upToDate)
+    }
+
+    @Test func aMarkDecodesOnlyAsItsOwnKind() {
+        let store = PeerMark(StoreMark(position: 3, hash: SHA256.hash(Array("x".utf8))))
+        #expect(store.decode(StoreMark.self)?.position == 3)
+        #expect(store.decode(HubMark.self) == nil)
+        let hub = PeerMark(HubMark(hub: .generate(), frontier: ReplicaFrontier(knowledge: VersionVector(), digests: [:])))
+        #expect(hub.decode(StoreMark.self) == nil)
+        #expect(hub.decode(HubMark.self) != nil)
+    }
+
+    // MARK: The checkpoint file
+
+    @Test func aCheckpointWrittenBeforeMarksReadsAsTheStoreMarkOfItsPositions() throws {
+        let peer = ReplicaID.generate()
+        let hash = SHA256.hash(Array("entry 12".utf8))
+        let old: JSONValue = [
+            "peer": .string(peer.rawValue), "peerPosition": 12, "peerHash": .string(hash.hex), "localPosition": 0,
+            "localHash": .string(SHA256Digest.zero.hex), "time": "2026-11-01T10:00:00.000Z",
+        ]
+        let checkpoint = try #require(SyncCheckpoint(json: old))
+        #expect(checkpoint.peerStoreMark == StoreMark(position: 12, hash: hash))
+    }
+
+    @Test func everyKindOfMarkAndNoMarkRoundTripThroughTheFile() throws {
+        let hubMark = PeerMark(
+            HubMark(hub: .generate(), frontier: ReplicaFrontier(knowledge: VersionVector([.generate(): 4]), digests: [:])))
+        for mark in [hubMark, PeerMark(StoreMark(position: 9, hash: SHA256.hash([1]))), nil] {
+            let checkpoint = SyncCheckpoint(peer: .generate(), peerMark: mark, localPosition: 2, localHash: SHA256.hash([2]), time: 5)
+            let read = try #require(SyncCheckpoint(json: try JSONParser.parse(checkpoint.jsonValue.canonicalBytes())))
+            #expect(read == checkpoint)
+        }
+    }
+
+    // MARK: A hub's mark is its frontier
+
+    func makeHub(_ directory: TemporaryDirectory, _ name: String = "hub") async throws -> String {
+        let path = directory.subpath(name)
+        try await Hub.create(in: FolderHubStorage(root: path))
+        return path
+    }
+
+    func sync(_ store: Store, _ hub: String) async throws -> SyncReport {
+        try await store.sync(with: HubTransport(folder: hub))
+    }
+
+    func put(_ store: Store, _ id: String, _ value: Int64) throws {
+        _ = try store.put(["v": .integer(value)], entity: Self.notes, id: RecordID(id))
+    }
+
+    @Test func aHubCheckpointKeepsTheHubsFrontierNotAJournalPosition() async throws {
+        let directory = try TemporaryDirectory()
+        let hub = directory.subpath("hub")
+        let descriptor = try await Hub.create(in: FolderHubStorage(root: hub))
+        let a = try Store.create(at: directory.subpath("a"), name: "a")
+        try put(a, "a1", 1)
+        _ = try await sync(a, hub)
+        let checkpoint = try #require(try a.checkpoint(for: descriptor.id))
+        #expect(checkpoint.peerStoreMark == nil, "a hub has no journal position to fake")
+        let mark = try #require(checkpoint.peerMark?.decode(HubMark.self))
+        #expect(mark.hub == descriptor.id)
+        #expect(mark.frontier == (try a.currentFrontier()))
+        #expect(try await sync(a, hub).plan == .upToDate)
+    }
+
+    /// Issue 54's first scenario: a hub folder restored from last night's backup holds less
+    /// than the marks replicas recorded, so no replica takes it for up to date: each
+    /// republishes what the hub lost, and every edit reaches every replica.
+    @Test func aHubRestoredFromABackupIsNeverUpToDateAndLosesNoEdit() async throws {
+        let directory = try TemporaryDirectory()
+        let hub = try await makeHub(directory)
+        let stores = try ["a", "b", "c"].map { try Store.create(at: directory.subpath($0), name: $0) }
+        let (a, b, c) = (stores[0], stores[1], stores[2])
+        for (index, store) in stores.enumerated() { try put(store, "\(store.manifest.name ?? "")1", Int64(index)) }
+        for _ in 0..<2 { for store in stores { _ = try await sync(store, hub) } }
+        let backup = directory.subpath("backup")
+        try FileManager.default.copyItem(atPath: hub, toPath: backup)
+        try put(a, "a2", 2)
+        _ = try await sync(a, hub)
+        _ = try await sync(b, hub)
+        #expect(try b.get(entity: Self.notes, id: RecordID("a2")) != nil)
+        try FileManager.default.removeItem(atPath: hub)
+        try FileManager.default.copyItem(atPath: backup, toPath: hub)
+        try put(c, "c2", 3)
+        // C pushes c2 to the restored hub first: it holds as many changes as before the
+        // restore (a journal position would read the same), but not the same ones. B's mark
+        // names a2, which the hub lost: not up to date, it republishes a2 and takes c2.
+        _ = try await sync(c, hub)
+        let afterRestore = try await sync(b, hub)
+        #expect(afterRestore.plan != .upToDate)
+        #expect(afterRestore.pushed >= 1, "B republishes the change the hub lost")
+        #expect(afterRestore.pulled >= 1, "B takes c2")
+        for _ in 0..<2 { for store in [a, c, b] { _ = try await sync(store, hub) } }
+        for store in stores {
+            for id in ["a1", "b1", "c1", "a2", "c2"] {
+                #expect(try store.get(entity: Self.notes, id: RecordID(id)) != nil, "\(store.manifest.name ?? "") lacks \(id)")
+            }
+        }
+        try put(a, "a3", 4)
+        for store in stores { _ = try await sync(store, hub) }
+        for store in stores { #expect(try store.get(entity: Self.notes, id: RecordID("a3")) != nil) }
+    }
+}
