@@ -54,14 +54,6 @@ extension SyncEngine {
         }
     }
 
-    /// Runs a safety check; a dry run notes its refusal in the report instead of failing.
-    func refuseUnlessDryRun(_ result: inout SyncReport, _ check: () async throws(SyncError) -> Void) async throws(SyncError) {
-        do { try await check() } catch {
-            guard options.dryRun, case .massDeletion = error else { throw error }
-            result.refusals.append(error.description)
-        }
-    }
-
     func checkSkew(_ changes: [Change]) throws(SyncError) {
         let now = replica.wallClock.milliseconds()
         for change in changes where change.timestamp.physical > now + options.maximumClockSkewMilliseconds {

@@ -3,29 +3,19 @@ import Foundation
 /// Bringing the peer's changes here: a snapshot first when the peer offers one, then a bulk
 /// copy into an empty store or checked pages of changes.
 extension SyncEngine {
-    /// A snapshot first, when the peer offers one: the state instead of the history.
-    func joinIfOffered(_ exchange: inout Exchange, result: inout SyncReport) async throws(SyncError) {
+    /// The snapshot the peer offers, when the store should take it (noted in the report).
+    /// - Throws: ``SyncError/historyNotHeld(peer:)`` when the full history was asked for and
+    ///   the peer offers only its state.
+    func snapshotOffer(_ exchange: Exchange, result: inout SyncReport) async throws(SyncError) -> (SnapshotOffer, any SnapshotSource)? {
         guard let source = transport as? SnapshotSource,
             let offer = try await source.snapshotOffer(for: exchange.localKnowledge, pending: exchange.pendingJoin),
             !(options.history == .full && offer.reason == .join && offer.holdsHistory)
-        else { return }
+        else { return nil }
         if options.history == .full && (offer.reason == .join || offer.reason == .historyNotHeld) {
             throw .historyNotHeld(peer: transport.peerDescription)
         }
         result.snapshot = offer
-        if replica.recordCount > 0 {
-            // A re-join deletes what was deleted meanwhile: the same limit as for a pull.
-            let knowledge = exchange.localKnowledge
-            let pending = exchange.pendingJoin
-            try await refuseUnlessDryRun(&result) { () async throws(SyncError) in
-                try await checkSnapshotDeletions(offer, from: source, knowledge: knowledge, pending: pending)
-            }
-        }
-        guard !options.dryRun else { return }
-        try await join(from: offer, of: source, pending: exchange.pendingJoin, result: &result, touched: &exchange.touched)
-        do { exchange.localFrontier = try replica.currentFrontier() } catch { throw .store(error) }
-        // From a store: its journal is read on from the entry the state stands for.
-        exchange.pulledThrough = max(exchange.pulledThrough, offer.position ?? 0)
+        return (offer, source)
     }
 
     /// Bulk copy into an empty store, two pages in memory at a time: the peer reads the next
@@ -54,37 +44,43 @@ extension SyncEngine {
         }
     }
 
-    /// Every change is checked before any is applied; they are kept in memory for applying
-    /// while they fit ``SyncOptions/maximumKeptChangeBytes``, and in a spool file past that
-    /// (read again from the peer when no spool file can be made). A dry run counts them and
-    /// predicts the conflicts instead.
-    func pullChecked(_ exchange: inout Exchange, result: inout SyncReport) async throws(SyncError) {
-        let firstPosition = exchange.pulledThrough
-        let localKnowledge = exchange.localKnowledge
-        var incoming = CheckedChanges(
-            budget: options.maximumKeptChangeBytes, spoolDirectory: options.dryRun ? nil : options.spoolDirectory)
-        var frontier = exchange.localFrontier
+    /// What a pull read and checked before applying any of it.
+    struct Incoming {
+        var checked: CheckedChanges
+        /// Live records here that the changes delete.
         var deletions = Set<RecordKey>()
+        /// Records the changes would make conflicted, when asked to predict them.
         var predicted = Set<RecordKey>()
+    }
+
+    /// Reads the peer's changes after the exchange's position, page by page, and checks every
+    /// one (clock skew, chains and digests) before any is applied; they are kept in memory
+    /// while they fit ``SyncOptions/maximumKeptChangeBytes``, and in a spool file past that
+    /// (read again from the peer when no spool file can be made, or none is wanted).
+    func readIncoming(_ exchange: inout Exchange, spoolDirectory: String?, predicting: Bool = false) async throws(SyncError) -> Incoming {
+        let localKnowledge = exchange.localKnowledge
+        var incoming = Incoming(checked: CheckedChanges(budget: options.maximumKeptChangeBytes, spoolDirectory: spoolDirectory))
+        var frontier = exchange.localFrontier
         while true {
             let batch = try await transport.changes(after: exchange.pulledThrough, excluding: localKnowledge, limit: options.pageSize)
             try checkSkew(batch.changes)
             try checkChains(batch.changes, frontier: &frontier, receiver: replica.replicaID, peerInfo: exchange.peerInfo)
-            noteLocalDeletions(batch.changes, into: &deletions)
-            if options.dryRun { predicted.formUnion(predictedConflicts(batch.changes)) }
-            incoming.add(batch.changes)
+            noteLocalDeletions(batch.changes, into: &incoming.deletions)
+            if predicting { incoming.predicted.formUnion(predictedConflicts(batch.changes)) }
+            incoming.checked.add(batch.changes)
             exchange.pulledThrough = batch.through
             if batch.isPartial { exchange.readEverything = false }
-            report(SyncProgress(phase: .pulling, completed: incoming.count, total: nil))
+            report(SyncProgress(phase: .pulling, completed: incoming.checked.count, total: nil))
             if batch.through >= batch.head { break }
         }
-        try await refuseUnlessDryRun(&result) { () throws(SyncError) in try refuseLocalDeletions(deletions) }
-        if options.dryRun {
-            result.pulled = incoming.count
-            result.conflicts = Set(try conflictedKeys()).union(predicted).sorted()
-            return
-        }
+        return incoming
+    }
+
+    /// Applies the checked changes here, page by page (read again from the peer, after
+    /// `firstPosition`, when they were neither kept nor spooled).
+    func apply(_ incoming: CheckedChanges, after firstPosition: UInt64, _ exchange: inout Exchange, result: inout SyncReport) async throws(SyncError) {
         let transport = self.transport
+        let localKnowledge = exchange.localKnowledge
         var applied = 0
         var touched = exchange.touched
         let readAgain = try await forEachPage(of: incoming, after: firstPosition, from: transport.peerDescription) {

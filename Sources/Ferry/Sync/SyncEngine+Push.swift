@@ -2,45 +2,56 @@ import Foundation
 
 /// Sending this store's changes the peer lacks, and the checkpoints written last.
 extension SyncEngine {
-    /// Pushes the changes the peer lacks, each checked first (chains, the peer's deletion
-    /// guard); a dry run counts them and notes a push the peer would refuse.
-    /// - Returns: the peer's mark the checkpoint may record: past this push only when nothing
-    ///   else was written there in between.
-    func push(_ exchange: Exchange, result: inout SyncReport) async throws(SyncError) -> PeerMark? {
+    /// What a push read and checked before sending any of it.
+    struct Outgoing {
+        var checked: CheckedChanges
+        /// Records the changes delete.
+        var deletions = Set<RecordKey>()
+    }
+
+    /// This store's changes after `position` that the peer (knowing `peerKnowledge`) lacks.
+    func readLocal(after position: UInt64, excluding peerKnowledge: VersionVector, limit: Int) throws(SyncError) -> ChangeBatch {
+        do { return try replica.changes(after: position, excluding: peerKnowledge, limit: limit) } catch { throw .store(error) }
+    }
+
+    /// Reads the changes the peer lacks, each checked first (chains and digests); none when
+    /// the sync does not push.
+    func readOutgoing(_ exchange: Exchange) throws(SyncError) -> Outgoing {
         let peerKnowledge = exchange.peerFrontier.knowledge
-        var outgoing = CheckedChanges(budget: options.maximumKeptChangeBytes)
+        var outgoing = Outgoing(checked: CheckedChanges(budget: options.maximumKeptChangeBytes))
         var frontier = exchange.peerFrontier
-        var peerDeletions = Set<RecordKey>()
         var readThrough = exchange.start.local
-        func readLocal(after position: UInt64, limit: Int) throws(SyncError) -> ChangeBatch {
-            do { return try replica.changes(after: position, excluding: peerKnowledge, limit: limit) } catch { throw .store(error) }
-        }
         while options.direction.pushes {
-            let batch = try readLocal(after: readThrough, limit: options.pageSize)
+            let batch = try readLocal(after: readThrough, excluding: peerKnowledge, limit: options.pageSize)
             try checkChains(batch.changes, frontier: &frontier, receiver: exchange.peerInfo.replica, peerInfo: exchange.peerInfo)
-            for change in batch.changes where change.isDelete { peerDeletions.insert(change.key) }
-            outgoing.add(batch.changes)
+            for change in batch.changes where change.isDelete { outgoing.deletions.insert(change.key) }
+            outgoing.checked.add(batch.changes)
             readThrough = batch.through
             if batch.through >= batch.head { break }
         }
-        let start = exchange.start.local
-        try await refuseUnlessDryRun(&result) { () async throws(SyncError) in
-            try await checkPeerDeletions(peerDeletions, of: outgoing, after: start, read: readLocal)
+        return outgoing
+    }
+
+    /// Refuses a push that would delete more than the allowed share of the peer's records.
+    func checkPeerDeletions(_ outgoing: Outgoing, _ exchange: Exchange) async throws(SyncError) {
+        let peerKnowledge = exchange.peerFrontier.knowledge
+        try await checkPeerDeletions(outgoing.deletions, of: outgoing.checked, after: exchange.start.local) {
+            (position, limit) throws(SyncError) -> ChangeBatch in try readLocal(after: position, excluding: peerKnowledge, limit: limit)
         }
-        var peerMark = exchange.peerMark
-        if options.dryRun {
-            result.pushed = outgoing.count
-            if !outgoing.isEmpty, let check = transport as? WriteCheck, await check.mayWrite() == false {
-                result.refusals.append(
-                    "\(transport.peerDescription) may not be written with this token: the push of \(outgoing.count) "
-                        + "change\(outgoing.count == 1 ? "" : "s") would be refused (403); sync with --pull-only, or use a read-write token")
-            }
-            return peerMark
-        }
+    }
+
+    /// Pushes the checked changes, page by page, each applied at the peer atomically and
+    /// durably.
+    /// - Returns: the peer's mark the checkpoint may record: past this push only when nothing
+    ///   else was written there in between.
+    func send(_ outgoing: Outgoing, _ exchange: Exchange, continuing mark: PeerMark?, result: inout SyncReport) async throws(SyncError) -> PeerMark? {
+        let peerKnowledge = exchange.peerFrontier.knowledge
+        var peerMark = mark
         var offset = 0
         var contiguous = true
-        let readAgain = try await forEachPage(of: outgoing, after: start, from: replica.location, read: readLocal) {
-            (page) async throws(SyncError) in
+        let readAgain = try await forEachPage(of: outgoing.checked, after: exchange.start.local, from: replica.location) {
+            (position, limit) throws(SyncError) -> ChangeBatch in try readLocal(after: position, excluding: peerKnowledge, limit: limit)
+        } _: { (page) async throws(SyncError) in
             let pushed = try await transport.push(page, maximumSkew: options.maximumClockSkewMilliseconds, continuing: peerMark)
             result.pushed += pushed.applied
             result.committedEdits += pushed.committedEdits
@@ -52,34 +63,33 @@ extension SyncEngine {
                 contiguous = false
             }
             offset += page.count
-            report(SyncProgress(phase: .pushing, completed: offset, total: outgoing.count))
+            report(SyncProgress(phase: .pushing, completed: offset, total: outgoing.checked.count))
         }
         result.changesReadAgain += readAgain
         return peerMark
     }
 
-    /// Checkpoint, last: everything it covers is durable on both sides. One way only, it
-    /// covers on the other side only what that side had at the last full exchange.
-    func saveCheckpoints(_ exchange: Exchange) async throws(SyncError) {
-        let peerInfo = exchange.peerInfo
-        var finalLocal = replica.head
-        if !options.direction.pushes {
+    /// Checkpoints, last: everything they cover is durable on both sides. One way only, they
+    /// cover on the other side only what that side had at the last full exchange.
+    func saveCheckpoints(_ checkpoints: SyncSession.Checkpoints, exchange: Exchange) async throws(SyncError) {
+        var finalLocal = StoreMark(replica.head)
+        if let position = checkpoints.localPosition {
             let hash: SHA256Digest?
-            do { hash = try replica.entryHash(at: exchange.start.local) } catch { throw .store(error) }
-            finalLocal = StoreHead(sequence: exchange.start.local, hash: hash ?? .zero, latestModification: finalLocal.latestModification)
+            do { hash = try replica.entryHash(at: position) } catch { throw .store(error) }
+            finalLocal = StoreMark(position: position, hash: hash ?? .zero)
         }
         let time = SystemClock().milliseconds()
-        if options.direction.pulls {
+        if checkpoints.savesLocal {
             let checkpoint = SyncCheckpoint(
-                peer: peerInfo.replica, peerMark: exchange.peerMark, localPosition: finalLocal.sequence, localHash: finalLocal.hash,
-                time: time, peerName: peerInfo.name)
+                peer: exchange.peerInfo.replica, peerMark: checkpoints.peerMark, localPosition: finalLocal.position,
+                localHash: finalLocal.hash, time: time, peerName: exchange.peerInfo.name)
             do { try replica.saveCheckpoint(checkpoint) } catch { throw .store(error) }
         }
-        if options.direction.pushes {
+        if checkpoints.savesPeer {
             try await transport.saveCheckpoint(
                 PeerCheckpoint(
-                    replica: replica.replicaID, replicaName: replica.replicaName, replicaMark: StoreMark(finalLocal),
-                    peerMark: exchange.peerMark, recordCount: replica.recordCount, time: time))
+                    replica: replica.replicaID, replicaName: replica.replicaName, replicaMark: finalLocal,
+                    peerMark: checkpoints.peerMark, recordCount: replica.recordCount, time: time))
         }
     }
 }

@@ -1,7 +1,9 @@
 import Foundation
 
-/// Runs one sync between a store and a peer reached through a ``SyncTransport``: plans,
-/// pulls, resolves by policy, pushes, and writes the checkpoint last.
+/// Runs one sync between a store and a peer reached through a ``SyncTransport``: a
+/// ``SyncSession`` decides each step (plan, frontiers, snapshot, pull, resolve, push,
+/// checkpoints last), and a driver performs it: one that writes, or for a dry run one that
+/// reads, checks and counts and writes nothing.
 ///
 /// ```swift
 /// let engine = SyncEngine(store: laptop, transport: FolderTransport(path: "/media/usb/data"))
@@ -30,12 +32,13 @@ public struct SyncEngine: Sendable {
         shared?.prepare(for: replica)
         let peerInfo = try await transport.open()
         do {
-            var report = try await exchange(peerInfo: peerInfo, started: started)
+            let driver: any SyncDriver = options.dryRun ? DryRunSyncDriver(engine: self) : LiveSyncDriver(engine: self)
+            var report = try await exchange(peerInfo: peerInfo, driver: driver)
+            report.duration = Date().timeIntervalSince(started)
             if let found = peerInfo.handEdits {
                 report.committedEdits += found.edits.count
                 report.peerProblems = found.problems
             }
-            if !options.dryRun { await shared?.exchangeSucceeded() }
             await transport.close()
             report.notes = shared?.notes ?? []
             report.requests = (transport as? RequestCounting)?.requestCount
@@ -50,131 +53,105 @@ public struct SyncEngine: Sendable {
         options.progress?(progress)
     }
 
-    /// What the steps of one exchange hand on to the next.
+    /// What the steps of one exchange read and hand on to the next (the session keeps the
+    /// decisions: the plan, where each side starts, the peer's mark).
     struct Exchange {
         let peerInfo: PeerInfo
         /// Where each side's changes are read from: the checkpoint's positions, or the start.
-        let start: (local: UInt64, peer: UInt64)
+        var start = SyncSession.Start(local: 0, peer: 0)
         let pendingJoin: SnapshotJoins.Join?
-        var localFrontier: ReplicaFrontier
-        let peerFrontier: ReplicaFrontier
+        var localFrontier = ReplicaFrontier(knowledge: VersionVector(), digests: [:])
+        var peerFrontier = ReplicaFrontier(knowledge: VersionVector(), digests: [:])
         /// The peer's position read through so far, in its own reading order.
-        var pulledThrough: UInt64
-        /// Where the peer stands as far as this exchange has read it and written to it: what
-        /// the checkpoint records. The mark it opened with once a pull has read everything.
-        var peerMark: PeerMark?
-        /// Whether the pull read every change the peer holds (a hub may leave out a segment that
-        /// has not arrived yet: its mark is then not recorded as read).
+        var pulledThrough: UInt64 = 0
+        /// Whether the pull read every change the peer holds (a hub may leave out a segment
+        /// that has not arrived yet: its mark is then not recorded as read).
         var readEverything = true
         /// Records a pull or join wrote, for a resolving policy.
         var touched = Set<RecordKey>()
+        /// Records the pull would make conflicted (a dry run's prediction).
+        var predictedConflicts = Set<RecordKey>()
 
         var localKnowledge: VersionVector { localFrontier.knowledge }
     }
 
-    /// The steps of one exchange, in order: check the peer, plan, compare frontiers, join from
-    /// a snapshot, pull, resolve, push, and write the checkpoints last.
-    private func exchange(peerInfo: PeerInfo, started: Date) async throws(SyncError) -> SyncReport {
-        try checkIdentity(of: peerInfo)
+    /// One exchange: the session says what to do, the driver does it, until the session is done.
+    private func exchange(peerInfo: PeerInfo, driver: any SyncDriver) async throws(SyncError) -> SyncReport {
+        var session = SyncSession(
+            replica: replica.replicaID, instance: replica.instance, location: replica.location,
+            peerDescription: transport.peerDescription, direction: options.direction, policy: options.policy)
+        try session.check(peerInfo)
         do { try replica.beginExchange() } catch { throw .store(error) }
         defer { replica.endExchange() }
-        let pendingJoin: SnapshotJoins.Join?
-        do { pendingJoin = try replica.pendingJoin() } catch { throw .store(error) }
-        if let pendingJoin, pendingJoin.source != peerInfo.replica {
-            throw .joinInProgress(store: replica.location, hub: pendingJoin.location)
-        }
+        let local = try await localState(for: peerInfo)
+        var action = try session.handle(.opened(peerInfo, local: local))
         report(SyncProgress(phase: .planning, completed: 0, total: nil))
-
-        let localHead = replica.head
-        let valid = try await validCheckpoint(peerInfo: peerInfo, localHead: localHead)
-        let checkpoint = valid?.checkpoint
-        let plan = SyncPlanner.plan(local: localHead, peer: peerInfo, checkpoint: checkpoint)
-        var result = SyncReport(plan: plan)
+        var result = SyncReport(plan: session.plan ?? .reconcile)
         result.peer = peerInfo.replica
         result.direction = options.direction
         result.dryRun = options.dryRun
-        result.localLatestModification = localHead.latestModification
+        result.localLatestModification = local.head.latestModification
         result.peerLatestModification = peerInfo.latestModification
-        defer { result.duration = Date().timeIntervalSince(started) }
-        if plan == .upToDate && pendingJoin == nil {
-            result.conflicts = try conflictedKeys()
-            result.duration = Date().timeIntervalSince(started)
-            report(SyncProgress(phase: .done, completed: 0, total: 0))
-            return result
-        }
-        // Each side is read on from the checkpoint, or from the start.
-        let start = plan == .incremental ? (local: checkpoint?.localPosition ?? 0, peer: valid?.peerStart ?? 0) : (local: 0, peer: 0)
-        var exchange = try await compareFrontiers(
-            peerInfo: peerInfo, checkpoint: checkpoint, plan: plan, start: start, pendingJoin: pendingJoin, localHead: localHead,
-            result: &result)
-        if options.direction.pulls {
-            try await joinIfOffered(&exchange, result: &result)
-            if plan == .fullPull && !options.dryRun {
-                try await copyAll(&exchange, result: &result)
-            } else {
-                try await pullChecked(&exchange, result: &result)
+        var exchange = Exchange(peerInfo: peerInfo, pendingJoin: local.pendingJoin)
+        while true {
+            let event: SyncSession.Event
+            switch action {
+            case .compareFrontiers(let start):
+                exchange.start = start
+                exchange.pulledThrough = start.peer
+                try await compareFrontiers(&exchange, plan: result.plan, checkpoint: local.checkpoint, localHead: local.head, result: &result)
+                event = .frontiersCompared
+            case .join:
+                try await driver.join(&exchange, result: &result)
+                event = .joined
+            case .pull(let copyingAll):
+                try await driver.pull(&exchange, copyingAll: copyingAll, result: &result)
+                event = .pulled(readEverything: exchange.readEverything, wroteRecords: !exchange.touched.isEmpty)
+            case .resolve:
+                try driver.resolve(exchange, result: &result)
+                event = .resolved
+            case .push(let mark):
+                event = .pushed(mark: try await driver.push(exchange, continuing: mark, result: &result))
+            case .saveCheckpoints(let checkpoints):
+                try await driver.saveCheckpoints(checkpoints, exchange: exchange)
+                event = .checkpointsSaved
+            case .finish:
+                try await driver.finish(exchange, result: &result)
+                return result
             }
-            if exchange.readEverything { exchange.peerMark = peerInfo.mark }
+            action = try session.handle(event)
         }
-        if !options.dryRun && options.policy != .keepBoth && !exchange.touched.isEmpty {
-            report(SyncProgress(phase: .resolving, completed: 0, total: nil))
-            result.resolved = try resolveConflicts(among: exchange.touched)
-        }
-        exchange.peerMark = try await push(exchange, result: &result)
-        if options.dryRun {
-            result.duration = Date().timeIntervalSince(started)
-            return result
-        }
-        try await saveCheckpoints(exchange)
-        result.conflicts = try conflictedKeys()
-        result.duration = Date().timeIntervalSince(started)
-        report(SyncProgress(phase: .done, completed: result.pulled + result.pushed, total: nil))
-        return result
     }
 
-    /// Refuses a peer that is this store (or a copy of it), or of another format.
-    private func checkIdentity(of peerInfo: PeerInfo) throws(SyncError) {
-        if peerInfo.replica == replica.replicaID {
-            if let theirs = peerInfo.instance, let ours = replica.instance, theirs != ours {
-                throw .copiedStore(local: replica.location, peer: transport.peerDescription)
-            }
-            throw .samePeer(path: transport.peerDescription)
-        }
-        guard peerInfo.format == StoreManifest.currentFormat else {
-            throw .store(.unsupportedFormat(peerInfo.format, path: transport.peerDescription))
-        }
+    /// This store's head, pending join and checkpoint for the peer (when it still holds).
+    private func localState(for peerInfo: PeerInfo) async throws(SyncError) -> SyncSession.LocalState {
+        let pendingJoin: SnapshotJoins.Join?
+        do { pendingJoin = try replica.pendingJoin() } catch { throw .store(error) }
+        let head = replica.head
+        let valid = try await validCheckpoint(peerInfo: peerInfo, localHead: head)
+        return SyncSession.LocalState(head: head, pendingJoin: pendingJoin, checkpoint: valid?.checkpoint, peerStart: valid?.peerStart ?? 0)
     }
 
     /// Both frontiers first: a change both sides believe the other has, held with different
     /// content, is a copied store that no exchange of changes would reveal.
     private func compareFrontiers(
-        peerInfo: PeerInfo, checkpoint: SyncCheckpoint?, plan: SyncPlan, start: (local: UInt64, peer: UInt64),
-        pendingJoin: SnapshotJoins.Join?, localHead: StoreHead, result: inout SyncReport
-    ) async throws(SyncError) -> Exchange {
-        let localFrontier: ReplicaFrontier
-        do { localFrontier = try replica.currentFrontier() } catch { throw .store(error) }
-        let peerFrontier = try await transport.frontier()
-        if let (origin, counter) = localFrontier.firstDivergence(from: peerFrontier) {
-            throw diverged(origin: origin, counter: counter, peerInfo: peerInfo)
+        _ exchange: inout Exchange, plan: SyncPlan, checkpoint: SyncCheckpoint?, localHead: StoreHead, result: inout SyncReport
+    ) async throws(SyncError) {
+        do { exchange.localFrontier = try replica.currentFrontier() } catch { throw .store(error) }
+        exchange.peerFrontier = try await transport.frontier()
+        if let (origin, counter) = exchange.localFrontier.firstDivergence(from: exchange.peerFrontier) {
+            throw diverged(origin: origin, counter: counter, peerInfo: exchange.peerInfo)
         }
-        let sharesHistory = localFrontier.knowledge.sortedCounters.contains { peerFrontier.knowledge[$0.0] > 0 }
-        if plan == .reconcile && checkpoint == nil && !sharesHistory && localHead.sequence > 0 && !peerInfo.isEmpty {
+        let peerKnowledge = exchange.peerFrontier.knowledge
+        let sharesHistory = exchange.localFrontier.knowledge.sortedCounters.contains { peerKnowledge[$0.0] > 0 }
+        if plan == .reconcile && checkpoint == nil && !sharesHistory && localHead.sequence > 0 && !exchange.peerInfo.isEmpty {
             result.merging = (replica.recordCount, try await transport.liveRecordCount())
         }
-        return Exchange(
-            peerInfo: peerInfo, start: start, pendingJoin: pendingJoin,
-            localFrontier: localFrontier, peerFrontier: peerFrontier, pulledThrough: start.peer,
-            peerMark: plan == .incremental ? checkpoint?.peerMark : nil)
     }
 
     /// The records in conflict here now.
     func conflictedKeys() throws(SyncError) -> [RecordKey] {
         do { return try replica.conflicts().map(\.key) } catch { throw .store(error) }
-    }
-
-    /// Applies the lww or merge policy to the conflicted records among `keys`.
-    func resolveConflicts(among keys: Set<RecordKey>) throws(SyncError) -> Int {
-        do { return try replica.resolveConflicts(among: keys, policy: options.policy) } catch { throw .store(error) }
     }
 }
 
