@@ -57,6 +57,37 @@ import Testing
         #expect(try runFerry(["hub", "frobnicate", hub]).exitCode == 2)
     }
 
+    /// A hub folder copied with `cp -r` and both used: the sync names the copy and the command
+    /// that gives it an id of its own; `ferry hub reidentify` does, and both hubs then work.
+    @Test func aCopiedHubIsNamedAndReidentified() throws {
+        let directory = try TemporaryDirectory()
+        let laptop = directory.subpath("laptop")
+        let hub = directory.subpath("hub")
+        let copy = directory.subpath("hub-copy")
+        #expect(try runFerry(["init", laptop, "--name", "laptop"]).exitCode == 0)
+        #expect(try runFerry(["hub", "init", hub]).exitCode == 0)
+        #expect(try runFerry(["put", laptop, "Note", "n1", "--json", #"{"t": 1}"#]).exitCode == 0)
+        #expect(try runFerry(["sync", laptop, hub]).exitCode == 0)
+        try FileManager.default.copyItem(atPath: hub, toPath: copy)
+        #expect(try runFerry(["put", laptop, "Note", "n2", "--json", #"{"t": 2}"#]).exitCode == 0)
+        #expect(try runFerry(["sync", laptop, copy]).exitCode == 0)
+        let original = try runFerry(["sync", laptop, hub])
+        #expect(original.exitCode == 0, "\(original)")
+        #expect(original.stdout.contains("pushed 1"), "\(original)")
+        let said = original.stdout + original.stderr
+        #expect(said.contains("is a copy") && said.contains("ferry hub reidentify \(hub)"), "\(original)")
+
+        let renamed = try runFerry(["hub", "reidentify", copy, "--json"])
+        #expect(renamed.exitCode == 0, "\(renamed)")
+        let before = try runFerry(["hub", "status", hub, "--json"]).stdout
+        let after = try runFerry(["hub", "status", copy, "--json"]).stdout
+        #expect(renamed.stdout.contains(#""hub":""#) && before != after)
+        #expect(try runFerry(["put", laptop, "Note", "n3", "--json", #"{"t": 3}"#]).exitCode == 0)
+        #expect(try runFerry(["sync", laptop, copy]).exitCode == 0)
+        #expect(try runFerry(["sync", laptop, hub]).exitCode == 0)
+        #expect(try runFerry(["hub", "reidentify", directory.subpath("nothing")]).exitCode != 0)
+    }
+
     @Test func compactThenANewReplicaJoinsFromTheSnapshot() throws {
         let directory = try TemporaryDirectory()
         let laptop = directory.subpath("laptop")

@@ -70,8 +70,10 @@ public enum SyncError: Error, Sendable, Equatable, CustomStringConvertible {
                 + "nothing was applied; give the copy a new identity with \(fix), which keeps its changes, then sync again"
         case .counterGap(let peer, let origin, let expected, let found):
             return "peer \(peer) sent change \(found) of replica \(origin.short) but this store's next change of it is \(expected); "
-                + "changes of one replica must arrive in order, without gaps; refusing the batch (a store that joined a hub "
-                + "from its snapshot holds no history before it: sync with the hub instead)"
+                + "changes of one replica must arrive in order, without gaps; refusing the batch, nothing was changed. "
+                + "One of the two lacks change\(found > expected + 1 ? "s \(expected)…\(found - 1)" : " \(expected)") of that replica: "
+                + "sync both with the replica \(origin.short) "
+                + "or with a peer that holds them first, and run 'ferry verify' on each"
         case .joinInProgress(let store, let hub):
             return "\(store) started joining from a snapshot of the hub at \(hub) and was stopped before it finished; "
                 + "run 'ferry sync \(store) \(hub)' to finish the join before syncing with anything else"

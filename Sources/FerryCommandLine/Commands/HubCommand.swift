@@ -1,7 +1,8 @@
 import Ferry
 
-/// `ferry hub init|status|compact <location>`: creates, inspects and compacts hubs (a folder
-/// or an S3 prefix that replicas sync through without a server).
+/// `ferry hub init|status|compact|reidentify <location>`: creates, inspects and compacts hubs
+/// (a folder or an S3 prefix that replicas sync through without a server), and gives a copied
+/// hub an id of its own.
 enum HubCommand: Command {
     static let spec = CommandSpec(
         name: "hub",
@@ -14,7 +15,9 @@ enum HubCommand: Command {
             refused); status lists the replicas (name, last sync, how far behind the newest), segments, snapshots and \
             bytes; compact writes a snapshot of the state (new replicas then join at the cost of the state, not the \
             history) and deletes the segments it covers that every replica seen within --keep (default 30d) has read. \
-            A replica away longer re-joins from the snapshot on its next sync, without resurrecting deletions.
+            A replica away longer re-joins from the snapshot on its next sync, without resurrecting deletions. \
+            reidentify gives a copy of a hub (cp -r, aws s3 sync) an id of its own, so the copy and the original \
+            can both be used; a sync names the copy when it meets one.
             S3 credentials and endpoint follow the AWS CLI: AWS_ACCESS_KEY_ID, AWS_SECRET_ACCESS_KEY, \
             AWS_SESSION_TOKEN, AWS_REGION, AWS_ENDPOINT_URL_S3 or AWS_ENDPOINT_URL, AWS_PROFILE with ~/.aws; \
             --endpoint overrides the endpoint.
@@ -22,9 +25,10 @@ enum HubCommand: Command {
              ferry hub init s3://team-bucket/notes --endpoint http://127.0.0.1:8333
              ferry hub status s3://team-bucket/notes --json
              ferry hub compact ~/Dropbox/notes-hub --keep 14d --dry-run
+             ferry hub reidentify ~/Dropbox/notes-hub-copy
             """,
         arguments: [
-            .required("action", help: "init, status or compact."),
+            .required("action", help: "init, status, compact or reidentify."),
             .required("location", help: "A hub folder, or s3://bucket/prefix."),
         ],
         options: [
@@ -37,8 +41,8 @@ enum HubCommand: Command {
     static func run(_ arguments: ParsedArguments, context: CommandContext) async throws -> ExitCode {
         let action = try arguments.requiredPositional("action")
         let locationText = try arguments.requiredPositional("location")
-        guard ["init", "status", "compact"].contains(action) else {
-            throw UsageError("'\(action)' is not a hub action: use init, status or compact")
+        guard ["init", "status", "compact", "reidentify"].contains(action) else {
+            throw UsageError("'\(action)' is not a hub action: use init, status, compact or reidentify")
         }
         if action != "compact" {
             if arguments.option("keep") != nil { throw UsageError("--keep applies to 'ferry hub compact' only") }
@@ -56,6 +60,16 @@ enum HubCommand: Command {
             } else {
                 context.stdout.line("created hub \(descriptor.id.short) at \(storage.location)")
                 context.stdout.line("sync a store with it: ferry sync <store> \(locationText)")
+            }
+        case "reidentify":
+            let (old, new) = try await Hub.reidentify(storage)
+            if arguments.flag("json") {
+                context.printJSONLine([
+                    "location": .string(storage.location), "oldHub": .string(old.id.rawValue), "hub": .string(new.id.rawValue),
+                ])
+            } else {
+                context.stdout.line("the hub at \(storage.location) was \(old.id.short) and is now \(new.id.short)")
+                context.stdout.line("replicas that synced it before exchange every change with it once on their next sync")
             }
         case "compact":
             let report = try await HubCompactor(storage: storage, retentionMilliseconds: retention, dryRun: arguments.flag("dry-run")).compact()

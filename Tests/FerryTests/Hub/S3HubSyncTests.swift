@@ -215,4 +215,68 @@ import FerryURLSession
         let again = try await self.sync(a, server)
         #expect(again.pushed == 0 && again.pulled == 0)
     }
+
+    // MARK: A hub that goes back in time or forks (issue 54)
+
+    /// Every object under `from` as it is now (what a backup or `aws s3 sync` holds).
+    func objects(_ server: SeaweedFS, _ from: String) async throws -> [String: [UInt8]] {
+        let source = try storage(server, from)
+        var copied: [String: [UInt8]] = [:]
+        for object in try await source.list(prefix: "") {
+            if let fetched = try await source.get(object.key) { copied[object.key] = fetched.bytes }
+        }
+        return copied
+    }
+
+    /// Makes `location` hold exactly `objects` (a restore, or a copy to another prefix).
+    func restore(_ objects: [String: [UInt8]], to location: String, _ server: SeaweedFS) async throws {
+        let target = try storage(server, location)
+        for object in try await target.list(prefix: "") where objects[object.key] == nil { try await target.delete(object.key) }
+        for (key, bytes) in objects { _ = try await target.put(key, bytes, createOnly: false) }
+    }
+
+    func put(_ store: Store, _ id: String) throws {
+        _ = try store.put(["id": .string(id)], entity: Self.notes, id: RecordID(id))
+    }
+
+    @Test func aRestoredPrefixAndACopiedPrefixLoseNoEdit() async throws {
+        let directory = try TemporaryDirectory()
+        guard let server = try await server(directory) else { return }
+        defer { server.stop() }
+        try await Hub.create(in: storage(server, "s3://hub/notes"))
+        let stores = try ["a", "b", "c"].map { try Store.create(at: directory.subpath($0), name: $0) }
+        let (a, b, c) = (stores[0], stores[1], stores[2])
+        for store in stores { try put(store, "\(store.manifest.name ?? "")1") }
+        for _ in 0..<2 { for store in stores { _ = try await sync(store, server) } }
+
+        // Restored from a backup: B's mark names a2, which the prefix lost after C pushed c2.
+        let backup = try await objects(server, "s3://hub/notes")
+        try put(a, "a2")
+        _ = try await sync(a, server)
+        _ = try await sync(b, server)
+        try await restore(backup, to: "s3://hub/notes", server)
+        try put(c, "c2")
+        _ = try await sync(c, server)
+        let afterRestore = try await sync(b, server)
+        #expect(afterRestore.plan != .upToDate && afterRestore.pushed == 1 && afterRestore.pulled == 1)
+        #expect(afterRestore.notes.contains { $0.contains("went back in time") && $0.contains("republished 1 change") }, "\(afterRestore.notes)")
+
+        // Copied to another prefix (aws s3 sync) and both used: the original is named a copy's.
+        for _ in 0..<2 { for store in stores { _ = try await sync(store, server) } }
+        try await restore(try await objects(server, "s3://hub/notes"), to: "s3://hub/copy", server)
+        try put(b, "b2")
+        _ = try await sync(b, server, "s3://hub/copy")
+        try put(a, "a3")
+        _ = try await sync(a, server)
+        let original = try await sync(b, server)
+        #expect(original.plan != .upToDate && original.pushed == 1 && original.pulled == 1)
+        #expect(original.notes.contains { $0.contains("is a copy") && $0.contains("ferry hub reidentify s3://hub/notes") }, "\(original.notes)")
+        for _ in 0..<2 { for store in stores { _ = try await sync(store, server) } }
+        for store in stores {
+            for id in ["a1", "b1", "c1", "a2", "c2", "b2", "a3"] {
+                #expect(try store.get(entity: Self.notes, id: RecordID(id)) != nil, "\(store.manifest.name ?? "") lacks \(id)")
+            }
+            #expect(try StoreVerifier(path: store.path).verify().isClean)
+        }
+    }
 }

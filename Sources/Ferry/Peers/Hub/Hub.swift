@@ -28,6 +28,23 @@ public enum Hub {
         return descriptor
     }
 
+    /// Gives the hub at `storage` a new id: for a copy of a hub (a folder copied with `cp -r`, a
+    /// prefix copied with `aws s3 sync`) that is to be used beside the original. Its heads,
+    /// segments and snapshots stay; replicas that synced it under the old id exchange every
+    /// change with it once, as with a hub they never met. Only `hub.json` is rewritten (the one
+    /// time it is).
+    /// - Returns: the old and the new descriptor.
+    /// - Throws: ``HubError/noHub(location:)`` when there is no hub there.
+    @discardableResult
+    public static func reidentify(_ storage: any HubStorage) async throws(HubError) -> (old: HubDescriptor, new: HubDescriptor) {
+        guard let bytes = try await storage.get(HubDescriptor.key)?.bytes else { throw .noHub(location: storage.location) }
+        let old = try HubDescriptor(bytes: bytes, location: storage.location)
+        var new = old
+        new.id = .generate()
+        _ = try await storage.put(HubDescriptor.key, new.bytes, createOnly: false)
+        return (old, new)
+    }
+
     /// Reads every head of the hub (and lists its objects) to describe it.
     public static func status(of storage: any HubStorage, clock: any WallClock = SystemClock()) async throws(HubError) -> HubStatus {
         let objects = try await storage.list(prefix: "")

@@ -1,16 +1,36 @@
-/// A hub's mark: which hub, and the frontier it held (for each origin, its latest change's
-/// counter and digest, over every head). A hub has no single journal, so this is where it
-/// stands: it moves exactly when the hub gains a change, and a hub that holds less than a mark
-/// (a head restored from a backup, a copy of the hub that missed a change) no longer holds it.
+/// A hub's mark: which hub, where it was, and the frontier it held (for each origin, its latest
+/// change's counter and digest, over every head). A hub has no single journal, so this is where
+/// it stands: it moves exactly when the hub gains a change, and a hub that holds less than a
+/// mark (a hub folder restored from a backup, a copy of the hub that missed a change) no longer
+/// holds it. The location tells the two apart: the same place went back in time, another place
+/// with the same id is a copy.
 struct HubMark: Sendable, Hashable, Codable {
     /// The hub's id (its descriptor's).
     var hub: ReplicaID
+    /// Where the hub was (a folder path, `s3://bucket/prefix`).
+    var location: String
     /// What the hub held.
     var frontier: ReplicaFrontier
 
-    init(hub: ReplicaID, frontier: ReplicaFrontier) {
+    init(hub: ReplicaID, location: String, frontier: ReplicaFrontier) {
         self.hub = hub
+        self.location = location
         self.frontier = frontier
+    }
+
+    /// How many changes of this mark a hub that holds `current` lacks (none when it holds them all;
+    /// an origin whose latest change differs counts that change).
+    func changesLacking(in current: ReplicaFrontier) -> UInt64 {
+        var lacking: UInt64 = 0
+        for (origin, counter) in frontier.knowledge.sortedCounters {
+            let now = current.knowledge[origin]
+            if now < counter {
+                lacking += counter - now
+            } else if now == counter, let digest = frontier.digests[origin], let held = current.digests[origin], digest != held {
+                lacking += 1
+            }
+        }
+        return lacking
     }
 
     /// Whether a hub of this id that now holds `current` still holds everything of this mark:
@@ -26,7 +46,7 @@ struct HubMark: Sendable, Hashable, Codable {
     }
 
     private enum CodingKeys: String, CodingKey {
-        case hub, frontier
+        case hub, location, frontier
     }
 
     /// One origin in the file: `[counter, "digest"]`, as a base file writes a frontier.
@@ -72,12 +92,15 @@ struct HubMark: Sendable, Hashable, Codable {
                 digests[origin] = digest
             }
         }
-        self.init(hub: hub, frontier: ReplicaFrontier(knowledge: VersionVector(counters), digests: digests))
+        self.init(
+            hub: hub, location: try container.decode(String.self, forKey: .location),
+            frontier: ReplicaFrontier(knowledge: VersionVector(counters), digests: digests))
     }
 
     func encode(to encoder: any Encoder) throws {
         var container = encoder.container(keyedBy: CodingKeys.self)
         try container.encode(hub.rawValue, forKey: .hub)
+        try container.encode(location, forKey: .location)
         var entries: [String: Entry] = [:]
         for (origin, counter) in frontier.knowledge.sortedCounters {
             entries[origin.rawValue] = Entry(counter: counter, digest: frontier.digests[origin]?.hex)

@@ -21,6 +21,7 @@ public final class HubTransport: ReplicaAwarePeer, SnapshotSource, RequestCounti
     private let clock: any WallClock
 
     /// The syncing store, from ``prepare(for:)``.
+    private var syncing: (any SyncReplica)?
     private var localReplica: ReplicaID?
     private var localName: String?
     private var cacheMemory: PeerMemory?
@@ -39,6 +40,10 @@ public final class HubTransport: ReplicaAwarePeer, SnapshotSource, RequestCounti
     /// What the local store holds, as far as this exchange saw (for the head's `read`).
     private var localKnowledge: VersionVector?
     private var collectedNotes: [String] = []
+    /// What the hub lost of this replica's last mark, when it went back in time or is a copy.
+    private var lostHistory: String?
+    /// Changes pushed since the hub was found to have lost some: republished.
+    private var republished = 0
     /// The snapshots the listing shows, by id.
     private var snapshotIDs: [SHA256Digest] = []
     /// The snapshot offered to the store, and the next of its parts to read.
@@ -63,10 +68,17 @@ public final class HubTransport: ReplicaAwarePeer, SnapshotSource, RequestCounti
 
     public var peerDescription: String { storage.location }
     public var joinSource: (id: ReplicaID, location: String)? { hubID.map { ($0, storage.location) } }
-    public var notes: [String] { storage.notices + collectedNotes }
+    public var notes: [String] {
+        var notes = storage.notices + collectedNotes
+        if let lostHistory {
+            notes.append("\(lostHistory); republished \(republished) change\(republished == 1 ? "" : "s") this replica holds")
+        }
+        return notes
+    }
     public var requestCount: Int { storage.requestCount }
 
     public func prepare(for replica: any SyncReplica) {
+        syncing = replica
         localReplica = replica.replicaID
         localName = replica.replicaName
         cacheMemory = replica.cacheLayout.map { HubCache.memory(for: storage.location, in: $0) }
@@ -75,7 +87,7 @@ public final class HubTransport: ReplicaAwarePeer, SnapshotSource, RequestCounti
     /// Where the hub stands now (a hub whose descriptor names no id goes by the syncing
     /// replica's, as its ``PeerInfo`` does).
     private func mark(as localReplica: ReplicaID) -> PeerMark {
-        PeerMark(HubMark(hub: hubID ?? localReplica, frontier: hubFrontier))
+        PeerMark(HubMark(hub: hubID ?? localReplica, location: storage.location, frontier: hubFrontier))
     }
 
     private func hub<T>(_ operation: () async throws(HubError) -> T) async throws(SyncError) -> T {
@@ -86,6 +98,8 @@ public final class HubTransport: ReplicaAwarePeer, SnapshotSource, RequestCounti
         guard let localReplica else { throw .transport("\(storage.location): the hub transport was opened without a store") }
         if let cacheMemory, let loaded = HubCache.load(from: cacheMemory.hubCache, location: storage.location) { cache = loaded }
         collectedNotes = []
+        lostHistory = nil
+        republished = 0
         reading = nil
         readingThrough = nil
         localKnowledge = nil
@@ -107,6 +121,18 @@ public final class HubTransport: ReplicaAwarePeer, SnapshotSource, RequestCounti
         return PeerInfo(
             replica: hubID ?? localReplica, name: "hub", format: StoreManifest.currentFormat, mark: mark(as: localReplica), isEmpty: total == 0,
             latestModification: latest, changeCount: Int(clamping: total))
+    }
+
+    /// Whether `head`, this replica's own head as the hub shows it, is one this store wrote
+    /// (maybe long ago): every change of the replica's own that it lists is one the store holds.
+    private func isOlderOwnHead(_ head: HubHead, replica: ReplicaID) -> Bool {
+        guard let frontier = try? syncing?.currentFrontier() else { return false }
+        let held = frontier.knowledge[replica]
+        for segment in head.segments {
+            guard let range = segment.origins[replica] else { continue }
+            if range.last > held || (range.last == held && frontier.digests[replica] != range.lastDigest) { return false }
+        }
+        return true
     }
 
     /// Sorts the listing of `h…` keys: the descriptor, each replica's head, and the snapshots
@@ -170,8 +196,16 @@ public final class HubTransport: ReplicaAwarePeer, SnapshotSource, RequestCounti
             }
             do {
                 let head = try HubHead(bytes: fetched.bytes, key: key, expected: replica, location: storage.location)
-                if replica == localReplica, cache.heads[replica] != nil, !cache.ownHeadHashes.contains(SHA256.hash(fetched.bytes)) {
-                    throw SyncError.hub(.foreignHeadWrite(location: storage.location, replica: replica))
+                if replica == localReplica, let last = cache.heads[replica]?.head, !cache.ownHeadHashes.contains(SHA256.hash(fetched.bytes)) {
+                    // An older head of this store's (a hub restored from a backup) lists only
+                    // changes of this replica that the store holds; a copy of the store that wrote
+                    // lists one it does not (past its counter, or another at its counter).
+                    guard isOlderOwnHead(head, replica: replica) else {
+                        throw SyncError.hub(.foreignHeadWrite(location: storage.location, replica: replica))
+                    }
+                    collectedNotes.append(
+                        "this replica's head on the hub is an older one it wrote (\(head.segments.count) segments; it wrote "
+                            + "\(last.segments.count) by its last sync): the hub went back in time (restored from a backup?)")
                 }
                 heads[replica] = head
                 cache.heads[replica] = (fetched.tag, head)
@@ -260,12 +294,26 @@ public final class HubTransport: ReplicaAwarePeer, SnapshotSource, RequestCounti
     }
 
     /// Reads from the start (the store's knowledge says what it lacks) when the hub still holds
-    /// everything `mark` says it held.
+    /// everything `mark` says it held. A hub that holds less went back in time (the same
+    /// location) or is a copy (another location with the same id): `nil`, so the engine
+    /// exchanges every change and this replica republishes what the hub lost, and a note says
+    /// which it was.
     public func resume(from mark: PeerMark) async throws(SyncError) -> UInt64? {
-        guard let localReplica, let saved = mark.decode(HubMark.self), saved.isHeld(by: hubFrontier, hub: hubID ?? localReplica) else {
-            return nil
+        guard let localReplica, let saved = mark.decode(HubMark.self) else { return nil }
+        let id = hubID ?? localReplica
+        if saved.isHeld(by: hubFrontier, hub: id) { return 0 }
+        guard saved.hub == id else { return nil }
+        let lacking = saved.changesLacking(in: hubFrontier)
+        let what = "it lacks \(lacking) change\(lacking == 1 ? "" : "s") this replica saw in it"
+        if saved.location == storage.location {
+            lostHistory = "the hub at \(storage.location) went back in time (restored from a backup?): \(what)"
+        } else {
+            lostHistory =
+                "the hub at \(storage.location) has the id of the hub at \(saved.location), which this replica synced last, "
+                + "but not its history: it is a copy (cp -r, aws s3 sync?); \(what). If both are to be used, give the copy "
+                + "an id of its own: ferry hub reidentify \(storage.location)"
         }
-        return 0
+        return nil
     }
 
     /// The changes the store lacks, read segment by segment from the heads that list them. The
@@ -462,6 +510,7 @@ public final class HubTransport: ReplicaAwarePeer, SnapshotSource, RequestCounti
         for change in changes {
             if frontier.admit(change, ownReplica: hubID ?? localReplica) == .next { result.applied += 1 } else { result.alreadyKnown += 1 }
         }
+        if lostHistory != nil { republished += result.applied }
         recomputeFrontier()
         if let known = localKnowledge {
             var counters = known.counters
