@@ -45,6 +45,8 @@ extension SyncEngine {
             let pushed = try await transport.push(page, maximumSkew: options.maximumClockSkewMilliseconds)
             result.pushed += pushed.applied
             result.committedEdits += pushed.committedEdits
+            result.deferred += pushed.deferred
+            result.waiting += pushed.deferred + pushed.refused
             // The peer's position may advance past our own pushes only when nothing else
             // was appended there in between (another client of the same server).
             if contiguous && pushed.headBefore == peerPosition {
@@ -61,11 +63,14 @@ extension SyncEngine {
     }
 
     /// Checkpoint, last: everything it covers is durable on both sides. One way only, it
-    /// covers on the other side only what that side had at the last full exchange.
-    func saveCheckpoints(_ exchange: Exchange, peerPosition: UInt64, peerHash: SHA256Digest?) async throws(SyncError) {
+    /// covers on the other side only what that side had at the last full exchange; and so
+    /// does a push the peer did not take whole (``ReceiveResult/deferred``): the next sync
+    /// reads this store's changes from the same place again, and those the peer holds are left
+    /// out by its knowledge.
+    func saveCheckpoints(_ exchange: Exchange, peerPosition: UInt64, peerHash: SHA256Digest?, peerTookAll: Bool = true) async throws(SyncError) {
         let peerInfo = exchange.peerInfo
         var finalLocal = replica.head
-        if !options.direction.pushes {
+        if !options.direction.pushes || !peerTookAll {
             let hash: SHA256Digest?
             do { hash = try replica.entryHash(at: exchange.start.local) } catch { throw .store(error) }
             finalLocal = StoreHead(sequence: exchange.start.local, hash: hash ?? .zero, latestModification: finalLocal.latestModification)

@@ -23,11 +23,49 @@ public struct SyncEngine: Sendable {
         self.init(replica: store, transport: transport, options: options)
     }
 
-    /// Runs the sync.
+    /// Runs the sync: one exchange, and more rounds while the peer defers records (see
+    /// ``runRounds(started:)``).
     public func run() async throws(SyncError) -> SyncReport {
         let started = Date()
         let shared = transport as? ReplicaAwarePeer
         shared?.prepare(for: replica)
+        var report = try await runRounds(started: started)
+        do {
+            if !options.dryRun { try await shared?.exchangeSucceeded() }
+        } catch {
+            await transport.close()
+            throw error
+        }
+        await transport.close()
+        report.notes = (shared?.notes ?? []) + report.notes
+        report.requests = (transport as? RequestCounting)?.requestCount
+        return report
+    }
+
+    /// Opens the peer and exchanges; while a push met newer versions at the peer
+    /// (``ReceiveResult/deferred``: another client wrote those records since they were
+    /// pulled), opens it again and exchanges again, so the newer versions come in as conflicts,
+    /// the policy resolves them and the result is pushed: at most ``SyncOptions/maximumRounds``
+    /// in all. What is still deferred waits for the next sync, and the report says so. The
+    /// peer is left open (and closed when an exchange fails; one that fails to open is not).
+    private func runRounds(started: Date) async throws(SyncError) -> SyncReport {
+        var report = try await openAndExchange(started: started)
+        while !report.deferred.isEmpty && report.rounds < options.maximumRounds && options.direction.pulls && !options.dryRun {
+            await transport.close()
+            let next = try await openAndExchange(started: started)
+            report.add(round: next)
+        }
+        if !report.deferred.isEmpty {
+            let count = report.deferred.count
+            report.notes.append(
+                "\(count) record\(count == 1 ? "" : "s") changed on \(transport.peerDescription) again while this sync ran; "
+                    + "the next sync pushes \(count == 1 ? "it" : "them")")
+        }
+        return report
+    }
+
+    /// Opens the peer and runs one exchange; closes the peer when the exchange fails.
+    private func openAndExchange(started: Date) async throws(SyncError) -> SyncReport {
         let peerInfo = try await transport.open()
         do {
             var report = try await exchange(peerInfo: peerInfo, started: started)
@@ -35,10 +73,6 @@ public struct SyncEngine: Sendable {
                 report.committedEdits += found.edits.count
                 report.peerProblems = found.problems
             }
-            if !options.dryRun { await shared?.exchangeSucceeded() }
-            await transport.close()
-            report.notes = shared?.notes ?? []
-            report.requests = (transport as? RequestCounting)?.requestCount
             return report
         } catch {
             await transport.close()
@@ -114,7 +148,7 @@ public struct SyncEngine: Sendable {
             result.duration = Date().timeIntervalSince(started)
             return result
         }
-        try await saveCheckpoints(exchange, peerPosition: peerMark.position, peerHash: peerMark.hash)
+        try await saveCheckpoints(exchange, peerPosition: peerMark.position, peerHash: peerMark.hash, peerTookAll: result.waiting.isEmpty)
         result.conflicts = try conflictedKeys()
         result.duration = Date().timeIntervalSince(started)
         report(SyncProgress(phase: .done, completed: result.pulled + result.pushed, total: nil))
