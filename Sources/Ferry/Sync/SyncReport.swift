@@ -76,7 +76,8 @@ public struct SyncReport: Sendable {
         members["refusals"] = .array(refusals.map { .string($0) })
         members["direction"] = .string(direction.rawValue)
         members["notes"] = .array(notes.map { .string($0) })
-        if let requests { members["requests"] = .integer(Int64(requests)) }
+        // Always there, as every member a sync of any peer reports: null when the peer does not count them.
+        members["requests"] = requests.map { .integer(Int64($0)) } ?? .null
         members["changesReadAgain"] = .integer(Int64(changesReadAgain))
         members["changesSpooled"] = .integer(Int64(changesSpooled))
         members["waiting"] = .array(waiting.map { .string($0.description) })

@@ -6,7 +6,7 @@ import Foundation
 enum SyncCommand: Command {
     static let spec = CommandSpec(
         name: "sync",
-        abstract: "Sync a store with a peer: a store folder, a hub (folder or s3://) or a 'ferry serve' URL.",
+        abstract: "Sync a store with a peer: a store folder, a hub (folder or s3://), a 'ferry serve' URL or a PocketBase.",
         discussion: """
             Pulls the peer's changes, resolves conflicts by the policy, pushes this store's changes, and \
             records a checkpoint last, so an interrupted sync can simply run again. The plan is one of \
@@ -29,10 +29,13 @@ enum SyncCommand: Command {
              ferry sync ./laptop s3://team-bucket/notes --endpoint http://127.0.0.1:8333
              ferry sync ./laptop http://127.0.0.1:8080/alice --token $TOKEN
              ferry sync ./laptop /media/usb/data --watch --interval 30
+            An app backend (pocketbase+http://host:port) syncs the same way, with every option here; \
+            --entities or --mapping say what, and POCKETBASE_EMAIL/POCKETBASE_PASSWORD as whom (see docs/BACKENDS.md).
+             ferry sync ./laptop pocketbase+http://127.0.0.1:8090 --entities Note --dry-run
             """,
         arguments: [
             .required("store", help: "The local store directory."),
-            .required("peer", help: "A peer store directory, a hub folder, s3://bucket/prefix, or http(s)://host:port/<name>."),
+            .required("peer", help: "A peer store directory, a hub folder, s3://bucket/prefix, http(s)://host:port/<name>, or pocketbase+http(s)://host:port."),
         ],
         options: [
             .flag("dry-run", help: "Print the plan and the counts; change nothing."),

@@ -358,11 +358,20 @@ struct BackendSyncOutcome: CustomStringConvertible {
 /// a race, made to happen every time.
 final class RacingBackend: SyncBackend, @unchecked Sendable {
     private let inner: any SyncBackend
-    private var race: (() async throws -> Void)?
+    private var racing: (() async throws -> Void)?
+    private var racesLeft: Int
 
-    init(_ inner: any SyncBackend, race: @escaping () async throws -> Void) {
+    /// - Parameter times: how many of Ferry's writes (or purge listings) the race comes before.
+    init(_ inner: any SyncBackend, times: Int = 1, race: @escaping () async throws -> Void) {
         self.inner = inner
-        self.race = race
+        self.racing = race
+        self.racesLeft = times
+    }
+
+    /// The race, once more, while it has races left.
+    private var race: (() async throws -> Void)? {
+        get { racesLeft > 0 ? racing : nil }
+        set { if newValue == nil { racesLeft -= 1 } }
     }
 
     var location: String { inner.location }

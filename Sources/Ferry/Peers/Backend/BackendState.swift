@@ -3,8 +3,8 @@
 ///
 /// - `state.json`: the replica that stands for the backend in this store's journal (changes
 ///   other clients made arrive as its changes), each collection's watermark (the `updated` of
-///   the newest record pulled) and the backend's clock when that pull began, how far the local journal has been pushed, records whose push
-///   met a newer version and waits for the next pull, how many records of each collection
+///   the newest record pulled) and the backend's clock when that pull began, where the
+///   stand-in replica's journal ends (``StandIn``), how many records of each collection
 ///   Ferry knows on the backend (to notice hard deletes by a count), and the kinds of the
 ///   collections' fields (to empty a field a document no longer has), and when each
 ///   collection's soft-deleted records were last purged;
@@ -13,8 +13,8 @@
 ///   compare-and-set, and what a change another client makes descends from (a sorted table and
 ///   a log; see ``BackendBaseTable``).
 ///
-/// `state.json` is written last, after the journal and the bases it covers are durable, so a
-/// crash repeats work, never skips it.
+/// `state.json` is written last, after the journal and the bases it covers are durable (by
+/// ``BackendPeer`` once the store holds what was pulled), so a crash repeats work, never skips it.
 struct BackendState: Sendable {
     var location: String
     /// The replica that stands for the backend in this store's journal.
@@ -22,6 +22,9 @@ struct BackendState: Sendable {
     var watermarks: [String: String] = [:]
     /// The backend's clock when each collection's last pull began (from the answer's `Date`).
     var listedAt: [String: String] = [:]
+    /// How far the local journal was pushed, and the records waiting, as the engine before
+    /// ``BackendPeer`` kept them: read and written again as they are, no longer used (the
+    /// stand-in's frontier and the store's checkpoint say what the backend holds).
     var pushedThrough: UInt64 = 0
     var deferred: Set<RecordKey> = []
     var knownCounts: [String: Int] = [:]
