@@ -185,9 +185,9 @@ public final class BackendPeer: ReplicaAwarePeer, RequestCounting, @unchecked Se
         for entity in options.entities {
             let collection = options.mapping.entry(for: entity).collection
             let table = try baseTable(collection)
-            var ids: [String] = []
-            do { try table.forEachBackendID { ids.append($0) } } catch { throw .backend(error) }
-            for id in pending.pulledBases[collection, default: [:]].keys where (try? table.base(for: id)) == nil { ids.append(id) }
+            var ids = Set<String>()
+            do { try table.forEachBackendID { ids.insert($0) } } catch { throw .backend(error) }
+            ids.formUnion(pending.pulledBases[collection, default: [:]].keys)
             for id in ids {
                 let base: BackendState.Base?
                 if let pulled = pending.pulledBases[collection]?[id] {
