@@ -18,7 +18,6 @@ extension BackendPeer {
     }
 
     private func pull(_ entity: EntityName, local frontier: ReplicaFrontier) async throws(SyncError) {
-        guard let replica else { return }
         let entry = options.mapping.entry(for: entity)
         let collection = entry.collection
         // From the watermark less the overlap window, or, when the last pull began longer than
@@ -62,48 +61,60 @@ extension BackendPeer {
                     kinds[name] = kinds[name].map { $0.joined(with: kind) } ?? kind
                 }
                 for (name, value) in record.fields where kinds[name] == nil { kinds[name] = PocketBaseFieldKind(holding: value) }
-                guard let id = try? RecordID(record.ferryID) else {
-                    note("\(collection)/\(record.backendID): \(quoted(record.ferryID)) is not a Ferry record id; left out")
-                    continue
-                }
-                let key = RecordKey(entity: entity, id: id)
-                let base = try pulledOrSavedBase(collection, record.backendID)
-                if base?.revision == record.revision { continue }
-                if base == nil { known += 1 }
-                let current: RecordState?
-                do { current = try replica.state(of: key) } catch { throw .store(error) }
-                if let identity = Self.identity(ofRevision: record.revision), frontier.knowledge[identity.origin] >= identity.counter {
-                    // Written by Ferry, and this store has that change: nothing to pull.
-                    let version = current?.versions.first { $0.identity == identity }?.version ?? current?.mergedVersion ?? VersionVector()
-                    setPulledBase(.init(ferryID: record.ferryID, revision: record.revision, version: version, isDeleted: record.isDeleted),
-                                  for: record.backendID, in: collection, counter: 0)
-                    continue
-                }
-                if record.isDeleted && base == nil && current?.isLive != true {
-                    // Deleted before this store ever saw it: nothing to delete here.
-                    setPulledBase(.init(ferryID: record.ferryID, revision: record.revision, version: current?.mergedVersion ?? VersionVector(), isDeleted: true),
-                                  for: record.backendID, in: collection, counter: 0)
-                    continue
-                }
-                let operation: Change.Operation
-                if record.isDeleted {
-                    operation = .delete
-                } else {
-                    var localDocument: [String: JSONValue]? = nil
-                    if current?.isLive == true {
-                        do { localDocument = try replica.versions(of: key).first?.document?.objectValue } catch { throw .store(error) }
-                    }
-                    operation = .put(.object(Self.document(from: entry.document(of: record.fields), local: localDocument)))
-                }
-                let change = makeChange(key: key, operation: operation, base: base?.version)
-                setPulledBase(.init(ferryID: record.ferryID, revision: record.revision, version: change.version, isDeleted: record.isDeleted),
-                              for: record.backendID, in: collection, counter: change.counter)
+                if try take(record, entity: entity, entry: entry, local: frontier) { known += 1 }
             }
         }
         pending.watermarks[collection] = newest
         pending.listedAt[collection] = listedAt.flatMap { $0.isEmpty ? nil : $0 }
         pending.fieldKinds[collection] = kinds
         pending.knownCounts[collection] = known
+    }
+
+    /// Turns one listed record into the stand-in's next change when it is new to the store,
+    /// and notes its base.
+    /// - Parameter frontier: the store's (whether it holds a version Ferry wrote there).
+    /// - Returns: whether the record is one Ferry had not seen on the backend.
+    private func take(
+        _ record: BackendRecord, entity: EntityName, entry: BackendMapping.Entry, local frontier: ReplicaFrontier
+    ) throws(SyncError) -> Bool {
+        guard let replica else { return false }
+        let collection = entry.collection
+        guard let id = try? RecordID(record.ferryID) else {
+            note("\(collection)/\(record.backendID): \(quoted(record.ferryID)) is not a Ferry record id; left out")
+            return false
+        }
+        let key = RecordKey(entity: entity, id: id)
+        let base = try pulledOrSavedBase(collection, record.backendID)
+        if base?.revision == record.revision { return false }
+        let current: RecordState?
+        do { current = try replica.state(of: key) } catch { throw .store(error) }
+        if let identity = Self.identity(ofRevision: record.revision), frontier.knowledge[identity.origin] >= identity.counter {
+            // Written by Ferry, and this store has that change: nothing to pull.
+            let version = current?.versions.first { $0.identity == identity }?.version ?? current?.mergedVersion ?? VersionVector()
+            setPulledBase(.init(ferryID: record.ferryID, revision: record.revision, version: version, isDeleted: record.isDeleted),
+                          for: record.backendID, in: collection, counter: 0)
+            return base == nil
+        }
+        if record.isDeleted && base == nil && current?.isLive != true {
+            // Deleted before this store ever saw it: nothing to delete here.
+            setPulledBase(.init(ferryID: record.ferryID, revision: record.revision, version: current?.mergedVersion ?? VersionVector(), isDeleted: true),
+                          for: record.backendID, in: collection, counter: 0)
+            return true
+        }
+        let operation: Change.Operation
+        if record.isDeleted {
+            operation = .delete
+        } else {
+            var localDocument: [String: JSONValue]? = nil
+            if current?.isLive == true {
+                do { localDocument = try replica.versions(of: key).first?.document?.objectValue } catch { throw .store(error) }
+            }
+            operation = .put(.object(Self.document(from: entry.document(of: record.fields), local: localDocument)))
+        }
+        let change = makeChange(key: key, operation: operation, base: base?.version)
+        setPulledBase(.init(ferryID: record.ferryID, revision: record.revision, version: change.version, isDeleted: record.isDeleted),
+                      for: record.backendID, in: collection, counter: change.counter)
+        return base == nil
     }
 
     /// Deletes here the records another client deleted outright there: one count; the ids

@@ -108,10 +108,13 @@ public final class BackendPeer: ReplicaAwarePeer, RequestCounting, @unchecked Se
         self.options = options
     }
 
+    /// The backend's location (`pocketbase+http://127.0.0.1:8090`).
     public var peerDescription: String { backend.location }
 
+    /// Requests sent to the backend since the sync began (all its rounds).
     public var requestCount: Int { backend.requestCount - requestsBefore }
 
+    /// Told which store syncs: its memory of the backend, its clock, its records.
     public func prepare(for replica: any SyncReplica) {
         self.replica = replica
         clock = HybridLogicalClock(wallClock: replica.wallClock, latest: replica.head.latestModification)
@@ -160,6 +163,7 @@ public final class BackendPeer: ReplicaAwarePeer, RequestCounting, @unchecked Se
         return PeerInfo(replica: state.proxy, name: "backend", format: StoreManifest.currentFormat, head: head)
     }
 
+    /// Releases the backend's lock in the store, and forgets what was not saved.
     public func close() async {
         lock?.close()
         lock = nil
@@ -174,6 +178,8 @@ public final class BackendPeer: ReplicaAwarePeer, RequestCounting, @unchecked Se
             latestModification: max(state.standIn.latest, pending.latestPulled))
     }
 
+    /// For each replica, the latest change the backend holds (contiguously), with what this
+    /// exchange pulled and pushed.
     public func frontier() async throws(SyncError) -> ReplicaFrontier {
         pending.frontier
     }
@@ -201,6 +207,8 @@ public final class BackendPeer: ReplicaAwarePeer, RequestCounting, @unchecked Se
         return live
     }
 
+    /// The stand-in's hash at `sequence`: its saved position, one this exchange added, or one
+    /// of the recent positions kept (``BackendState/StandIn/marks``); `nil` for any other.
     public func entryHash(at sequence: UInt64) async throws(SyncError) -> SHA256Digest? {
         let saved = state.standIn
         if sequence == 0 { return .zero }
@@ -234,6 +242,7 @@ public final class BackendPeer: ReplicaAwarePeer, RequestCounting, @unchecked Se
         return batch
     }
 
+    /// Saves what this exchange pulled (when the store acknowledged it) and pushed.
     public func saveCheckpoint(_ checkpoint: SyncCheckpoint) async throws(SyncError) {
         try save(acknowledged: checkpoint.localPosition)
     }
