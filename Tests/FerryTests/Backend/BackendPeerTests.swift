@@ -163,4 +163,61 @@ import Testing
             #expect(try PocketBaseSyncTests.documents(laptop)["n1"]?["title"] == server, "\(String(describing: server))")
         }
     }
+
+    /// A sync whose push fails after the store took what it pulled saves nothing of the pull
+    /// at the backend's side; the next sync lists those records again and continues the
+    /// stand-in's chain after the changes the store holds: no counter gap, no conflict, and
+    /// what waited is pushed.
+    @Test func aPushThatFailsAfterThePullWasAppliedIsRunAgainCleanly() async throws {
+        guard let fixture = try await Fixture.start() else { return }
+        defer { fixture.server.stop() }
+        let laptop = try fixture.store("laptop")
+        try laptop.put(["title": "one", "rank": 1], entity: Self.note, id: RecordID("n1"))
+        _ = try await fixture.sync(laptop)
+        try await fixture.webEdit("n1", ["rank": 5])
+        try laptop.put(["title": "two"], entity: Self.note, id: RecordID("n2"))
+        let failing = FailingWrites(PocketBaseBackend(client: fixture.client()))
+        await #expect(throws: SyncError.self) { try await fixture.sync(laptop, backend: failing) }
+        #expect(try PocketBaseSyncTests.documents(laptop)["n1"] == ["title": "one", "rank": 5], "the pull was applied")
+
+        let again = try await fixture.sync(laptop)
+        #expect(again.pushed == 1 && again.conflicts.isEmpty, "\(again)")
+        let server = try await Self.serverDocuments(fixture)
+        #expect(try PocketBaseSyncTests.documents(laptop) == server)
+        let idle = try await fixture.sync(laptop)
+        #expect(idle.plan == .upToDate, "\(idle)")
+        #expect(try StoreVerifier(path: laptop.path).verify().isClean)
+    }
+}
+
+/// The real backend, whose writes all fail as a server that went away.
+final class FailingWrites: SyncBackend, @unchecked Sendable {
+    private let inner: any SyncBackend
+
+    init(_ inner: any SyncBackend) { self.inner = inner }
+
+    var location: String { inner.location }
+    func backendID(for ferryID: String) -> String { inner.backendID(for: ferryID) }
+    var requestCount: Int { inner.requestCount }
+    func connect() async throws(BackendError) { try await inner.connect() }
+    func changes(in collection: String, since: String?, after: (updated: String, id: String)?, limit: Int) async throws(BackendError) -> BackendPage {
+        try await inner.changes(in: collection, since: since, after: after, limit: limit)
+    }
+    func count(in collection: String) async throws(BackendError) -> Int { try await inner.count(in: collection) }
+    func ids(in collection: String) async throws(BackendError) -> Set<String> { try await inner.ids(in: collection) }
+    func softDeleted(in collection: String, updatedBefore cutoff: String, limit: Int) async throws(BackendError) -> [(backendID: String, revision: String)] {
+        try await inner.softDeleted(in: collection, updatedBefore: cutoff, limit: limit)
+    }
+    func purge(in collection: String, backendID: String, revision: String) async throws(BackendError) -> Bool {
+        try await inner.purge(in: collection, backendID: backendID, revision: revision)
+    }
+    func create(_ record: BackendRecord, clearing: [String: JSONValue]) async throws(BackendError) -> BackendWriteOutcome {
+        throw BackendError(.unreachable, "no answer")
+    }
+    func update(_ record: BackendRecord, base: String, clearing: [String: JSONValue]) async throws(BackendError) -> BackendWriteOutcome {
+        throw BackendError(.unreachable, "no answer")
+    }
+    func write(_ writes: [BackendWrite]) async -> [Result<BackendWriteOutcome, BackendError>] {
+        writes.map { _ in .failure(BackendError(.unreachable, "no answer")) }
+    }
 }
