@@ -32,6 +32,10 @@ import Foundation
 ///
 /// **Purge.** After a sync, records marked deleted longer than the retention period are
 /// deleted outright (``Options/purgeAfterMilliseconds``).
+///
+/// One sync at a time uses a peer (the engine's calls come one after another); a watch reuses
+/// it, so its session is signed in once. The store's lock on the backend's folder keeps two
+/// processes from syncing the same store with it at once.
 public final class BackendPeer: ReplicaAwarePeer, RequestCounting, @unchecked Sendable {
     public struct Options: Sendable {
         /// The entities to sync and their collections.
