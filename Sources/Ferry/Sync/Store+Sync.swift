@@ -36,7 +36,8 @@ public struct ReceiveResult: Sendable {
     public var hashAfter: SHA256Digest = .zero
     /// Records a push could not write because the peer holds a newer version of them than the
     /// one the write was made from (an app backend's compare-and-set): their changes are not
-    /// held by the peer. The engine pulls and pushes again (``SyncOptions/maximumRounds``).
+    /// held by the peer. The engine pulls and pushes again (``SyncOptions/maximumRounds``),
+    /// opening the peer again for each round with no ``SyncTransport/close()`` in between.
     public var deferred: [RecordKey] = []
     /// Records the peer cannot take as they are (a member an app backend's mapping cannot
     /// store): not held by the peer either, but another round would not help.

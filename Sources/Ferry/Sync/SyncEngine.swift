@@ -47,11 +47,11 @@ public struct SyncEngine: Sendable {
     /// pulled), opens it again and exchanges again, so the newer versions come in as conflicts,
     /// the policy resolves them and the result is pushed: at most ``SyncOptions/maximumRounds``
     /// in all. What is still deferred waits for the next sync, and the report says so. The
-    /// peer is left open (and closed when an exchange fails; one that fails to open is not).
+    /// peer is opened again for each round without a close in between (it stays locked for the
+    /// whole sync), and left open (closed when an exchange fails; one that fails to open is not).
     private func runRounds(started: Date) async throws(SyncError) -> SyncReport {
         var report = try await openAndExchange(started: started)
         while !report.deferred.isEmpty && report.rounds < options.maximumRounds && options.direction.pulls && !options.dryRun {
-            await transport.close()
             let next = try await openAndExchange(started: started)
             report.add(round: next)
         }

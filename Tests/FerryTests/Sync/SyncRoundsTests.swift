@@ -16,6 +16,7 @@ import FerryTestSupport
         let inner = MemoryReplica(name: "deferring")
         var deferrals: Int
         private(set) var opened = 0
+        private(set) var closed = 0
 
         init(deferrals: Int) { self.deferrals = deferrals }
 
@@ -24,7 +25,10 @@ import FerryTestSupport
             opened += 1
             return try await inner.open()
         }
-        func close() async { await inner.close() }
+        func close() async {
+            closed += 1
+            await inner.close()
+        }
         func frontier() async throws(SyncError) -> ReplicaFrontier { try await inner.frontier() }
         func liveRecordCount() async throws(SyncError) -> Int { try await inner.liveRecordCount() }
         func entryHash(at sequence: UInt64) async throws(SyncError) -> SHA256Digest? { try await inner.entryHash(at: sequence) }
@@ -51,7 +55,7 @@ import FerryTestSupport
         try laptop.put(["n": 1], entity: Self.notes, id: id("a"))
         let peer = DeferringPeer(deferrals: 1)
         let report = try await SyncEngine(replica: laptop, transport: peer).run()
-        #expect(report.rounds == 2 && peer.opened == 2, "\(report)")
+        #expect(report.rounds == 2 && peer.opened == 2 && peer.closed == 1, "opened for each round, closed once: \(report)")
         #expect(report.pushed == 1 && report.waiting.isEmpty && report.notes.isEmpty, "\(report)")
         #expect(peer.inner.records.count == 1)
         #expect(report.jsonValue["rounds"] == 2 && report.jsonValue["waiting"] == [])

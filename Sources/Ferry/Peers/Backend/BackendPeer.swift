@@ -141,7 +141,10 @@ public final class BackendPeer: ReplicaAwarePeer, RequestCounting, @unchecked Se
                 try await backend.connect()
                 connected = true
             }
-            lock = try lockFolder(store: replica.location)
+            // Held across the rounds of one sync: the engine opens the peer again for each, and
+            // a lock let go and taken again could meet a copy of its descriptor that a process
+            // being spawned holds for a moment.
+            if lock == nil { lock = try lockFolder(store: replica.location) }
             state = try BackendState.load(from: folder, location: backend.location)
         } catch {
             throw .backend(error)
