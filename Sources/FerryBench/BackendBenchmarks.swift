@@ -28,14 +28,15 @@ func backendBenchmarks(scale: Int, workDirectory: String) async throws -> [Bench
     _ = try await setup.run(with: admin)
     let credentials = PocketBaseCredentials.password(email: "bench@example.com", password: "bench-password-1", collection: "users")
     let entity = try EntityName("Item")
-    func backendSync(_ store: Store, client: PocketBaseClient) async throws -> BackendSyncEngine.Report {
-        try await BackendSyncEngine(store: store, backend: PocketBaseBackend(client: client), options: .init(entities: [entity])).sync()
+    func backendSync(_ store: Store, client: PocketBaseClient) async throws -> SyncReport {
+        let peer = BackendPeer(backend: PocketBaseBackend(client: client), options: .init(entities: [entity]))
+        return try await SyncEngine(store: store, transport: peer).run()
     }
     var rows: [BenchmarkRow] = []
 
     // Full push.
     let source = try BenchData.itemStore(at: work + "/source", name: "source", count: scale)
-    var pushReport: BackendSyncEngine.Report?
+    var pushReport: SyncReport?
     let pushSeconds = try await Measure.seconds {
         pushReport = try await backendSync(source, client: PocketBaseClient(location: location, credentials: credentials, httpClient: http))
     }
@@ -66,7 +67,7 @@ func backendBenchmarks(scale: Int, workDirectory: String) async throws -> [Bench
     let copy = try Store.create(at: work + "/copy", name: "copy")
     let puller = PocketBaseClient(location: location, credentials: credentials, httpClient: http)
     _ = try await puller.signIn()
-    var pullReport: BackendSyncEngine.Report?
+    var pullReport: SyncReport?
     sync()
     let pullSeconds = try await Measure.seconds {
         pullReport = try await backendSync(copy, client: puller)
@@ -114,7 +115,7 @@ func backendBenchmarks(scale: Int, workDirectory: String) async throws -> [Bench
         }
         try copy.write(writes)
         let before = session.requestCount
-        var report: BackendSyncEngine.Report?
+        var report: SyncReport?
         samples.append(try await Measure.seconds { report = try await backendSync(copy, client: session) })
         guard report?.pushed == 100 else { throw BackendBenchmarkError.wrongCount("pushed \(report?.pushed ?? 0) of 100") }
         requests = session.requestCount - before

@@ -76,7 +76,8 @@ let syncUser = ["POCKETBASE_EMAIL": "laptop@example.com", "POCKETBASE_PASSWORD":
 
         let first = try runFerry(["sync", laptop, server.location, "--entities", "Note"], environment: user)
         #expect(first.exitCode == 0, "\(first)")
-        #expect(first.stdout.hasPrefix("\(server.location): pulled 0, pushed 1 ("), "\(first.stdout)")
+        // The same report as any peer's: the plan, then what moved.
+        #expect(first.stdout.hasPrefix("full-push: pulled 0, pushed 1, 0 conflicts ("), "\(first.stdout)")
         let again = try runFerry(["sync", laptop, server.location, "--entities", "Note", "--json"], environment: user)
         let report = try #require(try JSONParser.parse(again.stdout).objectValue)
         #expect(report["pulled"] == 0 && report["pushed"] == 0 && report["requests"] == 3, "\(again.stdout)")
@@ -90,15 +91,15 @@ let syncUser = ["POCKETBASE_EMAIL": "laptop@example.com", "POCKETBASE_PASSWORD":
         #expect(superuser.exitCode != 0 && superuser.stderr.contains("bypass every API rule"), "\(superuser)")
         let noEntities = try runFerry(["sync", laptop, server.location], environment: user)
         #expect(noEntities.exitCode == 2 && noEntities.stderr.contains("--entities"), "\(noEntities)")
-        let watch = try runFerry(["sync", laptop, server.location, "--entities", "Note", "--dry-run"], environment: user)
-        #expect(watch.exitCode == 2, "\(watch)")
+        let watch = try runFerry(["sync", laptop, server.location, "--entities", "Note", "--dry-run", "--watch"], environment: user)
+        #expect(watch.exitCode == 2 && watch.stderr.contains("--watch and --dry-run do not go together"), "\(watch)")
         let soon = try runFerry(["sync", laptop, server.location, "--entities", "Note", "--purge-after", "soon"], environment: user)
         #expect(soon.exitCode == 2 && soon.stderr.contains("--purge-after expects a duration such as 30d, 12h or never, got 'soon'"), "\(soon)")
         let folder = try runFerry(["sync", laptop, directory.subpath("other"), "--purge-after", "7d"])
         #expect(folder.exitCode == 2 && folder.stderr.contains("--purge-after is for app backends"), "\(folder)")
         let never = try runFerry(["sync", laptop, server.location, "--entities", "Note", "--purge-after", "never", "--json"], environment: user)
         let neverReport = try JSONParser.parse(never.stdout).objectValue
-        #expect(never.exitCode == 0 && neverReport?["purged"] == 0, "\(never)")
+        #expect(never.exitCode == 0 && neverReport?["notes"] == [] && neverReport?["pushed"] == 0, "\(never)")
         // A server that is down: one line naming it.
         server.stop()
         let down = try runFerry(["sync", laptop, server.location, "--entities", "Note"], environment: user, timeout: 120)
@@ -128,18 +129,18 @@ let syncUser = ["POCKETBASE_EMAIL": "laptop@example.com", "POCKETBASE_PASSWORD":
             watch.kill(SIGTERM)
             _ = watch.wait()
         }
-        #expect(await watch.waitForOutput(lineStartingWith: "\(server.location): pulled 0, pushed 1", timeout: 20), "\(watch.outputLines) \(watch.errorOutput)")
+        #expect(await watch.waitForOutput(lineContaining: ": pulled 0, pushed 1,", timeout: 20), "\(watch.outputLines) \(watch.errorOutput)")
         let web = PocketBaseClient(location: try PocketBaseLocation(parsing: server.location),
                                    credentials: .password(email: "laptop@example.com", password: "laptop-password-1", collection: "users"),
                                    httpClient: URLSessionHTTPClient())
         // Give the subscription a moment, then another client writes: the watcher pulls at once.
         try await Task.sleep(nanoseconds: 1_000_000_000)
         _ = try await web.create(in: "Note", fields: ["title": "from the web"])
-        #expect(await watch.waitForOutput(lineStartingWith: "\(server.location): pulled 1, pushed 0", timeout: 3), "\(watch.outputLines)")
+        #expect(await watch.waitForOutput(lineContaining: ": pulled 1, pushed 0,", timeout: 3), "\(watch.outputLines)")
         // A local edit is pushed without waiting for the interval (30 s).
         #expect(try runFerry(["put", laptop, "Note", "n2", "--json", #"{"title": "local"}"#]).exitCode == 0)
         try await Task.sleep(nanoseconds: 3_000_000_000)
-        #expect(watch.outputLines.filter { $0.hasPrefix("\(server.location): pulled 0, pushed 1") }.count == 2, "\(watch.outputLines)")
+        #expect(watch.outputLines.filter { $0.contains(": pulled 0, pushed 1,") }.count == 2, "\(watch.outputLines)")
         // The server goes away and comes back: the watcher subscribes again and hears the next change.
         server.kill()
         try await Task.sleep(nanoseconds: 1_500_000_000)
@@ -147,7 +148,7 @@ let syncUser = ["POCKETBASE_EMAIL": "laptop@example.com", "POCKETBASE_PASSWORD":
         try await Task.sleep(nanoseconds: 5_000_000_000)
         _ = try await web.create(in: "Note", fields: ["title": "after the restart"])
         try await Task.sleep(nanoseconds: 3_000_000_000)
-        #expect(watch.outputLines.filter { $0.hasPrefix("\(server.location): pulled 1, pushed 0") }.count == 2, "\(watch.outputLines) \(watch.errorOutput)")
+        #expect(watch.outputLines.filter { $0.contains(": pulled 1, pushed 0,") }.count == 2, "\(watch.outputLines) \(watch.errorOutput)")
         #expect(watch.errorOutput.contains("realtime: connected again"), "\(watch.errorOutput)")
     }
 }
@@ -172,7 +173,7 @@ let syncUser = ["POCKETBASE_EMAIL": "laptop@example.com", "POCKETBASE_PASSWORD":
         #expect(setup.stdout.hasPrefix("created collection products (7 fields: price_cents, title, ferry_id,"), "\(setup.stdout)")
 
         let first = try runFerry(["sync", laptop, server.location, "--mapping", mapping], environment: user)
-        #expect(first.exitCode == 0 && first.stdout.hasPrefix("\(server.location): pulled 0, pushed 1 ("), "\(first)")
+        #expect(first.exitCode == 0 && first.stdout.hasPrefix("full-push: pulled 0, pushed 1, 0 conflicts ("), "\(first)")
         let location = try PocketBaseLocation(parsing: server.location)
         let web = PocketBaseClient(
             location: location,
@@ -186,7 +187,7 @@ let syncUser = ["POCKETBASE_EMAIL": "laptop@example.com", "POCKETBASE_PASSWORD":
             "title": "Desk lamp", "ferry_base_rev": stored["ferry_rev"] ?? "", "ferry_rev": "web-1",
         ])
         let second = try runFerry(["sync", laptop, server.location, "--mapping", mapping], environment: user)
-        #expect(second.exitCode == 0 && second.stdout.hasPrefix("\(server.location): pulled 1, pushed 0 ("), "\(second)")
+        #expect(second.exitCode == 0 && second.stdout.hasPrefix("incremental: pulled 1, pushed 0, 0 conflicts ("), "\(second)")
         let document = try JSONParser.parse(try runFerry(["get", laptop, "Product", "p1"]).stdout)
         #expect(document == ["name": "Desk lamp", "priceCents": 1200], "\(document)")
 

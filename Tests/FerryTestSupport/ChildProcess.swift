@@ -164,14 +164,26 @@ public final class ChildProcess: @unchecked Sendable {
     /// task polling there could be resumed only after the deadline, and miss a line that came
     /// in time), and no pool thread is held meanwhile.
     public func waitForOutput(lineStartingWith prefix: String, timeout: Double) async -> Bool {
+        await waitForOutput(timeout: timeout) { $0.hasPrefix(prefix) }
+    }
+
+    /// Polls standard output until a complete line containing `text` appears (see
+    /// ``waitForOutput(lineStartingWith:timeout:)``).
+    public func waitForOutput(lineContaining text: String, timeout: Double) async -> Bool {
+        await waitForOutput(timeout: timeout) { $0.contains(text) }
+    }
+
+    /// Polls standard output until a complete line `matches`, the child exits, or `timeout`
+    /// seconds pass (see ``waitForOutput(lineStartingWith:timeout:)``).
+    public func waitForOutput(timeout: Double, where matches: @escaping @Sendable (String) -> Bool) async -> Bool {
         await withCheckedContinuation { continuation in
             let thread = Thread { [self] in
                 let deadline = Date().addingTimeInterval(timeout)
                 var seen = false
                 while !seen && Date() < deadline {
-                    seen = completeLines(of: stdoutPath).contains { $0.hasPrefix(prefix) }
+                    seen = completeLines(of: stdoutPath).contains(where: matches)
                     if !seen && hasExited {
-                        seen = completeLines(of: stdoutPath).contains { $0.hasPrefix(prefix) }
+                        seen = completeLines(of: stdoutPath).contains(where: matches)
                         break
                     }
                     if !seen { usleep(2_000) }

@@ -39,6 +39,8 @@ struct DryRunSyncDriver: SyncDriver {
 
     func saveCheckpoints(_ checkpoints: SyncSession.Checkpoints, exchange: SyncEngine.Exchange) async throws(SyncError) {}
 
+    func succeeded() async throws(SyncError) {}
+
     func finish(_ exchange: SyncEngine.Exchange, result: inout SyncReport) async throws(SyncError) {
         result.conflicts = Set(try engine.conflictedKeys()).union(exchange.predictedConflicts).sorted()
     }

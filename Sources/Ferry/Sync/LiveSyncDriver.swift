@@ -43,9 +43,12 @@ struct LiveSyncDriver: SyncDriver {
         try await engine.saveCheckpoints(checkpoints, exchange: exchange)
     }
 
+    func succeeded() async throws(SyncError) {
+        try await (engine.transport as? ReplicaAwarePeer)?.exchangeSucceeded()
+    }
+
     func finish(_ exchange: SyncEngine.Exchange, result: inout SyncReport) async throws(SyncError) {
         result.conflicts = try engine.conflictedKeys()
-        await (engine.transport as? ReplicaAwarePeer)?.exchangeSucceeded()
         engine.report(SyncProgress(phase: .done, completed: result.pulled + result.pushed, total: nil))
     }
 }

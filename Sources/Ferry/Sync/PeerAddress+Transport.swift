@@ -9,9 +9,11 @@ extension PeerAddress {
     ///     peer without one is an error.
     ///   - s3: how to reach an `s3://` hub; `nil` reads it from the process's environment and
     ///     `~/.aws` as the AWS CLI does (``S3Configuration/fromEnvironment(_:endpoint:)``).
+    ///   - backend: what to sync with an app backend, and as whom; an app backend without it
+    ///     is an error.
     public func makeTransport(
         options: StoreOptions = StoreOptions(), httpClient: (any HTTPClient)?, handEdits: FolderTransport.HandEdits = .leave,
-        s3: S3Configuration? = nil
+        s3: S3Configuration? = nil, backend: BackendPeer.Settings? = nil
     ) throws(SyncError) -> any SyncTransport {
         switch self {
         case .store(let path):
@@ -24,7 +26,12 @@ extension PeerAddress {
         case .hubFolder, .s3Hub:
             return HubTransport(storage: try hubStorage(httpClient: httpClient, s3: s3))
         case .backend(let location):
-            throw .transport("\(location) is an app backend: it syncs through BackendSyncEngine, not a transport")
+            guard let httpClient else {
+                throw .transport("\(location): this program has no HTTP client (link FerryURLSession)")
+            }
+            guard let backend else { throw .transport("\(location) is an app backend: give the entities to sync with it") }
+            let client = PocketBaseClient(location: location, credentials: backend.credentials, httpClient: httpClient)
+            return BackendPeer(backend: PocketBaseBackend(client: client), options: backend.options)
         }
     }
 

@@ -10,7 +10,9 @@ public protocol ReplicaAwarePeer: SyncTransport {
     func prepare(for replica: any SyncReplica)
     /// Told that the exchange succeeded (a hub then notes that this replica was seen, even when
     /// there was nothing to exchange).
-    func exchangeSucceeded() async
+    /// An app backend saves there what it pulled in a sync that wrote nothing to it (which
+    /// has no checkpoint to save there), and purges what was deleted long ago.
+    func exchangeSucceeded() async throws(SyncError)
     /// What the exchange noticed without failing (a hub's segment that has not arrived yet).
     var notes: [String] { get }
 }

@@ -14,7 +14,10 @@ protocol SyncDriver: Sendable {
     func push(_ exchange: SyncEngine.Exchange, continuing mark: PeerMark?, result: inout SyncReport) async throws(SyncError) -> PeerMark?
     /// Saves the checkpoints the session decided.
     func saveCheckpoints(_ checkpoints: SyncSession.Checkpoints, exchange: SyncEngine.Exchange) async throws(SyncError)
-    /// Completes the report (and tells a peer that keeps something for each replica that
-    /// the exchange succeeded).
+    /// Completes the report.
     func finish(_ exchange: SyncEngine.Exchange, result: inout SyncReport) async throws(SyncError)
+    /// After the last round: tells a peer that keeps something for each replica that the sync
+    /// succeeded (a hub notes the replica as seen; an app backend saves a pull-only sync's pull
+    /// and purges what was deleted long ago).
+    func succeeded() async throws(SyncError)
 }

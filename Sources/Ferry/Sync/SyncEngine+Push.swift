@@ -55,6 +55,8 @@ extension SyncEngine {
             let pushed = try await transport.push(page, maximumSkew: options.maximumClockSkewMilliseconds, continuing: peerMark)
             result.pushed += pushed.applied
             result.committedEdits += pushed.committedEdits
+            result.deferred += pushed.deferred
+            result.waiting += pushed.deferred + pushed.refused
             // The peer's mark may move past our own pushes only when nothing else was written
             // there in between (another client of the same server).
             if contiguous, let after = pushed.markAfter {

@@ -25,23 +25,55 @@ public struct SyncEngine: Sendable {
         self.init(replica: store, transport: transport, options: options)
     }
 
-    /// Runs the sync.
+    /// Runs the sync: one exchange, and more rounds while the peer defers records (see
+    /// ``runRounds(driver:)``).
     public func run() async throws(SyncError) -> SyncReport {
         let started = Date()
         let shared = transport as? ReplicaAwarePeer
         shared?.prepare(for: replica)
+        let driver: any SyncDriver = options.dryRun ? DryRunSyncDriver(engine: self) : LiveSyncDriver(engine: self)
+        var report = try await runRounds(driver: driver)
+        do { try await driver.succeeded() } catch {
+            await transport.close()
+            throw error
+        }
+        await transport.close()
+        report.duration = Date().timeIntervalSince(started)
+        report.notes = (shared?.notes ?? []) + report.notes
+        report.requests = (transport as? RequestCounting)?.requestCount
+        return report
+    }
+
+    /// Opens the peer and exchanges; while a push met newer versions at the peer
+    /// (``PushResult/deferred``: another client wrote those records since they were pulled),
+    /// opens it again and exchanges again, so the newer versions come in as conflicts, the
+    /// policy resolves them and the result is pushed: at most ``SyncOptions/maximumRounds`` in
+    /// all. What is still deferred waits for the next sync, and the report says so. The peer is
+    /// opened again for each round without a close in between (it stays locked for the whole
+    /// sync), and left open (closed when an exchange fails; one that fails to open is not).
+    private func runRounds(driver: any SyncDriver) async throws(SyncError) -> SyncReport {
+        var report = try await openAndExchange(driver: driver)
+        while !report.deferred.isEmpty && report.rounds < options.maximumRounds && options.direction.pulls {
+            report.add(round: try await openAndExchange(driver: driver))
+        }
+        if !report.deferred.isEmpty {
+            let count = report.deferred.count
+            report.notes.append(
+                "\(count) record\(count == 1 ? "" : "s") changed on \(transport.peerDescription) again while this sync ran; "
+                    + "the next sync pushes \(count == 1 ? "it" : "them")")
+        }
+        return report
+    }
+
+    /// Opens the peer and runs one exchange; closes the peer when the exchange fails.
+    private func openAndExchange(driver: any SyncDriver) async throws(SyncError) -> SyncReport {
         let peerInfo = try await transport.open()
         do {
-            let driver: any SyncDriver = options.dryRun ? DryRunSyncDriver(engine: self) : LiveSyncDriver(engine: self)
             var report = try await exchange(peerInfo: peerInfo, driver: driver)
-            report.duration = Date().timeIntervalSince(started)
             if let found = peerInfo.handEdits {
                 report.committedEdits += found.edits.count
                 report.peerProblems = found.problems
             }
-            await transport.close()
-            report.notes = shared?.notes ?? []
-            report.requests = (transport as? RequestCounting)?.requestCount
             return report
         } catch {
             await transport.close()
@@ -111,7 +143,8 @@ public struct SyncEngine: Sendable {
                 try driver.resolve(exchange, result: &result)
                 event = .resolved
             case .push(let mark):
-                event = .pushed(mark: try await driver.push(exchange, continuing: mark, result: &result))
+                let after = try await driver.push(exchange, continuing: mark, result: &result)
+                event = .pushed(mark: after, tookAll: result.waiting.isEmpty)
             case .saveCheckpoints(let checkpoints):
                 try await driver.saveCheckpoints(checkpoints, exchange: exchange)
                 event = .checkpointsSaved

@@ -36,6 +36,8 @@ public enum SyncError: Error, Sendable, Equatable, CustomStringConvertible {
     case transport(String)
     /// A hub could not be read or written (see ``HubError``).
     case hub(HubError)
+    /// An app backend could not be read or written (see ``BackendError``).
+    case backend(BackendError)
     /// The sync was cancelled (Ctrl-C) before it finished; nothing acknowledged is lost.
     case cancelled
 
@@ -86,6 +88,8 @@ public enum SyncError: Error, Sendable, Equatable, CustomStringConvertible {
         case .transport(let message):
             return message
         case .hub(let error):
+            return error.description
+        case .backend(let error):
             return error.description
         case .cancelled:
             return "sync cancelled"

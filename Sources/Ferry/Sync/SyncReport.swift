@@ -44,6 +44,14 @@ public struct SyncReport: Sendable {
     /// Changes a pull kept in its spool file between checking and applying them, because they
     /// outgrew that memory (``SyncOptions/spoolDirectory``).
     public var changesSpooled: Int = 0
+    /// Records the peer did not take (their write met a newer version in every round, or the
+    /// peer cannot hold them as they are): the next sync pushes them.
+    public var waiting: [RecordKey] = []
+    /// Pull-push rounds run: more than one when a push met newer versions at the peer.
+    public var rounds = 1
+    /// The records of ``waiting`` whose write met a newer version at the peer in the last
+    /// round (another round may take them).
+    var deferred: [RecordKey] = []
 
     public init(plan: SyncPlan) { self.plan = plan }
 
@@ -68,9 +76,12 @@ public struct SyncReport: Sendable {
         members["refusals"] = .array(refusals.map { .string($0) })
         members["direction"] = .string(direction.rawValue)
         members["notes"] = .array(notes.map { .string($0) })
-        if let requests { members["requests"] = .integer(Int64(requests)) }
+        // Always there, as every member a sync of any peer reports: null when the peer does not count them.
+        members["requests"] = requests.map { .integer(Int64($0)) } ?? .null
         members["changesReadAgain"] = .integer(Int64(changesReadAgain))
         members["changesSpooled"] = .integer(Int64(changesSpooled))
+        members["waiting"] = .array(waiting.map { .string($0.description) })
+        members["rounds"] = .integer(Int64(rounds))
         if let snapshot {
             let reason: String
             switch snapshot.reason {
@@ -136,6 +147,10 @@ public struct SyncOptions: Sendable {
     public var direction: SyncDirection = .both
     /// What an empty store copies from a peer store: its state (the default) or its whole history.
     public var history: JoinHistory = .state
+    /// How many pull-push rounds a sync runs at most while a push meets newer versions at the
+    /// peer (``ReceiveResult/deferred``): each round pulls them (as conflicts, resolved by the
+    /// policy) and pushes again.
+    public var maximumRounds = 3
     /// Called as the sync makes progress.
     public var progress: (@Sendable (SyncProgress) -> Void)?
 
@@ -155,4 +170,24 @@ public enum SyncDirection: String, Sendable {
     public var pulls: Bool { self != .pushOnly }
     /// Whether this store's changes go to the peer.
     public var pushes: Bool { self != .pullOnly }
+}
+
+extension SyncReport {
+    /// Adds another round of the same sync: its counts to these, its conflicts, waiting records
+    /// and duration in place of these (they describe the state after it).
+    mutating func add(round next: SyncReport) {
+        pulled += next.pulled
+        pushed += next.pushed
+        resolved += next.resolved
+        committedEdits += next.committedEdits
+        changesReadAgain += next.changesReadAgain
+        changesSpooled += next.changesSpooled
+        refusals += next.refusals
+        notes += next.notes
+        conflicts = next.conflicts
+        waiting = next.waiting
+        deferred = next.deferred
+        duration = next.duration
+        rounds += next.rounds
+    }
 }

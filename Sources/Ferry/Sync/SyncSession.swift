@@ -89,8 +89,9 @@ public struct SyncSession: Sendable {
         /// The conflicts were settled.
         case resolved
         /// The push is over, with the peer's mark after it (past this store's pushes only when
-        /// nothing else was written there in between).
-        case pushed(mark: PeerMark?)
+        /// nothing else was written there in between), and whether the peer took every change
+        /// (an app backend defers a record another client wrote meanwhile).
+        case pushed(mark: PeerMark?, tookAll: Bool)
         /// The checkpoints are saved.
         case checkpointsSaved
     }
@@ -147,9 +148,9 @@ public struct SyncSession: Sendable {
             return policy != .keepBoth && wroteRecords ? advance(to: .resolving, .resolve) : pushStep()
         case (.resolving, .resolved):
             return pushStep()
-        case (.pushing, .pushed(let mark)):
+        case (.pushing, .pushed(let mark, let tookAll)):
             peerMark = mark
-            return checkpointStep()
+            return checkpointStep(peerTookAll: tookAll)
         case (.checkpointing, .checkpointsSaved):
             return advance(to: .finished, .finish)
         default:
@@ -168,10 +169,13 @@ public struct SyncSession: Sendable {
     }
 
     /// The checkpoints: this store's when it read the peer, the peer's when it was written to.
-    private mutating func checkpointStep() -> Action {
+    /// A push the peer did not take whole leaves this store's position where the exchange
+    /// started: the next sync reads those changes again (the peer's frontier leaves out the
+    /// ones it holds).
+    private mutating func checkpointStep(peerTookAll: Bool = true) -> Action {
         let checkpoints = Checkpoints(
             savesLocal: direction.pulls, savesPeer: direction.pushes, peerMark: peerMark,
-            localPosition: direction.pushes ? nil : start.local)
+            localPosition: direction.pushes && peerTookAll ? nil : start.local)
         return advance(to: .checkpointing, .saveCheckpoints(checkpoints))
     }
 

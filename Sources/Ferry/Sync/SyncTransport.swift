@@ -102,6 +102,17 @@ public struct PushResult: Sendable {
     /// The peer's mark after the push, when the push continued the mark it was given directly;
     /// `nil` when something else was written there in between (or the peer cannot tell).
     public var markAfter: PeerMark?
+    /// Records a push could not write because the peer holds a newer version of them than the
+    /// one the write was made from (an app backend's compare-and-set): their changes are not
+    /// held by the peer. The engine pulls and pushes again (``SyncOptions/maximumRounds``),
+    /// opening the peer again for each round with no ``SyncTransport/close()`` in between.
+    public var deferred: [RecordKey] = []
+    /// Records the peer cannot take as they are (a member an app backend's mapping cannot
+    /// store): not held by the peer either, but another round would not help.
+    public var refused: [RecordKey] = []
+
+    /// Whether the peer took every change pushed.
+    public var tookAll: Bool { deferred.isEmpty && refused.isEmpty }
 
     public init(applied: Int = 0, alreadyKnown: Int = 0, committedEdits: Int = 0, markAfter: PeerMark? = nil) {
         self.applied = applied

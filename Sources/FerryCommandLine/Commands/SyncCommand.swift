@@ -6,7 +6,7 @@ import Foundation
 enum SyncCommand: Command {
     static let spec = CommandSpec(
         name: "sync",
-        abstract: "Sync a store with a peer: a store folder, a hub (folder or s3://) or a 'ferry serve' URL.",
+        abstract: "Sync a store with a peer: a store folder, a hub (folder or s3://), a 'ferry serve' URL or a PocketBase.",
         discussion: """
             Pulls the peer's changes, resolves conflicts by the policy, pushes this store's changes, and \
             records a checkpoint last, so an interrupted sync can simply run again. The plan is one of \
@@ -29,10 +29,13 @@ enum SyncCommand: Command {
              ferry sync ./laptop s3://team-bucket/notes --endpoint http://127.0.0.1:8333
              ferry sync ./laptop http://127.0.0.1:8080/alice --token $TOKEN
              ferry sync ./laptop /media/usb/data --watch --interval 30
+            An app backend (pocketbase+http://host:port) syncs the same way, with every option here; \
+            --entities or --mapping say what, and POCKETBASE_EMAIL/POCKETBASE_PASSWORD as whom (see docs/BACKENDS.md).
+             ferry sync ./laptop pocketbase+http://127.0.0.1:8090 --entities Note --dry-run
             """,
         arguments: [
             .required("store", help: "The local store directory."),
-            .required("peer", help: "A peer store directory, a hub folder, s3://bucket/prefix, or http(s)://host:port/<name>."),
+            .required("peer", help: "A peer store directory, a hub folder, s3://bucket/prefix, http(s)://host:port/<name>, or pocketbase+http(s)://host:port."),
         ],
         options: [
             .flag("dry-run", help: "Print the plan and the counts; change nothing."),
@@ -87,12 +90,13 @@ enum SyncCommand: Command {
         if arguments.flag("push-only") { options.direction = .pushOnly }
         if context.stderrIsTerminal && !arguments.flag("json") { options.progress = SyncProgressPrinter(context: context).callback }
 
-        if case .backend(let location) = peer, let httpClient {
-            return try await backendSync(
-                arguments, storePath: storePath, location: location, httpClient: httpClient, policy: policy, context: context)
-        }
-        for option in ["entities", "mapping", "purge-after"] where !arguments.options(option).isEmpty {
-            throw UsageError("--\(option) is for app backends (pocketbase+http://…)")
+        var backend: BackendPeer.Settings?
+        if case .backend(let location) = peer {
+            backend = try backendSettings(arguments, location: location, context: context)
+        } else {
+            for option in ["entities", "mapping", "purge-after"] where !arguments.options(option).isEmpty {
+                throw UsageError("--\(option) is for app backends (pocketbase+http://…)")
+            }
         }
         if history == .full && peer.isHub {
             throw UsageError("--history full is for peer stores: a hub keeps snapshots of old history, not all of it (see 'ferry hub compact')")
@@ -105,23 +109,24 @@ enum SyncCommand: Command {
         }
         let store = try context.openStore(storePath)
         defer { store.close() }
-        let runner = SyncRunner(
+        var runner = SyncRunner(
             store: store, peer: peer, options: options, commitFirst: !arguments.flag("no-commit"), context: context,
             json: arguments.flag("json"), httpClient: httpClient, s3: s3)
+        if let backend {
+            // One peer for every sync of a watch: its session is signed in once.
+            runner.transport = try peer.makeTransport(options: context.storeOptions(), httpClient: httpClient, backend: backend)
+        }
         if arguments.flag("watch") {
             return try await runner.watch(interval: interval)
         }
         return try await runner.once()
     }
 
-    /// A sync with an app backend (``BackendSyncRunner``).
-    static func backendSync(
-        _ arguments: ParsedArguments, storePath: String, location: PocketBaseLocation, httpClient: any HTTPClient,
-        policy: ConflictPolicy, context: CommandContext
-    ) async throws -> ExitCode {
-        for flag in ["dry-run", "pull-only", "push-only", "force"] where arguments.flag(flag) {
-            throw UsageError("--\(flag) is not available for app backends yet")
-        }
+    /// What to sync with an app backend, and as whom: `--entities` or `--mapping`,
+    /// `--purge-after`, and an ordinary user's credentials from the environment.
+    static func backendSettings(
+        _ arguments: ParsedArguments, location: PocketBaseLocation, context: CommandContext
+    ) throws -> BackendPeer.Settings {
         if arguments.option("history") == "full" { throw UsageError("--history full is for peer stores, not app backends") }
         for option in ["token", "endpoint"] where arguments.option(option) != nil {
             throw UsageError("--\(option) is not for app backends (credentials come from POCKETBASE_EMAIL/POCKETBASE_PASSWORD or POCKETBASE_TOKEN)")
@@ -129,17 +134,9 @@ enum SyncCommand: Command {
         guard let mapping = try arguments.backendMapping(context: context) else {
             throw UsageError("give the entities to sync with \(location): --entities Product,Note (or --mapping FILE)")
         }
-        var options = BackendSyncEngine.Options(mapping: mapping)
+        var options = BackendPeer.Options(mapping: mapping)
         if let retention = try arguments.milliseconds("purge-after") { options.purgeAfterMilliseconds = retention }
-        options.policy = policy
-        options.maximumClockSkewMilliseconds = UInt64(try arguments.integer("max-skew", in: 1...(10 * 365 * 86400)) ?? 86400) * 1000
-        let runner = BackendSyncRunner(
-            storePath: storePath, location: location, options: options, commitFirst: !arguments.flag("no-commit"), context: context,
-            json: arguments.flag("json"))
-        if arguments.flag("watch") {
-            return try await runner.watch(httpClient: httpClient, interval: try arguments.double("interval") ?? 30)
-        }
-        return try await runner.once(httpClient: httpClient)
+        return BackendPeer.Settings(options: options, credentials: try PocketBaseCredentials.forSync(environment: context.environment))
     }
 }
 
@@ -154,6 +151,9 @@ struct SyncRunner {
     /// What a peer reached over the network is reached through.
     var httpClient: (any HTTPClient)?
     var s3: S3Configuration?
+    /// The peer to sync with every time, when it is made once (an app backend, whose session
+    /// a watch keeps); else each sync makes its own.
+    var transport: (any SyncTransport)?
 
     func once() async throws -> ExitCode {
         let report = try await syncOnce()
@@ -178,7 +178,7 @@ struct SyncRunner {
             for problem in problems { context.stderr.line("warning: \(problem.path): \(problem.reason) (not committed)") }
         }
         let handEdits: FolderTransport.HandEdits = !commitFirst || !options.direction.pushes ? .leave : options.dryRun ? .count : .commit
-        let transport = try peer.makeTransport(
+        let transport = try self.transport ?? peer.makeTransport(
             options: context.storeOptions(), httpClient: httpClient, handEdits: handEdits, s3: s3)
         var report = try await SyncEngine(store: store, transport: transport, options: options).run()
         for problem in report.peerProblems { context.stderr.line("warning: \(peer)/\(problem.path): \(problem.reason) (not committed)") }
@@ -226,6 +226,8 @@ struct SyncRunner {
         for key in report.conflicts.prefix(20) { context.stdout.line("  conflict: \(key)  (see 'ferry conflicts')") }
         if report.conflicts.count > 20 { context.stdout.line("  … and \(report.conflicts.count - 20) more") }
         for refusal in report.refusals { context.stdout.line("  would refuse: \(refusal)") }
+        for key in report.waiting.prefix(20) { context.stdout.line("  waiting: \(key)  (the next sync pushes it)") }
+        if report.waiting.count > 20 { context.stdout.line("  … and \(report.waiting.count - 20) more waiting") }
         for note in report.notes { context.stderr.line("note: \(note)") }
     }
 
@@ -240,7 +242,17 @@ struct SyncRunner {
         defer { signals.cancel() }
         context.stderr.line("watching \(store.path) ↔ \(peer) (every \(interval) s and on local changes; Ctrl-C to stop)")
         var lastConflicts: [RecordKey] = []
-        await WatchLoop(store: store, interval: interval, poll: 200_000_000, stop: stop, stderr: context.stderr).run { afterError in
+        // An app backend with a realtime feed wakes the loop when another client writes.
+        let wake = WakeFlag()
+        var listener: Task<Void, Never>?
+        if let backend = (transport as? BackendPeer)?.backend as? PocketBaseBackend, let httpClient {
+            let collections = (transport as? BackendPeer)?.options.mapping.entries.map(\.collection) ?? []
+            let realtime = PocketBaseRealtime(client: backend.client, httpClient: httpClient, collections: collections)
+            listener = RealtimeListener(realtime: realtime, wake: wake, stderr: context.stderr).start()
+        }
+        defer { listener?.cancel() }
+        let poll: UInt64 = listener == nil ? 200_000_000 : 100_000_000
+        await WatchLoop(store: store, interval: interval, poll: poll, stop: stop, stderr: context.stderr).run(wake: wake.take) { afterError in
             // A line only when something happened: changes moved, conflicts changed, or the
             // sync before failed.
             let report = try await syncOnce()

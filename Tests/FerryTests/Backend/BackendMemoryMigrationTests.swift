@@ -87,4 +87,35 @@ import FerryTestSupport
         #expect(second.pulled == 1 && second.pushed == 0 && second.conflicts.isEmpty, "\(second)")
         #expect(reopened.head.sequence == before + 1)
     }
+
+    /// A `state.json` the engine before ``BackendPeer`` wrote has no stand-in position, and the
+    /// store has no checkpoint for the stand-in: the first sync reads the store's journal once,
+    /// pulls only what is new and pushes only what the backend lacks.
+    @Test func aStateWrittenBeforeTheStandInHadAPositionSyncsOnlyWhatIsNew() async throws {
+        guard let fixture = try await PocketBaseSyncTests.Fixture.start() else { return }
+        defer { fixture.server.stop() }
+        let laptop = try fixture.store("laptop")
+        try laptop.put(["title": "first"], entity: Self.note, id: RecordID("n1"))
+        _ = try await fixture.web.create(in: "Note", fields: ["title": "from the web"])
+        let first = try await fixture.sync(laptop)
+        #expect(first.pushed == 1 && first.pulled == 1, "\(first)")
+        // Back to what the engine before left: no stand-in position, no checkpoint for it.
+        let folder = BackendState.folder(of: fixture.location.description, in: laptop)
+        var state = try #require(try JSONParser.parse(try FileSystem.readFile(folder + "/state.json", limit: 1 << 20)).objectValue)
+        let proxy = try #require(state["proxy"]?.stringValue)
+        #expect(state["standIn"] != nil)
+        state["standIn"] = nil
+        _ = try FileSystem.writeFileAtomically(folder + "/state.json", JSONValue.object(state).prettyBytes(), durable: true)
+        try FileManager.default.removeItem(atPath: laptop.path + "/.ferry/peers/\(proxy)/checkpoint.json")
+
+        _ = try await fixture.web.create(in: "Note", fields: ["title": "later"])
+        try laptop.put(["title": "second"], entity: Self.note, id: RecordID("n2"))
+        let before = laptop.head.sequence
+        let second = try await fixture.sync(laptop)
+        #expect(second.pulled == 1 && second.pushed == 1 && second.conflicts.isEmpty, "\(second)")
+        #expect(laptop.head.sequence == before + 1)
+        #expect(try await fixture.serverRecords().count == 4)
+        let idle = try await fixture.sync(laptop)
+        #expect(idle.plan == .upToDate, "\(idle)")
+    }
 }

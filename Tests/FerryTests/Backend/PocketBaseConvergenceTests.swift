@@ -77,11 +77,13 @@ import Testing
         let push = Task { () -> BackendError? in
             let client = PocketBaseClient(location: location, credentials: .password(email: "laptop@example.com", password: "laptop-password-1", collection: "users"),
                                           httpClient: URLSessionHTTPClient(), maximumAttempts: 2, retryDelay: 0.05)
+            let peer = BackendPeer(backend: PocketBaseBackend(client: client), options: .init(entities: [Self.note]))
             do {
-                _ = try await BackendSyncEngine(store: store, backend: PocketBaseBackend(client: client), options: .init(entities: [Self.note])).sync()
+                _ = try await SyncEngine(store: store, transport: peer).run()
                 return nil
             } catch {
-                return error as? BackendError ?? BackendError(.protocolViolation, "\(error)")
+                guard case SyncError.backend(let failure)? = error as? SyncError else { return BackendError(.protocolViolation, "\(error)") }
+                return failure
             }
         }
         // Kill the server once some records are in.

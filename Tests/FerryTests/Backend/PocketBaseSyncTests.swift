@@ -47,13 +47,18 @@ import Testing
 
         func sync(
             _ store: Store, policy: ConflictPolicy = .keepBoth, pageSize: Int = 500, purgeAfter: Int64? = 30 * 86_400_000,
-            backend: (any SyncBackend)? = nil
-        ) async throws -> BackendSyncEngine.Report {
-            var options = BackendSyncEngine.Options(entities: [PocketBaseSyncTests.note])
-            options.policy = policy
+            backend: (any SyncBackend)? = nil, direction: SyncDirection = .both, dryRun: Bool = false, force: Bool = false
+        ) async throws -> BackendSyncOutcome {
+            var options = BackendPeer.Options(entities: [PocketBaseSyncTests.note])
             options.purgeAfterMilliseconds = purgeAfter
             options.pageSize = pageSize
-            return try await BackendSyncEngine(store: store, backend: backend ?? PocketBaseBackend(client: client()), options: options).sync()
+            let peer = BackendPeer(backend: backend ?? PocketBaseBackend(client: client()), options: options)
+            var syncOptions = SyncOptions(policy: policy)
+            syncOptions.direction = direction
+            syncOptions.dryRun = dryRun
+            syncOptions.force = force
+            let report = try await SyncEngine(store: store, transport: peer, options: syncOptions).run()
+            return BackendSyncOutcome(report: report, counts: peer.counts)
         }
 
         /// Every record of Note on the server, by Ferry id.
@@ -206,7 +211,10 @@ import Testing
         let desktop = try fixture.store("desktop")
         _ = try await fixture.sync(desktop)
         for id in ["n1", "n2"] { try laptop.delete(entity: Self.note, id: RecordID(id)) }
-        let deleted = try await fixture.sync(laptop, purgeAfter: 1000)
+        // Two of three records deleted: the backend is guarded as any peer is, until --force.
+        await #expect(throws: SyncError.self) { try await fixture.sync(laptop, purgeAfter: 1000) }
+        #expect(try await fixture.serverRecords()["n1"]?["ferry_deleted"] == false)
+        let deleted = try await fixture.sync(laptop, purgeAfter: 1000, force: true)
         #expect(deleted.pushed == 2 && deleted.purged == 0, "\(deleted)")
         #expect(try await fixture.serverRecords()["n1"]?["ferry_deleted"] == true)
         // The backend's clock comes from the Date header, in whole seconds: past 2 s, the
@@ -321,27 +329,49 @@ import Testing
         guard let fixture = try await Fixture.start() else { return }
         defer { fixture.server.stop() }
         let laptop = try fixture.store("laptop")
-        var options = BackendSyncEngine.Options(entities: [Self.note])
-        options.policy = .keepBoth
-        let engine = BackendSyncEngine(store: laptop, backend: PocketBaseBackend(client: fixture.client(superuser: true)), options: options)
+        let peer = BackendPeer(backend: PocketBaseBackend(client: fixture.client(superuser: true)), options: .init(entities: [Self.note]))
         do {
-            _ = try await engine.sync()
+            _ = try await SyncEngine(store: laptop, transport: peer).run()
             Issue.record("a superuser's sync should be refused")
         } catch {
-            #expect(error.kind == .forbidden && error.message.contains("bypass every API rule"), "\(error)")
+            guard case SyncError.backend(let refusal)? = error as? SyncError else { throw error }
+            #expect(refusal.kind == .forbidden && refusal.message.contains("bypass every API rule"), "\(error)")
         }
     }
+}
+
+/// A backend sync's report, with what the backend peer counted besides (hard deletes found,
+/// records purged).
+@dynamicMemberLookup
+struct BackendSyncOutcome: CustomStringConvertible {
+    let report: SyncReport
+    let counts: BackendPeer.Counts
+
+    subscript<T>(dynamicMember path: KeyPath<SyncReport, T>) -> T { report[keyPath: path] }
+    var deletedOnBackend: Int { counts.deletedOnBackend }
+    var purged: Int { counts.purged }
+    var requests: Int { report.requests ?? 0 }
+    var description: String { "\(report.jsonValue)" }
 }
 
 /// The real backend, with another client's write slipped in before Ferry's first update:
 /// a race, made to happen every time.
 final class RacingBackend: SyncBackend, @unchecked Sendable {
     private let inner: any SyncBackend
-    private var race: (() async throws -> Void)?
+    private var racing: (() async throws -> Void)?
+    private var racesLeft: Int
 
-    init(_ inner: any SyncBackend, race: @escaping () async throws -> Void) {
+    /// - Parameter times: how many of Ferry's writes (or purge listings) the race comes before.
+    init(_ inner: any SyncBackend, times: Int = 1, race: @escaping () async throws -> Void) {
         self.inner = inner
-        self.race = race
+        self.racing = race
+        self.racesLeft = times
+    }
+
+    /// The race, once more, while it has races left.
+    private var race: (() async throws -> Void)? {
+        get { racesLeft > 0 ? racing : nil }
+        set { if newValue == nil { racesLeft -= 1 } }
     }
 
     var location: String { inner.location }

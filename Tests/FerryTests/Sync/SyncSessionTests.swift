@@ -40,7 +40,7 @@ import Testing
             case .join: event = .joined
             case .pull: event = .pulled(readEverything: readEverything, wroteRecords: wroteRecords)
             case .resolve: event = .resolved
-            case .push(let mark): event = .pushed(mark: pushedMark ?? mark)
+            case .push(let mark): event = .pushed(mark: pushedMark ?? mark, tookAll: true)
             case .saveCheckpoints: event = .checkpointsSaved
             case .finish: continue
             }
@@ -127,7 +127,7 @@ import Testing
 
     @Test func anEventOutOfOrderIsAnErrorNotAStep() throws {
         var s = session()
-        #expect(throws: SyncError.self) { try s.handle(.pushed(mark: nil)) }
+        #expect(throws: SyncError.self) { try s.handle(.pushed(mark: nil, tookAll: true)) }
         var open = session()
         _ = try open.handle(.opened(peer(at: 10), local: .init(head: head(3))))
         #expect(throws: SyncError.self) { try open.handle(.checkpointsSaved) }

@@ -3,8 +3,8 @@
 ///
 /// - `state.json`: the replica that stands for the backend in this store's journal (changes
 ///   other clients made arrive as its changes), each collection's watermark (the `updated` of
-///   the newest record pulled) and the backend's clock when that pull began, how far the local journal has been pushed, records whose push
-///   met a newer version and waits for the next pull, how many records of each collection
+///   the newest record pulled) and the backend's clock when that pull began, where the
+///   stand-in replica's journal ends (``StandIn``), how many records of each collection
 ///   Ferry knows on the backend (to notice hard deletes by a count), and the kinds of the
 ///   collections' fields (to empty a field a document no longer has), and when each
 ///   collection's soft-deleted records were last purged;
@@ -13,8 +13,8 @@
 ///   compare-and-set, and what a change another client makes descends from (a sorted table and
 ///   a log; see ``BackendBaseTable``).
 ///
-/// `state.json` is written last, after the journal and the bases it covers are durable, so a
-/// crash repeats work, never skips it.
+/// `state.json` is written last, after the journal and the bases it covers are durable (by
+/// ``BackendPeer`` once the store holds what was pulled), so a crash repeats work, never skips it.
 struct BackendState: Sendable {
     var location: String
     /// The replica that stands for the backend in this store's journal.
@@ -22,12 +22,72 @@ struct BackendState: Sendable {
     var watermarks: [String: String] = [:]
     /// The backend's clock when each collection's last pull began (from the answer's `Date`).
     var listedAt: [String: String] = [:]
+    /// How far the local journal was pushed, and the records waiting, as the engine before
+    /// ``BackendPeer`` kept them: read and written again as they are, no longer used (the
+    /// stand-in's frontier and the store's checkpoint say what the backend holds).
     var pushedThrough: UInt64 = 0
     var deferred: Set<RecordKey> = []
     var knownCounts: [String: Int] = [:]
     /// The backend's clock when each collection's soft-deleted records were last purged.
     var purgedAt: [String: String] = [:]
     var fieldKinds: [String: [String: PocketBaseFieldKind]] = [:]
+    /// Where the stand-in replica's journal ends (see ``StandIn``).
+    var standIn = StandIn()
+
+    /// The stand-in replica as a journal that holds what the backend has: every change Ferry
+    /// pushed there and every change pulled from it, in the order they were saved. Only its
+    /// position, the hash chain over the changes' digests, its frontier (for each origin, the
+    /// latest change the backend holds, contiguously) and the hashes at recent positions are
+    /// kept: the changes themselves are in the store's journal. A sync compares this position
+    /// with its checkpoint, as with any peer (``BackendPeer``).
+    ///
+    /// In `state.json` as `standIn`: `{"sequence": 12, "hash": "<hex>", "frontier": {…},
+    /// "marks": {"10": "<hex>"}, "latest": "<physical>.<logical>"}`; a state written before it
+    /// has none, and starts at position 0.
+    struct StandIn: Sendable, Equatable {
+        var sequence: UInt64 = 0
+        var hash: SHA256Digest = .zero
+        var frontier = ReplicaFrontier(knowledge: VersionVector(), digests: [:])
+        /// The hashes at the positions recent syncs ended at (a checkpoint names one of them).
+        var marks: [UInt64: SHA256Digest] = [:]
+        /// The latest stamp of the changes pulled.
+        var latest: HybridTimestamp = .zero
+
+        /// How many positions `marks` keeps.
+        static let markLimit = 256
+
+        /// The hash of the entry at `position` after `previous`: the chain over the changes' digests.
+        static func hash(after previous: SHA256Digest, _ change: Change) -> SHA256Digest {
+            SHA256.hash(previous.bytes + change.digest.bytes)
+        }
+
+        var jsonValue: JSONValue {
+            var marksObject: [String: JSONValue] = [:]
+            for (position, hash) in marks { marksObject[String(position)] = .string(hash.hex) }
+            return .object([
+                "sequence": .integer(Int64(clamping: sequence)), "hash": .string(hash.hex), "frontier": frontier.jsonValue,
+                "marks": .object(marksObject), "latest": .string(latest.description),
+            ])
+        }
+
+        init() {}
+
+        /// Reads ``jsonValue``'s form; `nil` when it is not that.
+        init?(json: JSONValue) {
+            guard let object = json.objectValue, let sequence = object["sequence"]?.integerValue, sequence >= 0,
+                let hash = object["hash"]?.stringValue.flatMap(SHA256Digest.init(hex:)),
+                let frontierObject = object["frontier"]?.objectValue, let frontier = try? ReplicaFrontier(json: frontierObject)
+            else { return nil }
+            self.sequence = UInt64(sequence)
+            self.hash = hash
+            self.frontier = frontier
+            for (position, mark) in object["marks"]?.objectValue ?? [:] {
+                guard let position = UInt64(position), let digest = mark.stringValue.flatMap(SHA256Digest.init(hex:)) else { return nil }
+                marks[position] = digest
+            }
+            latest = object["latest"]?.stringValue.flatMap(HybridTimestamp.init) ?? .zero
+        }
+    }
 
     /// One record's base.
     struct Base: Sendable, Equatable {
@@ -73,6 +133,12 @@ struct BackendState: Sendable {
             for (name, kind) in kinds.objectValue ?? [:] { fields[name] = kind.stringValue.flatMap(PocketBaseFieldKind.init(rawValue:)) }
             state.fieldKinds[collection] = fields
         }
+        if let standIn = object["standIn"] {
+            guard let read = StandIn(json: standIn) else {
+                throw BackendError(.local, "\(path): damaged stand-in (not the JSON Ferry writes); move it away to start over with this backend")
+            }
+            state.standIn = read
+        }
         return state
     }
 
@@ -87,6 +153,7 @@ struct BackendState: Sendable {
         object["deferred"] = .array(deferred.sorted().map { [.string($0.entity.rawValue), .string($0.id.rawValue)] })
         object["knownCounts"] = .object(knownCounts.mapValues { .integer(Int64($0)) })
         object["fieldKinds"] = .object(fieldKinds.mapValues { .object($0.mapValues { .string($0.rawValue) }) })
+        object["standIn"] = standIn.jsonValue
         do {
             _ = try FileSystem.createDirectories(folder)
             _ = try FileSystem.writeFileAtomically(folder + "/state.json", JSONValue.object(object).prettyBytes(), durable: true)

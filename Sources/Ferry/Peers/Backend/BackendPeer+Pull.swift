@@ -1,0 +1,189 @@
+/// Listing what changed on the backend, as the stand-in's next changes.
+extension BackendPeer {
+    /// Lists each collection since its watermark and turns what is new into changes of the
+    /// stand-in replica (``BackendExchange/pulled``), then counts it for hard deletes.
+    /// - Parameter local: the store's frontier (whether it holds a version Ferry wrote there).
+    func pullAll(local: ReplicaFrontier) async throws(SyncError) {
+        for entity in options.entities {
+            try await pull(entity, local: local)
+            try await checkHardDeletes(entity)
+        }
+    }
+
+    /// The base of a record as this exchange found it, else as saved.
+    func pulledOrSavedBase(_ collection: String, _ backendID: String) throws(SyncError) -> BackendState.Base? {
+        if let pulled = pending.pulledBases[collection]?[backendID] { return pulled.base }
+        let table = try baseTable(collection)
+        do { return try table.base(for: backendID) } catch { throw .backend(error) }
+    }
+
+    private func pull(_ entity: EntityName, local frontier: ReplicaFrontier) async throws(SyncError) {
+        let entry = options.mapping.entry(for: entity)
+        let collection = entry.collection
+        // From the watermark less the overlap window, or, when the last pull began longer than
+        // the window after the watermark, from the watermark itself: every record written
+        // before then had committed by then, and was seen.
+        let since = state.watermarks[collection].map { watermark -> String in
+            guard let listed = state.listedAt[collection] else { return Self.earlier(watermark, by: options.overlapMilliseconds) }
+            return min(watermark, Self.earlier(listed, by: options.overlapMilliseconds))
+        }
+        var listedAt: String?
+        var newest = state.watermarks[collection]
+        var kinds = state.fieldKinds[collection] ?? [:]
+        var known = state.knownCounts[collection] ?? 0
+        // The next page is on its way while this one is read.
+        let ahead = PagePrefetch<ListingCursor?, Result<BackendPage, BackendError>>()
+        defer { ahead.cancel() }
+        var cursor: ListingCursor? = nil
+        var more = true
+        while more {
+            let page: BackendPage
+            do {
+                if let fetched = ahead.take(cursor) {
+                    page = try await fetched.value.get()
+                } else {
+                    page = try await Self.listingPage(of: collection, since: since, after: cursor, from: backend, limit: options.pageSize).get()
+                }
+            } catch { throw .backend(error) }
+            more = false
+            if page.mayHaveMore, let last = page.records.last {
+                let next = ListingCursor(updated: last.updated, id: last.backendID)
+                ahead.start(next) { [backend, options] in
+                    await Self.listingPage(of: collection, since: since, after: next, from: backend, limit: options.pageSize)
+                }
+                (cursor, more) = (next, true)
+            }
+            if listedAt == nil { listedAt = page.serverTime ?? "" }
+            for record in page.records {
+                if newest.map({ record.updated > $0 }) ?? true { newest = record.updated }
+                for (name, value) in record.fields where !Self.isEmpty(value) {
+                    let kind = PocketBaseFieldKind(holding: value)
+                    kinds[name] = kinds[name].map { $0.joined(with: kind) } ?? kind
+                }
+                for (name, value) in record.fields where kinds[name] == nil { kinds[name] = PocketBaseFieldKind(holding: value) }
+                if try take(record, entity: entity, entry: entry, local: frontier) { known += 1 }
+            }
+        }
+        pending.watermarks[collection] = newest
+        pending.listedAt[collection] = listedAt.flatMap { $0.isEmpty ? nil : $0 }
+        pending.fieldKinds[collection] = kinds
+        pending.knownCounts[collection] = known
+    }
+
+    /// Turns one listed record into the stand-in's next change when it is new to the store,
+    /// and notes its base.
+    /// - Parameter frontier: the store's (whether it holds a version Ferry wrote there).
+    /// - Returns: whether the record is one Ferry had not seen on the backend.
+    private func take(
+        _ record: BackendRecord, entity: EntityName, entry: BackendMapping.Entry, local frontier: ReplicaFrontier
+    ) throws(SyncError) -> Bool {
+        guard let replica else { return false }
+        let collection = entry.collection
+        guard let id = try? RecordID(record.ferryID) else {
+            note("\(collection)/\(record.backendID): \(quoted(record.ferryID)) is not a Ferry record id; left out")
+            return false
+        }
+        let key = RecordKey(entity: entity, id: id)
+        let base = try pulledOrSavedBase(collection, record.backendID)
+        if base?.revision == record.revision { return false }
+        let current: RecordState?
+        do { current = try replica.state(of: key) } catch { throw .store(error) }
+        if let identity = Self.identity(ofRevision: record.revision), frontier.knowledge[identity.origin] >= identity.counter {
+            // Written by Ferry, and this store has that change: nothing to pull.
+            let version = current?.versions.first { $0.identity == identity }?.version ?? current?.mergedVersion ?? VersionVector()
+            setPulledBase(.init(ferryID: record.ferryID, revision: record.revision, version: version, isDeleted: record.isDeleted),
+                          for: record.backendID, in: collection, counter: 0)
+            return base == nil
+        }
+        if record.isDeleted && base == nil && current?.isLive != true {
+            // Deleted before this store ever saw it: nothing to delete here.
+            setPulledBase(.init(ferryID: record.ferryID, revision: record.revision, version: current?.mergedVersion ?? VersionVector(), isDeleted: true),
+                          for: record.backendID, in: collection, counter: 0)
+            return true
+        }
+        let operation: Change.Operation
+        if record.isDeleted {
+            operation = .delete
+        } else {
+            var localDocument: [String: JSONValue]? = nil
+            if current?.isLive == true {
+                do { localDocument = try replica.versions(of: key).first?.document?.objectValue } catch { throw .store(error) }
+            }
+            operation = .put(.object(Self.document(from: entry.document(of: record.fields), local: localDocument)))
+        }
+        let change = makeChange(key: key, operation: operation, base: base?.version)
+        setPulledBase(.init(ferryID: record.ferryID, revision: record.revision, version: change.version, isDeleted: record.isDeleted),
+                      for: record.backendID, in: collection, counter: change.counter)
+        return base == nil
+    }
+
+    /// Deletes here the records another client deleted outright there: one count; the ids
+    /// only when it is short of the records Ferry has seen there.
+    private func checkHardDeletes(_ entity: EntityName) async throws(SyncError) {
+        guard let replica else { return }
+        let collection = options.mapping.entry(for: entity).collection
+        let known = pending.knownCounts[collection] ?? state.knownCounts[collection] ?? 0
+        let count: Int
+        do { count = try await backend.count(in: collection) } catch { throw .backend(error) }
+        pending.knownCounts[collection] = count
+        guard count < known else { return }
+        let present: Set<String>
+        do { present = try await backend.ids(in: collection) } catch { throw .backend(error) }
+        var seen: [String] = []
+        let table = try baseTable(collection)
+        do { try table.forEachBackendID { seen.append($0) } } catch { throw .backend(error) }
+        for (backendID, pulled) in pending.pulledBases[collection] ?? [:] where pulled.base != nil { seen.append(backendID) }
+        var deleted = 0
+        for backendID in Set(seen).subtracting(present).sorted() {
+            guard let base = try pulledOrSavedBase(collection, backendID) else { continue }
+            var counter: UInt64 = 0
+            if let id = try? RecordID(base.ferryID) {
+                let key = RecordKey(entity: entity, id: id)
+                let current: RecordState?
+                do { current = try replica.state(of: key) } catch { throw .store(error) }
+                // A live record only; one edited here since meets the delete as a conflict, and a put beats a delete.
+                if current?.isLive == true {
+                    counter = makeChange(key: key, operation: .delete, base: base.version).counter
+                    deleted += 1
+                }
+            }
+            pending.pulledBases[collection, default: [:]][backendID] = .init(base: nil, counter: counter)
+        }
+        if deleted > 0 {
+            tally { $0.deletedOnBackend += deleted }
+            note("\(deleted) record\(deleted == 1 ? "" : "s") of \(collection) deleted outright on the backend by another client")
+        }
+    }
+
+    /// The stand-in's next change to `key`, descending from `base`, added to the exchange.
+    private func makeChange(key: RecordKey, operation: Change.Operation, base: VersionVector?) -> Change {
+        let (counter, parent) = pending.next(of: state.proxy)
+        var version = base ?? VersionVector()
+        version[state.proxy] = counter
+        var change = Change(origin: state.proxy, counter: counter, timestamp: clock.tick(), key: key, operation: operation, version: version)
+        change.chain = ChangeChain(change, parent: parent)
+        pending.addPulled(change, previous: state.standIn.hash)
+        return change
+    }
+
+    private func setPulledBase(_ base: BackendState.Base, for backendID: String, in collection: String, counter: UInt64) {
+        pending.pulledBases[collection, default: [:]][backendID] = .init(base: base, counter: counter)
+    }
+
+    /// One page of the backend's listing of `collection` after `cursor`, as a result (a page
+    /// read ahead keeps its error for the request that takes it).
+    static func listingPage(
+        of collection: String, since: String?, after cursor: ListingCursor?, from backend: any SyncBackend, limit: Int
+    ) async -> Result<BackendPage, BackendError> {
+        do throws(BackendError) {
+            let after = cursor.map { (updated: $0.updated, id: $0.id) }
+            return .success(try await backend.changes(in: collection, since: since, after: after, limit: limit))
+        } catch { return .failure(error) }
+    }
+
+    /// Where a listing page ends: the next page starts after this record.
+    struct ListingCursor: Equatable, Sendable {
+        var updated: String
+        var id: String
+    }
+}

@@ -1,0 +1,132 @@
+/// Writing the store's records to the backend, each conditional on the revision Ferry last saw.
+extension BackendPeer {
+    /// Writes each record `changes` touch as the store's current version of it: a create when
+    /// the backend has not seen it, else an update from its base revision; deletes as the
+    /// soft-delete flag. A write that meets a newer version is deferred, and a record the
+    /// mapping cannot write is refused: the changes of neither are held by the backend, nor any
+    /// later change of the same origin (the stand-in's frontier stays contiguous).
+    public func push(_ changes: [Change], maximumSkew: UInt64, continuing mark: PeerMark?) async throws(SyncError) -> PushResult {
+        guard let replica else { throw .transport("\(peerDescription): the engine did not say which replica syncs") }
+        var result = PushResult()
+        let before = head
+        let entities = Set(options.entities)
+        let localProxy: UInt64
+        do { localProxy = try replica.currentKnowledge()[state.proxy] } catch { throw .store(error) }
+        var keys: [RecordKey] = []
+        var listed = Set<RecordKey>()
+        for change in changes where entities.contains(change.key.entity) && listed.insert(change.key).inserted {
+            keys.append(change.key)
+        }
+        // What to write, read from the store first; then the writes, several in flight.
+        var jobs: [PushJob] = []
+        var refused = Set<RecordKey>()
+        for key in keys {
+            guard let job = try pushJob(for: key, replica: replica, localProxy: localProxy, refused: &refused) else { continue }
+            jobs.append(job)
+        }
+        let outcomes = await backend.write(jobs.map { BackendWrite(record: $0.record, base: $0.base, clearing: $0.clearing) })
+        var deferred = Set<RecordKey>()
+        var failure: BackendError?
+        for (job, outcome) in zip(jobs, outcomes) {
+            switch outcome {
+            case .success(.written):
+                pending.pushedBases[job.record.collection, default: [:]][job.record.backendID] = .init(
+                    ferryID: job.key.id.rawValue, revision: job.record.revision, version: job.version, isDeleted: job.record.isDeleted)
+                if job.base == nil { pending.created[job.record.collection, default: 0] += 1 }
+                result.applied += 1
+            case .success(.stale):
+                deferred.insert(job.key)
+            case .failure(let error):
+                deferred.insert(job.key)
+                if failure == nil { failure = error }
+            }
+        }
+        if let failure {
+            // What was written is remembered before the error is told: those records' bases
+            // are what the backend holds, whatever else this sync did.
+            try saveWrittenBases()
+            throw .backend(failure)
+        }
+        // The backend holds each change of the page but those of records it did not take and
+        // what follows them from the same origin.
+        var blocked = Set<ReplicaID>()
+        for change in changes {
+            if blocked.contains(change.origin) { continue }
+            if deferred.contains(change.key) || refused.contains(change.key) || change.counter != pending.frontier.knowledge[change.origin] + 1 {
+                blocked.insert(change.origin)
+                continue
+            }
+            pending.addPushed(change, previous: state.standIn.hash)
+        }
+        result.deferred = deferred.sorted()
+        result.refused = refused.sorted()
+        if let position = mark?.decode(StoreMark.self)?.position, position == before.sequence {
+            result.markAfter = PeerMark(StoreMark(head))
+        }
+        return result
+    }
+
+    /// The write of `key`'s current version, or `nil` when the backend needs none (it has
+    /// that version or a newer one, or the record is the backend's own version, or a record
+    /// deleted before it ever reached the backend). A record the mapping cannot write goes to
+    /// `refused`, with a note.
+    private func pushJob(
+        for key: RecordKey, replica: any SyncReplica, localProxy: UInt64, refused: inout Set<RecordKey>
+    ) throws(SyncError) -> PushJob? {
+        let entry = options.mapping.entry(for: key.entity)
+        let collection = entry.collection
+        let current: RecordState?
+        do { current = try replica.state(of: key) } catch { throw .store(error) }
+        guard let current else { return nil }
+        let winner = current.winner
+        if winner.identity.origin == state.proxy { return nil }  // the backend's own version
+        let backendID = backend.backendID(for: key.id.rawValue)
+        let base = try pushBase(collection, backendID, localProxy: localProxy)
+        if base == nil && winner.isDelete { return nil }  // never reached the backend
+        if let base, base.version.dominates(winner.version) { return nil }  // the backend has it or newer
+        let revision = Self.revision(of: winner.identity)
+        if base?.revision == revision { return nil }
+        var fields: [String: JSONValue] = [:]
+        var clearing: [String: JSONValue] = [:]
+        if !winner.isDelete {
+            let document: JSONValue?
+            do { document = try replica.versions(of: key).first?.document } catch { throw .store(error) }
+            do {
+                fields = try entry.fields(of: document?.objectValue ?? [:], record: "\(collection)/\(backendID) (\(key))")
+            } catch {
+                if unwritable.insert(key).inserted { note(error.message) }
+                refused.insert(key)
+                return nil
+            }
+            // Fields this record lacks are emptied, except those that stand for no member.
+            let kinds = pending.fieldKinds[collection] ?? state.fieldKinds[collection] ?? [:]
+            for (name, kind) in kinds where fields[name] == nil && entry.member(forField: name) != nil {
+                clearing[name] = Self.empty(kind)
+            }
+        }
+        let record = BackendRecord(
+            collection: collection, backendID: backendID, ferryID: key.id.rawValue, revision: revision, isDeleted: winner.isDelete,
+            updated: "", fields: fields)
+        return PushJob(key: key, record: record, base: base?.revision, clearing: clearing, version: winner.version)
+    }
+
+    /// The base a write is made from: the one this exchange wrote, else the one it pulled when
+    /// the store holds the change that brought it (a push-only sync does not take them), else
+    /// the saved one.
+    private func pushBase(_ collection: String, _ backendID: String, localProxy: UInt64) throws(SyncError) -> BackendState.Base? {
+        if let written = pending.pushedBases[collection]?[backendID] { return written }
+        if let pulled = pending.pulledBases[collection]?[backendID], pulled.counter <= localProxy { return pulled.base }
+        let table = try baseTable(collection)
+        do { return try table.base(for: backendID) } catch { throw .backend(error) }
+    }
+
+    /// One record to write.
+    struct PushJob: Sendable {
+        var key: RecordKey
+        var record: BackendRecord
+        /// The base revision; `nil` to create.
+        var base: String?
+        var clearing: [String: JSONValue]
+        var version: VersionVector
+    }
+}

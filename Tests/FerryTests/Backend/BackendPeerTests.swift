@@ -1,0 +1,223 @@
+import Ferry
+import FerryTestSupport
+import FerryURLSession
+import Foundation
+import Testing
+
+/// PocketBase through the one sync engine (``BackendPeer``): what only that makes possible for
+/// a backend: a dry run, one-way syncs, and rounds driven by deferred pushes.
+@Suite(.serialized) struct BackendPeerTests {
+    typealias Fixture = PocketBaseSyncTests.Fixture
+    static let note = PocketBaseSyncTests.note
+
+    /// The server's live records as Ferry documents (title and rank), by Ferry id.
+    static func serverDocuments(_ fixture: Fixture) async throws -> [String: JSONValue] {
+        var documents: [String: JSONValue] = [:]
+        for (id, record) in try await fixture.serverRecords() where record["ferry_deleted"] != true {
+            var document: [String: JSONValue] = [:]
+            if let title = record["title"], title != "" { document["title"] = title }
+            if let rank = record["rank"], rank != 0 { document["rank"] = rank }
+            documents[id] = .object(document)
+        }
+        return documents
+    }
+
+    /// What a store remembers of the backend, byte for byte.
+    static func memory(_ store: Store) throws -> [String: [UInt8]] {
+        var files: [String: [UInt8]] = [:]
+        let root = store.path + "/.ferry/peers"
+        guard let walker = FileManager.default.enumerator(atPath: root) else { return files }
+        for case let path as String in walker where FileSystem.isRegularFile(root + "/" + path) && !path.hasSuffix("/lock") {
+            files[path] = try FileSystem.readFile(root + "/" + path, limit: 64 << 20)
+        }
+        return files
+    }
+
+    @Test func aDryRunChangesNeitherSideAndPredictsPullsPushesAndConflicts() async throws {
+        guard let fixture = try await Fixture.start() else { return }
+        defer { fixture.server.stop() }
+        let laptop = try fixture.store("laptop")
+        try laptop.put(["title": "one", "rank": 1], entity: Self.note, id: RecordID("n1"))
+        try laptop.put(["title": "two", "rank": 2], entity: Self.note, id: RecordID("n2"))
+        _ = try await fixture.sync(laptop)
+        // Both sides edit n1; the web creates a record; the laptop creates one.
+        try laptop.put(["title": "laptop", "rank": 1], entity: Self.note, id: RecordID("n1"))
+        try await fixture.webEdit("n1", ["title": "web"])
+        _ = try await fixture.web.create(in: "Note", fields: ["title": "from the web", "rank": 3])
+        try laptop.put(["title": "three", "rank": 3], entity: Self.note, id: RecordID("n3"))
+
+        let serverBefore = try await fixture.serverRecords()
+        let headBefore = laptop.head
+        let memoryBefore = try Self.memory(laptop)
+        let dry = try await fixture.sync(laptop, dryRun: true)
+        #expect(dry.dryRun && dry.plan == .incremental, "\(dry)")
+        #expect(dry.pulled == 2 && dry.pushed == 2, "\(dry)")
+        #expect(dry.conflicts.map(\.description) == ["Note/n1"], "\(dry)")
+        #expect(try await fixture.serverRecords() == serverBefore)
+        #expect(laptop.head == headBefore)
+        #expect(try Self.memory(laptop) == memoryBefore)
+        #expect(try laptop.conflicts().isEmpty)
+
+        // The real sync does what the dry run said.
+        let real = try await fixture.sync(laptop)
+        #expect(real.pulled == 2 && real.conflicts.map(\.description) == ["Note/n1"], "\(real)")
+        #expect(try await fixture.serverRecords()["n3"]?["title"] == "three")
+    }
+
+    @Test func pullOnlyAndPushOnlyMoveOneWayAndAFullSyncStillConverges() async throws {
+        guard let fixture = try await Fixture.start() else { return }
+        defer { fixture.server.stop() }
+        let laptop = try fixture.store("laptop")
+        try laptop.put(["title": "one", "rank": 1], entity: Self.note, id: RecordID("n1"))
+        _ = try await fixture.sync(laptop)
+        try await fixture.webEdit("n1", ["rank": 5])
+        let created = try await fixture.web.create(in: "Note", fields: ["title": "from the web", "rank": 7])
+        let webID = try #require(created["id"]?.stringValue)
+        try laptop.put(["title": "two", "rank": 2], entity: Self.note, id: RecordID("n2"))
+
+        // Push-only: n2 goes up; nothing comes down, and the web's edit is not overwritten.
+        let headBefore = laptop.head
+        let pushed = try await fixture.sync(laptop, direction: .pushOnly)
+        #expect(pushed.pushed == 1 && pushed.pulled == 0 && pushed.direction == .pushOnly, "\(pushed)")
+        #expect(laptop.head == headBefore)
+        #expect(try PocketBaseSyncTests.documents(laptop) == ["n1": ["title": "one", "rank": 1], "n2": ["title": "two", "rank": 2]])
+        var server = try await Self.serverDocuments(fixture)
+        #expect(server["n2"] == ["title": "two", "rank": 2] && server["n1"] == ["title": "one", "rank": 5], "\(server)")
+
+        // Pull-only: the web's edit and record come down; the laptop's new record stays here.
+        try laptop.put(["title": "three", "rank": 3], entity: Self.note, id: RecordID("n3"))
+        let pulled = try await fixture.sync(laptop, direction: .pullOnly)
+        #expect(pulled.pulled == 2 && pulled.pushed == 0, "\(pulled)")
+        #expect(try PocketBaseSyncTests.documents(laptop)[webID] == ["title": "from the web", "rank": 7])
+        #expect(try PocketBaseSyncTests.documents(laptop)["n1"] == ["title": "one", "rank": 5])
+        server = try await Self.serverDocuments(fixture)
+        #expect(server["n3"] == nil, "\(server)")
+
+        // A full sync then pushes only what is left, and both sides agree.
+        let full = try await fixture.sync(laptop)
+        #expect(full.pushed == 1 && full.pulled == 0 && full.conflicts.isEmpty, "\(full)")
+        server = try await Self.serverDocuments(fixture)
+        #expect(try PocketBaseSyncTests.documents(laptop) == server)
+        let idle = try await fixture.sync(laptop)
+        #expect(idle.plan == .upToDate && idle.pulled == 0 && idle.pushed == 0, "\(idle)")
+        #expect(try StoreVerifier(path: laptop.path).verify().isClean)
+    }
+
+    /// A dashboard edit lands between Ferry's pull and its push, in every round: the push is
+    /// deferred, each round pulls the edit as a conflict and the policy merges it, and after
+    /// the last round the record waits, said so; the next sync pushes it.
+    @Test func aPushThatMeetsADashboardEditDefersAndTheRoundsResolveIt() async throws {
+        guard let fixture = try await Fixture.start() else { return }
+        defer { fixture.server.stop() }
+        let laptop = try fixture.store("laptop")
+        try laptop.put(["title": "draft", "rank": 1], entity: Self.note, id: RecordID("n1"))
+        try laptop.put(["title": "other", "rank": 1], entity: Self.note, id: RecordID("n2"))
+        _ = try await fixture.sync(laptop)
+        try laptop.put(["title": "laptop title", "rank": 1], entity: Self.note, id: RecordID("n1"))
+        try laptop.put(["title": "other edited", "rank": 1], entity: Self.note, id: RecordID("n2"))
+        var rank: Int64 = 10
+        let racing = RacingBackend(PocketBaseBackend(client: fixture.client()), times: 3) {
+            rank += 1
+            try await fixture.webEdit("n1", ["rank": .integer(rank)])
+        }
+        let report = try await fixture.sync(laptop, policy: .merge, backend: racing)
+        #expect(report.rounds == 3 && report.waiting.map(\.description) == ["Note/n1"], "\(report)")
+        #expect(report.resolved == 2 && report.conflicts.isEmpty, "\(report)")
+        #expect(report.notes.contains { $0.hasPrefix("1 record changed on \(fixture.location) again while this sync ran") }, "\(report)")
+        // Merged with the dashboard's edit of the last round pulled; its next edit is on the server.
+        #expect(try PocketBaseSyncTests.documents(laptop)["n1"] == ["title": "laptop title", "rank": 12])
+        // n2 met no newer version: written in the first round.
+        #expect(try await fixture.serverRecords()["n2"]?["title"] == "other edited")
+        #expect(try await fixture.serverRecords()["n1"]?["title"] == "draft")
+
+        let next = try await fixture.sync(laptop, policy: .merge)
+        #expect(next.pulled == 1 && next.resolved == 1 && next.pushed == 1 && next.waiting.isEmpty && next.rounds == 1, "\(next)")
+        let server = try await fixture.serverRecords()["n1"]
+        #expect(server?["title"] == "laptop title" && server?["rank"] == 13, "\(String(describing: server))")
+        let idle = try await fixture.sync(laptop)
+        #expect(idle.plan == .upToDate, "\(idle)")
+    }
+
+    /// With keep-both, the edit a deferred push met arrives in the next round as a conflict,
+    /// left for the user; lww writes the winner and pushes it in the same sync.
+    @Test(arguments: [ConflictPolicy.keepBoth, .lastWriterWins])
+    func theNextRoundPullsTheNewerVersionAsAConflict(policy: ConflictPolicy) async throws {
+        guard let fixture = try await Fixture.start() else { return }
+        defer { fixture.server.stop() }
+        let laptop = try fixture.store("laptop")
+        try laptop.put(["title": "draft"], entity: Self.note, id: RecordID("n1"))
+        _ = try await fixture.sync(laptop)
+        try laptop.put(["title": "laptop"], entity: Self.note, id: RecordID("n1"))
+        let racing = RacingBackend(PocketBaseBackend(client: fixture.client())) {
+            try await fixture.webEdit("n1", ["title": "dashboard"])
+        }
+        let report = try await fixture.sync(laptop, policy: policy, backend: racing)
+        #expect(report.rounds == 2 && report.waiting.isEmpty, "\(report)")
+        if policy == .keepBoth {
+            // The dashboard's version, stamped when it was pulled, wins here and is not pushed
+            // back; the laptop's stays beside it for the user.
+            #expect(report.conflicts.map(\.description) == ["Note/n1"], "\(report)")
+        } else {
+            #expect(report.resolved == 1 && report.conflicts.isEmpty, "\(report)")
+            let server = try await fixture.serverRecords()["n1"]?["title"]
+            #expect(try PocketBaseSyncTests.documents(laptop)["n1"]?["title"] == server, "\(String(describing: server))")
+        }
+    }
+
+    /// A sync whose push fails after the store took what it pulled saves nothing of the pull
+    /// at the backend's side; the next sync lists those records again and continues the
+    /// stand-in's chain after the changes the store holds: no counter gap, no conflict, and
+    /// what waited is pushed.
+    @Test func aPushThatFailsAfterThePullWasAppliedIsRunAgainCleanly() async throws {
+        guard let fixture = try await Fixture.start() else { return }
+        defer { fixture.server.stop() }
+        let laptop = try fixture.store("laptop")
+        try laptop.put(["title": "one", "rank": 1], entity: Self.note, id: RecordID("n1"))
+        _ = try await fixture.sync(laptop)
+        try await fixture.webEdit("n1", ["rank": 5])
+        try laptop.put(["title": "two"], entity: Self.note, id: RecordID("n2"))
+        let failing = FailingWrites(PocketBaseBackend(client: fixture.client()))
+        await #expect(throws: SyncError.self) { try await fixture.sync(laptop, backend: failing) }
+        #expect(try PocketBaseSyncTests.documents(laptop)["n1"] == ["title": "one", "rank": 5], "the pull was applied")
+
+        let again = try await fixture.sync(laptop)
+        #expect(again.pushed == 1 && again.conflicts.isEmpty, "\(again)")
+        let server = try await Self.serverDocuments(fixture)
+        #expect(try PocketBaseSyncTests.documents(laptop) == server)
+        let idle = try await fixture.sync(laptop)
+        #expect(idle.plan == .upToDate, "\(idle)")
+        #expect(try StoreVerifier(path: laptop.path).verify().isClean)
+    }
+}
+
+/// The real backend, whose writes all fail as a server that went away.
+final class FailingWrites: SyncBackend, @unchecked Sendable {
+    private let inner: any SyncBackend
+
+    init(_ inner: any SyncBackend) { self.inner = inner }
+
+    var location: String { inner.location }
+    func backendID(for ferryID: String) -> String { inner.backendID(for: ferryID) }
+    var requestCount: Int { inner.requestCount }
+    func connect() async throws(BackendError) { try await inner.connect() }
+    func changes(in collection: String, since: String?, after: (updated: String, id: String)?, limit: Int) async throws(BackendError) -> BackendPage {
+        try await inner.changes(in: collection, since: since, after: after, limit: limit)
+    }
+    func count(in collection: String) async throws(BackendError) -> Int { try await inner.count(in: collection) }
+    func ids(in collection: String) async throws(BackendError) -> Set<String> { try await inner.ids(in: collection) }
+    func softDeleted(in collection: String, updatedBefore cutoff: String, limit: Int) async throws(BackendError) -> [(backendID: String, revision: String)] {
+        try await inner.softDeleted(in: collection, updatedBefore: cutoff, limit: limit)
+    }
+    func purge(in collection: String, backendID: String, revision: String) async throws(BackendError) -> Bool {
+        try await inner.purge(in: collection, backendID: backendID, revision: revision)
+    }
+    func create(_ record: BackendRecord, clearing: [String: JSONValue]) async throws(BackendError) -> BackendWriteOutcome {
+        throw BackendError(.unreachable, "no answer")
+    }
+    func update(_ record: BackendRecord, base: String, clearing: [String: JSONValue]) async throws(BackendError) -> BackendWriteOutcome {
+        throw BackendError(.unreachable, "no answer")
+    }
+    func write(_ writes: [BackendWrite]) async -> [Result<BackendWriteOutcome, BackendError>] {
+        writes.map { _ in .failure(BackendError(.unreachable, "no answer")) }
+    }
+}
