@@ -32,7 +32,7 @@ import Testing
             try put(["a", "a b", "a/b", "a:b", "a-b", "Alice", "zeta", "Zürich", "Zug", "日本", "é", "e\u{301}", ".dot", "100%"], store)
             try put([String(repeating: "é", count: 120), String(repeating: "x", count: 245) + ":1"], store)
             try put((0..<40).map { "order:\($0)" } + (0..<40).map { "n\($0)" }, store)
-            try store.writeSnapshot()
+            try store.writeIndexImage()
             store.close()
         }
         do {

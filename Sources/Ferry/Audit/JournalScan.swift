@@ -43,8 +43,8 @@ struct JournalScan: Sendable {
     var indexFindings: [VerificationFinding] = []
     /// Where the index says the journal ended (the delta file's head when one applies to the
     /// snapshot), when it could be read, and that file's path.
-    private(set) var snapshotHead: StoreHead?
-    private(set) var snapshotHeadPath = ".ferry/index"
+    private(set) var indexHead: StoreHead?
+    private(set) var indexHeadPath = ".ferry/index"
     /// The journal's entries, by record, in replay order (file order).
     private(set) var spill = ReplaySpill(partitions: 1)
     /// The records a partition of ``spill`` should hold, about (tests lower it).
@@ -66,7 +66,7 @@ struct JournalScan: Sendable {
     }
 
     /// The index files, when they could be read.
-    private(set) var indexFiles: SnapshotComparison.IndexFiles?
+    private(set) var indexFiles: IndexComparison.IndexFiles?
     /// Whether every line so far continued the chain (then file order is journal order).
     private var orderly = true
     private var lastSequence: UInt64 = 0
@@ -95,11 +95,11 @@ struct JournalScan: Sendable {
 
     mutating func run() {
         if FileSystem.exists(layout.index) {
-            switch SnapshotComparison.IndexFiles.read(layout) {
+            switch IndexComparison.IndexFiles.read(layout) {
             case .success(let files):
                 indexFiles = files
-                snapshotHead = files.head
-                snapshotHeadPath = files.delta?.path ?? files.snapshot.path
+                indexHead = files.head
+                indexHeadPath = files.delta?.path ?? files.snapshot.path
                 anchorSequences.insert(files.head.sequence)
             case .failure(let unreadable):
                 indexFindings.append(
@@ -109,10 +109,10 @@ struct JournalScan: Sendable {
             }
         }
         spill = ReplaySpill(partitions: partitionCount())
-        if snapshotHead?.sequence == 0 { compareIndex() }
+        if indexHead?.sequence == 0 { compareIndex() }
         if let start {
             replayKept(start)
-            if let head = snapshotHead, head.sequence == lastSequence, head.hash == lastHash { compareIndex() }
+            if let head = indexHead, head.sequence == lastSequence, head.hash == lastHash { compareIndex() }
         }
         readSegments()
     }
@@ -367,7 +367,7 @@ struct JournalScan: Sendable {
             lastHash = entry.hash
             if anchorSequences.contains(entry.sequence) { anchorHashes[entry.sequence] = entry.hash }
             apply(entry, hashes: hashes)
-            if orderly, let head = snapshotHead, entry.sequence == head.sequence, entry.hash == head.hash {
+            if orderly, let head = indexHead, entry.sequence == head.sequence, entry.hash == head.hash {
                 compareIndex()
             }
         }

@@ -133,7 +133,7 @@ extension Store {
         var entities = Set(index.records.changes.keys.map(\.entity))
         if let base = index.records.base {
             let header = base.header
-            guard let listed = SnapshotRecordLookup.entities(inSnapshotAt: base.path, head: header.head, recordCount: header.recordCount)
+            guard let listed = IndexRecordLookup.entities(inImageAt: base.path, head: header.head, recordCount: header.recordCount)
             else { return nil }
             entities.formUnion(listed)
         }

@@ -133,8 +133,8 @@ public struct StoreVerifier: Sendable {
         chain: JournalChainAnalysis.Result, scan: JournalScan, checkpoints: [(checkpoint: SyncCheckpoint, relativePath: String)]
     ) -> [VerificationFinding] {
         var anchors: [(path: String, what: String, sequence: UInt64, hash: SHA256Digest)] = []
-        if let head = scan.snapshotHead, head.sequence > 0 {
-            anchors.append((scan.snapshotHeadPath, "the index", head.sequence, head.hash))
+        if let head = scan.indexHead, head.sequence > 0 {
+            anchors.append((scan.indexHeadPath, "the index", head.sequence, head.hash))
         }
         for (checkpoint, path) in checkpoints where checkpoint.localPosition > 0 {
             anchors.append((

@@ -9,9 +9,9 @@ extension Store {
     /// itself wrote (a crash came between the journal append and the file rename); any other
     /// content is a hand edit, left for `status` and `commit`.
     func recover() throws(StoreError) {
-        if let snapshot = usableSnapshot() {
-            index = StoreIndex(snapshot: snapshot)
-            snapshotSequence = snapshot.header.head.sequence
+        if let snapshot = usableImage() {
+            index = StoreIndex(image: snapshot)
+            imageSequence = snapshot.header.head.sequence
             if let delta = usableDelta(for: snapshot) {
                 let header = delta.header
                 index.records = RecordTable(base: snapshot, delta: delta, totalCount: header.totalRecords ?? 0)
@@ -36,8 +36,8 @@ extension Store {
     }
 
     /// The delta file, when it applies to `snapshot` and its head is a prefix of the journal.
-    private func usableDelta(for snapshot: SnapshotFile) -> SnapshotFile? {
-        guard let delta = try? SnapshotFile.open(layout.indexDelta, magic: SnapshotFile.deltaMagic),
+    private func usableDelta(for snapshot: IndexFile) -> IndexFile? {
+        guard let delta = try? IndexFile.open(layout.indexDelta, level: .delta),
             let base = delta.header.baseHead, base.sequence == snapshot.header.head.sequence,
             base.hash == snapshot.header.head.hash, delta.header.totalRecords != nil
         else { return nil }
@@ -51,22 +51,22 @@ extension Store {
     /// Throws away the index and replays the whole journal, repairing record files.
     func rebuildFromJournal(warn: Bool) throws(StoreError) {
         if warn { options.warningHandler("warning: \(layout.root): rebuilding the index from the journal") }
-        cancelSnapshotMerge()
+        cancelIndexMerge()
         index = StoreIndex()
-        snapshotSequence = 0
+        imageSequence = 0
         try replay(after: 0)
         try applyBase()
-        try writeSnapshot()
+        try writeIndexImage()
     }
 
     /// The snapshot, when present, readable, and a prefix of this journal.
-    private func usableSnapshot() -> SnapshotFile? {
-        guard let snapshot = try? SnapshotFile.open(layout.index) else { return nil }
+    private func usableImage() -> IndexFile? {
+        guard let snapshot = try? IndexFile.open(layout.index) else { return nil }
         let head = snapshot.header.head
         guard head.sequence <= journal.headSequence else { return nil }
         // A delta on top whose head is the journal's vouches for the snapshot without reading
         // the journal (the delta was written from exactly this snapshot).
-        if let delta = try? SnapshotFile.open(layout.indexDelta, magic: SnapshotFile.deltaMagic),
+        if let delta = try? IndexFile.open(layout.indexDelta, level: .delta),
             let base = delta.header.baseHead, base.sequence == head.sequence, base.hash == head.hash,
             delta.header.head.sequence == journal.headSequence, delta.header.head.hash == journal.headHash
         {

@@ -242,7 +242,7 @@ extension Store {
             }
         }
         try writeRecordFiles(fileWrites, prepared: prepared)
-        try mergeSnapshotIfDue()
+        try mergeIndexIfDue()
         return entries
     }
 

@@ -57,15 +57,15 @@ import Testing
         #expect(try reopened.log(LogQuery(id: try RecordID("lamp"))) == expected)
         #expect(try reopened.log(LogQuery(entity: fixture.notes, id: try RecordID("lamp"))).map(\.entry.sequence) == [5])
         let head = reopened.head
-        let count = try #require(try SnapshotFile.open(reopened.layout.index)).header.recordCount
-        #expect(SnapshotRecordLookup.entities(inSnapshotAt: reopened.layout.index, head: head, recordCount: count) == [
+        let count = try #require(try IndexFile.open(reopened.layout.index)).header.recordCount
+        #expect(IndexRecordLookup.entities(inImageAt: reopened.layout.index, head: head, recordCount: count) == [
             fixture.notes, fixture.products,
         ])
         // Another snapshot's head, or a wrong record count: not the snapshot the store opened.
-        #expect(SnapshotRecordLookup.entities(
-            inSnapshotAt: reopened.layout.index, head: StoreHead(sequence: 99, hash: .zero, latestModification: .zero),
+        #expect(IndexRecordLookup.entities(
+            inImageAt: reopened.layout.index, head: StoreHead(sequence: 99, hash: .zero, latestModification: .zero),
             recordCount: count) == nil)
-        #expect(SnapshotRecordLookup.entities(inSnapshotAt: reopened.layout.index, head: head, recordCount: count + 1) == nil)
+        #expect(IndexRecordLookup.entities(inImageAt: reopened.layout.index, head: head, recordCount: count + 1) == nil)
     }
 
     @Test func idLookupSeesRecordsOnlyInTheIndexDelta() async throws {
@@ -91,10 +91,10 @@ import Testing
             }
         }
         _ = try reopened.write(writes)
-        try reopened.writeSnapshot()
+        try reopened.writeIndexImage()
         let head = reopened.head
-        let count = try #require(try SnapshotFile.open(reopened.layout.index)).header.recordCount
-        let entities = try #require(SnapshotRecordLookup.entities(inSnapshotAt: reopened.layout.index, head: head, recordCount: count))
+        let count = try #require(try IndexFile.open(reopened.layout.index)).header.recordCount
+        let entities = try #require(IndexRecordLookup.entities(inImageAt: reopened.layout.index, head: head, recordCount: count))
         #expect(entities.map(\.rawValue) == ["A", "B_2", "Note", "Product", "Tag", "Zeta", "a", "m"])
         #expect(try reopened.log(LogQuery(id: try RecordID("r7"))).map(\.entry.change.key.entity.rawValue).sorted() == [
             "A", "B_2", "Zeta", "a", "m",

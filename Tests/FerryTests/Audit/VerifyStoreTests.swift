@@ -144,7 +144,7 @@ import Testing
 
     @Test func staleIndexIsReportedAsIndex() throws {
         let (fixture, store) = try makeStore()
-        try store.writeSnapshot()  // every record in the snapshot, no delta file
+        try store.writeIndexImage()  // every record in the snapshot, no delta file
         store.close()
         // Drop chair's line from the snapshot, keeping the file well-formed.
         let text = String(decoding: try FileSystem.readFile(store.layout.index), as: UTF8.self)
@@ -187,7 +187,7 @@ import Testing
 
     @Test func unsortedLinesBadStampsAndStaleCountsAreReported() throws {
         let (fixture, store) = try makeStore()
-        try store.writeSnapshot()
+        try store.writeIndexImage()
         store.close()
         #expect(try verifyInPartitions(at: store.path).isClean)
         let products = fixture.products.rawValue
@@ -223,7 +223,7 @@ import Testing
         try fixture.put(store, ["name": "Chair"], nil, "chair")
         store.close()
         store = try Store.open(at: fixture.path("delta"), options: options)
-        try store.writeSnapshot()  // lamp and chair in the snapshot
+        try store.writeIndexImage()  // lamp and chair in the snapshot
         try fixture.put(store, ["name": "Lamp", "price": 3], nil, "lamp")
         try fixture.put(store, ["text": "hi"], fixture.notes, "n1")
         store.close()  // lamp's new version and n1 in the delta

@@ -349,8 +349,8 @@ import FerryTestSupport
 /// The journal position the index files on disk cover: the delta's head when one applies to
 /// the snapshot, else the snapshot's.
 func persistedIndexHead(_ path: String) -> UInt64? {
-    guard let snapshot = try? SnapshotFile.open(path + "/.ferry/index") else { return nil }
-    if let delta = try? SnapshotFile.open(path + "/.ferry/index-delta", magic: SnapshotFile.deltaMagic),
+    guard let snapshot = try? IndexFile.open(path + "/.ferry/index") else { return nil }
+    if let delta = try? IndexFile.open(path + "/.ferry/index-delta", level: .delta),
         let base = delta.header.baseHead, base.sequence == snapshot.header.head.sequence
     {
         return delta.header.head.sequence

@@ -16,7 +16,7 @@ import FerryTestSupport
     }
 
     private func entry(_ id: String, _ stamp: FileStamp) -> ConfirmedStamps.Entry {
-        ConfirmedStamps.Entry(sortKey: SnapshotFile.sortKey(key(id)), stamp: stamp)
+        ConfirmedStamps.Entry(sortKey: IndexFile.sortKey(key(id)), stamp: stamp)
     }
 
     /// Sets a file's modification time (and access time) to `seconds` and `nanoseconds`.
@@ -36,10 +36,10 @@ import FerryTestSupport
     }
 
     /// A store of `count` notes, all in its snapshot, their files aged.
-    private func snapshottedStore(at path: String, count: Int, options: StoreOptions = StoreOptions()) throws -> Store {
+    private func storeWithIndexImage(at path: String, count: Int, options: StoreOptions = StoreOptions()) throws -> Store {
         let store = try Store.create(at: path, options: options)
         try store.write((0..<count).map { .put(key("n\($0)"), ["v": .integer(Int64($0))]) })
-        try store.writeSnapshot()
+        try store.writeIndexImage()
         try ageRecordFiles(of: path)
         #expect(store.index.records.overlay.isEmpty)
         return store
@@ -49,11 +49,11 @@ import FerryTestSupport
         var stamps = ConfirmedStamps()
         stamps.add([entry("a", stamp(1)), entry("c", stamp(3))])
         stamps.add([entry("b", stamp(2)), entry("c", stamp(30)), entry("d", stamp(4))])
-        #expect(stamps.entries.map(\.sortKey) == ["a", "b", "c", "d"].map { SnapshotFile.sortKey(key($0)) })
-        #expect(stamps.stamp(forSortKey: SnapshotFile.sortKey(key("c"))) == stamp(30))
-        #expect(stamps.stamp(forSortKey: SnapshotFile.sortKey(key("b"))) == stamp(2))
-        #expect(stamps.stamp(forSortKey: SnapshotFile.sortKey(key("bb"))) == nil)
-        #expect(stamps.stamp(forSortKey: SnapshotFile.sortKey(key("e"))) == nil)
+        #expect(stamps.entries.map(\.sortKey) == ["a", "b", "c", "d"].map { IndexFile.sortKey(key($0)) })
+        #expect(stamps.stamp(forSortKey: IndexFile.sortKey(key("c"))) == stamp(30))
+        #expect(stamps.stamp(forSortKey: IndexFile.sortKey(key("b"))) == stamp(2))
+        #expect(stamps.stamp(forSortKey: IndexFile.sortKey(key("bb"))) == nil)
+        #expect(stamps.stamp(forSortKey: IndexFile.sortKey(key("e"))) == nil)
     }
 
     @Test func subtractingLeavesWhatWasConfirmedSince() {
@@ -75,16 +75,16 @@ import FerryTestSupport
         expected += Array("\t\(versions)".utf8)
         for oldStamp in ["-", "10,20,30,\(String(repeating: "cd", count: 32)),40"] {
             let line = Array((prefix + oldStamp + "\t" + versions).utf8)
-            #expect(SnapshotFile.line(line[...], withStamp: newStamp) == expected)
-            #expect(SnapshotFile.parseStamp(expected[(prefix.utf8.count)..<(expected.count - versions.utf8.count - 1)]) == .some(newStamp))
+            #expect(IndexFile.line(line[...], withStamp: newStamp) == expected)
+            #expect(IndexFile.parseStamp(expected[(prefix.utf8.count)..<(expected.count - versions.utf8.count - 1)]) == .some(newStamp))
         }
-        #expect(SnapshotFile.line(Array("K\tNote\tn1".utf8)[...], withStamp: newStamp) == nil)
+        #expect(IndexFile.line(Array("K\tNote\tn1".utf8)[...], withStamp: newStamp) == nil)
     }
 
     @Test func aScanConfirmsSnapshotRecordsWithoutDecodingThemIntoMemory() throws {
         let directory = try TemporaryDirectory()
         let path = directory.subpath("s")
-        let store = try snapshottedStore(at: path, count: 200)
+        let store = try storeWithIndexImage(at: path, count: 200)
         defer { store.close() }
         #expect(try store.status().isClean)
         #expect(store.index.records.overlay.isEmpty, "confirmations must not become states in memory")
@@ -116,7 +116,7 @@ import FerryTestSupport
         let path = directory.subpath("s")
         var options = StoreOptions()
         options.snapshotInterval = 10
-        var store = try snapshottedStore(at: path, count: 100, options: options)
+        var store = try storeWithIndexImage(at: path, count: 100, options: options)
         #expect(try store.status().isClean)
         let before = try #require(store.index.records[key("n3")]?.file)
         // A record written after its confirmation: its new state wins over the stamp.
@@ -140,9 +140,9 @@ import FerryTestSupport
         let path = directory.subpath("s")
         var options = StoreOptions()
         options.snapshotInterval = 10_000
-        var store = try snapshottedStore(at: path, count: 300, options: options)
+        var store = try storeWithIndexImage(at: path, count: 300, options: options)
         #expect(try store.status().isClean)
-        try store.writeSnapshot()
+        try store.writeIndexImage()
         store.close()
         // Every stamp is trusted now; make three files need confirming again.
         store = try Store.open(at: path, options: options)
@@ -171,7 +171,7 @@ import FerryTestSupport
         var options = StoreOptions()
         options.mergeInterval = 100
         options.snapshotInterval = 100_000
-        let store = try snapshottedStore(at: path, count: 200, options: options)
+        let store = try storeWithIndexImage(at: path, count: 200, options: options)
         defer { store.close() }
         #expect(try store.status().isClean)
         #expect(store.index.records.confirmed.count == 200)
@@ -179,19 +179,19 @@ import FerryTestSupport
 
         // 150 new notes start a merge of a copy that holds the 200 confirmations.
         try store.write((200..<350).map { .put(key("n\($0)"), ["v": .integer(Int64($0))]) })
-        let merge = try #require(store.snapshotMerge)
+        let merge = try #require(store.indexMerge)
         // Confirmed while the merge runs: a new stamp for n5.
         setModificationTime(of: path + "/records/Note/n5.json", seconds: 1_000_000_000)
         try ageRecordFiles(of: path, only: (200..<350).map { "n\($0).json" })
         #expect(try store.status().isClean)
         _ = merge.wait()
-        try store.finishSnapshotMerge()
+        try store.finishIndexMerge()
 
-        #expect(store.snapshotMerge == nil)
+        #expect(store.indexMerge == nil)
         let n5 = try #require(store.index.records[key("n5")]?.file)
         #expect(n5.modificationNanoseconds == 1_000_000_000 * 1_000_000_000)
         #expect(store.index.records[key("n6")]?.file == first, "the merged snapshot holds the earlier confirmations")
-        #expect(store.index.records.confirmed.entries.map(\.sortKey) == [SnapshotFile.sortKey(key("n5"))])
+        #expect(store.index.records.confirmed.entries.map(\.sortKey) == [IndexFile.sortKey(key("n5"))])
         #expect(try store.status().isClean)
     }
 }

@@ -17,7 +17,7 @@ import FerryTestSupport
         options.snapshotInterval = 1_000
         let store = try Store.create(at: path, options: options)
         try store.write((0..<300).map { .put(key(notes, "n\($0)"), ["v": 0]) })
-        try store.writeSnapshot()
+        try store.writeIndexImage()
         try store.write((0..<40).map { .put(key(notes, "n\($0 * 7)"), ["v": 1]) } + (0..<10).map { .put(key(users, "u\($0)"), ["u": .integer(Int64($0))]) })
         store.close()
         #expect(FileSystem.exists(path + "/.ferry/index-delta"))
@@ -144,7 +144,7 @@ import FerryTestSupport
         do {
             let store = try Store.open(at: directory.subpath("t"))
             try store.write([.put(key(notes, "n7"), ["v": 9]), .put(key(users, "u10"), ["u": 10])])
-            try store.writeSnapshot()  // a full snapshot: snapshot lines, delta lines and memory merged
+            try store.writeIndexImage()  // a full snapshot: snapshot lines, delta lines and memory merged
             #expect(!FileSystem.exists(directory.subpath("t/.ferry/index-delta")))
             store.close()
         }

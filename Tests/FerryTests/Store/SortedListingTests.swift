@@ -83,7 +83,7 @@ import Testing
                 }
             }
             try store.write(writes)
-            try store.writeSnapshot()
+            try store.writeIndexImage()
             try expectListing(store, notes, model, "snapshot")
             store.close()
         }
@@ -160,7 +160,7 @@ import Testing
             }
         }
         try store.write(writes)
-        try store.writeSnapshot()
+        try store.writeIndexImage()
         try expectListing(store, notes, model, "all held back")
     }
 
@@ -195,7 +195,7 @@ import Testing
         do {
             let store = try Store.create(at: path, options: options)
             try store.write(randomWrites(400))
-            try store.writeSnapshot()
+            try store.writeIndexImage()
             try store.write(randomWrites(100))
             store.close()
         }
@@ -237,7 +237,7 @@ import Testing
         do {
             let store = try Store.create(at: path)
             try store.write((0..<2_000).map { .put(key(notes, "n\($0)"), ["n": .integer(Int64($0))]) })
-            try store.writeSnapshot()
+            try store.writeIndexImage()
             store.close()
         }
         let store = try Store.open(at: path)
@@ -254,15 +254,15 @@ import Testing
         do {
             let store = try Store.create(at: path)
             try store.write(entities.flatMap { entity in (0..<700).map { .put(key(entity, "r\($0)é"), ["n": .integer(Int64($0))]) } })
-            try store.writeSnapshot()
+            try store.writeIndexImage()
             store.close()
         }
         let text = String(decoding: try FileSystem.readFile(path + "/.ferry/index"), as: UTF8.self)
-        let file = try #require(try SnapshotFile.open(path + "/.ferry/index"))
+        let file = try #require(try IndexFile.open(path + "/.ferry/index"))
         for entity in entities + [try EntityName("Nothing"), try EntityName("Aaa"), try EntityName("Zzz")] {
             let expected = text.split(separator: "\n").filter { $0.hasPrefix("K\t\(entity.rawValue)\t") }.map(String.init)
             for pieceSize in [1, 97, 4096, 1 << 20] {
-                var cursor = SnapshotLineCursor(file: file, entity: entity, pieceSize: pieceSize)
+                var cursor = IndexLineCursor(file: file, entity: entity, pieceSize: pieceSize)
                 var lines: [String] = []
                 while let (sortKey, line) = cursor.next() {
                     #expect(sortKey.starts(with: Array("\(entity.rawValue)\t".utf8)))
@@ -280,7 +280,7 @@ import Testing
         do {
             let store = try Store.create(at: path)
             try store.write((0..<50).map { .put(key(notes, String(format: "n%02d", $0)), ["n": .integer(Int64($0))]) })
-            try store.writeSnapshot()
+            try store.writeIndexImage()
             store.close()
         }
         let index = path + "/.ferry/index"

@@ -1,5 +1,5 @@
-/// One index file for ``SnapshotComparison``: its header read line by line, and its record
-/// lines streamed in pieces, never decoded and never all in memory (format in ``SnapshotFile``).
+/// One index file for ``IndexComparison``: its header read line by line, and its record
+/// lines streamed in pieces, never decoded and never all in memory (format in ``IndexFile``).
 ///
 /// ```
 /// ferry-index	3                 (the delta file: ferry-index-delta	2, with A and T lines)
@@ -46,7 +46,8 @@ struct IndexFileText: Sendable {
     /// lines (one streaming pass, no line kept).
     /// - Throws: ``Unreadable`` when the magic line, a header line, the record count or the
     ///   `E` line is wrong.
-    init(reading fullPath: String, path: String, magic: String) throws(Unreadable) {
+    init(reading fullPath: String, path: String, level: IndexFileLevel) throws(Unreadable) {
+        let magic = level.magic
         self.path = path
         self.fullPath = fullPath
         let file: FileDescriptor

@@ -1,6 +1,6 @@
 /// Walking one entity's records in sort-key order (`<entity>\t<encoded id>`) without loading
 /// the table: the snapshot's lines of that entity, the delta's and the spill's, each read a
-/// piece at a time (``SnapshotLineCursor``), merged with the states changed in memory, sorted.
+/// piece at a time (``IndexLineCursor``), merged with the states changed in memory, sorted.
 /// A record in memory wins over the spill's line, which wins over the delta's, which wins over
 /// the snapshot's.
 extension RecordTable {
@@ -8,14 +8,14 @@ extension RecordTable {
     enum WalkedRecord {
         /// A line of the snapshot (with the file stamp confirmed since, if any), the delta or
         /// the spill, as it is in `file`, not decoded.
-        case line(ArraySlice<UInt8>, file: SnapshotFile, confirmedStamp: FileStamp?)
+        case line(ArraySlice<UInt8>, file: IndexFile, confirmedStamp: FileStamp?)
         /// A state changed in memory.
         case state(RecordState)
 
         /// Whether the record is live (its winner is not a delete); a line is not decoded.
         var isLive: Bool {
             switch self {
-            case .line(let line, _, _): return SnapshotFile.lineIsLive(line)
+            case .line(let line, _, _): return IndexFile.lineIsLive(line)
             case .state(let state): return state.isLive
             }
         }
@@ -49,11 +49,11 @@ extension RecordTable {
     ) throws(E) {
         var inMemory: [(sortKey: [UInt8], state: RecordState)] = []
         forEachStateInMemory { key, state in
-            if key.entity == entity { inMemory.append((SnapshotFile.sortKey(key), state)) }
+            if key.entity == entity { inMemory.append((IndexFile.sortKey(key), state)) }
         }
         inMemory.sort { ByteOrder.precedes($0.sortKey, $1.sortKey) }
         var nextInMemory = 0
-        var snapshot = base.map { SnapshotLineCursor(file: $0, entity: entity) }
+        var snapshot = base.map { IndexLineCursor(file: $0, entity: entity) }
         var changed = LayeredLineCursor(upper: spill, lower: delta, entity: entity)
         var snapshotLine = snapshot?.next()
         var changedLine = changed.next()

@@ -1,4 +1,4 @@
-/// The index's records: the snapshot file on disk (read lazily, see ``SnapshotFile``), the delta
+/// The index's records: the snapshot file on disk (read lazily, see ``IndexFile``), the delta
 /// file written on top of it by earlier processes or merges (read lazily too), during a long run
 /// of writes this process's spill on top of that, plus the states changed since, in memory.
 /// Reads look in memory first, then in the spill, the delta and the snapshot; writes go to
@@ -12,16 +12,16 @@ struct RecordTable: Sequence {
     typealias Element = (key: RecordKey, value: RecordState)
 
     /// The snapshot the table starts from, if any.
-    private(set) var base: SnapshotFile?
+    private(set) var base: IndexFile?
     /// States changed since the snapshot by earlier processes, on disk, looked up like the
     /// snapshot; new snapshot and delta files copy its lines.
-    private(set) var delta: SnapshotFile?
+    private(set) var delta: IndexFile?
     /// States changed by this process's long run of writes since the delta was written, merged
     /// out of memory into an unnamed file of the delta's form that no other process reads (see
     /// ``Store/mergeLevel(_:)``): merging every 16k changes into the delta, which grows to half
     /// the snapshot, copied the whole delta each time, quadratic in the run's length. Its
     /// replica numbering extends the delta's.
-    private(set) var spill: SnapshotFile?
+    private(set) var spill: IndexFile?
     /// States changed in memory since the snapshot (and the delta) were read, or, while a
     /// merge runs, since it started.
     private(set) var overlay: [RecordKey: RecordState] = [:]
@@ -36,13 +36,13 @@ struct RecordTable: Sequence {
     /// The number of records.
     private(set) var count: Int
 
-    init(base: SnapshotFile? = nil) {
+    init(base: IndexFile? = nil) {
         self.base = base
         count = base?.header.recordCount ?? 0
     }
 
     /// A table from a snapshot and the delta written on top of it.
-    init(base: SnapshotFile?, delta: SnapshotFile, totalCount: Int) {
+    init(base: IndexFile?, delta: IndexFile, totalCount: Int) {
         self.base = base
         self.delta = delta
         count = totalCount
@@ -66,7 +66,7 @@ struct RecordTable: Sequence {
 
     /// Continues from the snapshot a merge of `frozen` wrote: its states and stamps are in it,
     /// so memory keeps only what changed since.
-    mutating func completeMerge(into snapshot: SnapshotFile, frozen: RecordTable) {
+    mutating func completeMerge(into snapshot: IndexFile, frozen: RecordTable) {
         base = snapshot
         delta = nil
         spill = nil
@@ -76,7 +76,7 @@ struct RecordTable: Sequence {
 
     /// Continues from the delta a merge of `frozen` wrote on top of the same snapshot: its
     /// states and stamps are in it, so memory keeps only what changed since.
-    mutating func completeDeltaMerge(into delta: SnapshotFile, frozen: RecordTable) {
+    mutating func completeDeltaMerge(into delta: IndexFile, frozen: RecordTable) {
         self.delta = delta
         spill = nil
         merging = nil
@@ -85,7 +85,7 @@ struct RecordTable: Sequence {
 
     /// Continues from the spill a merge of `frozen` wrote on top of the same delta: its states
     /// are in it, so memory keeps only what changed since. (A spill takes no confirmed stamps.)
-    mutating func completeSpillMerge(into spill: SnapshotFile) {
+    mutating func completeSpillMerge(into spill: IndexFile) {
         self.spill = spill
         merging = nil
     }
@@ -115,7 +115,7 @@ struct RecordTable: Sequence {
     var inMemoryCount: Int { overlay.count + (merging?.count ?? 0) }
 
     /// The same table reading its files through new descriptors (see
-    /// ``SnapshotFile/reopened()``), so another thread can read it; `nil` if one cannot be made.
+    /// ``IndexFile/reopened()``), so another thread can read it; `nil` if one cannot be made.
     func reopened() -> RecordTable? {
         var copy = self
         if let base {
@@ -164,7 +164,7 @@ struct RecordTable: Sequence {
         if let spill, let state = spill.lookup(key, sortKey: &sortKey, remembering: remembering) { return state }
         if let delta, let state = delta.lookup(key, sortKey: &sortKey, remembering: remembering) { return state }
         guard var state = base?.lookup(key, sortKey: &sortKey, remembering: remembering) else { return nil }
-        if !confirmed.isEmpty, let stamp = confirmed.stamp(forSortKey: sortKey ?? SnapshotFile.sortKey(key)) {
+        if !confirmed.isEmpty, let stamp = confirmed.stamp(forSortKey: sortKey ?? IndexFile.sortKey(key)) {
             state.file = stamp
         }
         return state
@@ -209,7 +209,7 @@ struct RecordTable: Sequence {
         base?.forEachRecord { key, state in
             guard changes[key] == nil else { return }
             var state = state
-            if !confirmed.isEmpty, let stamp = confirmed.stamp(forSortKey: SnapshotFile.sortKey(key)) { state.file = stamp }
+            if !confirmed.isEmpty, let stamp = confirmed.stamp(forSortKey: IndexFile.sortKey(key)) { state.file = stamp }
             all.append((key, state))
         }
         for (key, state) in changes { all.append((key, state)) }
@@ -241,7 +241,7 @@ struct RecordTable: Sequence {
         guard let base else { return }
         let prefix: [UInt8] = entity.map { Array($0.rawValue.utf8) + [9] } ?? []
         // The lines come in sort order: walk the changed keys, sorted too, alongside them.
-        let overridden = changes.keys.lazy.filter { entity == nil || $0.entity == entity }.map(SnapshotFile.sortKey)
+        let overridden = changes.keys.lazy.filter { entity == nil || $0.entity == entity }.map(IndexFile.sortKey)
             .sorted { ByteOrder.precedes($0, $1) }
         var next = 0
         func visit(_ sortKey: ArraySlice<UInt8>, _ line: ArraySlice<UInt8>) {
@@ -253,7 +253,7 @@ struct RecordTable: Sequence {
         if let entity, !base.isLoaded {
             // One entity's lines, read in pieces from where a search on disk finds the first:
             // loading a million-record snapshot for one entity held all 250 MB of it.
-            var cursor = SnapshotLineCursor(file: base, entity: entity)
+            var cursor = IndexLineCursor(file: base, entity: entity)
             while let (sortKey, line) = cursor.next() { visit(sortKey, line) }
         } else if streaming {
             base.forEachRawLineStreaming(visit)
@@ -282,9 +282,9 @@ struct RecordTable: Sequence {
         let prefixLength = entity.rawValue.utf8.count + 1
         let changes = self.changes
         forEachUnchangedLine(of: entity, streaming: false, changes: changes) { sortKey, line in
-            guard SnapshotFile.lineIsLive(line), let id = RecordFileName.decode(bytes: sortKey.dropFirst(prefixLength)) else { return }
+            guard IndexFile.lineIsLive(line), let id = RecordFileName.decode(bytes: sortKey.dropFirst(prefixLength)) else { return }
             guard withHash else { return body(id, .zero) }
-            guard let hash = SnapshotFile.winnerHash(ofLine: line) else {
+            guard let hash = IndexFile.winnerHash(ofLine: line) else {
                 base?.markDamaged("malformed versions of \(entity.rawValue)/\(id.rawValue)")
                 return
             }

@@ -2,7 +2,7 @@
 /// which changes of each replica it has, and where the journal ends.
 ///
 /// The index can always be rebuilt by replaying the journal; its snapshot in `.ferry/index`
-/// (see ``SnapshotFile``) saves that work, and is read lazily.
+/// (see ``IndexFile``) saves that work, and is read lazily.
 struct StoreIndex: Sendable {
     /// Every record ever written (live, deleted or conflicted).
     var records = RecordTable()
@@ -23,10 +23,10 @@ struct StoreIndex: Sendable {
 
     init() {}
 
-    /// The index a snapshot describes (its records are read from the file on demand).
-    init(snapshot: SnapshotFile) {
-        let header = snapshot.header
-        records = RecordTable(base: snapshot)
+    /// The index an image file describes (its records are read from the file on demand).
+    init(image: IndexFile) {
+        let header = image.header
+        records = RecordTable(base: image)
         knowledge = header.knowledge
         digests = header.digests
         headSequence = header.head.sequence

@@ -8,10 +8,10 @@ import Foundation
 /// since the last merge. On a thread of its own it overlaps those writes instead.
 ///
 /// The merge writes the index as it was when the merge started (``frozen``) into a staging
-/// file; ``Store/finishSnapshotMerge()`` then swaps it in and keeps in memory only the records
+/// file; ``Store/finishIndexMerge()`` then swaps it in and keeps in memory only the records
 /// changed since. The frozen index reads the snapshot and delta through descriptors of its own
 /// (``RecordTable/reopened()``), so the two threads share no mutable state.
-final class SnapshotMerge: @unchecked Sendable {
+final class IndexMerge: @unchecked Sendable {
     /// The index the new snapshot describes.
     let frozen: StoreIndex
     /// Where the new snapshot is written before it is swapped in.
@@ -25,12 +25,12 @@ final class SnapshotMerge: @unchecked Sendable {
 
     /// Starts writing `frozen` to `stagingPath` on a new thread: a whole snapshot, a delta on
     /// top of the frozen index's snapshot, or a spill on top of its delta.
-    init(frozen: StoreIndex, stagingPath: String, level: IndexFileLevel = .snapshot) {
+    init(frozen: StoreIndex, stagingPath: String, level: IndexFileLevel = .image) {
         self.frozen = frozen
         self.stagingPath = stagingPath
         self.level = level
         let thread = Thread { [self] in
-            let result = Result { () throws(SystemError) in try frozen.writeSnapshot(level, toFileAt: stagingPath) }
+            let result = Result { () throws(SystemError) in try frozen.writeFile(level, toFileAt: stagingPath) }
             condition.lock()
             outcome = result
             condition.broadcast()

@@ -25,11 +25,7 @@ import Darwin
 /// A file stamp is `size,mtime-ns,inode,sha256-hex,taken-at-ns`. Versions are separated by
 /// `;`, each `replica#,counter,hlc-ms,hlc-logical,deleted(0/1),content-sha256,seq,vector`,
 /// the vector being `replica#:counter` pairs joined by `+`.
-final class SnapshotFile: @unchecked Sendable {
-    static let magic = "ferry-index\t3"
-    /// The delta file: the records changed since the snapshot named by its `A` line.
-    static let deltaMagic = "ferry-index-delta\t2"
-
+final class IndexFile: @unchecked Sendable {
     /// What the header says.
     struct Header {
         var head = StoreHead(sequence: 0, hash: .zero, latestModification: .zero)
@@ -71,7 +67,7 @@ final class SnapshotFile: @unchecked Sendable {
     /// largest part of an import's or a join's memory).
     var loadLimit: Int64 = 32 << 20
     /// The load limit of a delta file: a long run's merges grow the delta to up to half the
-    /// snapshot (see ``Store/mergeSnapshotIfDue()``), and a delta loaded whole for lookups
+    /// snapshot (see ``Store/mergeIndexIfDue()``), and a delta loaded whole for lookups
     /// doubled an import's memory.
     static let deltaLoadLimit: Int64 = 4 << 20
     static let sparseBlockBytes: Int64 = 16 << 10
@@ -101,10 +97,10 @@ final class SnapshotFile: @unchecked Sendable {
 
     /// Another reader of the same file (not the same path: the file it was opened from), with
     /// its own descriptor and caches, for use on another thread.
-    func reopened() -> SnapshotFile? {
+    func reopened() -> IndexFile? {
         let copy = dup(file.rawValue)
         guard copy >= 0 else { return nil }
-        let reopened = SnapshotFile(
+        let reopened = IndexFile(
             path: path, header: header, file: FileDescriptor(rawValue: copy, path: path), bodyStart: bodyStart, bodyEnd: bodyEnd)
         reopened.loadLimit = loadLimit
         return reopened
@@ -119,7 +115,7 @@ final class SnapshotFile: @unchecked Sendable {
 
     /// Opens a snapshot and reads its header; `nil` when absent.
     /// - Throws: ``StoreError/damagedIndex(reason:)`` for a snapshot that is not well-formed.
-    static func open(_ path: String, magic: String = SnapshotFile.magic) throws(StoreError) -> SnapshotFile? {
+    static func open(_ path: String, level: IndexFileLevel = .image) throws(StoreError) -> IndexFile? {
         let file: FileDescriptor
         do { file = try FileDescriptor.open(path, .readOnly) } catch {
             if error.isNotFound { return nil }
@@ -134,13 +130,13 @@ final class SnapshotFile: @unchecked Sendable {
                 bodyOffset = headerEnd(headerBytes)
             }
             guard let bodyOffset else { throw StoreError.damagedIndex(reason: "the header has no end") }
-            let header = try parseHeader(Array(headerBytes[0..<bodyOffset]), magic: magic)
+            let header = try parseHeader(Array(headerBytes[0..<bodyOffset]), magic: level.magic)
             let trailer = Array("E\t\(header.recordCount)\n".utf8)
             guard size >= Int64(bodyOffset + trailer.count),
                 try file.read(at: size - Int64(trailer.count), count: trailer.count) == trailer
             else { throw StoreError.damagedIndex(reason: "the snapshot is truncated") }
-            let snapshot = SnapshotFile(path: path, header: header, file: file, bodyStart: Int64(bodyOffset), bodyEnd: size - Int64(trailer.count))
-            if magic == deltaMagic { snapshot.loadLimit = deltaLoadLimit }
+            let snapshot = IndexFile(path: path, header: header, file: file, bodyStart: Int64(bodyOffset), bodyEnd: size - Int64(trailer.count))
+            if level != .image { snapshot.loadLimit = deltaLoadLimit }
             return snapshot
         } catch let error as StoreError {
             file.close()
@@ -162,7 +158,7 @@ final class SnapshotFile: @unchecked Sendable {
     }
 
     private static func parseHeader(_ bytes: [UInt8], magic: String) throws(StoreError) -> Header {
-        var reader = SnapshotReader(bytes: bytes)
+        var reader = IndexLineReader(bytes: bytes)
         func fail(_ reason: String) -> StoreError { .damagedIndex(reason: "header line \(reader.lineNumber): \(reason)") }
         guard reader.nextLine() == Array(magic.utf8)[...] else { throw fail("unknown header (expected \(magic))") }
         var header = Header()
@@ -240,7 +236,7 @@ final class SnapshotFile: @unchecked Sendable {
     ///   when the caller keeps it itself).
     func lookup(_ key: RecordKey, sortKey: inout [UInt8]?, remembering: Bool = true) -> RecordState? {
         if remembering, let cached = recent[key] { return cached }
-        let target = sortKey ?? SnapshotFile.sortKey(key)
+        let target = sortKey ?? IndexFile.sortKey(key)
         sortKey = target
         let found = search(target)
         guard remembering else { return found }
@@ -295,12 +291,12 @@ final class SnapshotFile: @unchecked Sendable {
         var nextBlock = bodyStart
         var filter = SortKeyFilter(expectedCount: header.recordCount)
         guard forEachLineOnDisk({ offset, line in
-            let sortKey = SnapshotFile.sortKey(ofLine: line)
+            let sortKey = IndexFile.sortKey(ofLine: line)
             filter.insert(sortKey)
             guard offset >= nextBlock else { return }
             keys.append(Array(sortKey))
             offsets.append(offset)
-            nextBlock = offset + SnapshotFile.sparseBlockBytes
+            nextBlock = offset + IndexFile.sparseBlockBytes
         }) != nil else { return }
         sparse = (keys, offsets)
         self.filter = filter
@@ -507,7 +503,7 @@ final class SnapshotFile: @unchecked Sendable {
         guard let memory else { return }
         for index in lineStarts.indices {
             let line = self.line(at: index, in: memory)
-            body(SnapshotFile.sortKey(ofLine: line), line)
+            body(IndexFile.sortKey(ofLine: line), line)
         }
     }
 
@@ -559,7 +555,7 @@ final class SnapshotFile: @unchecked Sendable {
             guard let taken = number(9),
                 FileStamp.matches(size: size, modified: modified, inode: UInt64(inode), taken: taken, status)
             else { return false }
-            return SnapshotFile.winnerIsLive(versionsAt: position, in: bytes)
+            return IndexFile.winnerIsLive(versionsAt: position, in: bytes)
         }
     }
 
@@ -602,7 +598,7 @@ final class SnapshotFile: @unchecked Sendable {
                 if bytes[position] == 9 { tabs += 1 }
                 position += 1
             }
-            return SnapshotFile.winnerIsLive(versionsAt: position, in: bytes)
+            return IndexFile.winnerIsLive(versionsAt: position, in: bytes)
         }
     }
 
@@ -615,7 +611,7 @@ final class SnapshotFile: @unchecked Sendable {
         }
         var seen = 0
         guard let whole = forEachLineOnDisk({ _, line in
-            body(SnapshotFile.sortKey(ofLine: line), line)
+            body(IndexFile.sortKey(ofLine: line), line)
             seen += 1
         }) else { return }
         if !whole || seen != header.recordCount {
@@ -694,8 +690,8 @@ final class SnapshotFile: @unchecked Sendable {
             entity = made
         }
         guard let id = RecordFileName.decode(bytes: encoded) else { return fail("bad record id") }
-        guard let stamp = SnapshotFile.parseStamp(stampText) else { return fail("malformed file stamp") }
-        guard let versions = SnapshotFile.parseVersions(versionsText, replicas: header.replicas) else {
+        guard let stamp = IndexFile.parseStamp(stampText) else { return fail("malformed file stamp") }
+        guard let versions = IndexFile.parseVersions(versionsText, replicas: header.replicas) else {
             return fail("malformed versions")
         }
         return (RecordKey(entity: entity, id: id), RecordState(versions: versions, lastSequence: lastSequence, file: stamp ?? nil))

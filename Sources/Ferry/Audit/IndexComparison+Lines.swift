@@ -1,6 +1,6 @@
 /// Reading the index's record lines and writing the lines the replay expects, for
-/// ``SnapshotComparison``: both sides are reduced to seeded fingerprints of the same text.
-extension SnapshotComparison {
+/// ``IndexComparison``: both sides are reduced to seeded fingerprints of the same text.
+extension IndexComparison {
     /// Where the fields of `K<tab><entity><tab><encoded id><tab><last seq><tab><stamp><tab><versions>` are.
     struct RecordLineFields: Sendable {
         /// The offsets of the five tabs.
@@ -74,13 +74,13 @@ extension SnapshotComparison {
         ) -> [LineFacts] {
             ParallelWork.map(count: ranges.count, minimumChunk: 1024) { index in
                 guard let fields = RecordLineFields(ranges[index], in: bytes) else { return LineFacts() }
-                let hasValidStamp = SnapshotFile.parseStamp(bytes[fields.stamp]) != nil
+                let hasValidStamp = IndexFile.parseStamp(bytes[fields.stamp]) != nil
                 guard let renumbering else {
                     return bytes.withUnsafeBufferPointer { buffer in
                         LineFacts(fields: fields, hasValidStamp: hasValidStamp, fingerprint: fields.fingerprintWithoutStamp(buffer))
                     }
                 }
-                let versions = SnapshotFile.parseVersions(bytes[(fields.tabs.4 + 1)..<fields.end], replicas: renumbering.replicas)
+                let versions = IndexFile.parseVersions(bytes[(fields.tabs.4 + 1)..<fields.end], replicas: renumbering.replicas)
                 let fingerprint = versions.flatMap { VersionsText.fingerprint($0, numbers: renumbering.numbers) }.map { hash in
                     bytes.withUnsafeBytes { raw in
                         RecordLineFields.combine(prefix: UnsafeRawBufferPointer(rebasing: raw[(fields.tabs.0 + 1)..<fields.tabs.3]), versions: hash)

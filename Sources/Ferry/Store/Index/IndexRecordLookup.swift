@@ -1,5 +1,5 @@
 /// Reads what audit queries need from the index snapshot's sorted record lines (format in
-/// ``SnapshotFile``) without decoding any record: `log --id` without an entity needs the
+/// ``IndexFile``) without decoding any record: `log --id` without an entity needs the
 /// entities that have records, to look the id up in each, not 100,000 records in memory.
 ///
 /// Record lines are `K<tab><entity><tab><encoded id><tab>…`, sorted by `<entity><tab><encoded
@@ -9,10 +9,10 @@
 /// It reads the file by path, so it checks that the file is still the snapshot of `head` (the
 /// one the store opened); records changed since (the delta file, this session's writes) are
 /// the caller's to add.
-enum SnapshotRecordLookup {
+enum IndexRecordLookup {
     /// The entities of the snapshot's records, in order, or `nil` when the file cannot be read,
     /// is not the snapshot of `head` with `recordCount` records, or a line is malformed.
-    static func entities(inSnapshotAt path: String, head: StoreHead, recordCount: Int) -> [EntityName]? {
+    static func entities(inImageAt path: String, head: StoreHead, recordCount: Int) -> [EntityName]? {
         guard let file = try? FileDescriptor.open(path, .readOnly) else { return nil }
         return file.closeAfter { () -> [EntityName]? in
             guard let body = SortedLines(file: file, head: head, recordCount: recordCount) else { return nil }
@@ -41,7 +41,7 @@ enum SnapshotRecordLookup {
         init?(file: FileDescriptor, head: StoreHead, recordCount: Int) {
             self.file = file
             guard let size = try? file.status().size else { return nil }
-            let expectedStart = Array("\(SnapshotFile.magic)\nH\t\(head.sequence)\t\(head.hash.hex)\t".utf8)
+            let expectedStart = Array("\(IndexFileLevel.image.magic)\nH\t\(head.sequence)\t\(head.hash.hex)\t".utf8)
             // The header ends with the line `B`; conflict lines can make it long.
             var window = 65_536
             var headerEnd: Int?

@@ -3,7 +3,7 @@
 /// is held as lines, and each difference still names its record.
 ///
 /// The index is the snapshot (`.ferry/index`) plus, when one applies to it, the delta file
-/// (`.ferry/index-delta`), whose records replace the snapshot's (format in ``SnapshotFile``).
+/// (`.ferry/index-delta`), whose records replace the snapshot's (format in ``IndexFile``).
 /// Each record line, without its file stamp (which the journal cannot know), must be the line
 /// the replay would write, with the replica numbering of the file it is in; the snapshot's
 /// lines must also be sorted, since the store finds records by binary search. The header's
@@ -14,7 +14,7 @@
 /// each partition's replay is summed the same way (``expectedTotals(_:path:)``), and only a
 /// partition whose sums differ is compared line by line to name its records
 /// (``recordFindings(_:replay:partition:partitioning:)``).
-enum SnapshotComparison {
+enum IndexComparison {
     /// The index files, read before the journal.
     struct IndexFiles: Sendable {
         var snapshot: IndexFileText
@@ -30,13 +30,13 @@ enum SnapshotComparison {
         /// ignored, as the store ignores it.
         static func read(_ layout: StoreLayout) -> Result<IndexFiles, IndexFileText.Unreadable> {
             let snapshot: IndexFileText
-            do { snapshot = try IndexFileText(reading: layout.index, path: ".ferry/index", magic: SnapshotFile.magic) } catch {
+            do { snapshot = try IndexFileText(reading: layout.index, path: ".ferry/index", level: .image) } catch {
                 return .failure(error)
             }
             var files = IndexFiles(snapshot: snapshot)
             guard FileSystem.exists(layout.indexDelta) else { return .success(files) }
             do {
-                let delta = try IndexFileText(reading: layout.indexDelta, path: ".ferry/index-delta", magic: SnapshotFile.deltaMagic)
+                let delta = try IndexFileText(reading: layout.indexDelta, path: ".ferry/index-delta", level: .delta)
                 if let base = delta.baseHead, base.sequence == snapshot.head.sequence, base.hash == snapshot.head.hash,
                     delta.totalRecords != nil
                 {

@@ -1,15 +1,15 @@
-/// Writing the index snapshot (format in ``SnapshotFile``): the records changed since the last
+/// Writing the index snapshot (format in ``IndexFile``): the records changed since the last
 /// snapshot are merged, in sort order, with the old snapshot's lines, which are copied as they
 /// are, so writing costs one pass over the bytes and decodes nothing.
 extension StoreIndex {
     /// The snapshot's bytes; with `deltaOnly`, the delta file's: only the changed records,
     /// applying to the current snapshot. (For tests and small tables; the store streams.)
-    func snapshotBytes(deltaOnly: Bool = false) -> [UInt8] {
-        let level: IndexFileLevel = deltaOnly ? .delta : .snapshot
-        var sink = SnapshotSink()
-        if let written = try? writeSnapshot(level, to: &sink, lines: nil) {
-            sink = SnapshotSink()
-            _ = try? writeSnapshot(level, to: &sink, lines: written)
+    func imageBytes(deltaOnly: Bool = false) -> [UInt8] {
+        let level: IndexFileLevel = deltaOnly ? .delta : .image
+        var sink = IndexFileSink()
+        if let written = try? writeFile(level, to: &sink, lines: nil) {
+            sink = IndexFileSink()
+            _ = try? writeFile(level, to: &sink, lines: written)
         }
         return sink.buffer
     }
@@ -17,13 +17,13 @@ extension StoreIndex {
     /// Writes the snapshot (or the delta, or a spill: see ``IndexFileLevel``) to `path`
     /// atomically, streaming: memory holds the changed records' sort keys and a buffer, never
     /// the whole file.
-    func writeSnapshot(_ level: IndexFileLevel = .snapshot, toFileAt path: String) throws(SystemError) {
+    func writeFile(_ level: IndexFileLevel = .image, toFileAt path: String) throws(SystemError) {
         let temporary = FileSystem.parentPath(of: path) + "/.tmp-" + FileSystem.lastComponent(of: path) + "-\(FileSystem.processID)"
         func attempt(lines: Int?) throws(SystemError) -> Int? {
             let file = try FileDescriptor.open(temporary, .writeOnly, options: [.create, .truncate])
             defer { file.close() }
-            var sink = SnapshotSink(file: file)
-            let miscounted = try writeSnapshot(level, to: &sink, lines: lines)
+            var sink = IndexFileSink(file: file)
+            let miscounted = try writeFile(level, to: &sink, lines: lines)
             try sink.flush()
             return miscounted
         }
@@ -40,8 +40,8 @@ extension StoreIndex {
     /// Writes the snapshot, announcing `lines` record lines (by default, what the table
     /// counts). Returns `nil` when done, or the number of lines written when that differs
     /// from the announced number; the caller then starts over with that number.
-    private func writeSnapshot(_ level: IndexFileLevel, to sink: inout SnapshotSink, lines announced: Int?) throws(SystemError) -> Int? {
-        let deltaOnly = level != .snapshot
+    private func writeFile(_ level: IndexFileLevel, to sink: inout IndexFileSink, lines announced: Int?) throws(SystemError) -> Int? {
+        let deltaOnly = level != .image
         // Replica numbering: the spill's (which extends the delta's, which extends the
         // snapshot's), then any new replicas, so the old files' lines stay valid as they are.
         var replicaList = records.spill?.header.replicas ?? records.delta?.header.replicas ?? records.base?.header.replicas ?? []
@@ -72,10 +72,10 @@ extension StoreIndex {
         // lines (changed by earlier processes or merges, not since) are read alongside in
         // order, a piece at a time, and copied: memory holds the in-memory changes' keys,
         // never the delta.
-        var changed: [(sortKey: [UInt8], change: SnapshotChange)] = []
+        var changed: [(sortKey: [UInt8], change: ChangedRecord)] = []
         changed.reserveCapacity(records.inMemoryCount)
         records.forEachStateInMemory { key, state in
-            changed.append((SnapshotFile.sortKey(key), .state(key)))
+            changed.append((IndexFile.sortKey(key), .state(key)))
             for version in state.versions { registerVersion(version) }
         }
         changed.sort { ByteOrder.precedes($0.sortKey, $1.sortKey) }
@@ -85,7 +85,7 @@ extension StoreIndex {
         // A spill holds none: its lines win over the delta's, which win over a stamp.
         let stamps = level == .spill ? [] : records.confirmed.entries
         if deltaOnly && !stamps.isEmpty {
-            var merged: [(sortKey: [UInt8], change: SnapshotChange)] = []
+            var merged: [(sortKey: [UInt8], change: ChangedRecord)] = []
             merged.reserveCapacity(changed.count + stamps.count)
             var next = 0
             for entry in stamps {
@@ -106,7 +106,7 @@ extension StoreIndex {
         let (spill, delta) = (records.spill, level == .spill ? nil : records.delta)
         let lines = announced ?? (deltaOnly ? PendingLines.count(changed, spill: spill, delta: delta) : records.count)
 
-        var header = "\(deltaOnly ? SnapshotFile.deltaMagic : SnapshotFile.magic)\n"
+        var header = "\(level.magic)\n"
         header += "H\t\(headSequence)\t\(headHash.hex)\t\(latestModification)\n"
         if deltaOnly {
             let base = records.base?.header.head ?? StoreHead(sequence: 0, hash: .zero, latestModification: .zero)
@@ -126,7 +126,7 @@ extension StoreIndex {
 
         var written = 0
         var failure: SystemError?
-        func emit(_ change: SnapshotChange) {
+        func emit(_ change: ChangedRecord) {
             guard failure == nil else { return }
             do throws(SystemError) {
                 switch change {
@@ -137,7 +137,7 @@ extension StoreIndex {
                 case .line(let line):
                     try sink.appendLine(line)
                 case .confirmedStamp(let sortKey, let stamp):
-                    guard let line = records.base?.rawLine(sortKey: sortKey), let patched = SnapshotFile.line(line[...], withStamp: stamp) else { return }
+                    guard let line = records.base?.rawLine(sortKey: sortKey), let patched = IndexFile.line(line[...], withStamp: stamp) else { return }
                     try sink.appendLine(patched[...])
                 }
             } catch { failure = error }
@@ -158,7 +158,7 @@ extension StoreIndex {
                 // A changed record replaces the snapshot's line.
                 guard !emitPending(through: sortKey), failure == nil else { return }
                 do throws(SystemError) {
-                    if let stamp = confirmedStamps.stamp(forSortKey: sortKey), let patched = SnapshotFile.line(line, withStamp: stamp) {
+                    if let stamp = confirmedStamps.stamp(forSortKey: sortKey), let patched = IndexFile.line(line, withStamp: stamp) {
                         try sink.appendLine(patched[...])
                     } else {
                         try sink.appendLine(line)
@@ -177,7 +177,7 @@ extension StoreIndex {
 
     /// A changed record in a snapshot being written: a state to encode, a line to copy, or a
     /// snapshot line to copy with a confirmed file stamp (its sort key and the stamp).
-    enum SnapshotChange {
+    enum ChangedRecord {
         case state(RecordKey)
         case line(ArraySlice<UInt8>)
         case confirmedStamp([UInt8], FileStamp)
@@ -237,192 +237,5 @@ extension StoreIndex {
         }
         line.append(10)
         return line
-    }
-}
-
-/// Which index file a write makes.
-enum IndexFileLevel: Sendable {
-    /// `.ferry/index`: every record.
-    case snapshot
-    /// `.ferry/index-delta`: the records changed since the snapshot (the spill's among them).
-    case delta
-    /// A process's own file of records changed since the delta (see ``RecordTable/spill``):
-    /// the old spill's lines and the states in memory, in the delta's form.
-    case spill
-}
-
-/// The changed records a snapshot or delta being written takes in sort order: the states and
-/// stamps from memory (sorted) and the lines of the spill and of the old delta, read a piece at
-/// a time. On the same key a state in memory wins over the spill's line, which wins over the
-/// delta's, which wins over a confirmed stamp (a stamp confirms the snapshot's line, which the
-/// others replaced).
-struct PendingLines {
-    /// A changed record to write: an entry from memory, or a line of a file to copy.
-    enum Item {
-        case change(StoreIndex.SnapshotChange)
-        case fileLine(ArraySlice<UInt8>)
-    }
-
-    private let changed: [(sortKey: [UInt8], change: StoreIndex.SnapshotChange)]
-    private var next = 0
-    private var cursor: LayeredLineCursor
-    private var fileLine: (sortKey: ArraySlice<UInt8>, line: ArraySlice<UInt8>)?
-
-    /// - Parameters:
-    ///   - spill: The table's spill, when the file written takes it in.
-    ///   - delta: The table's delta, when the file written takes it in.
-    init(changed: [(sortKey: [UInt8], change: StoreIndex.SnapshotChange)], spill: SnapshotFile?, delta: SnapshotFile?) {
-        self.changed = changed
-        cursor = LayeredLineCursor(upper: spill, lower: delta)
-        advanceFiles()
-    }
-
-    /// How many lines `changed` and the files make together: a key in several makes one.
-    /// Reads the files once, without decoding them.
-    static func count(_ changed: [(sortKey: [UInt8], change: StoreIndex.SnapshotChange)], spill: SnapshotFile?, delta: SnapshotFile?) -> Int {
-        guard spill != nil || delta != nil else { return changed.count }
-        var cursor = LayeredLineCursor(upper: spill, lower: delta)
-        var lines = changed.count
-        var next = 0
-        while let (sortKey, _, _) = cursor.next() {
-            while next < changed.count && ByteOrder.precedes(changed[next].sortKey[...], sortKey) { next += 1 }
-            if next < changed.count && ByteOrder.compare(changed[next].sortKey[...], sortKey) == 0 { continue }
-            lines += 1
-        }
-        return lines
-    }
-
-    private mutating func advanceFiles() {
-        fileLine = cursor.next().map { ($0.sortKey, $0.line) }
-    }
-
-    /// Hands `body` every pending record whose key precedes `limit` or equals it, in order
-    /// (every one left when `limit` is `nil`); returns whether one had `limit` as its key.
-    mutating func emit(through limit: ArraySlice<UInt8>?, _ body: (Item) -> Void) -> Bool {
-        while true {
-            let fromMemory = next < changed.count ? changed[next].sortKey[...] : nil
-            let fromFiles = fileLine?.sortKey
-            let least: ArraySlice<UInt8>
-            switch (fromMemory, fromFiles) {
-            case (nil, nil): return false
-            case (let key?, nil), (nil, let key?): least = key
-            case (let a?, let b?): least = ByteOrder.compare(a, b) <= 0 ? a : b
-            }
-            let order = limit.map { ByteOrder.compare(least, $0) } ?? -1
-            if order > 0 { return false }
-            let memoryHasIt = fromMemory.map { ByteOrder.compare($0, least) == 0 } ?? false
-            let filesHaveIt = fromFiles.map { ByteOrder.compare($0, least) == 0 } ?? false
-            if memoryHasIt, filesHaveIt, let line = fileLine?.line, case .confirmedStamp = changed[next].change {
-                body(.fileLine(line))
-            } else if memoryHasIt {
-                body(.change(changed[next].change))
-            } else if let line = fileLine?.line {
-                body(.fileLine(line))
-            }
-            if memoryHasIt { next += 1 }
-            if filesHaveIt { advanceFiles() }
-            if order == 0 { return true }
-        }
-    }
-
-    /// Marks the spill or the delta damaged when it held fewer or more lines than its header
-    /// says (after every line was taken), so the merge is not swapped in.
-    func checkFilesWereReadWhole() {
-        guard fileLine == nil else { return }
-        cursor.checkFilesWereReadWhole()
-    }
-}
-
-/// Where a snapshot is written: into memory, or to a file through a 1 MiB buffer.
-struct SnapshotSink {
-    private(set) var buffer: [UInt8] = []
-    let file: FileDescriptor?
-
-    init(file: FileDescriptor? = nil) {
-        self.file = file
-        if file != nil { buffer.reserveCapacity(1 << 20 + 4096) }
-    }
-
-    mutating func append<Bytes: Collection>(_ bytes: Bytes) throws(SystemError) where Bytes.Element == UInt8 {
-        buffer.append(contentsOf: bytes)
-        if let file, buffer.count >= 1 << 20 {
-            try file.writeAll(buffer)
-            buffer.removeAll(keepingCapacity: true)
-        }
-    }
-
-    /// Appends `line` and a newline.
-    mutating func appendLine(_ line: ArraySlice<UInt8>) throws(SystemError) {
-        buffer.append(contentsOf: line)
-        buffer.append(10)
-        if let file, buffer.count >= 1 << 20 {
-            try file.writeAll(buffer)
-            buffer.removeAll(keepingCapacity: true)
-        }
-    }
-
-    mutating func flush() throws(SystemError) {
-        guard let file else { return }
-        try file.writeAll(buffer)
-        buffer.removeAll(keepingCapacity: true)
-    }
-}
-
-/// Splits a buffer into lines.
-struct SnapshotReader {
-    let bytes: [UInt8]
-    var offset = 0
-    var lineNumber = 0
-
-    mutating func nextLine() -> ArraySlice<UInt8>? {
-        guard offset < bytes.count else { return nil }
-        let start = offset
-        while offset < bytes.count && bytes[offset] != 10 { offset += 1 }
-        let line = bytes[start..<offset]
-        if offset < bytes.count { offset += 1 }
-        lineNumber += 1
-        return line
-    }
-}
-
-/// Splits a line into fields at a separator byte.
-struct FieldSplitter {
-    var rest: ArraySlice<UInt8>?
-    let separator: UInt8
-
-    init(line: ArraySlice<UInt8>, separator: UInt8) {
-        rest = line
-        self.separator = separator
-    }
-
-    mutating func next() -> ArraySlice<UInt8>? {
-        guard let current = rest else { return nil }
-        if let cut = current.firstIndex(of: separator) {
-            rest = current[(cut + 1)...]
-            return current[..<cut]
-        }
-        rest = nil
-        return current
-    }
-
-    mutating func nextInteger() -> UInt64? {
-        guard let field = next(), !field.isEmpty, field.count <= 20 else { return nil }
-        var value: UInt64 = 0
-        for byte in field {
-            guard byte.isASCIIDigit else { return nil }
-            let (product, overflow1) = value.multipliedReportingOverflow(by: 10)
-            let (sum, overflow2) = product.addingReportingOverflow(UInt64(byte - 48))
-            if overflow1 || overflow2 { return nil }
-            value = sum
-        }
-        return value
-    }
-
-    mutating func nextSignedInteger() -> Int64? {
-        guard let field = next(), !field.isEmpty else { return nil }
-        let negative = field.first == UInt8(ascii: "-")
-        var inner = FieldSplitter(line: negative ? field.dropFirst() : field, separator: separator)
-        guard let magnitude = inner.nextInteger(), magnitude <= UInt64(Int64.max) else { return nil }
-        return negative ? -Int64(magnitude) : Int64(magnitude)
     }
 }
