@@ -4,7 +4,7 @@ import Foundation
 /// One pass over a store's journal files for ``StoreVerifier``: every line parsed once and its
 /// hash checked on its bytes, and the entries sorted by record into the partitions of a
 /// ``ReplaySpill``, for ``PartitionedReplay`` to replay one partition at a time. The scan notes
-/// the point of the replay where the index snapshot's head is (``indexPoint``), so that each
+/// the point of the replay where the index image's head is (``indexPoint``), so that each
 /// partition is compared with the index there.
 ///
 /// Reads one segment file at a time. Parsing and hashing a segment's lines is spread over the
@@ -39,10 +39,10 @@ struct JournalScan: Sendable {
     private(set) var anchorHashes: [UInt64: SHA256Digest] = [:]
     /// Problems found while reading: unreadable files, odd segment names, a torn tail.
     var journalFindings: [VerificationFinding] = []
-    /// The index snapshot's problems and its differences from the replay.
+    /// The index image's problems and its differences from the replay.
     var indexFindings: [VerificationFinding] = []
     /// Where the index says the journal ended (the delta file's head when one applies to the
-    /// snapshot), when it could be read, and that file's path.
+    /// image), when it could be read, and that file's path.
     private(set) var indexHead: StoreHead?
     private(set) var indexHeadPath = ".ferry/index"
     /// The journal's entries, by record, in replay order (file order).
@@ -99,7 +99,7 @@ struct JournalScan: Sendable {
             case .success(let files):
                 indexFiles = files
                 indexHead = files.head
-                indexHeadPath = files.delta?.path ?? files.snapshot.path
+                indexHeadPath = files.delta?.path ?? files.image.path
                 anchorSequences.insert(files.head.sequence)
             case .failure(let unreadable):
                 indexFindings.append(
@@ -122,7 +122,7 @@ struct JournalScan: Sendable {
     private func partitionCount() -> Int {
         let expected: Int
         if let indexFiles {
-            expected = indexFiles.delta?.totalRecords ?? indexFiles.snapshot.recordCount
+            expected = indexFiles.delta?.totalRecords ?? indexFiles.image.recordCount
         } else {
             let files = (try? FileSystem.contents(ofDirectory: layout.journal)) ?? []
             let bytes = files.filter { $0.name.hasSuffix(".jsonl") }.reduce(0) { total, file in

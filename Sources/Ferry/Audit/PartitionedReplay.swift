@@ -51,7 +51,7 @@ struct PartitionedReplay {
         if checksRecordFiles && hasRecordsFolder {
             outcome.recordFileFindings += recordFiles.readRecordFiles(into: spill, progress: progress)
         }
-        let expectedRecords = files.map { $0.delta?.totalRecords ?? $0.snapshot.recordCount } ?? 0
+        let expectedRecords = files.map { $0.delta?.totalRecords ?? $0.image.recordCount } ?? 0
 
         for partition in 0..<partitioning.count {
             var table = ReplayTable(lineNumbers: lineNumbers, expectedCount: expectedRecords / partitioning.count)
@@ -63,7 +63,7 @@ struct PartitionedReplay {
                 for (entity, count) in table.liveCounts { facts.liveCounts[entity, default: 0] += count }
                 facts.conflicted.formUnion(table.conflicted)
                 guard let files, let lineScan, lineScan.unreadable == nil else { return }
-                let expected = IndexComparison.expectedTotals(table, path: files.snapshot.path)
+                let expected = IndexComparison.expectedTotals(table, path: files.image.path)
                 recordIndexFindings += expected.findings
                 var found = lineScan.totals[partition]
                 let unmatchable = found.hasUnmatchable

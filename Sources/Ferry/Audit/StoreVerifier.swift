@@ -1,6 +1,6 @@
 /// Checks a store from its files alone, without opening it (so a damaged store can be
 /// checked, and nothing is repaired or written): the journal's hash chain and sequence, that
-/// the index snapshot and the peers' checkpoints agree with it, and that every record file holds
+/// the index (its image and delta) and the peers' checkpoints agree with it, and that every record file holds
 /// what replaying the journal gives.
 ///
 /// ```swift

@@ -187,8 +187,8 @@ final class HandEditScan {
             let confirmedStamp = batch.confirmedStamps[item]
             if case .found(let fileStatus) = batch.outcome(item), fileStatus.kind == .regular {
                 let matches =
-                    if let confirmedStamp { confirmedStamp.matches(fileStatus) && IndexFile.lineIsLive(line) } else {
-                        IndexFile.stampOfLine(line, matches: fileStatus)
+                    if let confirmedStamp { confirmedStamp.matches(fileStatus) && IndexRecordLine.lineIsLive(line) } else {
+                        IndexRecordLine.stampOfLine(line, matches: fileStatus)
                     }
                 if matches {
                     claimed.append(Store.claimHash(sortKey))
@@ -211,8 +211,8 @@ final class HandEditScan {
         if let file {
             claimedDirectly(key)
             if let confirmedStamp {
-                if confirmedStamp.matches(file.status) && IndexFile.lineIsLive(line) { return }
-            } else if IndexFile.stampOfLine(line, matches: file.status) {
+                if confirmedStamp.matches(file.status) && IndexRecordLine.lineIsLive(line) { return }
+            } else if IndexRecordLine.stampOfLine(line, matches: file.status) {
                 return
             }
         }
@@ -229,7 +229,7 @@ final class HandEditScan {
 
     /// Settles a record changed since the index file was written (its state is in memory).
     private func settleChanged(_ key: RecordKey, state: RecordState) {
-        let file = file(of: key, sortKey: IndexFile.sortKey(key)[...])
+        let file = file(of: key, sortKey: IndexRecordLine.sortKey(key)[...])
         if let file {
             claimedDirectly(key)
             if state.isLive, let stamp = state.file, stamp.matches(file.status) { return }

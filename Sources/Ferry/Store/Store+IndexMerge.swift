@@ -3,7 +3,7 @@ extension Store {
     /// since the last merge: ``StoreOptions/mergeInterval`` (64k), whatever the store's size,
     /// so the memory a long run of writes holds stays flat (a quarter of the store, as before,
     /// held 250k changed records in a store of a million: 440 MB for an import, 526 MB for a
-    /// full pull). A merge writes a new spill, a new delta or a new snapshot, whichever keeps
+    /// full pull). A merge writes a new spill, a new delta or a new image, whichever keeps
     /// the lines a long run rewrites in proportion to its length (``mergeLevel(_:)``). The
     /// merge runs on another thread
     /// (``IndexMerge``); a finished one is swapped in here. If the changes outgrow twice
@@ -29,15 +29,15 @@ extension Store {
 
     /// Which file a merge of `records` (the states handed over, on the files they were read
     /// with) writes:
-    /// - a new snapshot when the records changed since the snapshot (the delta's, the spill's,
-    ///   the states and the confirmed stamps) are more than half as many as the snapshot's;
+    /// - a new image when the records changed since the image (the delta's, the spill's,
+    ///   the states and the confirmed stamps) are more than half as many as the image's;
     /// - otherwise a new spill (the old spill's lines and the states), while it holds at most
     ///   half as many records as the delta;
     /// - otherwise a new delta (the old delta's lines, the spill's, the states and the stamps).
     ///
-    /// Rewriting the whole snapshot at every merge made a long run quadratic: a 333k-record
+    /// Rewriting the whole image at every merge made a long run quadratic: a 333k-record
     /// import into a store of 667k merged twenty times, rewriting about 17 million lines. With
-    /// the snapshot rewritten only when the delta reaches half of it, every merge still copied
+    /// the image rewritten only when the delta reaches half of it, every merge still copied
     /// the whole delta: 3.8 million lines for that import (48k at a tenth of the size). The
     /// spill keeps those copies small: each merge copies the spill, each delta merge folds a
     /// spill half the delta's size into it, so the delta grows geometrically too, and the same
@@ -48,9 +48,9 @@ extension Store {
         return 2 * (records.spilledCount + records.inMemoryCount) <= delta ? .spill : .delta
     }
 
-    /// Waits for a running merge and swaps its snapshot in, keeping in memory only the records
-    /// changed since it started. A merge whose snapshot or delta file was replaced meanwhile
-    /// (by another process) is dropped, as is one that failed or found the snapshot damaged:
+    /// Waits for a running merge and swaps its image in, keeping in memory only the records
+    /// changed since it started. A merge whose image or delta file was replaced meanwhile
+    /// (by another process) is dropped, as is one that failed or found the image damaged:
     /// its states go back into memory, and the next merge starts afresh.
     func finishIndexMerge() throws(StoreError) {
         guard let merge = indexMerge else { return }
@@ -61,7 +61,7 @@ extension Store {
             return
         }
         if let damage = merge.frozen.records.damage {
-            // The merge found a line it could not read: its snapshot may lack records. The
+            // The merge found a line it could not read: its image may lack records. The
             // store's own reader is marked too, so the next access rebuilds from the journal.
             try? FileSystem.removeFile(merge.stagingPath)
             index.records.abandonMerge()
@@ -86,7 +86,7 @@ extension Store {
             imageSequence = merge.frozen.headSequence
             return
         }
-        // A whole snapshot replaces the snapshot and the delta; a delta only the delta.
+        // A whole image replaces the image and the delta; a delta only the delta.
         let path = merge.level == .delta ? layout.indexDelta : layout.index
         do throws(SystemError) {
             try FileSystem.rename(merge.stagingPath, to: path)

@@ -16,7 +16,7 @@ import FerryTestSupport
     }
 
     private func entry(_ id: String, _ stamp: FileStamp) -> ConfirmedStamps.Entry {
-        ConfirmedStamps.Entry(sortKey: IndexFile.sortKey(key(id)), stamp: stamp)
+        ConfirmedStamps.Entry(sortKey: IndexRecordLine.sortKey(key(id)), stamp: stamp)
     }
 
     /// Sets a file's modification time (and access time) to `seconds` and `nanoseconds`.
@@ -49,11 +49,11 @@ import FerryTestSupport
         var stamps = ConfirmedStamps()
         stamps.add([entry("a", stamp(1)), entry("c", stamp(3))])
         stamps.add([entry("b", stamp(2)), entry("c", stamp(30)), entry("d", stamp(4))])
-        #expect(stamps.entries.map(\.sortKey) == ["a", "b", "c", "d"].map { IndexFile.sortKey(key($0)) })
-        #expect(stamps.stamp(forSortKey: IndexFile.sortKey(key("c"))) == stamp(30))
-        #expect(stamps.stamp(forSortKey: IndexFile.sortKey(key("b"))) == stamp(2))
-        #expect(stamps.stamp(forSortKey: IndexFile.sortKey(key("bb"))) == nil)
-        #expect(stamps.stamp(forSortKey: IndexFile.sortKey(key("e"))) == nil)
+        #expect(stamps.entries.map(\.sortKey) == ["a", "b", "c", "d"].map { IndexRecordLine.sortKey(key($0)) })
+        #expect(stamps.stamp(forSortKey: IndexRecordLine.sortKey(key("c"))) == stamp(30))
+        #expect(stamps.stamp(forSortKey: IndexRecordLine.sortKey(key("b"))) == stamp(2))
+        #expect(stamps.stamp(forSortKey: IndexRecordLine.sortKey(key("bb"))) == nil)
+        #expect(stamps.stamp(forSortKey: IndexRecordLine.sortKey(key("e"))) == nil)
     }
 
     @Test func subtractingLeavesWhatWasConfirmedSince() {
@@ -71,14 +71,14 @@ import FerryTestSupport
         let versions = "0,3,1700000000000,0,0,\(String(repeating: "ab", count: 32)),12,0:3"
         let newStamp = stamp(42, taken: 1_700_000_000_000_000_000)
         var expected = Array(prefix.utf8)
-        newStamp.appendText(to: &expected)
+        IndexRecordLine.appendStamp(newStamp, to: &expected)
         expected += Array("\t\(versions)".utf8)
         for oldStamp in ["-", "10,20,30,\(String(repeating: "cd", count: 32)),40"] {
             let line = Array((prefix + oldStamp + "\t" + versions).utf8)
-            #expect(IndexFile.line(line[...], withStamp: newStamp) == expected)
-            #expect(IndexFile.parseStamp(expected[(prefix.utf8.count)..<(expected.count - versions.utf8.count - 1)]) == .some(newStamp))
+            #expect(IndexRecordLine.line(line[...], withStamp: newStamp) == expected)
+            #expect(IndexRecordLine.parseStamp(expected[(prefix.utf8.count)..<(expected.count - versions.utf8.count - 1)]) == .some(newStamp))
         }
-        #expect(IndexFile.line(Array("K\tNote\tn1".utf8)[...], withStamp: newStamp) == nil)
+        #expect(IndexRecordLine.line(Array("K\tNote\tn1".utf8)[...], withStamp: newStamp) == nil)
     }
 
     @Test func aScanConfirmsSnapshotRecordsWithoutDecodingThemIntoMemory() throws {
@@ -191,7 +191,7 @@ import FerryTestSupport
         let n5 = try #require(store.index.records[key("n5")]?.file)
         #expect(n5.modificationNanoseconds == 1_000_000_000 * 1_000_000_000)
         #expect(store.index.records[key("n6")]?.file == first, "the merged snapshot holds the earlier confirmations")
-        #expect(store.index.records.confirmed.entries.map(\.sortKey) == [IndexFile.sortKey(key("n5"))])
+        #expect(store.index.records.confirmed.entries.map(\.sortKey) == [IndexRecordLine.sortKey(key("n5"))])
         #expect(try store.status().isClean)
     }
 }

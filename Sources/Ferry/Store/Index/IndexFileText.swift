@@ -1,33 +1,24 @@
-/// One index file for ``IndexComparison``: its header read line by line, and its record
-/// lines streamed in pieces, never decoded and never all in memory (format in ``IndexFile``).
-///
-/// ```
-/// ferry-index	3                 (the delta file: ferry-index-delta	2, with A and T lines)
-/// H	<head seq>	<head hash>	<latest hlc>
-/// R	<replica uuid>	<latest counter>	<its digest or ->
-/// L	<entity>	<live records>
-/// C	<entity>	<encoded id>
-/// N	<record lines>
-/// B
-/// K	<entity>	<encoded id>	<last seq>	<file stamp or ->	<versions>
-/// E	<record lines>
-/// ```
+/// One index file for ``IndexComparison`` (`ferry verify`): its header (``IndexFileHeader``)
+/// and its record lines streamed in pieces, never decoded and never all in memory (format in
+/// ``IndexFile``; each line's fields are found by ``IndexRecordLine/Fields``).
 struct IndexFileText: Sendable {
     /// The file's path relative to the store (`.ferry/index`), for findings.
     let path: String
     /// The file's full path, to stream its record lines.
     let fullPath: String
-    var head = StoreHead(sequence: 0, hash: .zero, latestModification: .zero)
+    /// What the header says.
+    private(set) var header = IndexFileHeader()
+    var head: StoreHead { header.head }
     /// The replicas in the order the record lines number them, and their latest counters.
-    var replicas: [ReplicaID] = []
-    var knowledge = VersionVector()
-    var liveCounts: [EntityName: Int] = [:]
-    var conflicted = Set<RecordKey>()
-    /// For a delta file: the head of the snapshot it applies to, and the table's total.
-    var baseHead: (sequence: UInt64, hash: SHA256Digest)?
-    var totalRecords: Int?
+    var replicas: [ReplicaID] { header.replicas }
+    var knowledge: VersionVector { header.knowledge }
+    var liveCounts: [EntityName: Int] { header.liveCounts }
+    var conflicted: Set<RecordKey> { header.conflicted }
+    /// For a delta file: the head of the image it applies to, and the table's total.
+    var baseHead: (sequence: UInt64, hash: SHA256Digest)? { header.baseHead }
+    var totalRecords: Int? { header.totalRecords }
     /// The number of record lines.
-    var recordCount = 0
+    var recordCount: Int { header.recordCount }
     /// The byte range of the record lines (each with its newline).
     var body: Range<Int64> = 0..<0
     /// The line number (from 1) of the first record line, for findings.
@@ -58,27 +49,31 @@ struct IndexFileText: Sendable {
         do {
             size = try file.status().size
             headerBytes = try file.read(at: 0, count: Int(min(size, 65_536)))
-            if Self.headerEnd(headerBytes) == nil && size > 65_536 {
+            if IndexFileHeader.end(in: headerBytes) == nil && size > 65_536 {
                 headerBytes = try file.read(at: 0, count: Int(min(size, 16 << 20)))
             }
         } catch { throw Unreadable("\(error)") }
         guard let lastByte = try? file.read(at: max(0, size - 1), count: 1), size == 0 || lastByte == [10] else {
             throw Unreadable("the last line has no newline")
         }
-        var lines: [Range<Int>] = []
-        var start = 0
-        for offset in headerBytes.indices where headerBytes[offset] == 10 {
-            lines.append(start..<offset)
-            start = offset + 1
-            if offset - lines[lines.count - 1].lowerBound == 1 && headerBytes[lines[lines.count - 1].lowerBound] == UInt8(ascii: "B") { break }
-        }
-        guard let first = lines.first, headerBytes[first].elementsEqual(magic.utf8) else {
+        guard let firstLine = headerBytes.firstIndex(of: 10), headerBytes[..<firstLine].elementsEqual(magic.utf8) else {
             throw Unreadable("not an index file (expected \(magic.replacingOccurrences(of: "\t", with: " ")))")
         }
-        try parseHeader(headerBytes, lines: lines)
-        firstRecordLineNumber = lines.count + 1
-        let trailer = Array("E\t\(recordCount)\n".utf8)
-        let bodyStart = Int64(lines.last.map { $0.upperBound + 1 } ?? 0)
+        let headerEnd = IndexFileHeader.end(in: headerBytes) ?? headerBytes.count
+        let decoded: (header: IndexFileHeader, ended: Bool)
+        do throws(IndexFileHeader.Malformed) {
+            decoded = try IndexFileHeader.decode(Array(headerBytes[..<headerEnd]))
+        } catch {
+            throw Unreadable("line \(error.line): \(error.reason)")
+        }
+        header = decoded.header
+        guard header.hasRecordCount else { throw Unreadable("the header has no record count (N)") }
+        guard decoded.ended else {
+            throw Unreadable("the file does not end with its record count (E \(recordCount)); it is truncated")
+        }
+        firstRecordLineNumber = headerBytes[..<headerEnd].lazy.filter { $0 == 10 }.count + 1
+        let trailer = IndexFileHeader.trailer(recordCount: recordCount)
+        let bodyStart = Int64(headerEnd)
         guard size >= bodyStart + Int64(trailer.count), (try? file.read(at: size - Int64(trailer.count), count: trailer.count)) == trailer,
             size - Int64(trailer.count) == bodyStart || (try? file.read(at: size - Int64(trailer.count) - 1, count: 1)) == [10]
         else {
@@ -96,72 +91,6 @@ struct IndexFileText: Sendable {
         guard found == recordCount else {
             throw Unreadable("the header counts \(recordCount) records but the file has \(found)")
         }
-    }
-
-    /// The offset just after the `B` line, if present.
-    private static func headerEnd(_ bytes: [UInt8]) -> Int? {
-        var start = 0
-        for index in bytes.indices where bytes[index] == 10 {
-            if index - start == 1 && bytes[start] == UInt8(ascii: "B") { return index + 1 }
-            start = index + 1
-        }
-        return nil
-    }
-
-    private mutating func parseHeader(_ bytes: [UInt8], lines: [Range<Int>]) throws(Unreadable) {
-        var recordCount: Int?
-        var number = 1
-        var ended = false
-        headerLines: while number < lines.count {
-            let line = bytes[lines[number]]
-            number += 1
-            func fail(_ what: String) -> Unreadable { Unreadable("line \(number): \(what)") }
-            var fields = FieldSplitter(line: line, separator: 9)
-            guard let tag = fields.next(), tag.count == 1, let letter = tag.first else { throw fail("malformed header line") }
-            switch letter {
-            case UInt8(ascii: "H"):
-                guard let sequence = fields.nextInteger(), let hashText = fields.next(), let hash = SHA256Digest(hexDigits: hashText),
-                    let stampText = fields.next(), let stamp = HybridTimestamp(String(decoding: stampText, as: UTF8.self))
-                else { throw fail("malformed head") }
-                head = StoreHead(sequence: sequence, hash: hash, latestModification: stamp)
-            case UInt8(ascii: "R"):
-                guard let text = fields.next(), let replica = ReplicaID(String(decoding: text, as: UTF8.self)),
-                    let counter = fields.nextInteger()
-                else { throw fail("malformed replica") }
-                replicas.append(replica)
-                knowledge[replica] = counter
-            case UInt8(ascii: "L"):
-                guard let text = fields.next(), let entity = try? EntityName(String(decoding: text, as: UTF8.self)),
-                    let count = fields.nextInteger()
-                else { throw fail("malformed live count") }
-                liveCounts[entity] = Int(count)
-            case UInt8(ascii: "C"):
-                guard let text = fields.next(), let entity = try? EntityName(String(decoding: text, as: UTF8.self)),
-                    let encoded = fields.next(), let id = RecordFileName.decode(bytes: encoded)
-                else { throw fail("malformed conflict") }
-                conflicted.insert(RecordKey(entity: entity, id: id))
-            case UInt8(ascii: "A"):
-                guard let sequence = fields.nextInteger(), let hashText = fields.next(), let hash = SHA256Digest(hexDigits: hashText)
-                else { throw fail("malformed base head") }
-                baseHead = (sequence, hash)
-            case UInt8(ascii: "T"):
-                guard let count = fields.nextInteger() else { throw fail("malformed total") }
-                totalRecords = Int(count)
-            case UInt8(ascii: "N"):
-                guard let count = fields.nextInteger() else { throw fail("malformed count") }
-                recordCount = Int(count)
-            case UInt8(ascii: "B"):
-                ended = true
-                break headerLines
-            default:
-                throw fail("unknown header line")
-            }
-        }
-        guard let recordCount else { throw Unreadable("the header has no record count (N)") }
-        guard ended else {
-            throw Unreadable("the file does not end with its record count (E \(recordCount)); it is truncated")
-        }
-        self.recordCount = recordCount
     }
 
     /// Calls `body` with the record lines (without their newlines), a piece of about 1 MiB at

@@ -1,9 +1,9 @@
-/// Reads the record lines of one entity (or all) from a snapshot or delta file (see
+/// Reads the record lines of one entity (or all) from a image or delta file (see
 /// ``IndexFile``), in sort order, a piece at a time: memory holds one piece (1 MiB) and the line being read,
 /// never the file. It starts where a binary search on disk finds the entity's first line.
 ///
 /// ```swift
-/// var cursor = IndexLineCursor(file: snapshot, entity: users)
+/// var cursor = IndexLineCursor(file: image, entity: users)
 /// while let (sortKey, line) = cursor.next() { … }
 /// ```
 ///
@@ -47,7 +47,7 @@ struct IndexLineCursor {
             }
             let line = buffer[position..<newline]
             position = newline + 1
-            let sortKey = IndexFile.sortKey(ofLine: line)
+            let sortKey = IndexRecordLine.sortKey(ofLine: line)
             let order = ByteOrder.compare(sortKey.prefix(prefix.count), prefix)
             // Lines of entities before this one, between the search's landing and the first.
             if order < 0 { continue }

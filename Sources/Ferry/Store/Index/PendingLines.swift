@@ -1,7 +1,7 @@
-/// The changed records a snapshot or delta being written takes in sort order: the states and
+/// The changed records a image or delta being written takes in sort order: the states and
 /// stamps from memory (sorted) and the lines of the spill and of the old delta, read a piece at
 /// a time. On the same key a state in memory wins over the spill's line, which wins over the
-/// delta's, which wins over a confirmed stamp (a stamp confirms the snapshot's line, which the
+/// delta's, which wins over a confirmed stamp (a stamp confirms the image's line, which the
 /// others replaced).
 struct PendingLines {
     /// A changed record to write: an entry from memory, or a line of a file to copy.

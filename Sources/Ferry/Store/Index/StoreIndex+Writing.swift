@@ -1,9 +1,9 @@
-/// Writing the index snapshot (format in ``IndexFile``): the records changed since the last
-/// snapshot are merged, in sort order, with the old snapshot's lines, which are copied as they
+/// Writing the index image (format in ``IndexFile``): the records changed since the last
+/// image are merged, in sort order, with the old image's lines, which are copied as they
 /// are, so writing costs one pass over the bytes and decodes nothing.
 extension StoreIndex {
-    /// The snapshot's bytes; with `deltaOnly`, the delta file's: only the changed records,
-    /// applying to the current snapshot. (For tests and small tables; the store streams.)
+    /// The image's bytes; with `deltaOnly`, the delta file's: only the changed records,
+    /// applying to the current image. (For tests and small tables; the store streams.)
     func imageBytes(deltaOnly: Bool = false) -> [UInt8] {
         let level: IndexFileLevel = deltaOnly ? .delta : .image
         var sink = IndexFileSink()
@@ -14,7 +14,7 @@ extension StoreIndex {
         return sink.buffer
     }
 
-    /// Writes the snapshot (or the delta, or a spill: see ``IndexFileLevel``) to `path`
+    /// Writes the image (or the delta, or a spill: see ``IndexFileLevel``) to `path`
     /// atomically, streaming: memory holds the changed records' sort keys and a buffer, never
     /// the whole file.
     func writeFile(_ level: IndexFileLevel = .image, toFileAt path: String) throws(SystemError) {
@@ -37,13 +37,13 @@ extension StoreIndex {
         }
     }
 
-    /// Writes the snapshot, announcing `lines` record lines (by default, what the table
+    /// Writes the image, announcing `lines` record lines (by default, what the table
     /// counts). Returns `nil` when done, or the number of lines written when that differs
     /// from the announced number; the caller then starts over with that number.
     private func writeFile(_ level: IndexFileLevel, to sink: inout IndexFileSink, lines announced: Int?) throws(SystemError) -> Int? {
         let deltaOnly = level != .image
         // Replica numbering: the spill's (which extends the delta's, which extends the
-        // snapshot's), then any new replicas, so the old files' lines stay valid as they are.
+        // image's), then any new replicas, so the old files' lines stay valid as they are.
         var replicaList = records.spill?.header.replicas ?? records.delta?.header.replicas ?? records.base?.header.replicas ?? []
         var numbers: [ReplicaID: Int] = [:]
         for (offset, replica) in replicaList.enumerated() { numbers[replica] = offset }
@@ -75,11 +75,11 @@ extension StoreIndex {
         var changed: [(sortKey: [UInt8], change: ChangedRecord)] = []
         changed.reserveCapacity(records.inMemoryCount)
         records.forEachStateInMemory { key, state in
-            changed.append((IndexFile.sortKey(key), .state(key)))
+            changed.append((IndexRecordLine.sortKey(key), .state(key)))
             for version in state.versions { registerVersion(version) }
         }
         changed.sort { ByteOrder.precedes($0.sortKey, $1.sortKey) }
-        // Stamps confirmed for records otherwise as the snapshot has them: a full snapshot
+        // Stamps confirmed for records otherwise as the image has them: a full image
         // patches them into the lines it copies; a delta holds their lines, patched. A state
         // in memory wins over a stamp, and so does the delta's line (see ``PendingLines``).
         // A spill holds none: its lines win over the delta's, which win over a stamp.
@@ -100,29 +100,27 @@ extension StoreIndex {
             changed = merged
         }
         let number: (ReplicaID) -> Int = { numbers[$0] ?? 0 }
-        // A full snapshot has one line per record; a delta one per changed record: the
+        // A full image has one line per record; a delta one per changed record: the
         // in-memory ones and the old delta's, counted once when in both.
         // A spill takes in the old spill's lines, not the delta's.
         let (spill, delta) = (records.spill, level == .spill ? nil : records.delta)
         let lines = announced ?? (deltaOnly ? PendingLines.count(changed, spill: spill, delta: delta) : records.count)
 
-        var header = "\(level.magic)\n"
-        header += "H\t\(headSequence)\t\(headHash.hex)\t\(latestModification)\n"
+        var header = IndexFileHeader()
+        header.head = head
+        header.replicas = replicaList
+        header.knowledge = knowledge
+        header.digests = digests
+        header.liveCounts = liveCounts
+        header.conflicted = conflicted
+        header.recordCount = lines
         if deltaOnly {
+            // A delta names the image it applies to, and gives the whole table's count.
             let base = records.base?.header.head ?? StoreHead(sequence: 0, hash: .zero, latestModification: .zero)
-            header += "A\t\(base.sequence)\t\(base.hash.hex)\n"
+            header.baseHead = (base.sequence, base.hash)
+            header.totalRecords = records.count
         }
-        for replica in replicaList {
-            header += "R\t\(replica.rawValue)\t\(knowledge[replica])\t\(digests[replica]?.hex ?? "-")\n"
-        }
-        for (entity, count) in liveCounts.sorted(by: { $0.key < $1.key }) where count > 0 {
-            header += "L\t\(entity.rawValue)\t\(count)\n"
-        }
-        for key in conflicted.sorted() { header += "C\t\(key.entity.rawValue)\t\(RecordFileName.encode(key.id))\n" }
-        // N counts the lines below; a delta also gives the whole table's count (T).
-        if deltaOnly { header += "T\t\(records.count)\n" }
-        header += "N\t\(lines)\nB\n"
-        try sink.append(Array(header.utf8))
+        try sink.append(Array(header.text(level: level).utf8))
 
         var written = 0
         var failure: SystemError?
@@ -133,11 +131,11 @@ extension StoreIndex {
                 case .state(let key):
                     // Looked up again rather than held: a merge may cover every record.
                     guard let state = records.stateInMemory(key) else { return }
-                    try sink.append(StoreIndex.line(key, state, number: number))
+                    try sink.append(IndexRecordLine.encode(key, state, number: number))
                 case .line(let line):
                     try sink.appendLine(line)
                 case .confirmedStamp(let sortKey, let stamp):
-                    guard let line = records.base?.rawLine(sortKey: sortKey), let patched = IndexFile.line(line[...], withStamp: stamp) else { return }
+                    guard let line = records.base?.rawLine(sortKey: sortKey), let patched = IndexRecordLine.line(line[...], withStamp: stamp) else { return }
                     try sink.appendLine(patched[...])
                 }
             } catch { failure = error }
@@ -155,10 +153,10 @@ extension StoreIndex {
         var confirmedStamps = records.confirmed.walk()
         if !deltaOnly {
             records.base?.forEachRawLineStreaming { sortKey, line in
-                // A changed record replaces the snapshot's line.
+                // A changed record replaces the image's line.
                 guard !emitPending(through: sortKey), failure == nil else { return }
                 do throws(SystemError) {
-                    if let stamp = confirmedStamps.stamp(forSortKey: sortKey), let patched = IndexFile.line(line, withStamp: stamp) {
+                    if let stamp = confirmedStamps.stamp(forSortKey: sortKey), let patched = IndexRecordLine.line(line, withStamp: stamp) {
                         try sink.appendLine(patched[...])
                     } else {
                         try sink.appendLine(line)
@@ -171,71 +169,15 @@ extension StoreIndex {
         pending.checkFilesWereReadWhole()
         if let failure { throw failure }
         if written != lines { return written }
-        try sink.append(Array("E\t\(lines)\n".utf8))
+        try sink.append(IndexFileHeader.trailer(recordCount: lines))
         return nil
     }
 
-    /// A changed record in a snapshot being written: a state to encode, a line to copy, or a
-    /// snapshot line to copy with a confirmed file stamp (its sort key and the stamp).
+    /// A changed record in a image being written: a state to encode, a line to copy, or a
+    /// image line to copy with a confirmed file stamp (its sort key and the stamp).
     enum ChangedRecord {
         case state(RecordKey)
         case line(ArraySlice<UInt8>)
         case confirmedStamp([UInt8], FileStamp)
-    }
-
-    /// One record line, newline included. Many thousands are written at a time, so the
-    /// numbers go straight into bytes (no String interpolation).
-    static func line(_ key: RecordKey, _ state: RecordState, number: (ReplicaID) -> Int) -> [UInt8] {
-        var line: [UInt8] = []
-        line.reserveCapacity(256)
-        line.append(UInt8(ascii: "K"))
-        line.append(9)
-        line.append(contentsOf: key.entity.rawValue.utf8)
-        line.append(9)
-        line.append(contentsOf: RecordFileName.encode(key.id).utf8)
-        line.append(9)
-        line.appendDecimal(state.lastSequence)
-        line.append(9)
-        if let file = state.file {
-            file.appendText(to: &line)
-        } else {
-            line.append(UInt8(ascii: "-"))
-        }
-        line.append(9)
-        var lastReplica: (replica: ReplicaID, number: Int)?
-        func append(_ replica: ReplicaID) {
-            if let last = lastReplica, last.replica == replica { return line.appendDecimal(UInt64(last.number)) }
-            let found = number(replica)
-            lastReplica = (replica, found)
-            line.appendDecimal(UInt64(found))
-        }
-        for (offset, version) in state.versions.enumerated() {
-            if offset > 0 { line.append(UInt8(ascii: ";")) }
-            append(version.identity.origin)
-            line.append(UInt8(ascii: ","))
-            line.appendDecimal(version.identity.counter)
-            line.append(UInt8(ascii: ","))
-            line.appendDecimal(version.timestamp.physical)
-            line.append(UInt8(ascii: ","))
-            line.appendDecimal(UInt64(version.timestamp.logical))
-            line.append(UInt8(ascii: ","))
-            line.append(version.isDelete ? UInt8(ascii: "1") : UInt8(ascii: "0"))
-            line.append(UInt8(ascii: ","))
-            version.contentHash.appendHexDigits(to: &line)
-            line.append(UInt8(ascii: ","))
-            line.appendDecimal(version.sequence)
-            line.append(UInt8(ascii: ","))
-            let counters = version.version.counters
-            // Most vectors have one replica: no need to sort them.
-            let sorted = counters.count == 1 ? counters.map { ($0.key, $0.value) } : version.version.sortedCounters
-            for (pair, (replica, counter)) in sorted.enumerated() {
-                if pair > 0 { line.append(UInt8(ascii: "+")) }
-                append(replica)
-                line.append(UInt8(ascii: ":"))
-                line.appendDecimal(counter)
-            }
-        }
-        line.append(10)
-        return line
     }
 }

@@ -1,7 +1,7 @@
 /// The engine's view of a store, derived from the journal: every record's current versions,
 /// which changes of each replica it has, and where the journal ends.
 ///
-/// The index can always be rebuilt by replaying the journal; its snapshot in `.ferry/index`
+/// The index can always be rebuilt by replaying the journal; its image in `.ferry/index`
 /// (see ``IndexFile``) saves that work, and is read lazily.
 struct StoreIndex: Sendable {
     /// Every record ever written (live, deleted or conflicted).
@@ -51,7 +51,7 @@ struct StoreIndex: Sendable {
 
     /// Applies a journal entry (already numbered) to the index.
     /// - Parameter knownBefore: the record's state in the index, when the caller just looked
-    ///   it up (saves searching the snapshot again for a new record); `nil` to look it up.
+    ///   it up (saves searching the image again for a new record); `nil` to look it up.
     mutating func apply(_ entry: JournalEntry, contentHash: SHA256Digest? = nil, before knownBefore: RecordState?? = nil) -> Application {
         let change = entry.change
         let hash: SHA256Digest
