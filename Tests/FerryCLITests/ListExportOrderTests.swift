@@ -17,7 +17,7 @@ import Testing
     private func trickyStore(_ directory: TemporaryDirectory) throws -> (path: String, ids: [RecordID], writer: Store) {
         let path = directory.subpath("s")
         var options = StoreOptions()
-        options.snapshotInterval = 100_000
+        options.imageInterval = 100_000
         var live = Set<RecordID>()
         func put(_ ids: [String], _ store: Store) throws {
             try store.write(ids.map { .put(key($0), ["id": .string($0), "tags": ["x", "y"], "n": 1.5]) })

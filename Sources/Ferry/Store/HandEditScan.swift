@@ -71,7 +71,7 @@ final class HandEditScan {
         // A scan that confirmed many files (after a large import, say) merges their stamps
         // into the index file now, so the next scan settles them from raw index lines.
         let index = store.index.records
-        if store.stampsChanged && index.changedCount >= max(Int(store.options.snapshotInterval), index.count / 16) {
+        if store.stampsChanged && index.changedCount >= max(Int(store.options.imageInterval), index.count / 16) {
             try store.persistIndex()
         }
         return status

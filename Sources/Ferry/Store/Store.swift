@@ -193,7 +193,7 @@ public final class Store: @unchecked Sendable {
     /// the store: then a new image is written rather than a delta, so the full rewrite is
     /// amortized over many closes.
     var deltaIsDueForImage: Bool {
-        index.records.changedCount >= max(Int(options.snapshotInterval), index.records.count / 16)
+        index.records.changedCount >= max(Int(options.imageInterval), index.records.count / 16)
     }
 
     /// Writes `.ferry/index` now, merging every change in; removes the delta file.

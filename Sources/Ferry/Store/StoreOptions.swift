@@ -33,7 +33,14 @@ public struct StoreOptions: Sendable {
     /// Closing a store writes the records changed since the index image to a small delta
     /// file; once this many records (and a sixteenth of the store) have changed, it writes a
     /// whole new image instead.
-    public var snapshotInterval: UInt64 = 4096
+    public var imageInterval: UInt64 = 4096
+    /// The former name of ``imageInterval``, from when the index's image was called its
+    /// snapshot ("snapshot" now names only what a joining store takes from a peer).
+    @available(*, deprecated, renamed: "imageInterval")
+    public var snapshotInterval: UInt64 {
+        get { imageInterval }
+        set { imageInterval = newValue }
+    }
     /// During a long run of writes, the records changed in memory are merged into a new
     /// image, on another thread, once this many have piled up (whatever the store's size,
     /// so memory stays flat as the store grows).

@@ -73,7 +73,7 @@ import Testing
         laptop.close()
         // Closing after a few changes writes them to the delta file, not a new snapshot.
         var options = fixture.options
-        options.snapshotInterval = 1_000_000
+        options.imageInterval = 1_000_000
         let store = try Store.open(at: fixture.path("laptop"), options: options)
         let tags = try EntityName("Tag")
         try fixture.put(store, ["text": "new"], tags, "lamp")

@@ -58,7 +58,7 @@ import Testing
         a.close()
         // Closing after a few changes writes them to the delta file, not a new snapshot.
         var options = fixture.options
-        options.snapshotInterval = 1_000_000
+        options.imageInterval = 1_000_000
         let changed = try Store.open(at: fixture.path("a"), options: options)
         try fixture.put(changed, ["n": 100], nil, "r3")
         try fixture.put(changed, ["text": "new"], fixture.notes, "r3")

@@ -217,7 +217,7 @@ import Testing
 
     @Test func theIndexDeltaIsComparedWithTheSnapshot() throws {
         var options = fixture.options
-        options.snapshotInterval = 1_000_000
+        options.imageInterval = 1_000_000
         var store = try Store.create(at: fixture.path("delta"), name: "delta", options: options)
         try fixture.put(store, ["name": "Lamp"], nil, "lamp")
         try fixture.put(store, ["name": "Chair"], nil, "chair")

@@ -10,10 +10,10 @@ import FerryTestSupport
     let notes = try! EntityName("Note")
 
     /// A store with three records, closed, and the path of its journal's last segment.
-    func makeStore(_ directory: TemporaryDirectory, snapshotInterval: UInt64 = 256) throws -> (path: String, segment: String) {
+    func makeStore(_ directory: TemporaryDirectory, imageInterval: UInt64 = 256) throws -> (path: String, segment: String) {
         let path = directory.subpath("store")
         var options = StoreOptions()
-        options.snapshotInterval = snapshotInterval
+        options.imageInterval = imageInterval
         let store = try Store.create(at: path, options: options)
         for index in 1...3 { try store.put(["n": .integer(Int64(index)), "text": "Ünï 😀"], entity: notes, id: RecordID("r\(index)")) }
         store.close()
@@ -168,7 +168,7 @@ import FerryTestSupport
 
     @Test func missingIndexIsRebuilt() async throws {
         let directory = try TemporaryDirectory()
-        let (path, _) = try makeStore(directory, snapshotInterval: 1)
+        let (path, _) = try makeStore(directory, imageInterval: 1)
         #expect(persistedIndexHead(path) == 3)
         try FileSystem.removeFile(path + "/.ferry/index")
         let warnings = WarningRecorder()
@@ -183,7 +183,7 @@ import FerryTestSupport
     @Test(arguments: ["garbage", "truncated", "foreign head", "bad record line"])
     func damagedIndexIsRebuilt(damage: String) async throws {
         let directory = try TemporaryDirectory()
-        let (path, _) = try makeStore(directory, snapshotInterval: 1)
+        let (path, _) = try makeStore(directory, imageInterval: 1)
         let indexPath = path + "/.ferry/index"
         var bytes = try FileSystem.readFile(indexPath)
         switch damage {
@@ -214,9 +214,9 @@ import FerryTestSupport
     }
 
     @Test(arguments: [UInt64(1), 256])
-    func recordFilesBehindTheJournalAreRepaired(snapshotInterval: UInt64) async throws {
+    func recordFilesBehindTheJournalAreRepaired(imageInterval: UInt64) async throws {
         let directory = try TemporaryDirectory()
-        let (path, _) = try makeStore(directory, snapshotInterval: snapshotInterval)
+        let (path, _) = try makeStore(directory, imageInterval: imageInterval)
         // r1 updated, r2 deleted, r9 created: journaled, but no file was touched.
         try appendBehindTheFiles(path, [
             .put(RecordKey(entity: notes, id: RecordID("r1")), ["n": 10]),
@@ -241,7 +241,7 @@ import FerryTestSupport
         let directory = try TemporaryDirectory()
         let (path, _) = try makeStore(directory)
         var options = StoreOptions()
-        options.snapshotInterval = 1
+        options.imageInterval = 1
         let longRunning = try Store.open(at: path, options: options)
         try longRunning.put(["n": 0], entity: notes, id: RecordID("other"))
         let shortLived = try Store.open(at: path)
@@ -268,7 +268,7 @@ import FerryTestSupport
         let directory = try TemporaryDirectory()
         let (path, _) = try makeStore(directory)
         var options = StoreOptions()
-        options.snapshotInterval = 1
+        options.imageInterval = 1
         let live = try Store.open(at: path, options: options)
         #expect(try live.get(entity: notes, id: RecordID("r1")) == ["n": 1, "text": "Ünï 😀"])
         // Another process journals these, then dies before touching any file.
@@ -328,7 +328,7 @@ import FerryTestSupport
 
     @Test func handEditMadeWhileTheJournalIsAheadIsKept() async throws {
         let directory = try TemporaryDirectory()
-        let (path, _) = try makeStore(directory, snapshotInterval: 1)
+        let (path, _) = try makeStore(directory, imageInterval: 1)
         let handEdit = "{\n  \"edited\": \"by hand\"\n}\n"
         try FileSystem.writeFileAtomically(path + "/records/Note/r1.json", Array(handEdit.utf8), durable: false)
         try FileSystem.writeFileAtomically(path + "/records/Note/r2.json", Array("{\"x\": 1}".utf8), durable: false)

@@ -115,7 +115,7 @@ import FerryTestSupport
         let directory = try TemporaryDirectory()
         let path = directory.subpath("s")
         var options = StoreOptions()
-        options.snapshotInterval = 10
+        options.imageInterval = 10
         var store = try storeWithIndexImage(at: path, count: 100, options: options)
         #expect(try store.status().isClean)
         let before = try #require(store.index.records[key("n3")]?.file)
@@ -139,7 +139,7 @@ import FerryTestSupport
         let directory = try TemporaryDirectory()
         let path = directory.subpath("s")
         var options = StoreOptions()
-        options.snapshotInterval = 10_000
+        options.imageInterval = 10_000
         var store = try storeWithIndexImage(at: path, count: 300, options: options)
         #expect(try store.status().isClean)
         try store.writeIndexImage()
@@ -170,7 +170,7 @@ import FerryTestSupport
         let path = directory.subpath("s")
         var options = StoreOptions()
         options.mergeInterval = 100
-        options.snapshotInterval = 100_000
+        options.imageInterval = 100_000
         let store = try storeWithIndexImage(at: path, count: 200, options: options)
         defer { store.close() }
         #expect(try store.status().isClean)

@@ -14,7 +14,7 @@ import FerryTestSupport
     /// A store with a 300-record snapshot and a delta of 40 changed and 10 new records.
     private func storeWithDelta(at path: String) throws {
         var options = StoreOptions()
-        options.snapshotInterval = 1_000
+        options.imageInterval = 1_000
         let store = try Store.create(at: path, options: options)
         try store.write((0..<300).map { .put(key(notes, "n\($0)"), ["v": 0]) })
         try store.writeIndexImage()

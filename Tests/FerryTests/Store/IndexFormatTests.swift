@@ -47,7 +47,7 @@ import FerryTestSupport
         let directory = try TemporaryDirectory()
         let path = directory.subpath("s")
         var options = StoreOptions()
-        options.snapshotInterval = 1_000
+        options.imageInterval = 1_000
         let store = try Store.create(at: path, options: options)
         try store.write((0..<120).map { .put(key(notes, "n\($0)"), ["v": .integer(Int64($0)), "text": "a \"quoted\"\tline"]) })
         try store.write([.put(key(users, "ü with spaces"), ["name": "Zoë"]), .delete(key(notes, "n3"))])

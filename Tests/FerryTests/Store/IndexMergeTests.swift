@@ -258,7 +258,7 @@ import FerryTestSupport
         try FileSystem.removeFile(copy + "/.ferry/lock")
 
         var reopenOptions = StoreOptions()
-        reopenOptions.snapshotInterval = 100
+        reopenOptions.imageInterval = 100
         let reopened = try Store.open(at: copy, options: reopenOptions)
         #expect(reopened.index.records.delta == nil && !FileSystem.exists(copy + "/.ferry/index-delta"))
         #expect(reopened.index.records.base?.header.recordCount == 600)

@@ -64,7 +64,7 @@ import Testing
     @Test func trickyIDsListInIDOrderFromTheSnapshotTheDeltaAndMemory() async throws {
         let directory = try TemporaryDirectory()
         var options = StoreOptions()
-        options.snapshotInterval = 100_000
+        options.imageInterval = 100_000
         let path = directory.subpath("a")
         var model: [RecordID: JSONValue] = [:]
         var others: [EntityName: [RecordID: JSONValue]] = [:]
@@ -170,7 +170,7 @@ import Testing
         let alphabet: [String] = ["a", "b", "z", "A", "Z", "0", "9", "-", "_", ".", " ", "/", ":", "@", "%", "^", "~", "é", "日", "\u{1}", "["]
         let directory = try TemporaryDirectory()
         var options = StoreOptions()
-        options.snapshotInterval = 100_000
+        options.imageInterval = 100_000
         let path = directory.subpath("s")
         var model: [RecordID: JSONValue] = [:]
         func randomID() -> String {

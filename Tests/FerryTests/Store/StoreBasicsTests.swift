@@ -110,7 +110,7 @@ import FerryTestSupport
         let directory = try TemporaryDirectory()
         let path = directory.subpath("s")
         var options = StoreOptions()
-        options.snapshotInterval = 1
+        options.imageInterval = 1
         let longID = try RecordID(String(repeating: "x", count: 250))
         var store = try Store.create(at: path, options: options)
         try store.write(
