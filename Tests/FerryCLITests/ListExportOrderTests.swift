@@ -5,14 +5,14 @@ import Testing
 @testable import FerryCommandLine
 
 /// `ferry list` and `ferry export` stream the index; their output must stay what sorting every
-/// id gave, byte for byte, whatever the ids and wherever their records are (snapshot, delta,
+/// id gave, byte for byte, whatever the ids and wherever their records are (image, delta,
 /// changes not yet in either), and export shows a progress line on a terminal only.
 @Suite struct ListExportOrderTests {
     let notes = try! EntityName("Note")
 
     private func key(_ id: String) -> RecordKey { RecordKey(entity: notes, id: try! RecordID(id)) }
 
-    /// A store whose `Note` records have tricky ids, in its snapshot, its delta, and in the
+    /// A store whose `Note` records have tricky ids, in its image, its delta, and in the
     /// journal only (written by a store object that was not closed); returns its live ids.
     private func trickyStore(_ directory: TemporaryDirectory) throws -> (path: String, ids: [RecordID], writer: Store) {
         let path = directory.subpath("s")

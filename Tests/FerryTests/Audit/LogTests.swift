@@ -49,7 +49,7 @@ import Testing
         #expect(try laptop.log(LogQuery(id: try RecordID("nothing"))).isEmpty)
     }
 
-    @Test func idLookupOnAStoreOpenedCleanReadsTheSnapshotText() async throws {
+    @Test func idLookupOnAStoreOpenedCleanReadsTheImageText() async throws {
         let (fixture, laptop, _) = try await makeHistory()
         let expected = try laptop.log(LogQuery(id: try RecordID("lamp")))
         laptop.close()
@@ -61,7 +61,7 @@ import Testing
         #expect(IndexRecordLookup.entities(inImageAt: reopened.layout.index, head: head, recordCount: count) == [
             fixture.notes, fixture.products,
         ])
-        // Another snapshot's head, or a wrong record count: not the snapshot the store opened.
+        // Another image's head, or a wrong record count: not the image the store opened.
         #expect(IndexRecordLookup.entities(
             inImageAt: reopened.layout.index, head: StoreHead(sequence: 99, hash: .zero, latestModification: .zero),
             recordCount: count) == nil)
@@ -71,7 +71,7 @@ import Testing
     @Test func idLookupSeesRecordsOnlyInTheIndexDelta() async throws {
         let (fixture, laptop, _) = try await makeHistory()
         laptop.close()
-        // Closing after a few changes writes them to the delta file, not a new snapshot.
+        // Closing after a few changes writes them to the delta file, not a new image.
         var options = fixture.options
         options.imageInterval = 1_000_000
         let store = try Store.open(at: fixture.path("laptop"), options: options)

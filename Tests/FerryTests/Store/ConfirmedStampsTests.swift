@@ -3,9 +3,9 @@ import Testing
 import FerryTestSupport
 @testable import Ferry
 
-/// File stamps a status scan confirms for records unchanged since the snapshot are kept as
+/// File stamps a status scan confirms for records unchanged since the image are kept as
 /// sort keys and stamps (``ConfirmedStamps``), not as decoded states in the index's memory,
-/// and reach the snapshot or the delta as the record's line with a new stamp.
+/// and reach the image or the delta as the record's line with a new stamp.
 @Suite struct ConfirmedStampsTests {
     let notes = try! EntityName("Note")
 
@@ -35,7 +35,7 @@ import FerryTestSupport
         }
     }
 
-    /// A store of `count` notes, all in its snapshot, their files aged.
+    /// A store of `count` notes, all in its image, their files aged.
     private func storeWithIndexImage(at path: String, count: Int, options: StoreOptions = StoreOptions()) throws -> Store {
         let store = try Store.create(at: path, options: options)
         try store.write((0..<count).map { .put(key("n\($0)"), ["v": .integer(Int64($0))]) })
@@ -81,7 +81,7 @@ import FerryTestSupport
         #expect(IndexRecordLine.line(Array("K\tNote\tn1".utf8)[...], withStamp: newStamp) == nil)
     }
 
-    @Test func aScanConfirmsSnapshotRecordsWithoutDecodingThemIntoMemory() throws {
+    @Test func aScanConfirmsImageRecordsWithoutDecodingThemIntoMemory() throws {
         let directory = try TemporaryDirectory()
         let path = directory.subpath("s")
         let store = try storeWithIndexImage(at: path, count: 200)
@@ -111,7 +111,7 @@ import FerryTestSupport
         #expect(second.edits.map(\.path) == ["records/Note/n9.json"])
     }
 
-    @Test func confirmedStampsReachTheSnapshotAndSurviveReopening() throws {
+    @Test func confirmedStampsReachTheImageAndSurviveReopening() throws {
         let directory = try TemporaryDirectory()
         let path = directory.subpath("s")
         var options = StoreOptions()
@@ -125,7 +125,7 @@ import FerryTestSupport
 
         store = try Store.open(at: path, options: options)
         defer { store.close() }
-        // The scan's 100 confirmations were merged into a new snapshot; the later write is the delta.
+        // The scan's 100 confirmations were merged into a new image; the later write is the delta.
         #expect(store.index.records.delta?.header.recordCount == 1)
         #expect(store.index.records[key("n3")]?.file == before)
         #expect(try store.get(entity: notes, id: RecordID("n30")) == ["v": 300])
@@ -190,7 +190,7 @@ import FerryTestSupport
         #expect(store.indexMerge == nil)
         let n5 = try #require(store.index.records[key("n5")]?.file)
         #expect(n5.modificationNanoseconds == 1_000_000_000 * 1_000_000_000)
-        #expect(store.index.records[key("n6")]?.file == first, "the merged snapshot holds the earlier confirmations")
+        #expect(store.index.records[key("n6")]?.file == first, "the merged image holds the earlier confirmations")
         #expect(store.index.records.confirmed.entries.map(\.sortKey) == [IndexRecordLine.sortKey(key("n5"))])
         #expect(try store.status().isClean)
     }

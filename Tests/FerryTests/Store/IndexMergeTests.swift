@@ -3,7 +3,7 @@ import Foundation
 import FerryTestSupport
 @testable import Ferry
 
-/// Snapshot merges on another thread (``IndexMerge``): a long run of writes merges the
+/// Index merges on another thread (``IndexMerge``): a long run of writes merges the
 /// records changed in memory into a new `.ferry/index` while it goes on writing.
 @Suite struct IndexMergeTests {
     let notes = try! EntityName("Note")
@@ -78,7 +78,7 @@ import FerryTestSupport
             try expectRecords(store, expected)
             try store.finishIndexMerge()
             #expect(store.imageSequence > 0)
-            #expect(store.index.records.overlay.count < expected.count, "a merged snapshot holds most records")
+            #expect(store.index.records.overlay.count < expected.count, "a merged image holds most records")
             try expectRecords(store, expected)
             #expect(try store.status().isClean)
             store.close()
@@ -89,9 +89,9 @@ import FerryTestSupport
     }
 
     /// Merges write a delta while the changes (with the old delta's) are at most half the
-    /// snapshot, and keep the snapshot; past that, a merge rewrites the snapshot. Reads, a
+    /// image, and keep the image; past that, a merge rewrites the image. Reads, a
     /// reopened store and verify see every record either way.
-    @Test func mergesWriteDeltasUntilTheyReachHalfTheSnapshot() throws {
+    @Test func mergesWriteDeltasUntilTheyReachHalfTheImage() throws {
         let directory = try TemporaryDirectory()
         let path = directory.subpath("s")
         var expected: [String: JSONValue] = [:]
@@ -100,14 +100,14 @@ import FerryTestSupport
             let store = try Store.create(at: path, options: options(interval: 100))
             for start in stride(from: 0, to: 600, by: 50) { try write(start..<start + 50, round: 0, to: store) }
             try store.writeIndexImage()
-            let snapshot = inode(store.layout.index)
-            #expect(snapshot != nil && !FileSystem.exists(store.layout.indexDelta))
+            let image = inode(store.layout.index)
+            #expect(image != nil && !FileSystem.exists(store.layout.indexDelta))
             // 100 changes (updates and new records) on 600: a merge into a delta.
             try write(550..<600, round: 1, to: store)
             try write(600..<650, round: 1, to: store)
             #expect(store.indexMerge?.level == .delta)
             try store.finishIndexMerge()
-            #expect(inode(store.layout.index) == snapshot, "the snapshot is kept")
+            #expect(inode(store.layout.index) == image, "the image is kept")
             #expect(store.index.records.delta?.header.recordCount == 100)
             #expect(store.index.records.inMemoryCount == 0)
             try expectRecords(store, expected)
@@ -115,15 +115,15 @@ import FerryTestSupport
             try write(600..<700, round: 2, to: store)
             #expect(store.indexMerge?.level == .delta)
             try store.finishIndexMerge()
-            #expect(inode(store.layout.index) == snapshot)
+            #expect(inode(store.layout.index) == image)
             #expect(store.index.records.delta?.header.recordCount == 150, "a record in memory and the delta makes one line")
             try expectRecords(store, expected)
-            // 200 more: 350 changed records, more than half of 600, so a whole new snapshot.
+            // 200 more: 350 changed records, more than half of 600, so a whole new image.
             try write(0..<100, round: 3, to: store)
             try write(700..<800, round: 3, to: store)
             #expect(store.indexMerge?.level == .image)
             try store.finishIndexMerge()
-            #expect(inode(store.layout.index) != snapshot && !FileSystem.exists(store.layout.indexDelta))
+            #expect(inode(store.layout.index) != image && !FileSystem.exists(store.layout.indexDelta))
             #expect(store.index.records.base?.header.recordCount == 800)
             try expectRecords(store, expected)
             // And one more delta, left for the next open to read.
@@ -149,7 +149,7 @@ import FerryTestSupport
         let store = try Store.create(at: path, options: options(interval: 100))
         for start in stride(from: 0, to: 2_000, by: 50) { try write(start..<start + 50, round: 0, to: store) }
         try store.writeIndexImage()
-        // Two merges into the delta: 200 records changed since the snapshot.
+        // Two merges into the delta: 200 records changed since the image.
         try write(0..<100, round: 1, to: store)
         #expect(store.indexMerge?.level == .delta)
         try store.finishIndexMerge()
@@ -174,7 +174,7 @@ import FerryTestSupport
         #expect(listed.map(\.id.rawValue) == listed.map(\.id.rawValue).sorted { Array($0.utf8).lexicographicallyPrecedes(Array($1.utf8)) })
         #expect(Dictionary(uniqueKeysWithValues: listed.map { ($0.id.rawValue, $0.document) }) == expected)
 
-        // A copy now holds the snapshot and the delta, not the spill: it replays the rest.
+        // A copy now holds the image and the delta, not the spill: it replays the rest.
         let copy = directory.subpath("cut-off")
         try FileManager.default.copyItem(atPath: path, toPath: copy)
         try FileSystem.removeFile(copy + "/.ferry/lock")
@@ -195,7 +195,7 @@ import FerryTestSupport
         try write(450..<480, round: 5, to: store)
         #expect(store.index.records.spilledCount == 100)
         try expectRecords(store, expected)
-        // (A scan confirms stamps, which count as changes: the next merge would be a snapshot.)
+        // (A scan confirms stamps, which count as changes: the next merge would be an image.)
         #expect(try store.status().isClean)
         store.close()
         try expectReopenedAndVerified(path, expected)
@@ -203,7 +203,7 @@ import FerryTestSupport
 
     /// A delta too large to load is read a piece at a time: by lookups (through its sparse
     /// index), by a merge that writes the next delta, and by a status scan. What a record in
-    /// memory says wins over its delta line, which wins over the snapshot's.
+    /// memory says wins over its delta line, which wins over the image's.
     @Test func aDeltaTooLargeToLoadIsReadInPieces() throws {
         let directory = try TemporaryDirectory()
         let path = directory.subpath("s")
@@ -239,7 +239,7 @@ import FerryTestSupport
     }
 
     /// A run cut off before it closed leaves the delta its merges wrote (here a copy of the
-    /// store taken mid-run stands for it); the next open folds it into a new snapshot, so no
+    /// store taken mid-run stands for it); the next open folds it into a new image, so no
     /// later read decodes a delta as large as half the store.
     @Test func aDeltaLeftByAnInterruptedRunIsFoldedInOnOpen() throws {
         let directory = try TemporaryDirectory()
@@ -273,7 +273,7 @@ import FerryTestSupport
         let (store, merge) = try storeWithFinishedMerge(at: directory.subpath("s"))
         defer { store.close() }
         let frozenHead = merge.frozen.headSequence
-        // While the merge's snapshot waits to be swapped in: change two merged records, add one.
+        // While the merge's image waits to be swapped in: change two merged records, add one.
         try store.write([.put(key("n3"), ["v": 1]), .put(key("new"), ["v": 1]), .delete(key("n4"))])
         try store.finishIndexMerge()
         #expect(store.imageSequence == frozenHead)
@@ -286,12 +286,12 @@ import FerryTestSupport
         #expect(store.recordCount == 150)
     }
 
-    @Test func aMergeIsDroppedWhenTheSnapshotWasReplacedMeanwhile() throws {
+    @Test func aMergeIsDroppedWhenTheImageWasReplacedMeanwhile() throws {
         let directory = try TemporaryDirectory()
         let path = directory.subpath("s")
         let (store, _) = try storeWithFinishedMerge(at: path)
         defer { store.close() }
-        // Another process wrote its own snapshot in the meantime (a new file at the path).
+        // Another process wrote its own image in the meantime (a new file at the path).
         let index = path + "/.ferry/index"
         let copy = try FileSystem.readFile(index, limit: 1 << 30)
         try FileSystem.removeFile(index)
@@ -300,7 +300,7 @@ import FerryTestSupport
         try store.write([.put(key("n3"), ["v": 1])])
         let before = store.imageSequence
         try store.finishIndexMerge()
-        #expect(store.imageSequence == before, "the merged snapshot must not replace the other process's")
+        #expect(store.imageSequence == before, "the merged image must not replace the other process's")
         #expect(try FileSystem.readFile(index, limit: 1 << 30) == copy)
         #expect(!FileSystem.exists(path + "/.ferry/index-merging"))
         // The states handed to the dropped merge are back in memory, the newer write on top.
@@ -349,15 +349,15 @@ import FerryTestSupport
             #expect(store.indexMerge != nil)
             store.close()
         }
-        let snapshot = try #require(try IndexFile.open(path + "/.ferry/index"))
-        #expect(snapshot.header.head.sequence == 150, "the merged snapshot was swapped in at close")
+        let image = try #require(try IndexFile.open(path + "/.ferry/index"))
+        #expect(image.header.head.sequence == 150, "the merged image was swapped in at close")
         let store = try Store.open(at: path)
         defer { store.close() }
         #expect(store.recordCount == 150)
         #expect(try store.get(entity: notes, id: RecordID("n42")) == ["v": 42])
     }
 
-    @Test func aSnapshotTooLargeToLoadIsLookedUpThroughItsSparseIndex() throws {
+    @Test func anImageTooLargeToLoadIsLookedUpThroughItsSparseIndex() throws {
         let directory = try TemporaryDirectory()
         let path = directory.subpath("s")
         do {
@@ -415,7 +415,7 @@ import FerryTestSupport
         #expect(IndexFile.recentCapacity > SyncOptions().pageSize)
     }
 
-    @Test func oneEntitysLiveIDsAreReadWithoutLoadingTheSnapshot() throws {
+    @Test func oneEntitysLiveIDsAreReadWithoutLoadingTheImage() throws {
         let directory = try TemporaryDirectory()
         let path = directory.subpath("s")
         let other = try EntityName("Other")
@@ -432,6 +432,6 @@ import FerryTestSupport
         let removed = try RecordID("n7")
         #expect(ids.count == 499 && !ids.contains(removed))
         #expect(Set(store.index.records.liveWinnerHashes(of: other).map(\.id)).count == 500)
-        #expect(store.index.records.base?.isLoaded == false, "the import's id listing loaded the whole snapshot")
+        #expect(store.index.records.base?.isLoaded == false, "the import's id listing loaded the whole image")
     }
 }

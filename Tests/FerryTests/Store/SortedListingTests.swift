@@ -3,8 +3,8 @@ import FerryTestSupport
 import Testing
 @testable import Ferry
 
-/// Listing an entity streams the index (snapshot and delta a piece at a time, merged with the
-/// states in memory) and puts the snapshot's sort-key order (by encoded id) into id order
+/// Listing an entity streams the index (image and delta a piece at a time, merged with the
+/// states in memory) and puts the image's sort-key order (by encoded id) into id order
 /// (UTF-8 bytes). The ids and documents must come out exactly as sorting every live id did.
 @Suite struct SortedListingTests {
     let notes = try! EntityName("Note")
@@ -61,7 +61,7 @@ import Testing
         #expect(firstFive == Array(expected.prefix(5)), "\(stage): stopping early")
     }
 
-    @Test func trickyIDsListInIDOrderFromTheSnapshotTheDeltaAndMemory() async throws {
+    @Test func trickyIDsListInIDOrderFromTheImageTheDeltaAndMemory() async throws {
         let directory = try TemporaryDirectory()
         var options = StoreOptions()
         options.imageInterval = 100_000
@@ -70,7 +70,7 @@ import Testing
         var others: [EntityName: [RecordID: JSONValue]] = [:]
         let ids = Self.trickyIDs
 
-        // 1. Everything in the snapshot, with neighbouring entities holding the same ids.
+        // 1. Everything in the image, with neighbouring entities holding the same ids.
         do {
             let store = try Store.create(at: path, name: "a", options: options)
             var writes: [RecordWrite] = []
@@ -84,7 +84,7 @@ import Testing
             }
             try store.write(writes)
             try store.writeIndexImage()
-            try expectListing(store, notes, model, "snapshot")
+            try expectListing(store, notes, model, "image")
             store.close()
         }
         // 2. Conflicts: another replica edits some records at the same time.
@@ -99,7 +99,7 @@ import Testing
             _ = try await b.sync(with: FolderTransport(path: a.path))
             #expect(try a.conflicts().count == 4)
             for id in ["a:b", "日本", "Alice", "n1"] { model[try RecordID(id)] = try a.get(entity: notes, id: RecordID(id)) }
-            // 3. Changes since the snapshot, left in the delta: deletes, updates, new ids.
+            // 3. Changes since the image, left in the delta: deletes, updates, new ids.
             var writes: [RecordWrite] = []
             for id in ["a/b", "é", "order:2", ".hidden", String(repeating: "é", count: 120), "n10"] {
                 writes.append(.delete(key(notes, id)))
@@ -121,11 +121,11 @@ import Testing
             b.close()
         }
         #expect(FileSystem.exists(path + "/.ferry/index-delta"), "the changes went to the delta")
-        // 4. Reopened: the snapshot and the delta on disk, then changes in memory on top.
+        // 4. Reopened: the image and the delta on disk, then changes in memory on top.
         let store = try Store.open(at: path, options: options)
         defer { store.close() }
         #expect(store.index.records.delta != nil)
-        try expectListing(store, notes, model, "snapshot and delta")
+        try expectListing(store, notes, model, "image and delta")
         _ = try store.status()
         var writes: [RecordWrite] = []
         for id in ["日本人", "a b", "a!b", "order:1", "zeta"] {
@@ -142,7 +142,7 @@ import Testing
         }
         try store.write(writes)
         #expect(!store.index.records.overlay.isEmpty)
-        try expectListing(store, notes, model, "snapshot, delta and memory")
+        try expectListing(store, notes, model, "image, delta and memory")
         for entity in neighbours { try expectListing(store, entity, others[entity] ?? [:], "neighbour") }
         #expect(try store.ids(of: EntityName("Nothing")).isEmpty)
     }
@@ -231,7 +231,7 @@ import Testing
         }
     }
 
-    @Test func listingReadsTheSnapshotInPiecesNotWhole() throws {
+    @Test func listingReadsTheImageInPiecesNotWhole() throws {
         let directory = try TemporaryDirectory()
         let path = directory.subpath("s")
         do {
@@ -274,7 +274,7 @@ import Testing
         #expect(file.damage == nil)
     }
 
-    /// A snapshot with the records `n00`…`n49` of which `damage` spoils one line.
+    /// An image with the records `n00`…`n49` of which `damage` spoils one line.
     private func damagedStore(_ directory: TemporaryDirectory, _ damage: (String) -> String) throws -> (Store, WarningRecorder) {
         let path = directory.subpath("s")
         do {

@@ -6,7 +6,7 @@ import Testing
 /// folders for files no record claimed.
 @Suite struct StatusScanTests {
     /// A store of Product records with these ids and one of 250 bytes (its file in a `~`
-    /// folder), snapshotted and clean; returns it and its Product folder's path.
+    /// folder), imaged and clean; returns it and its Product folder's path.
     static func store(in directory: TemporaryDirectory, ids: [String]) throws -> (Store, folder: String) {
         let store = try Store.create(at: directory.path + "/store")
         let products = try EntityName("Product")
