@@ -48,7 +48,7 @@ struct TortureWriter {
         var random = SplitMix64(seed: seed)
         var options = StoreOptions()
         options.lockTimeout = 30
-        options.snapshotInterval = 1  // every close writes an index snapshot
+        options.imageInterval = 1  // every close writes an index image
         options.mergeInterval = 100  // and long runs merge snapshots on another thread, often
         var store: Store
         if FileSystem.exists(storePath + "/ferry.json") {

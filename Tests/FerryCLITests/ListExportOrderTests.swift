@@ -5,19 +5,19 @@ import Testing
 @testable import FerryCommandLine
 
 /// `ferry list` and `ferry export` stream the index; their output must stay what sorting every
-/// id gave, byte for byte, whatever the ids and wherever their records are (snapshot, delta,
+/// id gave, byte for byte, whatever the ids and wherever their records are (image, delta,
 /// changes not yet in either), and export shows a progress line on a terminal only.
 @Suite struct ListExportOrderTests {
     let notes = try! EntityName("Note")
 
     private func key(_ id: String) -> RecordKey { RecordKey(entity: notes, id: try! RecordID(id)) }
 
-    /// A store whose `Note` records have tricky ids, in its snapshot, its delta, and in the
+    /// A store whose `Note` records have tricky ids, in its image, its delta, and in the
     /// journal only (written by a store object that was not closed); returns its live ids.
     private func trickyStore(_ directory: TemporaryDirectory) throws -> (path: String, ids: [RecordID], writer: Store) {
         let path = directory.subpath("s")
         var options = StoreOptions()
-        options.snapshotInterval = 100_000
+        options.imageInterval = 100_000
         var live = Set<RecordID>()
         func put(_ ids: [String], _ store: Store) throws {
             try store.write(ids.map { .put(key($0), ["id": .string($0), "tags": ["x", "y"], "n": 1.5]) })
@@ -32,7 +32,7 @@ import Testing
             try put(["a", "a b", "a/b", "a:b", "a-b", "Alice", "zeta", "Zürich", "Zug", "日本", "é", "e\u{301}", ".dot", "100%"], store)
             try put([String(repeating: "é", count: 120), String(repeating: "x", count: 245) + ":1"], store)
             try put((0..<40).map { "order:\($0)" } + (0..<40).map { "n\($0)" }, store)
-            try store.writeSnapshot()
+            try store.writeIndexImage()
             store.close()
         }
         do {

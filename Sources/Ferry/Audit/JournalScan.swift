@@ -4,7 +4,7 @@ import Foundation
 /// One pass over a store's journal files for ``StoreVerifier``: every line parsed once and its
 /// hash checked on its bytes, and the entries sorted by record into the partitions of a
 /// ``ReplaySpill``, for ``PartitionedReplay`` to replay one partition at a time. The scan notes
-/// the point of the replay where the index snapshot's head is (``indexPoint``), so that each
+/// the point of the replay where the index image's head is (``indexPoint``), so that each
 /// partition is compared with the index there.
 ///
 /// Reads one segment file at a time. Parsing and hashing a segment's lines is spread over the
@@ -39,12 +39,12 @@ struct JournalScan: Sendable {
     private(set) var anchorHashes: [UInt64: SHA256Digest] = [:]
     /// Problems found while reading: unreadable files, odd segment names, a torn tail.
     var journalFindings: [VerificationFinding] = []
-    /// The index snapshot's problems and its differences from the replay.
+    /// The index image's problems and its differences from the replay.
     var indexFindings: [VerificationFinding] = []
     /// Where the index says the journal ended (the delta file's head when one applies to the
-    /// snapshot), when it could be read, and that file's path.
-    private(set) var snapshotHead: StoreHead?
-    private(set) var snapshotHeadPath = ".ferry/index"
+    /// image), when it could be read, and that file's path.
+    private(set) var indexHead: StoreHead?
+    private(set) var indexHeadPath = ".ferry/index"
     /// The journal's entries, by record, in replay order (file order).
     private(set) var spill = ReplaySpill(partitions: 1)
     /// The records a partition of ``spill`` should hold, about (tests lower it).
@@ -66,7 +66,7 @@ struct JournalScan: Sendable {
     }
 
     /// The index files, when they could be read.
-    private(set) var indexFiles: SnapshotComparison.IndexFiles?
+    private(set) var indexFiles: IndexComparison.IndexFiles?
     /// Whether every line so far continued the chain (then file order is journal order).
     private var orderly = true
     private var lastSequence: UInt64 = 0
@@ -95,11 +95,11 @@ struct JournalScan: Sendable {
 
     mutating func run() {
         if FileSystem.exists(layout.index) {
-            switch SnapshotComparison.IndexFiles.read(layout) {
+            switch IndexComparison.IndexFiles.read(layout) {
             case .success(let files):
                 indexFiles = files
-                snapshotHead = files.head
-                snapshotHeadPath = files.delta?.path ?? files.snapshot.path
+                indexHead = files.head
+                indexHeadPath = files.delta?.path ?? files.image.path
                 anchorSequences.insert(files.head.sequence)
             case .failure(let unreadable):
                 indexFindings.append(
@@ -109,10 +109,10 @@ struct JournalScan: Sendable {
             }
         }
         spill = ReplaySpill(partitions: partitionCount())
-        if snapshotHead?.sequence == 0 { compareIndex() }
+        if indexHead?.sequence == 0 { compareIndex() }
         if let start {
             replayKept(start)
-            if let head = snapshotHead, head.sequence == lastSequence, head.hash == lastHash { compareIndex() }
+            if let head = indexHead, head.sequence == lastSequence, head.hash == lastHash { compareIndex() }
         }
         readSegments()
     }
@@ -122,7 +122,7 @@ struct JournalScan: Sendable {
     private func partitionCount() -> Int {
         let expected: Int
         if let indexFiles {
-            expected = indexFiles.delta?.totalRecords ?? indexFiles.snapshot.recordCount
+            expected = indexFiles.delta?.totalRecords ?? indexFiles.image.recordCount
         } else {
             let files = (try? FileSystem.contents(ofDirectory: layout.journal)) ?? []
             let bytes = files.filter { $0.name.hasSuffix(".jsonl") }.reduce(0) { total, file in
@@ -367,7 +367,7 @@ struct JournalScan: Sendable {
             lastHash = entry.hash
             if anchorSequences.contains(entry.sequence) { anchorHashes[entry.sequence] = entry.hash }
             apply(entry, hashes: hashes)
-            if orderly, let head = snapshotHead, entry.sequence == head.sequence, entry.hash == head.hash {
+            if orderly, let head = indexHead, entry.sequence == head.sequence, entry.hash == head.hash {
                 compareIndex()
             }
         }

@@ -36,10 +36,10 @@ struct PartitionedReplay {
         let partitioning = spill.partitioning
         var outcome = Outcome()
         let files = scan.indexFiles
-        let lineNumbers = files.map(SnapshotComparison.lineNumbers)
-        var lineScan: SnapshotComparison.LineScan?
-        if let files, scan.indexPoint != nil { lineScan = SnapshotComparison.scanLines(files, partitioning: partitioning) }
-        var facts = SnapshotComparison.ReplayFacts()
+        let lineNumbers = files.map(IndexComparison.lineNumbers)
+        var lineScan: IndexComparison.LineScan?
+        if let files, scan.indexPoint != nil { lineScan = IndexComparison.scanLines(files, partitioning: partitioning) }
+        var facts = IndexComparison.ReplayFacts()
         if let point = scan.indexPoint {
             facts.knowledge = point.knowledge
             facts.latestModification = point.latestModification
@@ -51,7 +51,7 @@ struct PartitionedReplay {
         if checksRecordFiles && hasRecordsFolder {
             outcome.recordFileFindings += recordFiles.readRecordFiles(into: spill, progress: progress)
         }
-        let expectedRecords = files.map { $0.delta?.totalRecords ?? $0.snapshot.recordCount } ?? 0
+        let expectedRecords = files.map { $0.delta?.totalRecords ?? $0.image.recordCount } ?? 0
 
         for partition in 0..<partitioning.count {
             var table = ReplayTable(lineNumbers: lineNumbers, expectedCount: expectedRecords / partitioning.count)
@@ -63,13 +63,13 @@ struct PartitionedReplay {
                 for (entity, count) in table.liveCounts { facts.liveCounts[entity, default: 0] += count }
                 facts.conflicted.formUnion(table.conflicted)
                 guard let files, let lineScan, lineScan.unreadable == nil else { return }
-                let expected = SnapshotComparison.expectedTotals(table, path: files.snapshot.path)
+                let expected = IndexComparison.expectedTotals(table, path: files.image.path)
                 recordIndexFindings += expected.findings
                 var found = lineScan.totals[partition]
                 let unmatchable = found.hasUnmatchable
                 found.hasUnmatchable = false
                 if unmatchable || found != expected.totals {
-                    recordIndexFindings += SnapshotComparison.recordFindings(
+                    recordIndexFindings += IndexComparison.recordFindings(
                         files, replay: table, partition: partition, partitioning: partitioning)
                 }
             }
@@ -97,7 +97,7 @@ struct PartitionedReplay {
             if let unreadable = lineScan.unreadable {
                 outcome.indexFindings = [unreadable]
             } else {
-                let findings = SnapshotComparison.headerFindings(files, replay: facts) + lineScan.findings + recordIndexFindings
+                let findings = IndexComparison.headerFindings(files, replay: facts) + lineScan.findings + recordIndexFindings
                 outcome.indexFindings = findings.sorted {
                     ($0.record?.description ?? "").utf8.lexicographicallyPrecedes(($1.record?.description ?? "").utf8)
                 }

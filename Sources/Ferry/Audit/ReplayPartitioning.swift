@@ -15,11 +15,6 @@ struct ReplayPartitioning: Sendable {
     /// The partition of `key`.
     func partition(of key: RecordKey) -> Int {
         guard count > 1 else { return 0 }
-        var sortKey: [UInt8] = []
-        sortKey.reserveCapacity(key.entity.rawValue.utf8.count + key.id.rawValue.utf8.count + 8)
-        sortKey += key.entity.rawValue.utf8
-        sortKey.append(9)
-        RecordFileName.appendEncoded(key.id, to: &sortKey)
-        return partition(ofSortKey: sortKey)
+        return partition(ofSortKey: IndexRecordLine.sortKey(key))
     }
 }

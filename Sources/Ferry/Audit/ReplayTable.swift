@@ -354,11 +354,11 @@ struct ReplayTable: Sendable {
     }
 
     /// The fingerprint of the versions field of the index line for `versions` (see
-    /// ``SnapshotComparison/VersionsText``); `nil` when there is no index or a replica has no
+    /// ``IndexComparison/VersionsText``); `nil` when there is no index or a replica has no
     /// number in it.
     private func versionsHash(_ versions: [RecordVersion]) -> Int? {
         guard let lineNumbers else { return 0 }
-        return SnapshotComparison.VersionsText.fingerprint(versions, numbers: lineNumbers)
+        return IndexComparison.VersionsText.fingerprint(versions, numbers: lineNumbers)
     }
 }
 

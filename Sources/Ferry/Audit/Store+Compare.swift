@@ -6,7 +6,7 @@ extension Store {
     /// read backwards from its head until all of them are found, and never below the position a
     /// valid sync checkpoint between the two says the other side has. Since a record's state
     /// depends only on which of its changes a replica has, only the records those changes touch
-    /// are compared, each looked up in the index (a binary search in the snapshot, or the
+    /// are compared, each looked up in the index (a binary search in the image, or the
     /// changes since), and documents are read only for those records.
     ///
     /// ```swift

@@ -25,7 +25,7 @@ extension Store {
     ///
     /// With ``LogQuery/id`` set, each matching record's `pseq` chain is walked back from its
     /// last sequence in the index (without an entity, the id is looked up in every entity the
-    /// snapshot's sorted lines and the changes since list), one read per version, so the cost
+    /// image's sorted lines and the changes since list), one read per version, so the cost
     /// does not grow with the journal or the store. Otherwise the journal is read backwards,
     /// one segment at a time.
     public func log(
@@ -111,9 +111,9 @@ extension Store {
     /// holding read access.
     ///
     /// Without an entity, the id is looked up in every entity that has records: the
-    /// snapshot's, read from its sorted lines without decoding a record, and those of records
+    /// image's, read from its sorted lines without decoding a record, and those of records
     /// changed since (the delta file and this session, both in the table's overlay). Only when
-    /// the snapshot cannot be read that way are all records listed.
+    /// the image cannot be read that way are all records listed.
     func lastSequences(of id: RecordID, entity: EntityName?) -> [RecordKey: UInt64] {
         var found: [RecordKey: UInt64] = [:]
         guard let entities = entity.map({ [$0] }) ?? entitiesWithRecords() else {
@@ -127,13 +127,13 @@ extension Store {
         return found
     }
 
-    /// Every entity with a record (live or deleted), or `nil` when the snapshot's lines cannot
+    /// Every entity with a record (live or deleted), or `nil` when the image's lines cannot
     /// be read.
     private func entitiesWithRecords() -> [EntityName]? {
         var entities = Set(index.records.changes.keys.map(\.entity))
         if let base = index.records.base {
             let header = base.header
-            guard let listed = SnapshotRecordLookup.entities(inSnapshotAt: base.path, head: header.head, recordCount: header.recordCount)
+            guard let listed = IndexRecordLookup.entities(inImageAt: base.path, head: header.head, recordCount: header.recordCount)
             else { return nil }
             entities.formUnion(listed)
         }

@@ -1,6 +1,6 @@
 /// Checks a store from its files alone, without opening it (so a damaged store can be
 /// checked, and nothing is repaired or written): the journal's hash chain and sequence, that
-/// the index snapshot and the peers' checkpoints agree with it, and that every record file holds
+/// the index (its image and delta) and the peers' checkpoints agree with it, and that every record file holds
 /// what replaying the journal gives.
 ///
 /// ```swift
@@ -133,8 +133,8 @@ public struct StoreVerifier: Sendable {
         chain: JournalChainAnalysis.Result, scan: JournalScan, checkpoints: [(checkpoint: SyncCheckpoint, relativePath: String)]
     ) -> [VerificationFinding] {
         var anchors: [(path: String, what: String, sequence: UInt64, hash: SHA256Digest)] = []
-        if let head = scan.snapshotHead, head.sequence > 0 {
-            anchors.append((scan.snapshotHeadPath, "the index", head.sequence, head.hash))
+        if let head = scan.indexHead, head.sequence > 0 {
+            anchors.append((scan.indexHeadPath, "the index", head.sequence, head.hash))
         }
         for (checkpoint, path) in checkpoints where checkpoint.localPosition > 0 {
             anchors.append((

@@ -14,7 +14,7 @@ public struct VerificationFinding: Sendable, Hashable, CustomStringConvertible {
         case interruptedWrite = "interrupted-write"
         /// A record file edited, created or deleted by hand and not yet journaled.
         case uncommittedEdit = "uncommitted-edit"
-        /// The index snapshot (a cache) disagrees with the journal.
+        /// The index image (a cache) disagrees with the journal.
         case index
         /// A file could not be read.
         case unreadable
@@ -72,7 +72,7 @@ public struct VerificationFinding: Sendable, Hashable, CustomStringConvertible {
         case fileOfDeletedRecord = "file-of-deleted-record"
         /// A conflicted record's losing version has no file under `conflicts/`.
         case missingConflictFile = "missing-conflict-file"
-        /// The index snapshot disagrees with the replay.
+        /// The index image disagrees with the replay.
         case indexMismatch = "index-mismatch"
         /// A file that could not be read.
         case unreadableFile = "unreadable-file"

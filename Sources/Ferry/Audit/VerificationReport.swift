@@ -13,7 +13,7 @@ public struct VerificationReport: Sendable, Hashable {
     public var segmentCount = 0
     /// Live records in the journal's replay.
     public var recordCount = 0
-    /// Whether the index snapshot was compared with the replay.
+    /// Whether the index was compared with the replay.
     public var checkedIndex = false
     /// Whether record files were compared with the replay (skipped when the journal is damaged,
     /// since its replay is then not to be trusted).

@@ -71,7 +71,7 @@ final class HandEditScan {
         // A scan that confirmed many files (after a large import, say) merges their stamps
         // into the index file now, so the next scan settles them from raw index lines.
         let index = store.index.records
-        if store.stampsChanged && index.changedCount >= max(Int(store.options.snapshotInterval), index.count / 16) {
+        if store.stampsChanged && index.changedCount >= max(Int(store.options.imageInterval), index.count / 16) {
             try store.persistIndex()
         }
         return status
@@ -187,8 +187,8 @@ final class HandEditScan {
             let confirmedStamp = batch.confirmedStamps[item]
             if case .found(let fileStatus) = batch.outcome(item), fileStatus.kind == .regular {
                 let matches =
-                    if let confirmedStamp { confirmedStamp.matches(fileStatus) && SnapshotFile.lineIsLive(line) } else {
-                        SnapshotFile.stampOfLine(line, matches: fileStatus)
+                    if let confirmedStamp { confirmedStamp.matches(fileStatus) && IndexRecordLine.lineIsLive(line) } else {
+                        IndexRecordLine.stampOfLine(line, matches: fileStatus)
                     }
                 if matches {
                     claimed.append(Store.claimHash(sortKey))
@@ -211,8 +211,8 @@ final class HandEditScan {
         if let file {
             claimedDirectly(key)
             if let confirmedStamp {
-                if confirmedStamp.matches(file.status) && SnapshotFile.lineIsLive(line) { return }
-            } else if SnapshotFile.stampOfLine(line, matches: file.status) {
+                if confirmedStamp.matches(file.status) && IndexRecordLine.lineIsLive(line) { return }
+            } else if IndexRecordLine.stampOfLine(line, matches: file.status) {
                 return
             }
         }
@@ -229,7 +229,7 @@ final class HandEditScan {
 
     /// Settles a record changed since the index file was written (its state is in memory).
     private func settleChanged(_ key: RecordKey, state: RecordState) {
-        let file = file(of: key, sortKey: SnapshotFile.sortKey(key)[...])
+        let file = file(of: key, sortKey: IndexRecordLine.sortKey(key)[...])
         if let file {
             claimedDirectly(key)
             if state.isLive, let stamp = state.file, stamp.matches(file.status) { return }

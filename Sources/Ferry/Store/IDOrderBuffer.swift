@@ -1,6 +1,6 @@
-/// Puts records met in sort-key order (by encoded id, as the index snapshot and its delta are
+/// Puts records met in sort-key order (by encoded id, as the index image and its delta are
 /// sorted) into id order (by the ids' UTF-8 bytes, as `ferry list` prints them), holding back
-/// only the records that the snapshot meets before their turn.
+/// only the records that the image meets before their turn.
 ///
 /// The encoding (``RecordFileName``) keeps the order of the bytes it writes as themselves
 /// (`a`–`z`, `0`–`9`, `-`, `_`, `.`) and of upper-case letters (`^` and the letter), but writes

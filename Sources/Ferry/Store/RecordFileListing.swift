@@ -6,7 +6,7 @@ import Musl
 import Darwin
 #endif
 
-/// The record files a status scan found, keyed as the index snapshot keys records
+/// The record files a status scan found, keyed as the index image keys records
 /// (`<entity>\t<encoded id>`), so each record of the index finds its file without decoding
 /// the file's name.
 struct RecordFileListing {
@@ -82,7 +82,7 @@ struct RecordFileListing {
     }
 
     /// A sort key as a dictionary key: hashed in one pass over its bytes, and a view of bytes
-    /// held elsewhere (the snapshot's lines), so a lookup copies nothing.
+    /// held elsewhere (the image's lines), so a lookup copies nothing.
     struct SortKey: Hashable {
         let bytes: ArraySlice<UInt8>
 

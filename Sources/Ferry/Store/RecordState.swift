@@ -107,19 +107,6 @@ struct FileStamp: Sendable, Hashable {
             contentHash: contentHash, takenAtNanoseconds: taken)
     }
 
-    /// Appends the stamp as the index writes it: `size,mtime-ns,inode,sha256-hex,taken-at-ns`.
-    func appendText(to output: inout [UInt8]) {
-        output.appendDecimal(size)
-        output.append(UInt8(ascii: ","))
-        output.appendDecimal(modificationNanoseconds)
-        output.append(UInt8(ascii: ","))
-        output.appendDecimal(inode)
-        output.append(UInt8(ascii: ","))
-        contentHash.appendHexDigits(to: &output)
-        output.append(UInt8(ascii: ","))
-        output.appendDecimal(takenAtNanoseconds)
-    }
-
     /// The stamp, known clean: its file's content was read back and matched after the file
     /// system's clock had moved past the file's modification time (see
     /// ``Store/confirmWrittenFiles(_:)``), so any later change moves that time. Its

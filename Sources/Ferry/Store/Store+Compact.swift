@@ -86,7 +86,7 @@ extension Store {
             if dropped > 0 {
                 // The index lists the dropped tombstones: it goes before the journal forgets
                 // them, and is rebuilt from the kept entries and the live journal.
-                cancelSnapshotMerge()
+                cancelIndexMerge()
                 do throws(SystemError) {
                     for path in [layout.index, layout.indexDelta, layout.indexMerging] where FileSystem.exists(path) { try FileSystem.removeFile(path) }
                 } catch { throw .io(error) }

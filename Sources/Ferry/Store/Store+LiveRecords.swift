@@ -2,7 +2,7 @@ extension Store {
     /// Calls `body` with each live record of `entity` in id order (UTF-8 bytes), with its state
     /// when `withStates` is set; return `false` from `body` to stop.
     ///
-    /// Streams: the index's records of the entity are merged in sort-key order (snapshot and
+    /// Streams: the index's records of the entity are merged in sort-key order (image and
     /// delta read a piece at a time, see ``RecordTable/forEachRecordInSortOrder(of:_:)``) and
     /// put in id order by an ``IDOrderBuffer``, which holds back only ids that sort early.
     ///

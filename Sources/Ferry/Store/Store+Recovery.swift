@@ -1,20 +1,20 @@
 extension Store {
     /// Brings the index and record files in line with the journal when a store is opened.
     ///
-    /// A valid snapshot that matches the journal is loaded and only the entries after it are
+    /// A valid image that matches the journal is loaded and only the entries after it are
     /// replayed (so opening a clean store reads no record files). A missing, damaged or foreign
-    /// snapshot makes a full rebuild from the journal.
+    /// image makes a full rebuild from the journal.
     ///
     /// A record file the replay touches is rewritten only when it holds an older version Ferry
     /// itself wrote (a crash came between the journal append and the file rename); any other
     /// content is a hand edit, left for `status` and `commit`.
     func recover() throws(StoreError) {
-        if let snapshot = usableSnapshot() {
-            index = StoreIndex(snapshot: snapshot)
-            snapshotSequence = snapshot.header.head.sequence
-            if let delta = usableDelta(for: snapshot) {
+        if let image = usableImage() {
+            index = StoreIndex(image: image)
+            imageSequence = image.header.head.sequence
+            if let delta = usableDelta(for: image) {
                 let header = delta.header
-                index.records = RecordTable(base: snapshot, delta: delta, totalCount: header.totalRecords ?? 0)
+                index.records = RecordTable(base: image, delta: delta, totalCount: header.totalRecords ?? 0)
                 index.knowledge = header.knowledge
                 index.digests = header.digests
                 index.headSequence = header.head.sequence
@@ -24,7 +24,7 @@ extension Store {
                 index.conflicted = header.conflicted
                 persistedHead = header.head.sequence
             } else {
-                persistedHead = snapshot.header.head.sequence
+                persistedHead = image.header.head.sequence
             }
             if index.headSequence < journal.headSequence { try replay(after: index.headSequence) }
         } else {
@@ -35,11 +35,11 @@ extension Store {
         clock = HybridLogicalClock(wallClock: options.clock, latest: index.latestModification)
     }
 
-    /// The delta file, when it applies to `snapshot` and its head is a prefix of the journal.
-    private func usableDelta(for snapshot: SnapshotFile) -> SnapshotFile? {
-        guard let delta = try? SnapshotFile.open(layout.indexDelta, magic: SnapshotFile.deltaMagic),
-            let base = delta.header.baseHead, base.sequence == snapshot.header.head.sequence,
-            base.hash == snapshot.header.head.hash, delta.header.totalRecords != nil
+    /// The delta file, when it applies to `image` and its head is a prefix of the journal.
+    private func usableDelta(for image: IndexFile) -> IndexFile? {
+        guard let delta = try? IndexFile.open(layout.indexDelta, level: .delta),
+            let base = delta.header.baseHead, base.sequence == image.header.head.sequence,
+            base.hash == image.header.head.hash, delta.header.totalRecords != nil
         else { return nil }
         let head = delta.header.head
         guard head.sequence <= journal.headSequence else { return nil }
@@ -51,34 +51,34 @@ extension Store {
     /// Throws away the index and replays the whole journal, repairing record files.
     func rebuildFromJournal(warn: Bool) throws(StoreError) {
         if warn { options.warningHandler("warning: \(layout.root): rebuilding the index from the journal") }
-        cancelSnapshotMerge()
+        cancelIndexMerge()
         index = StoreIndex()
-        snapshotSequence = 0
+        imageSequence = 0
         try replay(after: 0)
         try applyBase()
-        try writeSnapshot()
+        try writeIndexImage()
     }
 
-    /// The snapshot, when present, readable, and a prefix of this journal.
-    private func usableSnapshot() -> SnapshotFile? {
-        guard let snapshot = try? SnapshotFile.open(layout.index) else { return nil }
-        let head = snapshot.header.head
+    /// The image, when present, readable, and a prefix of this journal.
+    private func usableImage() -> IndexFile? {
+        guard let image = try? IndexFile.open(layout.index) else { return nil }
+        let head = image.header.head
         guard head.sequence <= journal.headSequence else { return nil }
-        // A delta on top whose head is the journal's vouches for the snapshot without reading
-        // the journal (the delta was written from exactly this snapshot).
-        if let delta = try? SnapshotFile.open(layout.indexDelta, magic: SnapshotFile.deltaMagic),
+        // A delta on top whose head is the journal's vouches for the image without reading
+        // the journal (the delta was written from exactly this image).
+        if let delta = try? IndexFile.open(layout.indexDelta, level: .delta),
             let base = delta.header.baseHead, base.sequence == head.sequence, base.hash == head.hash,
             delta.header.head.sequence == journal.headSequence, delta.header.head.hash == journal.headHash
         {
-            return snapshot
+            return image
         }
-        if head.sequence == 0 { return head.hash == .zero && snapshot.header.recordCount == 0 ? snapshot : nil }
-        if head.sequence == journal.headSequence { return head.hash == journal.headHash ? snapshot : nil }
+        if head.sequence == 0 { return head.hash == .zero && image.header.recordCount == 0 ? image : nil }
+        if head.sequence == journal.headSequence { return head.hash == journal.headHash ? image : nil }
         guard let entry = try? journal.entry(at: head.sequence), entry.hash == head.hash else { return nil }
-        return snapshot
+        return image
     }
 
-    /// Throws when a snapshot lookup found a damaged line, before anything is written.
+    /// Throws when a image lookup found a damaged line, before anything is written.
     func checkIndexIntegrity() throws(StoreError) {
         if let damage = index.records.damage { throw .damagedIndex(reason: damage) }
     }
@@ -88,7 +88,7 @@ extension Store {
     func replay(after sequence: UInt64) throws(StoreError) {
         // For each touched record: the hashes of every file form Ferry may have written for it.
         var staleForms: [RecordKey: Set<SHA256Digest>] = [:]
-        // Records the snapshot has no file stamp for (another process wrote the file), with
+        // Records the image has no file stamp for (another process wrote the file), with
         // their last sequence before the replay: any earlier form of theirs may be on disk.
         var unstamped: [RecordKey: UInt64] = [:]
         var touchedOrder: [RecordKey] = []

@@ -70,7 +70,7 @@ extension Store {
         }
         // Per-record state by slot (see ``BatchSlots``).
         let slots = BatchSlots(writes)
-        // Each record's state before the batch, looked up once (a search of the snapshot).
+        // Each record's state before the batch, looked up once (a search of the image).
         var plan = [PlannedRecord?](repeating: nil, count: writes.count >= Store.fileQueueThreshold ? slots.count : 0)
         // Each document's checks, canonical bytes and hash depend on nothing else: made first,
         // on every core. Errors are thrown below, in the order of the writes.
@@ -242,7 +242,7 @@ extension Store {
             }
         }
         try writeRecordFiles(fileWrites, prepared: prepared)
-        try mergeSnapshotIfDue()
+        try mergeIndexIfDue()
         return entries
     }
 

@@ -25,15 +25,15 @@ public final class Store: @unchecked Sendable {
     var journal: Journal
     var index: StoreIndex
     var clock: HybridLogicalClock
-    /// The journal sequence the index snapshot, or the last merge (into a snapshot, the delta or
+    /// The journal sequence the index image, or the last merge (into a image, the delta or
     /// a spill), covers: where the next merge's interval starts.
-    var snapshotSequence: UInt64 = 0
-    /// Whether file stamps changed since the snapshot (a status scan confirmed files).
+    var imageSequence: UInt64 = 0
+    /// Whether file stamps changed since the image (a status scan confirmed files).
     var stampsChanged = false
-    /// The journal sequence the snapshot plus delta on disk cover.
+    /// The journal sequence the image plus delta on disk cover.
     var persistedHead: UInt64 = 0
-    /// A new snapshot being written on another thread, if any (see ``SnapshotMerge``).
-    var snapshotMerge: SnapshotMerge?
+    /// A new image being written on another thread, if any (see ``IndexMerge``).
+    var indexMerge: IndexMerge?
     /// A merge interval for the current run of writes, lower than ``StoreOptions/mergeInterval``
     /// (see ``StreamedImport``); `nil` for the store's.
     var mergeIntervalOverride: Int?
@@ -120,13 +120,13 @@ public final class Store: @unchecked Sendable {
         let store = Store(layout: layout, manifest: manifest, options: options, lock: lock, journal: journal, index: StoreIndex())
         try store.recover()
         if !FileSystem.exists(layout.index) {
-            try store.writeSnapshot()
-        } else if store.index.records.delta != nil, store.deltaIsDueForSnapshot {
+            try store.writeIndexImage()
+        } else if store.index.records.delta != nil, store.deltaIsDueForImage {
             // A long run that was cut off before it closed (Ctrl-C on a join) leaves the delta
-            // its merges wrote, up to half the snapshot. Fold it in now, streaming, as its
+            // its merges wrote, up to half the image. Fold it in now, streaming, as its
             // close would have: whole-table reads (a status scan) decode the delta into memory.
             // Where the index cannot be written (a read-only medium), the delta stays.
-            try? store.writeSnapshot()
+            try? store.writeIndexImage()
         }
         return store
     }
@@ -154,62 +154,62 @@ public final class Store: @unchecked Sendable {
 
     /// Saves what changed in the index and releases files. Called by `deinit` too.
     ///
-    /// Usually writes only the delta file (the records changed since the snapshot), so the next
+    /// Usually writes only the delta file (the records changed since the image), so the next
     /// open reads no journal and no record file; when the delta has grown large, merges it into
-    /// a new snapshot.
+    /// a new image.
     public func close() {
         mutex.lock()
         defer { mutex.unlock() }
         guard !isClosed else { return }
         isClosed = true
-        if snapshotMerge != nil || index.headSequence != persistedHead || stampsChanged {
+        if indexMerge != nil || index.headSequence != persistedHead || stampsChanged {
             // The index files are only replaced under the lock; without it they stay as they
             // are, and the next open catches up from the journal.
             if (try? lock.acquire(timeout: options.lockTimeout)) != nil {
-                try? finishSnapshotMerge()
+                try? finishIndexMerge()
                 if (index.headSequence != persistedHead || stampsChanged) && !journal.hasExternalAppends() { try? persistIndex() }
                 lock.release()
             }
-            cancelSnapshotMerge()
+            cancelIndexMerge()
         }
         journal.close()
     }
 
-    /// Writes the delta file, or a whole new snapshot when the delta is large.
+    /// Writes the delta file, or a whole new image when the delta is large.
     func persistIndex() throws(StoreError) {
-        try finishSnapshotMerge()
-        if deltaIsDueForSnapshot || index.records.base == nil {
-            try writeSnapshot()
+        try finishIndexMerge()
+        if deltaIsDueForImage || index.records.base == nil {
+            try writeIndexImage()
             return
         }
         do {
-            try index.writeSnapshot(.delta, toFileAt: layout.indexDelta)
+            try index.writeFile(.delta, toFileAt: layout.indexDelta)
         } catch { throw .io(error) }
         persistedHead = index.headSequence
         stampsChanged = false
     }
 
-    /// Whether the records changed since the snapshot reach the interval and a sixteenth of
-    /// the store: then a new snapshot is written rather than a delta, so the full rewrite is
+    /// Whether the records changed since the image reach the interval and a sixteenth of
+    /// the store: then a new image is written rather than a delta, so the full rewrite is
     /// amortized over many closes.
-    var deltaIsDueForSnapshot: Bool {
-        index.records.changedCount >= max(Int(options.snapshotInterval), index.records.count / 16)
+    var deltaIsDueForImage: Bool {
+        index.records.changedCount >= max(Int(options.imageInterval), index.records.count / 16)
     }
 
     /// Writes `.ferry/index` now, merging every change in; removes the delta file.
-    func writeSnapshot() throws(StoreError) {
-        cancelSnapshotMerge()
+    func writeIndexImage() throws(StoreError) {
+        cancelIndexMerge()
         do {
-            try index.writeSnapshot(toFileAt: layout.index)
+            try index.writeFile(toFileAt: layout.index)
             try FileSystem.removeFile(layout.indexDelta)
         } catch { throw .io(error) }
-        // Continue from the new snapshot: its lines replace the in-memory changes.
-        if let snapshot = try SnapshotFile.open(layout.index) {
+        // Continue from the new image: its lines replace the in-memory changes.
+        if let image = try IndexFile.open(layout.index) {
             let kept = (index.liveCounts, index.conflicted, index.knowledge)
-            index.records = RecordTable(base: snapshot)
+            index.records = RecordTable(base: image)
             (index.liveCounts, index.conflicted, index.knowledge) = kept
         }
-        snapshotSequence = index.headSequence
+        imageSequence = index.headSequence
         persistedHead = index.headSequence
         stampsChanged = false
     }
@@ -246,7 +246,7 @@ public final class Store: @unchecked Sendable {
         }
         let result = try body()
         guard let damage = index.records.damage else { return result }
-        // A snapshot line could not be read: rebuild from the journal and answer again.
+        // A image line could not be read: rebuild from the journal and answer again.
         options.warningHandler("warning: \(layout.root): the index is damaged (\(damage))")
         try lock.acquire(timeout: options.lockTimeout)
         defer { lock.release() }

@@ -20,7 +20,7 @@ public enum StoreError: Error, Sendable, Equatable, CustomStringConvertible {
     case journal(JournalError)
     /// A system call failed.
     case io(SystemError)
-    /// The index snapshot could not be read (it is rebuilt from the journal).
+    /// The index image or delta could not be read (it is rebuilt from the journal).
     case damagedIndex(reason: String)
     /// A Codable value could not be encoded or decoded.
     case coding(String)

@@ -34,7 +34,8 @@ public struct StoreLayout: Sendable, Hashable {
     public var engine: String { root + "/.ferry" }
     public var index: String { engine + "/index" }
     public var indexDelta: String { engine + "/index-delta" }
-    /// A new snapshot being written on another thread, swapped in over ``index`` when done.
+    /// A new index file (an image, a delta or a spill) being written on another thread,
+    /// swapped in over ``index`` or ``indexDelta`` when done.
     public var indexMerging: String { engine + "/index-merging" }
     public var lock: String { engine + "/lock" }
     /// What this store remembers of its peers, one folder per peer (see `PeerMemory`).

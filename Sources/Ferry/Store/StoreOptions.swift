@@ -30,15 +30,22 @@ public struct StoreOptions: Sendable {
     var recordFileParsing: JSONParser.Options {
         JSONParser.Options(maximumDepth: maximumDepth, maximumByteCount: maximumDocumentBytes * 4 + 4096)
     }
-    /// Closing a store writes the records changed since the index snapshot to a small delta
+    /// Closing a store writes the records changed since the index image to a small delta
     /// file; once this many records (and a sixteenth of the store) have changed, it writes a
-    /// whole new snapshot instead.
-    public var snapshotInterval: UInt64 = 4096
+    /// whole new image instead.
+    public var imageInterval: UInt64 = 4096
+    /// The former name of ``imageInterval``, from when the index's image was called its
+    /// snapshot ("snapshot" now names only what a joining store takes from a peer).
+    @available(*, deprecated, renamed: "imageInterval")
+    public var snapshotInterval: UInt64 {
+        get { imageInterval }
+        set { imageInterval = newValue }
+    }
     /// During a long run of writes, the records changed in memory are merged into a new
-    /// snapshot, on another thread, once this many have piled up (whatever the store's size,
+    /// image, on another thread, once this many have piled up (whatever the store's size,
     /// so memory stays flat as the store grows).
-    /// A merge writes a new delta, or a new snapshot once the delta would reach half of the
-    /// snapshot: a lower interval bounds memory tighter (about 700 bytes per changed record)
+    /// A merge writes a new delta, or a new image once the delta would reach half of the
+    /// image: a lower interval bounds memory tighter (about 700 bytes per changed record)
     /// and costs more merges. A streamed import merges at a quarter of it, so its memory is
     /// that of its batches whatever the store's size.
     public var mergeInterval: Int = 65_536

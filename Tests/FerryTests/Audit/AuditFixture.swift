@@ -20,7 +20,7 @@ final class AuditFixture {
         var options = StoreOptions()
         options.clock = clock
         options.warningHandler = { _ in }
-        options.snapshotInterval = 0  // closing always writes the index snapshot
+        options.imageInterval = 0  // closing always writes the index image
         return options
     }
 

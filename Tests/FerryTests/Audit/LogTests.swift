@@ -49,7 +49,7 @@ import Testing
         #expect(try laptop.log(LogQuery(id: try RecordID("nothing"))).isEmpty)
     }
 
-    @Test func idLookupOnAStoreOpenedCleanReadsTheSnapshotText() async throws {
+    @Test func idLookupOnAStoreOpenedCleanReadsTheImageText() async throws {
         let (fixture, laptop, _) = try await makeHistory()
         let expected = try laptop.log(LogQuery(id: try RecordID("lamp")))
         laptop.close()
@@ -57,23 +57,23 @@ import Testing
         #expect(try reopened.log(LogQuery(id: try RecordID("lamp"))) == expected)
         #expect(try reopened.log(LogQuery(entity: fixture.notes, id: try RecordID("lamp"))).map(\.entry.sequence) == [5])
         let head = reopened.head
-        let count = try #require(try SnapshotFile.open(reopened.layout.index)).header.recordCount
-        #expect(SnapshotRecordLookup.entities(inSnapshotAt: reopened.layout.index, head: head, recordCount: count) == [
+        let count = try #require(try IndexFile.open(reopened.layout.index)).header.recordCount
+        #expect(IndexRecordLookup.entities(inImageAt: reopened.layout.index, head: head, recordCount: count) == [
             fixture.notes, fixture.products,
         ])
-        // Another snapshot's head, or a wrong record count: not the snapshot the store opened.
-        #expect(SnapshotRecordLookup.entities(
-            inSnapshotAt: reopened.layout.index, head: StoreHead(sequence: 99, hash: .zero, latestModification: .zero),
+        // Another image's head, or a wrong record count: not the image the store opened.
+        #expect(IndexRecordLookup.entities(
+            inImageAt: reopened.layout.index, head: StoreHead(sequence: 99, hash: .zero, latestModification: .zero),
             recordCount: count) == nil)
-        #expect(SnapshotRecordLookup.entities(inSnapshotAt: reopened.layout.index, head: head, recordCount: count + 1) == nil)
+        #expect(IndexRecordLookup.entities(inImageAt: reopened.layout.index, head: head, recordCount: count + 1) == nil)
     }
 
     @Test func idLookupSeesRecordsOnlyInTheIndexDelta() async throws {
         let (fixture, laptop, _) = try await makeHistory()
         laptop.close()
-        // Closing after a few changes writes them to the delta file, not a new snapshot.
+        // Closing after a few changes writes them to the delta file, not a new image.
         var options = fixture.options
-        options.snapshotInterval = 1_000_000
+        options.imageInterval = 1_000_000
         let store = try Store.open(at: fixture.path("laptop"), options: options)
         let tags = try EntityName("Tag")
         try fixture.put(store, ["text": "new"], tags, "lamp")
@@ -91,10 +91,10 @@ import Testing
             }
         }
         _ = try reopened.write(writes)
-        try reopened.writeSnapshot()
+        try reopened.writeIndexImage()
         let head = reopened.head
-        let count = try #require(try SnapshotFile.open(reopened.layout.index)).header.recordCount
-        let entities = try #require(SnapshotRecordLookup.entities(inSnapshotAt: reopened.layout.index, head: head, recordCount: count))
+        let count = try #require(try IndexFile.open(reopened.layout.index)).header.recordCount
+        let entities = try #require(IndexRecordLookup.entities(inImageAt: reopened.layout.index, head: head, recordCount: count))
         #expect(entities.map(\.rawValue) == ["A", "B_2", "Note", "Product", "Tag", "Zeta", "a", "m"])
         #expect(try reopened.log(LogQuery(id: try RecordID("r7"))).map(\.entry.change.key.entity.rawValue).sorted() == [
             "A", "B_2", "Zeta", "a", "m",

@@ -54,7 +54,7 @@ import Testing
             let state = replay.state(at: index) { versions[$0] }
             #expect(state?.versions == expected.versions, "seed \(seed), \(key)")
             #expect(state?.lastSequence == expected.lastSequence, "seed \(seed), \(key)")
-            #expect(replay.slots[index].versionsHash == SnapshotComparison.VersionsText.fingerprint(expected.versions, numbers: numbers))
+            #expect(replay.slots[index].versionsHash == IndexComparison.VersionsText.fingerprint(expected.versions, numbers: numbers))
             #expect(replay.expectedFile(at: index) == (expected.isLive ? files[expected.winner.sequence] : nil), "seed \(seed), \(key)")
         }
     }

@@ -33,7 +33,7 @@ import Testing
         #expect(comparison.firstEntriesScanned == 2)
         #expect(comparison.secondEntriesScanned == 1)
 
-        // Reopened, the stores answer from their snapshots and journals alone.
+        // Reopened, the stores answer from their images and journals alone.
         laptop.close()
         server.close()
         let laptopAgain = try fixture.open("laptop")
@@ -56,9 +56,9 @@ import Testing
         for index in 0..<20 { try fixture.put(a, ["n": .integer(Int64(index))], nil, "r\(index)") }
         _ = try await fixture.sync(b, with: "a")
         a.close()
-        // Closing after a few changes writes them to the delta file, not a new snapshot.
+        // Closing after a few changes writes them to the delta file, not a new image.
         var options = fixture.options
-        options.snapshotInterval = 1_000_000
+        options.imageInterval = 1_000_000
         let changed = try Store.open(at: fixture.path("a"), options: options)
         try fixture.put(changed, ["n": 100], nil, "r3")
         try fixture.put(changed, ["text": "new"], fixture.notes, "r3")

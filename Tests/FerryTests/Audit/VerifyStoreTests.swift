@@ -38,7 +38,7 @@ import Testing
 
     @Test func openStoreVerifiesToo() throws {
         let (_, store) = try makeStore()
-        // The store is open (it holds no lock between calls) and its snapshot is older.
+        // The store is open (it holds no lock between calls) and its image is older.
         #expect(try verifyInPartitions(at: store.path).isClean)
     }
 
@@ -144,9 +144,9 @@ import Testing
 
     @Test func staleIndexIsReportedAsIndex() throws {
         let (fixture, store) = try makeStore()
-        try store.writeSnapshot()  // every record in the snapshot, no delta file
+        try store.writeIndexImage()  // every record in the image, no delta file
         store.close()
-        // Drop chair's line from the snapshot, keeping the file well-formed.
+        // Drop chair's line from the image, keeping the file well-formed.
         let text = String(decoding: try FileSystem.readFile(store.layout.index), as: UTF8.self)
         var lines = text.split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
         let before = lines.count
@@ -187,7 +187,7 @@ import Testing
 
     @Test func unsortedLinesBadStampsAndStaleCountsAreReported() throws {
         let (fixture, store) = try makeStore()
-        try store.writeSnapshot()
+        try store.writeIndexImage()
         store.close()
         #expect(try verifyInPartitions(at: store.path).isClean)
         let products = fixture.products.rawValue
@@ -215,15 +215,15 @@ import Testing
         #expect(findings.allSatisfy { $0.kind == .indexMismatch })
     }
 
-    @Test func theIndexDeltaIsComparedWithTheSnapshot() throws {
+    @Test func theIndexDeltaIsComparedWithTheImage() throws {
         var options = fixture.options
-        options.snapshotInterval = 1_000_000
+        options.imageInterval = 1_000_000
         var store = try Store.create(at: fixture.path("delta"), name: "delta", options: options)
         try fixture.put(store, ["name": "Lamp"], nil, "lamp")
         try fixture.put(store, ["name": "Chair"], nil, "chair")
         store.close()
         store = try Store.open(at: fixture.path("delta"), options: options)
-        try store.writeSnapshot()  // lamp and chair in the snapshot
+        try store.writeIndexImage()  // lamp and chair in the image
         try fixture.put(store, ["name": "Lamp", "price": 3], nil, "lamp")
         try fixture.put(store, ["text": "hi"], fixture.notes, "n1")
         store.close()  // lamp's new version and n1 in the delta
@@ -232,7 +232,7 @@ import Testing
         #expect(report.isClean, "\(report.findings)")
         #expect(report.checkedIndex)
 
-        // The delta's line for lamp goes stale; the snapshot's (older) line is not consulted.
+        // The delta's line for lamp goes stale; the image's (older) line is not consulted.
         try rewriteIndexFile(store.layout.indexDelta) { lines in
             lines = lines.map { $0.hasPrefix("K\tProduct\tlamp\t3\t") ? $0.replacingOccurrences(of: "\tlamp\t3\t", with: "\tlamp\t1\t") : $0 }
         }

@@ -10,10 +10,10 @@ import FerryTestSupport
     let notes = try! EntityName("Note")
 
     /// A store with three records, closed, and the path of its journal's last segment.
-    func makeStore(_ directory: TemporaryDirectory, snapshotInterval: UInt64 = 256) throws -> (path: String, segment: String) {
+    func makeStore(_ directory: TemporaryDirectory, imageInterval: UInt64 = 256) throws -> (path: String, segment: String) {
         let path = directory.subpath("store")
         var options = StoreOptions()
-        options.snapshotInterval = snapshotInterval
+        options.imageInterval = imageInterval
         let store = try Store.create(at: path, options: options)
         for index in 1...3 { try store.put(["n": .integer(Int64(index)), "text": "Ünï 😀"], entity: notes, id: RecordID("r\(index)")) }
         store.close()
@@ -168,7 +168,7 @@ import FerryTestSupport
 
     @Test func missingIndexIsRebuilt() async throws {
         let directory = try TemporaryDirectory()
-        let (path, _) = try makeStore(directory, snapshotInterval: 1)
+        let (path, _) = try makeStore(directory, imageInterval: 1)
         #expect(persistedIndexHead(path) == 3)
         try FileSystem.removeFile(path + "/.ferry/index")
         let warnings = WarningRecorder()
@@ -183,14 +183,14 @@ import FerryTestSupport
     @Test(arguments: ["garbage", "truncated", "foreign head", "bad record line"])
     func damagedIndexIsRebuilt(damage: String) async throws {
         let directory = try TemporaryDirectory()
-        let (path, _) = try makeStore(directory, snapshotInterval: 1)
+        let (path, _) = try makeStore(directory, imageInterval: 1)
         let indexPath = path + "/.ferry/index"
         var bytes = try FileSystem.readFile(indexPath)
         switch damage {
         case "garbage": bytes = Array("not an index\u{0}\u{1}".utf8)
         case "truncated": bytes = Array(bytes.prefix(bytes.count / 2))
         case "foreign head":
-            // A well-formed snapshot of another journal: same sequence, different hash.
+            // A well-formed image of another journal: same sequence, different hash.
             let text = String(decoding: bytes, as: UTF8.self)
             let lines = text.split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
             var head = lines[1].split(separator: "\t").map(String.init)
@@ -214,9 +214,9 @@ import FerryTestSupport
     }
 
     @Test(arguments: [UInt64(1), 256])
-    func recordFilesBehindTheJournalAreRepaired(snapshotInterval: UInt64) async throws {
+    func recordFilesBehindTheJournalAreRepaired(imageInterval: UInt64) async throws {
         let directory = try TemporaryDirectory()
-        let (path, _) = try makeStore(directory, snapshotInterval: snapshotInterval)
+        let (path, _) = try makeStore(directory, imageInterval: imageInterval)
         // r1 updated, r2 deleted, r9 created: journaled, but no file was touched.
         try appendBehindTheFiles(path, [
             .put(RecordKey(entity: notes, id: RecordID("r1")), ["n": 10]),
@@ -234,21 +234,21 @@ import FerryTestSupport
         #expect(try JournalAudit.problems(in: store).isEmpty)
     }
 
-    /// The index snapshot may know nothing of a record file another process wrote (a
+    /// The index image may know nothing of a record file another process wrote (a
     /// long-running process only learns of the other's journal entries). A crash that then
     /// leaves that file behind the journal must still be repaired, not taken for a hand edit.
     @Test func fileWrittenByAnotherProcessAndLeftBehindIsRepaired() async throws {
         let directory = try TemporaryDirectory()
         let (path, _) = try makeStore(directory)
         var options = StoreOptions()
-        options.snapshotInterval = 1
+        options.imageInterval = 1
         let longRunning = try Store.open(at: path, options: options)
         try longRunning.put(["n": 0], entity: notes, id: RecordID("other"))
         let shortLived = try Store.open(at: path)
         try shortLived.put(["n": 7], entity: notes, id: RecordID("r7"))
         shortLived.close()
         try longRunning.put(["n": 1], entity: notes, id: RecordID("other"))  // catches up with r7
-        longRunning.close()  // its snapshot covers r7, without a file stamp
+        longRunning.close()  // its image covers r7, without a file stamp
         try appendBehindTheFiles(path, [
             .put(RecordKey(entity: notes, id: RecordID("r7")), ["n": 70]),
             .delete(RecordKey(entity: notes, id: RecordID("r3"))),
@@ -263,12 +263,12 @@ import FerryTestSupport
     /// A long-running process (a server, a watcher) that catches up with entries another
     /// process appended before it was killed must repair what that process left behind, as
     /// opening the store would: otherwise it reports Ferry's own stale file as a hand edit,
-    /// and its next snapshot hides the damage from every later open.
+    /// and its next image hides the damage from every later open.
     @Test func fileLeftBehindByAKilledProcessIsRepairedByALiveOne() async throws {
         let directory = try TemporaryDirectory()
         let (path, _) = try makeStore(directory)
         var options = StoreOptions()
-        options.snapshotInterval = 1
+        options.imageInterval = 1
         let live = try Store.open(at: path, options: options)
         #expect(try live.get(entity: notes, id: RecordID("r1")) == ["n": 1, "text": "Ünï 😀"])
         // Another process journals these, then dies before touching any file.
@@ -313,7 +313,7 @@ import FerryTestSupport
         #expect(FileSystem.exists(path + "/" + r1Loser) && FileSystem.exists(path + "/" + r2Loser))
         // r1 resolved in the journal, its loser's file never removed; r2's loser file never
         // written. (Without the index, the whole journal is replayed, as after a crash that
-        // came before the snapshot.)
+        // came before the image.)
         try appendBehindTheFiles(path, [.put(r1, ["by": "both"])])
         try FileSystem.removeFile(path + "/" + r2Loser)
         try FileSystem.removeFile(path + "/.ferry/index")
@@ -328,7 +328,7 @@ import FerryTestSupport
 
     @Test func handEditMadeWhileTheJournalIsAheadIsKept() async throws {
         let directory = try TemporaryDirectory()
-        let (path, _) = try makeStore(directory, snapshotInterval: 1)
+        let (path, _) = try makeStore(directory, imageInterval: 1)
         let handEdit = "{\n  \"edited\": \"by hand\"\n}\n"
         try FileSystem.writeFileAtomically(path + "/records/Note/r1.json", Array(handEdit.utf8), durable: false)
         try FileSystem.writeFileAtomically(path + "/records/Note/r2.json", Array("{\"x\": 1}".utf8), durable: false)
@@ -347,13 +347,13 @@ import FerryTestSupport
 }
 
 /// The journal position the index files on disk cover: the delta's head when one applies to
-/// the snapshot, else the snapshot's.
+/// the image, else the image's.
 func persistedIndexHead(_ path: String) -> UInt64? {
-    guard let snapshot = try? SnapshotFile.open(path + "/.ferry/index") else { return nil }
-    if let delta = try? SnapshotFile.open(path + "/.ferry/index-delta", magic: SnapshotFile.deltaMagic),
-        let base = delta.header.baseHead, base.sequence == snapshot.header.head.sequence
+    guard let image = try? IndexFile.open(path + "/.ferry/index") else { return nil }
+    if let delta = try? IndexFile.open(path + "/.ferry/index-delta", level: .delta),
+        let base = delta.header.baseHead, base.sequence == image.header.head.sequence
     {
         return delta.header.head.sequence
     }
-    return snapshot.header.head.sequence
+    return image.header.head.sequence
 }

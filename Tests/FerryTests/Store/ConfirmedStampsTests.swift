@@ -3,9 +3,9 @@ import Testing
 import FerryTestSupport
 @testable import Ferry
 
-/// File stamps a status scan confirms for records unchanged since the snapshot are kept as
+/// File stamps a status scan confirms for records unchanged since the image are kept as
 /// sort keys and stamps (``ConfirmedStamps``), not as decoded states in the index's memory,
-/// and reach the snapshot or the delta as the record's line with a new stamp.
+/// and reach the image or the delta as the record's line with a new stamp.
 @Suite struct ConfirmedStampsTests {
     let notes = try! EntityName("Note")
 
@@ -16,7 +16,7 @@ import FerryTestSupport
     }
 
     private func entry(_ id: String, _ stamp: FileStamp) -> ConfirmedStamps.Entry {
-        ConfirmedStamps.Entry(sortKey: SnapshotFile.sortKey(key(id)), stamp: stamp)
+        ConfirmedStamps.Entry(sortKey: IndexRecordLine.sortKey(key(id)), stamp: stamp)
     }
 
     /// Sets a file's modification time (and access time) to `seconds` and `nanoseconds`.
@@ -35,11 +35,11 @@ import FerryTestSupport
         }
     }
 
-    /// A store of `count` notes, all in its snapshot, their files aged.
-    private func snapshottedStore(at path: String, count: Int, options: StoreOptions = StoreOptions()) throws -> Store {
+    /// A store of `count` notes, all in its image, their files aged.
+    private func storeWithIndexImage(at path: String, count: Int, options: StoreOptions = StoreOptions()) throws -> Store {
         let store = try Store.create(at: path, options: options)
         try store.write((0..<count).map { .put(key("n\($0)"), ["v": .integer(Int64($0))]) })
-        try store.writeSnapshot()
+        try store.writeIndexImage()
         try ageRecordFiles(of: path)
         #expect(store.index.records.overlay.isEmpty)
         return store
@@ -49,11 +49,11 @@ import FerryTestSupport
         var stamps = ConfirmedStamps()
         stamps.add([entry("a", stamp(1)), entry("c", stamp(3))])
         stamps.add([entry("b", stamp(2)), entry("c", stamp(30)), entry("d", stamp(4))])
-        #expect(stamps.entries.map(\.sortKey) == ["a", "b", "c", "d"].map { SnapshotFile.sortKey(key($0)) })
-        #expect(stamps.stamp(forSortKey: SnapshotFile.sortKey(key("c"))) == stamp(30))
-        #expect(stamps.stamp(forSortKey: SnapshotFile.sortKey(key("b"))) == stamp(2))
-        #expect(stamps.stamp(forSortKey: SnapshotFile.sortKey(key("bb"))) == nil)
-        #expect(stamps.stamp(forSortKey: SnapshotFile.sortKey(key("e"))) == nil)
+        #expect(stamps.entries.map(\.sortKey) == ["a", "b", "c", "d"].map { IndexRecordLine.sortKey(key($0)) })
+        #expect(stamps.stamp(forSortKey: IndexRecordLine.sortKey(key("c"))) == stamp(30))
+        #expect(stamps.stamp(forSortKey: IndexRecordLine.sortKey(key("b"))) == stamp(2))
+        #expect(stamps.stamp(forSortKey: IndexRecordLine.sortKey(key("bb"))) == nil)
+        #expect(stamps.stamp(forSortKey: IndexRecordLine.sortKey(key("e"))) == nil)
     }
 
     @Test func subtractingLeavesWhatWasConfirmedSince() {
@@ -71,20 +71,20 @@ import FerryTestSupport
         let versions = "0,3,1700000000000,0,0,\(String(repeating: "ab", count: 32)),12,0:3"
         let newStamp = stamp(42, taken: 1_700_000_000_000_000_000)
         var expected = Array(prefix.utf8)
-        newStamp.appendText(to: &expected)
+        IndexRecordLine.appendStamp(newStamp, to: &expected)
         expected += Array("\t\(versions)".utf8)
         for oldStamp in ["-", "10,20,30,\(String(repeating: "cd", count: 32)),40"] {
             let line = Array((prefix + oldStamp + "\t" + versions).utf8)
-            #expect(SnapshotFile.line(line[...], withStamp: newStamp) == expected)
-            #expect(SnapshotFile.parseStamp(expected[(prefix.utf8.count)..<(expected.count - versions.utf8.count - 1)]) == .some(newStamp))
+            #expect(IndexRecordLine.line(line[...], withStamp: newStamp) == expected)
+            #expect(IndexRecordLine.parseStamp(expected[(prefix.utf8.count)..<(expected.count - versions.utf8.count - 1)]) == .some(newStamp))
         }
-        #expect(SnapshotFile.line(Array("K\tNote\tn1".utf8)[...], withStamp: newStamp) == nil)
+        #expect(IndexRecordLine.line(Array("K\tNote\tn1".utf8)[...], withStamp: newStamp) == nil)
     }
 
-    @Test func aScanConfirmsSnapshotRecordsWithoutDecodingThemIntoMemory() throws {
+    @Test func aScanConfirmsImageRecordsWithoutDecodingThemIntoMemory() throws {
         let directory = try TemporaryDirectory()
         let path = directory.subpath("s")
-        let store = try snapshottedStore(at: path, count: 200)
+        let store = try storeWithIndexImage(at: path, count: 200)
         defer { store.close() }
         #expect(try store.status().isClean)
         #expect(store.index.records.overlay.isEmpty, "confirmations must not become states in memory")
@@ -111,12 +111,12 @@ import FerryTestSupport
         #expect(second.edits.map(\.path) == ["records/Note/n9.json"])
     }
 
-    @Test func confirmedStampsReachTheSnapshotAndSurviveReopening() throws {
+    @Test func confirmedStampsReachTheImageAndSurviveReopening() throws {
         let directory = try TemporaryDirectory()
         let path = directory.subpath("s")
         var options = StoreOptions()
-        options.snapshotInterval = 10
-        var store = try snapshottedStore(at: path, count: 100, options: options)
+        options.imageInterval = 10
+        var store = try storeWithIndexImage(at: path, count: 100, options: options)
         #expect(try store.status().isClean)
         let before = try #require(store.index.records[key("n3")]?.file)
         // A record written after its confirmation: its new state wins over the stamp.
@@ -125,7 +125,7 @@ import FerryTestSupport
 
         store = try Store.open(at: path, options: options)
         defer { store.close() }
-        // The scan's 100 confirmations were merged into a new snapshot; the later write is the delta.
+        // The scan's 100 confirmations were merged into a new image; the later write is the delta.
         #expect(store.index.records.delta?.header.recordCount == 1)
         #expect(store.index.records[key("n3")]?.file == before)
         #expect(try store.get(entity: notes, id: RecordID("n30")) == ["v": 300])
@@ -139,10 +139,10 @@ import FerryTestSupport
         let directory = try TemporaryDirectory()
         let path = directory.subpath("s")
         var options = StoreOptions()
-        options.snapshotInterval = 10_000
-        var store = try snapshottedStore(at: path, count: 300, options: options)
+        options.imageInterval = 10_000
+        var store = try storeWithIndexImage(at: path, count: 300, options: options)
         #expect(try store.status().isClean)
-        try store.writeSnapshot()
+        try store.writeIndexImage()
         store.close()
         // Every stamp is trusted now; make three files need confirming again.
         store = try Store.open(at: path, options: options)
@@ -170,8 +170,8 @@ import FerryTestSupport
         let path = directory.subpath("s")
         var options = StoreOptions()
         options.mergeInterval = 100
-        options.snapshotInterval = 100_000
-        let store = try snapshottedStore(at: path, count: 200, options: options)
+        options.imageInterval = 100_000
+        let store = try storeWithIndexImage(at: path, count: 200, options: options)
         defer { store.close() }
         #expect(try store.status().isClean)
         #expect(store.index.records.confirmed.count == 200)
@@ -179,19 +179,19 @@ import FerryTestSupport
 
         // 150 new notes start a merge of a copy that holds the 200 confirmations.
         try store.write((200..<350).map { .put(key("n\($0)"), ["v": .integer(Int64($0))]) })
-        let merge = try #require(store.snapshotMerge)
+        let merge = try #require(store.indexMerge)
         // Confirmed while the merge runs: a new stamp for n5.
         setModificationTime(of: path + "/records/Note/n5.json", seconds: 1_000_000_000)
         try ageRecordFiles(of: path, only: (200..<350).map { "n\($0).json" })
         #expect(try store.status().isClean)
         _ = merge.wait()
-        try store.finishSnapshotMerge()
+        try store.finishIndexMerge()
 
-        #expect(store.snapshotMerge == nil)
+        #expect(store.indexMerge == nil)
         let n5 = try #require(store.index.records[key("n5")]?.file)
         #expect(n5.modificationNanoseconds == 1_000_000_000 * 1_000_000_000)
-        #expect(store.index.records[key("n6")]?.file == first, "the merged snapshot holds the earlier confirmations")
-        #expect(store.index.records.confirmed.entries.map(\.sortKey) == [SnapshotFile.sortKey(key("n5"))])
+        #expect(store.index.records[key("n6")]?.file == first, "the merged image holds the earlier confirmations")
+        #expect(store.index.records.confirmed.entries.map(\.sortKey) == [IndexRecordLine.sortKey(key("n5"))])
         #expect(try store.status().isClean)
     }
 }

@@ -3,7 +3,7 @@ import Foundation
 import FerryTestSupport
 @testable import Ferry
 
-/// The index delta (`.ferry/index-delta`): records changed since the snapshot by earlier
+/// The index delta (`.ferry/index-delta`): records changed since the image by earlier
 /// processes, looked up on disk rather than decoded whole when a store is opened.
 @Suite struct IndexDeltaTests {
     let notes = try! EntityName("Note")
@@ -11,13 +11,13 @@ import FerryTestSupport
 
     private func key(_ entity: EntityName, _ id: String) -> RecordKey { RecordKey(entity: entity, id: try! RecordID(id)) }
 
-    /// A store with a 300-record snapshot and a delta of 40 changed and 10 new records.
+    /// A store with a 300-record image and a delta of 40 changed and 10 new records.
     private func storeWithDelta(at path: String) throws {
         var options = StoreOptions()
-        options.snapshotInterval = 1_000
+        options.imageInterval = 1_000
         let store = try Store.create(at: path, options: options)
         try store.write((0..<300).map { .put(key(notes, "n\($0)"), ["v": 0]) })
-        try store.writeSnapshot()
+        try store.writeIndexImage()
         try store.write((0..<40).map { .put(key(notes, "n\($0 * 7)"), ["v": 1]) } + (0..<10).map { .put(key(users, "u\($0)"), ["u": .integer(Int64($0))]) })
         store.close()
         #expect(FileSystem.exists(path + "/.ferry/index-delta"))
@@ -32,7 +32,7 @@ import FerryTestSupport
         try store.put(["v": 2], entity: notes, id: RecordID("n1"))
         let count = store.index.records.count
         let stamp = FileStamp(size: 7, modificationNanoseconds: 1, inode: 2, contentHash: .zero, takenAtNanoseconds: 3)
-        // In memory (just written), in the delta (n7), in the snapshot only (n2), and absent.
+        // In memory (just written), in the delta (n7), in the image only (n2), and absent.
         for id in ["n1", "n7", "n2"] {
             let key = key(notes, id)
             store.index.records.setFile(stamp, of: key)
@@ -67,7 +67,7 @@ import FerryTestSupport
         try storeWithDelta(at: path)
         do {
             let store = try Store.open(at: path)
-            // One record of the delta changed again, one of the snapshot, one new, one deleted.
+            // One record of the delta changed again, one of the image, one new, one deleted.
             try store.write([
                 .put(key(notes, "n7"), ["v": 2]), .put(key(notes, "n8"), ["v": 2]), .put(key(notes, "new"), ["v": 2]),
                 .delete(key(users, "u1")),
@@ -113,11 +113,11 @@ import FerryTestSupport
         }
     }
 
-    @Test func aNewReplicaAndAFullSnapshotKeepTheDeltaLinesValid() async throws {
+    @Test func aNewReplicaAndAFullImageKeepTheDeltaLinesValid() async throws {
         let directory = try TemporaryDirectory()
         let path = directory.subpath("s")
         try storeWithDelta(at: path)
-        // Changes from two replicas the snapshot has never seen, synced in two processes, the
+        // Changes from two replicas the image has never seen, synced in two processes, the
         // one whose id sorts last first: its lines in the delta must keep their number.
         var others: [Store] = []
         for index in 0..<2 {
@@ -144,7 +144,7 @@ import FerryTestSupport
         do {
             let store = try Store.open(at: directory.subpath("t"))
             try store.write([.put(key(notes, "n7"), ["v": 9]), .put(key(users, "u10"), ["u": 10])])
-            try store.writeSnapshot()  // a full snapshot: snapshot lines, delta lines and memory merged
+            try store.writeIndexImage()  // a full image: image lines, delta lines and memory merged
             #expect(!FileSystem.exists(directory.subpath("t/.ferry/index-delta")))
             store.close()
         }

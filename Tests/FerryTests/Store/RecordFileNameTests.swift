@@ -85,7 +85,7 @@ import FerryTestSupport
             #expect(RecordFileName.encode(id) == String(decoding: bytes, as: UTF8.self), "\(text)")
             #expect(RecordFileName.decode(RecordFileName.encode(id)) == id, "\(text)")
             let key = RecordKey(entity: try EntityName("Item"), id: id)
-            #expect(SnapshotFile.sortKey(key) == Array("Item\t".utf8) + bytes)
+            #expect(IndexRecordLine.sortKey(key) == Array("Item\t".utf8) + bytes)
         }
     }
 

@@ -3,8 +3,8 @@ import FerryTestSupport
 import Testing
 @testable import Ferry
 
-/// Listing an entity streams the index (snapshot and delta a piece at a time, merged with the
-/// states in memory) and puts the snapshot's sort-key order (by encoded id) into id order
+/// Listing an entity streams the index (image and delta a piece at a time, merged with the
+/// states in memory) and puts the image's sort-key order (by encoded id) into id order
 /// (UTF-8 bytes). The ids and documents must come out exactly as sorting every live id did.
 @Suite struct SortedListingTests {
     let notes = try! EntityName("Note")
@@ -61,16 +61,16 @@ import Testing
         #expect(firstFive == Array(expected.prefix(5)), "\(stage): stopping early")
     }
 
-    @Test func trickyIDsListInIDOrderFromTheSnapshotTheDeltaAndMemory() async throws {
+    @Test func trickyIDsListInIDOrderFromTheImageTheDeltaAndMemory() async throws {
         let directory = try TemporaryDirectory()
         var options = StoreOptions()
-        options.snapshotInterval = 100_000
+        options.imageInterval = 100_000
         let path = directory.subpath("a")
         var model: [RecordID: JSONValue] = [:]
         var others: [EntityName: [RecordID: JSONValue]] = [:]
         let ids = Self.trickyIDs
 
-        // 1. Everything in the snapshot, with neighbouring entities holding the same ids.
+        // 1. Everything in the image, with neighbouring entities holding the same ids.
         do {
             let store = try Store.create(at: path, name: "a", options: options)
             var writes: [RecordWrite] = []
@@ -83,8 +83,8 @@ import Testing
                 }
             }
             try store.write(writes)
-            try store.writeSnapshot()
-            try expectListing(store, notes, model, "snapshot")
+            try store.writeIndexImage()
+            try expectListing(store, notes, model, "image")
             store.close()
         }
         // 2. Conflicts: another replica edits some records at the same time.
@@ -99,7 +99,7 @@ import Testing
             _ = try await b.sync(with: FolderTransport(path: a.path))
             #expect(try a.conflicts().count == 4)
             for id in ["a:b", "日本", "Alice", "n1"] { model[try RecordID(id)] = try a.get(entity: notes, id: RecordID(id)) }
-            // 3. Changes since the snapshot, left in the delta: deletes, updates, new ids.
+            // 3. Changes since the image, left in the delta: deletes, updates, new ids.
             var writes: [RecordWrite] = []
             for id in ["a/b", "é", "order:2", ".hidden", String(repeating: "é", count: 120), "n10"] {
                 writes.append(.delete(key(notes, id)))
@@ -121,11 +121,11 @@ import Testing
             b.close()
         }
         #expect(FileSystem.exists(path + "/.ferry/index-delta"), "the changes went to the delta")
-        // 4. Reopened: the snapshot and the delta on disk, then changes in memory on top.
+        // 4. Reopened: the image and the delta on disk, then changes in memory on top.
         let store = try Store.open(at: path, options: options)
         defer { store.close() }
         #expect(store.index.records.delta != nil)
-        try expectListing(store, notes, model, "snapshot and delta")
+        try expectListing(store, notes, model, "image and delta")
         _ = try store.status()
         var writes: [RecordWrite] = []
         for id in ["日本人", "a b", "a!b", "order:1", "zeta"] {
@@ -142,7 +142,7 @@ import Testing
         }
         try store.write(writes)
         #expect(!store.index.records.overlay.isEmpty)
-        try expectListing(store, notes, model, "snapshot, delta and memory")
+        try expectListing(store, notes, model, "image, delta and memory")
         for entity in neighbours { try expectListing(store, entity, others[entity] ?? [:], "neighbour") }
         #expect(try store.ids(of: EntityName("Nothing")).isEmpty)
     }
@@ -160,7 +160,7 @@ import Testing
             }
         }
         try store.write(writes)
-        try store.writeSnapshot()
+        try store.writeIndexImage()
         try expectListing(store, notes, model, "all held back")
     }
 
@@ -170,7 +170,7 @@ import Testing
         let alphabet: [String] = ["a", "b", "z", "A", "Z", "0", "9", "-", "_", ".", " ", "/", ":", "@", "%", "^", "~", "é", "日", "\u{1}", "["]
         let directory = try TemporaryDirectory()
         var options = StoreOptions()
-        options.snapshotInterval = 100_000
+        options.imageInterval = 100_000
         let path = directory.subpath("s")
         var model: [RecordID: JSONValue] = [:]
         func randomID() -> String {
@@ -195,7 +195,7 @@ import Testing
         do {
             let store = try Store.create(at: path, options: options)
             try store.write(randomWrites(400))
-            try store.writeSnapshot()
+            try store.writeIndexImage()
             try store.write(randomWrites(100))
             store.close()
         }
@@ -231,13 +231,13 @@ import Testing
         }
     }
 
-    @Test func listingReadsTheSnapshotInPiecesNotWhole() throws {
+    @Test func listingReadsTheImageInPiecesNotWhole() throws {
         let directory = try TemporaryDirectory()
         let path = directory.subpath("s")
         do {
             let store = try Store.create(at: path)
             try store.write((0..<2_000).map { .put(key(notes, "n\($0)"), ["n": .integer(Int64($0))]) })
-            try store.writeSnapshot()
+            try store.writeIndexImage()
             store.close()
         }
         let store = try Store.open(at: path)
@@ -254,15 +254,15 @@ import Testing
         do {
             let store = try Store.create(at: path)
             try store.write(entities.flatMap { entity in (0..<700).map { .put(key(entity, "r\($0)é"), ["n": .integer(Int64($0))]) } })
-            try store.writeSnapshot()
+            try store.writeIndexImage()
             store.close()
         }
         let text = String(decoding: try FileSystem.readFile(path + "/.ferry/index"), as: UTF8.self)
-        let file = try #require(try SnapshotFile.open(path + "/.ferry/index"))
+        let file = try #require(try IndexFile.open(path + "/.ferry/index"))
         for entity in entities + [try EntityName("Nothing"), try EntityName("Aaa"), try EntityName("Zzz")] {
             let expected = text.split(separator: "\n").filter { $0.hasPrefix("K\t\(entity.rawValue)\t") }.map(String.init)
             for pieceSize in [1, 97, 4096, 1 << 20] {
-                var cursor = SnapshotLineCursor(file: file, entity: entity, pieceSize: pieceSize)
+                var cursor = IndexLineCursor(file: file, entity: entity, pieceSize: pieceSize)
                 var lines: [String] = []
                 while let (sortKey, line) = cursor.next() {
                     #expect(sortKey.starts(with: Array("\(entity.rawValue)\t".utf8)))
@@ -274,13 +274,13 @@ import Testing
         #expect(file.damage == nil)
     }
 
-    /// A snapshot with the records `n00`…`n49` of which `damage` spoils one line.
+    /// An image with the records `n00`…`n49` of which `damage` spoils one line.
     private func damagedStore(_ directory: TemporaryDirectory, _ damage: (String) -> String) throws -> (Store, WarningRecorder) {
         let path = directory.subpath("s")
         do {
             let store = try Store.create(at: path)
             try store.write((0..<50).map { .put(key(notes, String(format: "n%02d", $0)), ["n": .integer(Int64($0))]) })
-            try store.writeSnapshot()
+            try store.writeIndexImage()
             store.close()
         }
         let index = path + "/.ferry/index"

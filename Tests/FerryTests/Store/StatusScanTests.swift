@@ -6,13 +6,13 @@ import Testing
 /// folders for files no record claimed.
 @Suite struct StatusScanTests {
     /// A store of Product records with these ids and one of 250 bytes (its file in a `~`
-    /// folder), snapshotted and clean; returns it and its Product folder's path.
+    /// folder), imaged and clean; returns it and its Product folder's path.
     static func store(in directory: TemporaryDirectory, ids: [String]) throws -> (Store, folder: String) {
         let store = try Store.create(at: directory.path + "/store")
         let products = try EntityName("Product")
         for id in ids { try store.put(["name": .string(id)], entity: products, id: RecordID(id)) }
         try store.put(["name": "Long"], entity: products, id: RecordID(String(repeating: "a", count: 250)))
-        try store.writeSnapshot()
+        try store.writeIndexImage()
         #expect(try store.status().isClean)
         return (store, store.path + "/records/Product/")
     }
@@ -58,7 +58,7 @@ import Testing
         let count = 2 * RecordFileStatBatch.capacity + 100
         try store.write(
             (0..<count).map { .put(RecordKey(entity: items, id: try RecordID(String(format: "i%05d", $0))), ["n": .integer(Int64($0))]) })
-        try store.writeSnapshot()
+        try store.writeIndexImage()
         #expect(try store.status().isClean)
         let folder = store.path + "/records/Item/"
         _ = try FileSystem.writeFileAtomically(folder + "i00010.json", Array("{\"n\": 11}\n".utf8), durable: false)

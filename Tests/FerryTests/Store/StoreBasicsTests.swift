@@ -93,9 +93,9 @@ import FerryTestSupport
     }
 }
 
-/// Status over a store whose index lives in a snapshot file: records unchanged since the
-/// snapshot are settled from its raw lines, changed ones from memory.
-@Suite struct SnapshotStatusTests {
+/// Status over a store whose index lives in an image file: records unchanged since the
+/// image are settled from its raw lines, changed ones from memory.
+@Suite struct IndexImageStatusTests {
     let users = try! EntityName("User")
 
     /// Sets a file's modification time `seconds` into the past, as if written long ago.
@@ -106,18 +106,18 @@ import FerryTestSupport
         #expect(utimensat(AT_FDCWD, file, &times, 0) == 0)
     }
 
-    @Test func everyKindOfEditIsFoundAgainstTheSnapshot() throws {
+    @Test func everyKindOfEditIsFoundAgainstTheImage() throws {
         let directory = try TemporaryDirectory()
         let path = directory.subpath("s")
         var options = StoreOptions()
-        options.snapshotInterval = 1
+        options.imageInterval = 1
         let longID = try RecordID(String(repeating: "x", count: 250))
         var store = try Store.create(at: path, options: options)
         try store.write(
             try (0..<20).map { .put(RecordKey(entity: users, id: try RecordID("u\($0)")), ["n": .integer(Int64($0))]) }
                 + [.put(RecordKey(entity: users, id: longID), ["long": true])])
         try store.delete(entity: users, id: RecordID("u19"))
-        // Age every file and confirm it, so the snapshot holds stamps outside the racy window.
+        // Age every file and confirm it, so the image holds stamps outside the racy window.
         for name in try FileSystem.contents(ofDirectory: path + "/records/User").map(\.name) where name.hasSuffix(".json") {
             try age(path + "/records/User/" + name, seconds: 60)
         }
@@ -128,7 +128,7 @@ import FerryTestSupport
 
         store = try Store.open(at: path, options: options)
         #expect(try store.status().isClean)
-        // A change after the snapshot lives in memory; it is clean too.
+        // A change after the image lives in memory; it is clean too.
         try store.put(["n": 100], entity: users, id: RecordID("u0"))
         #expect(try store.status().isClean)
 

@@ -1,14 +1,14 @@
 import Foundation
 
-/// File stamps that a status scan confirmed for records otherwise unchanged since the snapshot,
-/// sorted by the records' snapshot sort keys (see ``SnapshotFile/sortKey(_:)``).
+/// File stamps that a status scan confirmed for records otherwise unchanged since the image,
+/// sorted by the records. index sort keys (see ``IndexRecordLine/sortKey(_:)``).
 ///
 /// The first scan after a large batch confirms every file the batch wrote (their stamps were
 /// taken within the timestamp granularity of the write, see ``FileStamp``). Holding each
 /// confirmation as a decoded ``RecordState`` in the table's memory cost about 700 bytes per
-/// record; a sort key and a stamp cost about a sixth of that, and a snapshot or delta written
+/// record; a sort key and a stamp cost about a sixth of that, and a image or delta written
 /// later copies the record's line with only its stamp field replaced
-/// (``SnapshotFile/line(_:withStamp:)``).
+/// (``IndexRecordLine/line(_:withStamp:)``).
 ///
 /// A record's state in memory always wins over its confirmed stamp.
 struct ConfirmedStamps: Sendable, Equatable {
@@ -78,7 +78,7 @@ struct ConfirmedStamps: Sendable, Equatable {
         return result
     }
 
-    /// A walk over the stamps alongside lines visited in sort order (a snapshot's), cheaper
+    /// A walk over the stamps alongside lines visited in sort order (a image's), cheaper
     /// than a search per line.
     struct Walk {
         fileprivate let entries: [Entry]

@@ -2,8 +2,8 @@
 /// "certainly not here" for most keys a file lacks, without reading the file.
 ///
 /// A sync into a new store, or an import of new records, looks up every record it writes
-/// before writing it, and almost all of those lookups miss. In a snapshot too large to load,
-/// each miss read a 16 KB block from the delta and another from the snapshot, which was a
+/// before writing it, and almost all of those lookups miss. In a image too large to load,
+/// each miss read a 16 KB block from the delta and another from the image, which was a
 /// third of a million-record join's main thread. The filter is built while the file is read
 /// for its sparse index, at about 12 bits per key (1.5 MB for a million records), and lets
 /// about one miss in a hundred through to the block.

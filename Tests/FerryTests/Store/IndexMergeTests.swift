@@ -3,9 +3,9 @@ import Foundation
 import FerryTestSupport
 @testable import Ferry
 
-/// Snapshot merges on another thread (``SnapshotMerge``): a long run of writes merges the
+/// Index merges on another thread (``IndexMerge``): a long run of writes merges the
 /// records changed in memory into a new `.ferry/index` while it goes on writing.
-@Suite struct SnapshotMergeTests {
+@Suite struct IndexMergeTests {
     let notes = try! EntityName("Note")
 
     private func key(_ id: String) -> RecordKey { RecordKey(entity: notes, id: try! RecordID(id)) }
@@ -18,10 +18,10 @@ import FerryTestSupport
 
     /// A store whose first write (150 notes, past an interval of 100) started a merge, with the
     /// merge waited for but not swapped in.
-    private func storeWithFinishedMerge(at path: String) throws -> (Store, SnapshotMerge) {
+    private func storeWithFinishedMerge(at path: String) throws -> (Store, IndexMerge) {
         let store = try Store.create(at: path, options: options(interval: 100))
         try store.write((0..<150).map { .put(key("n\($0)"), ["v": 0]) })
-        let merge = try #require(store.snapshotMerge, "150 changes past an interval of 100 start a merge")
+        let merge = try #require(store.indexMerge, "150 changes past an interval of 100 start a merge")
         _ = merge.wait()
         return (store, merge)
     }
@@ -73,12 +73,12 @@ import FerryTestSupport
                     expected[victim] = nil
                 }
                 try store.write(writes)
-                if store.snapshotMerge != nil { merges += 1 }
+                if store.indexMerge != nil { merges += 1 }
             }
             try expectRecords(store, expected)
-            try store.finishSnapshotMerge()
-            #expect(store.snapshotSequence > 0)
-            #expect(store.index.records.overlay.count < expected.count, "a merged snapshot holds most records")
+            try store.finishIndexMerge()
+            #expect(store.imageSequence > 0)
+            #expect(store.index.records.overlay.count < expected.count, "a merged image holds most records")
             try expectRecords(store, expected)
             #expect(try store.status().isClean)
             store.close()
@@ -89,9 +89,9 @@ import FerryTestSupport
     }
 
     /// Merges write a delta while the changes (with the old delta's) are at most half the
-    /// snapshot, and keep the snapshot; past that, a merge rewrites the snapshot. Reads, a
+    /// image, and keep the image; past that, a merge rewrites the image. Reads, a
     /// reopened store and verify see every record either way.
-    @Test func mergesWriteDeltasUntilTheyReachHalfTheSnapshot() throws {
+    @Test func mergesWriteDeltasUntilTheyReachHalfTheImage() throws {
         let directory = try TemporaryDirectory()
         let path = directory.subpath("s")
         var expected: [String: JSONValue] = [:]
@@ -99,36 +99,36 @@ import FerryTestSupport
         do {
             let store = try Store.create(at: path, options: options(interval: 100))
             for start in stride(from: 0, to: 600, by: 50) { try write(start..<start + 50, round: 0, to: store) }
-            try store.writeSnapshot()
-            let snapshot = inode(store.layout.index)
-            #expect(snapshot != nil && !FileSystem.exists(store.layout.indexDelta))
+            try store.writeIndexImage()
+            let image = inode(store.layout.index)
+            #expect(image != nil && !FileSystem.exists(store.layout.indexDelta))
             // 100 changes (updates and new records) on 600: a merge into a delta.
             try write(550..<600, round: 1, to: store)
             try write(600..<650, round: 1, to: store)
-            #expect(store.snapshotMerge?.level == .delta)
-            try store.finishSnapshotMerge()
-            #expect(inode(store.layout.index) == snapshot, "the snapshot is kept")
+            #expect(store.indexMerge?.level == .delta)
+            try store.finishIndexMerge()
+            #expect(inode(store.layout.index) == image, "the image is kept")
             #expect(store.index.records.delta?.header.recordCount == 100)
             #expect(store.index.records.inMemoryCount == 0)
             try expectRecords(store, expected)
             // 100 more, half of them in the delta already: 150 changed records, a new delta.
             try write(600..<700, round: 2, to: store)
-            #expect(store.snapshotMerge?.level == .delta)
-            try store.finishSnapshotMerge()
-            #expect(inode(store.layout.index) == snapshot)
+            #expect(store.indexMerge?.level == .delta)
+            try store.finishIndexMerge()
+            #expect(inode(store.layout.index) == image)
             #expect(store.index.records.delta?.header.recordCount == 150, "a record in memory and the delta makes one line")
             try expectRecords(store, expected)
-            // 200 more: 350 changed records, more than half of 600, so a whole new snapshot.
+            // 200 more: 350 changed records, more than half of 600, so a whole new image.
             try write(0..<100, round: 3, to: store)
             try write(700..<800, round: 3, to: store)
-            #expect(store.snapshotMerge?.level == .snapshot)
-            try store.finishSnapshotMerge()
-            #expect(inode(store.layout.index) != snapshot && !FileSystem.exists(store.layout.indexDelta))
+            #expect(store.indexMerge?.level == .image)
+            try store.finishIndexMerge()
+            #expect(inode(store.layout.index) != image && !FileSystem.exists(store.layout.indexDelta))
             #expect(store.index.records.base?.header.recordCount == 800)
             try expectRecords(store, expected)
             // And one more delta, left for the next open to read.
             try write(100..<200, round: 4, to: store)
-            try store.finishSnapshotMerge()
+            try store.finishIndexMerge()
             #expect(store.index.records.delta != nil)
             #expect(try store.status().isClean)
             store.close()
@@ -148,21 +148,21 @@ import FerryTestSupport
         func write(_ ids: Range<Int>, round: Int, to store: Store) throws { try writeRound(ids, round, to: store, expecting: &expected) }
         let store = try Store.create(at: path, options: options(interval: 100))
         for start in stride(from: 0, to: 2_000, by: 50) { try write(start..<start + 50, round: 0, to: store) }
-        try store.writeSnapshot()
-        // Two merges into the delta: 200 records changed since the snapshot.
+        try store.writeIndexImage()
+        // Two merges into the delta: 200 records changed since the image.
         try write(0..<100, round: 1, to: store)
-        #expect(store.snapshotMerge?.level == .delta)
-        try store.finishSnapshotMerge()
+        #expect(store.indexMerge?.level == .delta)
+        try store.finishIndexMerge()
         try write(100..<200, round: 1, to: store)
-        #expect(store.snapshotMerge?.level == .delta)
-        try store.finishSnapshotMerge()
+        #expect(store.indexMerge?.level == .delta)
+        try store.finishIndexMerge()
         let delta = inode(store.layout.indexDelta)
         #expect(store.index.records.delta?.header.recordCount == 200)
 
         // 100 states, half of the delta's 200: a spill, which leaves the delta as it is.
         try write(150..<250, round: 2, to: store)
-        #expect(store.snapshotMerge?.level == .spill)
-        try store.finishSnapshotMerge()
+        #expect(store.indexMerge?.level == .spill)
+        try store.finishIndexMerge()
         #expect(store.index.records.spilledCount == 100)
         #expect(store.index.records.inMemoryCount == 0)
         #expect(inode(store.layout.indexDelta) == delta, "the delta is not rewritten")
@@ -174,7 +174,7 @@ import FerryTestSupport
         #expect(listed.map(\.id.rawValue) == listed.map(\.id.rawValue).sorted { Array($0.utf8).lexicographicallyPrecedes(Array($1.utf8)) })
         #expect(Dictionary(uniqueKeysWithValues: listed.map { ($0.id.rawValue, $0.document) }) == expected)
 
-        // A copy now holds the snapshot and the delta, not the spill: it replays the rest.
+        // A copy now holds the image and the delta, not the spill: it replays the rest.
         let copy = directory.subpath("cut-off")
         try FileManager.default.copyItem(atPath: path, toPath: copy)
         try FileSystem.removeFile(copy + "/.ferry/lock")
@@ -182,20 +182,20 @@ import FerryTestSupport
 
         // The spill and 100 more states are 200, more than half the delta: a new delta.
         try write(240..<340, round: 3, to: store)
-        #expect(store.snapshotMerge?.level == .delta)
-        try store.finishSnapshotMerge()
+        #expect(store.indexMerge?.level == .delta)
+        try store.finishIndexMerge()
         #expect(store.index.records.spilledCount == 0)
         #expect(store.index.records.delta?.header.recordCount == 340, "a record in several files makes one line")
         try expectRecords(store, expected)
 
         // A spill again, then writes left in memory: the close folds both into the delta.
         try write(400..<500, round: 4, to: store)
-        #expect(store.snapshotMerge?.level == .spill)
-        try store.finishSnapshotMerge()
+        #expect(store.indexMerge?.level == .spill)
+        try store.finishIndexMerge()
         try write(450..<480, round: 5, to: store)
         #expect(store.index.records.spilledCount == 100)
         try expectRecords(store, expected)
-        // (A scan confirms stamps, which count as changes: the next merge would be a snapshot.)
+        // (A scan confirms stamps, which count as changes: the next merge would be an image.)
         #expect(try store.status().isClean)
         store.close()
         try expectReopenedAndVerified(path, expected)
@@ -203,7 +203,7 @@ import FerryTestSupport
 
     /// A delta too large to load is read a piece at a time: by lookups (through its sparse
     /// index), by a merge that writes the next delta, and by a status scan. What a record in
-    /// memory says wins over its delta line, which wins over the snapshot's.
+    /// memory says wins over its delta line, which wins over the image's.
     @Test func aDeltaTooLargeToLoadIsReadInPieces() throws {
         let directory = try TemporaryDirectory()
         let path = directory.subpath("s")
@@ -211,7 +211,7 @@ import FerryTestSupport
         do {
             let store = try Store.create(at: path, options: options(interval: 100_000))
             try store.write((0..<1_000).map { .put(key("n\($0)"), ["round": 0]) })
-            try store.writeSnapshot()
+            try store.writeIndexImage()
             try store.write((0..<60).map { .put(key("n\($0)"), ["round": 1]) })
             store.close()
         }
@@ -225,8 +225,8 @@ import FerryTestSupport
         // 100 writes, 30 of them over records in the delta: a merge into a new delta.
         try store.write((30..<130).map { .put(key("n\($0)"), ["round": 2]) })
         for id in 30..<130 { expected["n\(id)"] = ["round": 2] }
-        #expect(store.snapshotMerge?.level == .delta)
-        try store.finishSnapshotMerge()
+        #expect(store.indexMerge?.level == .delta)
+        try store.finishIndexMerge()
         #expect(!delta.isLoaded && delta.damage == nil, "the old delta was never loaded")
         let next = try #require(store.index.records.delta)
         #expect(next.header.recordCount == 130)
@@ -239,7 +239,7 @@ import FerryTestSupport
     }
 
     /// A run cut off before it closed leaves the delta its merges wrote (here a copy of the
-    /// store taken mid-run stands for it); the next open folds it into a new snapshot, so no
+    /// store taken mid-run stands for it); the next open folds it into a new image, so no
     /// later read decodes a delta as large as half the store.
     @Test func aDeltaLeftByAnInterruptedRunIsFoldedInOnOpen() throws {
         let directory = try TemporaryDirectory()
@@ -247,9 +247,9 @@ import FerryTestSupport
         var expected: [String: JSONValue] = [:]
         let store = try Store.create(at: path, options: options(interval: 100))
         try store.write((0..<600).map { .put(key("n\($0)"), ["round": 0]) })
-        try store.writeSnapshot()
+        try store.writeIndexImage()
         try store.write((0..<150).map { .put(key("n\($0)"), ["round": 1]) })
-        try store.finishSnapshotMerge()
+        try store.finishIndexMerge()
         #expect(store.index.records.delta?.header.recordCount == 150)
         for id in 0..<600 { expected["n\(id)"] = ["round": .integer(id < 150 ? 1 : 0)] }
         let copy = directory.subpath("interrupted")
@@ -258,7 +258,7 @@ import FerryTestSupport
         try FileSystem.removeFile(copy + "/.ferry/lock")
 
         var reopenOptions = StoreOptions()
-        reopenOptions.snapshotInterval = 100
+        reopenOptions.imageInterval = 100
         let reopened = try Store.open(at: copy, options: reopenOptions)
         #expect(reopened.index.records.delta == nil && !FileSystem.exists(copy + "/.ferry/index-delta"))
         #expect(reopened.index.records.base?.header.recordCount == 600)
@@ -273,10 +273,10 @@ import FerryTestSupport
         let (store, merge) = try storeWithFinishedMerge(at: directory.subpath("s"))
         defer { store.close() }
         let frozenHead = merge.frozen.headSequence
-        // While the merge's snapshot waits to be swapped in: change two merged records, add one.
+        // While the merge's image waits to be swapped in: change two merged records, add one.
         try store.write([.put(key("n3"), ["v": 1]), .put(key("new"), ["v": 1]), .delete(key("n4"))])
-        try store.finishSnapshotMerge()
-        #expect(store.snapshotSequence == frozenHead)
+        try store.finishIndexMerge()
+        #expect(store.imageSequence == frozenHead)
         #expect(Set(store.index.records.overlay.keys) == [key("n3"), key("new"), key("n4")])
         #expect(store.index.records.count == 151)
         #expect(try store.get(entity: notes, id: RecordID("n3")) == ["v": 1])
@@ -286,21 +286,21 @@ import FerryTestSupport
         #expect(store.recordCount == 150)
     }
 
-    @Test func aMergeIsDroppedWhenTheSnapshotWasReplacedMeanwhile() throws {
+    @Test func aMergeIsDroppedWhenTheImageWasReplacedMeanwhile() throws {
         let directory = try TemporaryDirectory()
         let path = directory.subpath("s")
         let (store, _) = try storeWithFinishedMerge(at: path)
         defer { store.close() }
-        // Another process wrote its own snapshot in the meantime (a new file at the path).
+        // Another process wrote its own image in the meantime (a new file at the path).
         let index = path + "/.ferry/index"
         let copy = try FileSystem.readFile(index, limit: 1 << 30)
         try FileSystem.removeFile(index)
         try FileSystem.writeFileAtomically(index, copy, durable: false)
         // A write while the merge waits: newer than the state handed to the merge.
         try store.write([.put(key("n3"), ["v": 1])])
-        let before = store.snapshotSequence
-        try store.finishSnapshotMerge()
-        #expect(store.snapshotSequence == before, "the merged snapshot must not replace the other process's")
+        let before = store.imageSequence
+        try store.finishIndexMerge()
+        #expect(store.imageSequence == before, "the merged image must not replace the other process's")
         #expect(try FileSystem.readFile(index, limit: 1 << 30) == copy)
         #expect(!FileSystem.exists(path + "/.ferry/index-merging"))
         // The states handed to the dropped merge are back in memory, the newer write on top.
@@ -333,7 +333,7 @@ import FerryTestSupport
         store.index.records.replaceExisting(key("n9"), with: n9)
         // The next write swaps the finished merge in: memory keeps what changed since.
         try store.write([.put(key("n7"), ["v": 7])])
-        #expect(store.snapshotMerge == nil)
+        #expect(store.indexMerge == nil)
         #expect(store.index.records.merging == nil)
         #expect(Set(store.index.records.overlay.keys) == [key("n7"), key("n9")])
         #expect(try store.get(entity: notes, id: RecordID("n7")) == ["v": 7])
@@ -346,18 +346,18 @@ import FerryTestSupport
         do {
             let store = try Store.create(at: path, options: options(interval: 100))
             try store.write((0..<150).map { .put(key("n\($0)"), ["v": .integer(Int64($0))]) })
-            #expect(store.snapshotMerge != nil)
+            #expect(store.indexMerge != nil)
             store.close()
         }
-        let snapshot = try #require(try SnapshotFile.open(path + "/.ferry/index"))
-        #expect(snapshot.header.head.sequence == 150, "the merged snapshot was swapped in at close")
+        let image = try #require(try IndexFile.open(path + "/.ferry/index"))
+        #expect(image.header.head.sequence == 150, "the merged image was swapped in at close")
         let store = try Store.open(at: path)
         defer { store.close() }
         #expect(store.recordCount == 150)
         #expect(try store.get(entity: notes, id: RecordID("n42")) == ["v": 42])
     }
 
-    @Test func aSnapshotTooLargeToLoadIsLookedUpThroughItsSparseIndex() throws {
+    @Test func anImageTooLargeToLoadIsLookedUpThroughItsSparseIndex() throws {
         let directory = try TemporaryDirectory()
         let path = directory.subpath("s")
         do {
@@ -366,8 +366,8 @@ import FerryTestSupport
             store.close()
         }
         // The same file twice: one loaded whole for lookups as before, one through blocks.
-        let loaded = try #require(try SnapshotFile.open(path + "/.ferry/index"))
-        let sparse = try #require(try SnapshotFile.open(path + "/.ferry/index"))
+        let loaded = try #require(try IndexFile.open(path + "/.ferry/index"))
+        let sparse = try #require(try IndexFile.open(path + "/.ferry/index"))
         sparse.loadLimit = 0
         var keys = (0..<3_000).map { key("n\($0)") }
         keys += ["", "m", "n", "n0x", "n2999", "n3000", "o", "zzz"].map { key($0.isEmpty ? "a" : $0) }
@@ -381,7 +381,7 @@ import FerryTestSupport
         #expect(sparse.damage == nil)
         #expect(loaded.isLoaded && !sparse.isLoaded)
         // In key order, most lookups land in the block read last, and search it again.
-        let ordered = try #require(try SnapshotFile.open(path + "/.ferry/index"))
+        let ordered = try #require(try IndexFile.open(path + "/.ferry/index"))
         ordered.loadLimit = 0
         for (count, lookup) in keys.sorted(by: { $0.id.rawValue < $1.id.rawValue }).enumerated() {
             #expect(ordered.lookup(lookup) == loaded.lookup(lookup), "ordered lookup \(count) of \(lookup)")
@@ -404,7 +404,7 @@ import FerryTestSupport
             try store.write((0..<6_000).map { .put(key("n\($0)"), ["v": .integer(Int64($0))]) })
             store.close()
         }
-        let file = try #require(try SnapshotFile.open(path + "/.ferry/index"))
+        let file = try #require(try IndexFile.open(path + "/.ferry/index"))
         file.loadLimit = 0
         let page = (0..<5_000).map { key("n\($0 * 6_000 / 5_000)") }.shuffled()
         for record in page { #expect(file.lookup(record) != nil) }
@@ -412,10 +412,10 @@ import FerryTestSupport
         #expect(afterFirstPass > 0)
         for record in page { #expect(file.lookup(record) != nil) }
         #expect(file.blocksRead == afterFirstPass, "the second pass read \(file.blocksRead - afterFirstPass) blocks")
-        #expect(SnapshotFile.recentCapacity > SyncOptions().pageSize)
+        #expect(IndexFile.recentCapacity > SyncOptions().pageSize)
     }
 
-    @Test func oneEntitysLiveIDsAreReadWithoutLoadingTheSnapshot() throws {
+    @Test func oneEntitysLiveIDsAreReadWithoutLoadingTheImage() throws {
         let directory = try TemporaryDirectory()
         let path = directory.subpath("s")
         let other = try EntityName("Other")
@@ -432,6 +432,6 @@ import FerryTestSupport
         let removed = try RecordID("n7")
         #expect(ids.count == 499 && !ids.contains(removed))
         #expect(Set(store.index.records.liveWinnerHashes(of: other).map(\.id)).count == 500)
-        #expect(store.index.records.base?.isLoaded == false, "the import's id listing loaded the whole snapshot")
+        #expect(store.index.records.base?.isLoaded == false, "the import's id listing loaded the whole image")
     }
 }

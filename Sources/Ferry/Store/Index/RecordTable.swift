@@ -1,7 +1,7 @@
-/// The index's records: the snapshot file on disk (read lazily, see ``SnapshotFile``), the delta
+/// The index's records: the image file on disk (read lazily, see ``IndexFile``), the delta
 /// file written on top of it by earlier processes or merges (read lazily too), during a long run
 /// of writes this process's spill on top of that, plus the states changed since, in memory.
-/// Reads look in memory first, then in the spill, the delta and the snapshot; writes go to
+/// Reads look in memory first, then in the spill, the delta and the image; writes go to
 /// memory. It reads like a dictionary from ``RecordKey`` to ``RecordState``.
 ///
 /// The delta is only decoded whole when the whole table is read or saved, so opening a store
@@ -11,49 +11,49 @@
 struct RecordTable: Sequence {
     typealias Element = (key: RecordKey, value: RecordState)
 
-    /// The snapshot the table starts from, if any.
-    private(set) var base: SnapshotFile?
-    /// States changed since the snapshot by earlier processes, on disk, looked up like the
-    /// snapshot; new snapshot and delta files copy its lines.
-    private(set) var delta: SnapshotFile?
+    /// The image the table starts from, if any.
+    private(set) var base: IndexFile?
+    /// States changed since the image by earlier processes, on disk, looked up like the
+    /// image; new image and delta files copy its lines.
+    private(set) var delta: IndexFile?
     /// States changed by this process's long run of writes since the delta was written, merged
     /// out of memory into an unnamed file of the delta's form that no other process reads (see
     /// ``Store/mergeLevel(_:)``): merging every 16k changes into the delta, which grows to half
-    /// the snapshot, copied the whole delta each time, quadratic in the run's length. Its
+    /// the image, copied the whole delta each time, quadratic in the run's length. Its
     /// replica numbering extends the delta's.
-    private(set) var spill: SnapshotFile?
-    /// States changed in memory since the snapshot (and the delta) were read, or, while a
+    private(set) var spill: IndexFile?
+    /// States changed in memory since the image (and the delta) were read, or, while a
     /// merge runs, since it started.
     private(set) var overlay: [RecordKey: RecordState] = [:]
-    /// While a snapshot merge runs on another thread: the states it is merging (the overlay as
+    /// While a image merge runs on another thread: the states it is merging (the overlay as
     /// it was when it started), shared with it, read-only. ``overlay`` wins over them. Handing
     /// them over rather than copying the overlay saves a copy of the whole table per merge
     /// and the memory of a second table while it runs.
     private(set) var merging: [RecordKey: RecordState]?
-    /// File stamps confirmed for records that are otherwise as the snapshot has them; a state
+    /// File stamps confirmed for records that are otherwise as the image has them; a state
     /// in ``overlay`` wins over them.
     private(set) var confirmed = ConfirmedStamps()
     /// The number of records.
     private(set) var count: Int
 
-    init(base: SnapshotFile? = nil) {
+    init(base: IndexFile? = nil) {
         self.base = base
         count = base?.header.recordCount ?? 0
     }
 
-    /// A table from a snapshot and the delta written on top of it.
-    init(base: SnapshotFile?, delta: SnapshotFile, totalCount: Int) {
+    /// A table from a image and the delta written on top of it.
+    init(base: IndexFile?, delta: IndexFile, totalCount: Int) {
         self.base = base
         self.delta = delta
         count = totalCount
-        // A new snapshot copies the delta's lines as they are, which needs the delta's replica
-        // numbering to extend the snapshot's (as Ferry writes it); otherwise decode it now.
+        // A new image copies the delta's lines as they are, which needs the delta's replica
+        // numbering to extend the image's (as Ferry writes it); otherwise decode it now.
         if !delta.header.replicas.starts(with: base?.header.replicas ?? []) { absorbDelta() }
     }
 
     // MARK: Merges
 
-    /// Hands the states changed in memory to a snapshot merge: returns the table the merge
+    /// Hands the states changed in memory to a image merge: returns the table the merge
     /// writes (reading the files through new descriptors, see ``reopened()``), and keeps its
     /// states here as ``merging`` while new changes go to an empty ``overlay``. `nil` when
     /// descriptors could not be made, or a merge already runs.
@@ -64,19 +64,19 @@ struct RecordTable: Sequence {
         return frozen
     }
 
-    /// Continues from the snapshot a merge of `frozen` wrote: its states and stamps are in it,
+    /// Continues from the image a merge of `frozen` wrote: its states and stamps are in it,
     /// so memory keeps only what changed since.
-    mutating func completeMerge(into snapshot: SnapshotFile, frozen: RecordTable) {
-        base = snapshot
+    mutating func completeMerge(into image: IndexFile, frozen: RecordTable) {
+        base = image
         delta = nil
         spill = nil
         merging = nil
         confirmed = confirmed.subtracting(frozen.confirmed)
     }
 
-    /// Continues from the delta a merge of `frozen` wrote on top of the same snapshot: its
+    /// Continues from the delta a merge of `frozen` wrote on top of the same image: its
     /// states and stamps are in it, so memory keeps only what changed since.
-    mutating func completeDeltaMerge(into delta: SnapshotFile, frozen: RecordTable) {
+    mutating func completeDeltaMerge(into delta: IndexFile, frozen: RecordTable) {
         self.delta = delta
         spill = nil
         merging = nil
@@ -85,7 +85,7 @@ struct RecordTable: Sequence {
 
     /// Continues from the spill a merge of `frozen` wrote on top of the same delta: its states
     /// are in it, so memory keeps only what changed since. (A spill takes no confirmed stamps.)
-    mutating func completeSpillMerge(into spill: SnapshotFile) {
+    mutating func completeSpillMerge(into spill: IndexFile) {
         self.spill = spill
         merging = nil
     }
@@ -97,7 +97,7 @@ struct RecordTable: Sequence {
         overlay = merging.merging(overlay) { _, newer in newer }
     }
 
-    /// The state of `key` changed in memory (since the snapshot and delta were read), if any.
+    /// The state of `key` changed in memory (since the image and delta were read), if any.
     func stateInMemory(_ key: RecordKey) -> RecordState? {
         overlay[key] ?? merging?[key]
     }
@@ -115,7 +115,7 @@ struct RecordTable: Sequence {
     var inMemoryCount: Int { overlay.count + (merging?.count ?? 0) }
 
     /// The same table reading its files through new descriptors (see
-    /// ``SnapshotFile/reopened()``), so another thread can read it; `nil` if one cannot be made.
+    /// ``IndexFile/reopened()``), so another thread can read it; `nil` if one cannot be made.
     func reopened() -> RecordTable? {
         var copy = self
         if let base {
@@ -135,7 +135,7 @@ struct RecordTable: Sequence {
 
     var isEmpty: Bool { count == 0 }
 
-    /// Why the snapshot, the delta or the spill could not be read, when a lookup found it damaged.
+    /// Why the image, the delta or the spill could not be read, when a lookup found it damaged.
     var damage: String? { spill?.damage ?? delta?.damage ?? base?.damage }
 
     subscript(key: RecordKey) -> RecordState? {
@@ -151,26 +151,26 @@ struct RecordTable: Sequence {
     }
 
     /// The state of `key`, like the subscript, for a caller that keeps the answer itself (the
-    /// snapshot files do not remember it).
+    /// image files do not remember it).
     func state(of key: RecordKey) -> RecordState? {
         if let state = stateInMemory(key) { return state }
         return stored(key, remembering: false)
     }
 
-    /// The state of `key` in the files (the spill, the delta, then the snapshot, with the
+    /// The state of `key` in the files (the spill, the delta, then the image, with the
     /// stamp confirmed since, if any).
     private func stored(_ key: RecordKey, remembering: Bool = true) -> RecordState? {
         var sortKey: [UInt8]?
         if let spill, let state = spill.lookup(key, sortKey: &sortKey, remembering: remembering) { return state }
         if let delta, let state = delta.lookup(key, sortKey: &sortKey, remembering: remembering) { return state }
         guard var state = base?.lookup(key, sortKey: &sortKey, remembering: remembering) else { return nil }
-        if !confirmed.isEmpty, let stamp = confirmed.stamp(forSortKey: sortKey ?? SnapshotFile.sortKey(key)) {
+        if !confirmed.isEmpty, let stamp = confirmed.stamp(forSortKey: sortKey ?? IndexRecordLine.sortKey(key)) {
             state.file = stamp
         }
         return state
     }
 
-    /// Every state changed since the snapshot: the spill's and the delta's, decoded now, under
+    /// Every state changed since the image: the spill's and the delta's, decoded now, under
     /// the in-memory ones.
     var changes: [RecordKey: RecordState] {
         var all = overlay
@@ -183,16 +183,16 @@ struct RecordTable: Sequence {
         return all
     }
 
-    /// About how many records changed since the snapshot, confirmed stamps included (a key
+    /// About how many records changed since the image, confirmed stamps included (a key
     /// in both the delta and memory counts twice): enough to decide when to merge them into a
-    /// new snapshot.
+    /// new image.
     var changedCount: Int { inMemoryCount + spilledCount + (delta?.header.recordCount ?? 0) + confirmed.count }
 
     /// How many records the spill holds.
     var spilledCount: Int { spill?.header.recordCount ?? 0 }
 
     /// Decodes the delta (and the spill) into memory and drops it: for a delta whose lines a new
-    /// file could not copy as they are (its replica numbering does not extend the snapshot's).
+    /// file could not copy as they are (its replica numbering does not extend the image's).
     mutating func absorbDelta() {
         guard delta != nil || spill != nil else { return }
         overlay = changes
@@ -209,7 +209,7 @@ struct RecordTable: Sequence {
         base?.forEachRecord { key, state in
             guard changes[key] == nil else { return }
             var state = state
-            if !confirmed.isEmpty, let stamp = confirmed.stamp(forSortKey: SnapshotFile.sortKey(key)) { state.file = stamp }
+            if !confirmed.isEmpty, let stamp = confirmed.stamp(forSortKey: IndexRecordLine.sortKey(key)) { state.file = stamp }
             all.append((key, state))
         }
         for (key, state) in changes { all.append((key, state)) }
@@ -217,7 +217,7 @@ struct RecordTable: Sequence {
     }
 
     /// Visits every record for a scan of the record files, cheaply: records unchanged since
-    /// the snapshot as raw snapshot lines with their sort keys (`<entity>\t<encoded id>`), to
+    /// the image as raw image lines with their sort keys (`<entity>\t<encoded id>`), to
     /// be decoded only when needed, with the file stamp confirmed since when there is one
     /// (it replaces the line's); records changed since as states.
     func forEachForScan(
@@ -232,7 +232,7 @@ struct RecordTable: Sequence {
         for (key, state) in changes { changed(key, state) }
     }
 
-    /// The snapshot's raw lines (of one entity, or all) whose records have not changed since
+    /// The image's raw lines (of one entity, or all) whose records have not changed since
     /// it was written. Streaming reads the file in pieces instead of loading it for lookups.
     private func forEachUnchangedLine(
         of entity: EntityName?, streaming: Bool, changes: [RecordKey: RecordState],
@@ -241,7 +241,7 @@ struct RecordTable: Sequence {
         guard let base else { return }
         let prefix: [UInt8] = entity.map { Array($0.rawValue.utf8) + [9] } ?? []
         // The lines come in sort order: walk the changed keys, sorted too, alongside them.
-        let overridden = changes.keys.lazy.filter { entity == nil || $0.entity == entity }.map(SnapshotFile.sortKey)
+        let overridden = changes.keys.lazy.filter { entity == nil || $0.entity == entity }.map(IndexRecordLine.sortKey)
             .sorted { ByteOrder.precedes($0, $1) }
         var next = 0
         func visit(_ sortKey: ArraySlice<UInt8>, _ line: ArraySlice<UInt8>) {
@@ -252,8 +252,8 @@ struct RecordTable: Sequence {
         }
         if let entity, !base.isLoaded {
             // One entity's lines, read in pieces from where a search on disk finds the first:
-            // loading a million-record snapshot for one entity held all 250 MB of it.
-            var cursor = SnapshotLineCursor(file: base, entity: entity)
+            // loading a million-record image for one entity held all 250 MB of it.
+            var cursor = IndexLineCursor(file: base, entity: entity)
             while let (sortKey, line) = cursor.next() { visit(sortKey, line) }
         } else if streaming {
             base.forEachRawLineStreaming(visit)
@@ -262,7 +262,7 @@ struct RecordTable: Sequence {
         }
     }
 
-    /// The ids of an entity's live records, unsorted. Records unchanged since the snapshot are
+    /// The ids of an entity's live records, unsorted. Records unchanged since the image are
     /// read from raw lines: only the id is decoded.
     func liveIDs(of entity: EntityName) -> [RecordID] {
         var ids: [RecordID] = []
@@ -282,9 +282,9 @@ struct RecordTable: Sequence {
         let prefixLength = entity.rawValue.utf8.count + 1
         let changes = self.changes
         forEachUnchangedLine(of: entity, streaming: false, changes: changes) { sortKey, line in
-            guard SnapshotFile.lineIsLive(line), let id = RecordFileName.decode(bytes: sortKey.dropFirst(prefixLength)) else { return }
+            guard IndexRecordLine.lineIsLive(line), let id = RecordFileName.decode(bytes: sortKey.dropFirst(prefixLength)) else { return }
             guard withHash else { return body(id, .zero) }
-            guard let hash = SnapshotFile.winnerHash(ofLine: line) else {
+            guard let hash = IndexRecordLine.winnerHash(ofLine: line) else {
                 base?.markDamaged("malformed versions of \(entity.rawValue)/\(id.rawValue)")
                 return
             }
@@ -322,13 +322,13 @@ struct RecordTable: Sequence {
         overlay[key] = state
     }
 
-    /// Records file stamps confirmed for records unchanged since the snapshot, sorted by sort
+    /// Records file stamps confirmed for records unchanged since the image, sorted by sort
     /// key (see ``ConfirmedStamps``); a record's state in memory still wins over its stamp.
     mutating func confirm(_ stamps: [ConfirmedStamps.Entry]) {
         confirmed.add(stamps)
     }
 
-    /// Marks the snapshot damaged (a consistency check failed), so the store rebuilds it.
+    /// Marks the image damaged (a consistency check failed), so the store rebuilds it.
     mutating func markDamaged(_ reason: String) {
         base?.markDamaged(reason)
     }
@@ -338,9 +338,9 @@ struct RecordTable: Sequence {
         base?.decodeRecord(line)
     }
 
-    /// Calls `body` with every record's state, those unchanged since the snapshot read from it
+    /// Calls `body` with every record's state, those unchanged since the image read from it
     /// a line at a time and decoded one by one, so the table is never held whole.
-    /// - Returns: `false`, having stopped, when a snapshot line cannot be read.
+    /// - Returns: `false`, having stopped, when a image line cannot be read.
     func forEachStateStreaming(_ body: (RecordState) -> Void) -> Bool {
         var intact = true
         forEachForScan(

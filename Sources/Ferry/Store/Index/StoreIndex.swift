@@ -1,8 +1,8 @@
 /// The engine's view of a store, derived from the journal: every record's current versions,
 /// which changes of each replica it has, and where the journal ends.
 ///
-/// The index can always be rebuilt by replaying the journal; its snapshot in `.ferry/index`
-/// (see ``SnapshotFile``) saves that work, and is read lazily.
+/// The index can always be rebuilt by replaying the journal; its image in `.ferry/index`
+/// (see ``IndexFile``) saves that work, and is read lazily.
 struct StoreIndex: Sendable {
     /// Every record ever written (live, deleted or conflicted).
     var records = RecordTable()
@@ -23,10 +23,10 @@ struct StoreIndex: Sendable {
 
     init() {}
 
-    /// The index a snapshot describes (its records are read from the file on demand).
-    init(snapshot: SnapshotFile) {
-        let header = snapshot.header
-        records = RecordTable(base: snapshot)
+    /// The index an image file describes (its records are read from the file on demand).
+    init(image: IndexFile) {
+        let header = image.header
+        records = RecordTable(base: image)
         knowledge = header.knowledge
         digests = header.digests
         headSequence = header.head.sequence
@@ -51,7 +51,7 @@ struct StoreIndex: Sendable {
 
     /// Applies a journal entry (already numbered) to the index.
     /// - Parameter knownBefore: the record's state in the index, when the caller just looked
-    ///   it up (saves searching the snapshot again for a new record); `nil` to look it up.
+    ///   it up (saves searching the image again for a new record); `nil` to look it up.
     mutating func apply(_ entry: JournalEntry, contentHash: SHA256Digest? = nil, before knownBefore: RecordState?? = nil) -> Application {
         let change = entry.change
         let hash: SHA256Digest

@@ -1,16 +1,16 @@
-/// Reads the record lines of one entity (or all) from a snapshot or delta file (see
-/// ``SnapshotFile``), in sort order, a piece at a time: memory holds one piece (1 MiB) and the line being read,
+/// Reads the record lines of one entity (or all) from a image or delta file (see
+/// ``IndexFile``), in sort order, a piece at a time: memory holds one piece (1 MiB) and the line being read,
 /// never the file. It starts where a binary search on disk finds the entity's first line.
 ///
 /// ```swift
-/// var cursor = SnapshotLineCursor(file: snapshot, entity: users)
+/// var cursor = IndexLineCursor(file: image, entity: users)
 /// while let (sortKey, line) = cursor.next() { … }
 /// ```
 ///
 /// A line handed out stays valid as long as the caller keeps it (a new piece goes into a new
-/// buffer). A file that ends inside a line is marked damaged (``SnapshotFile/markDamaged(_:)``).
-struct SnapshotLineCursor {
-    let file: SnapshotFile
+/// buffer). A file that ends inside a line is marked damaged (``IndexFile/markDamaged(_:)``).
+struct IndexLineCursor {
+    let file: IndexFile
     /// How much is read at a time.
     let pieceSize: Int
     /// `<entity>\t`: how every sort key of the entity begins.
@@ -22,7 +22,7 @@ struct SnapshotLineCursor {
     private var offset: Int64
     private var finished = false
 
-    init(file: SnapshotFile, entity: EntityName, pieceSize: Int = 1 << 20) {
+    init(file: IndexFile, entity: EntityName, pieceSize: Int = 1 << 20) {
         self.file = file
         self.pieceSize = max(1, pieceSize)
         prefix = Array(entity.rawValue.utf8) + [9]
@@ -30,7 +30,7 @@ struct SnapshotLineCursor {
     }
 
     /// A cursor over every record line of `file`, whatever its entity.
-    init(file: SnapshotFile, pieceSize: Int = 1 << 20) {
+    init(file: IndexFile, pieceSize: Int = 1 << 20) {
         self.file = file
         self.pieceSize = max(1, pieceSize)
         prefix = []
@@ -47,7 +47,7 @@ struct SnapshotLineCursor {
             }
             let line = buffer[position..<newline]
             position = newline + 1
-            let sortKey = SnapshotFile.sortKey(ofLine: line)
+            let sortKey = IndexRecordLine.sortKey(ofLine: line)
             let order = ByteOrder.compare(sortKey.prefix(prefix.count), prefix)
             // Lines of entities before this one, between the search's landing and the first.
             if order < 0 { continue }

@@ -1,17 +1,17 @@
 /// The record lines of two index files read together in sort order, as one file: where both
 /// hold a record, the upper file's line (the newer state) hides the lower's. The upper file is
 /// a store's spill (see ``RecordTable/spill``) and the lower its delta, each read a piece at a
-/// time by a ``SnapshotLineCursor``.
+/// time by a ``IndexLineCursor``.
 struct LayeredLineCursor {
-    private var upper: SnapshotLineCursor?
-    private var lower: SnapshotLineCursor?
+    private var upper: IndexLineCursor?
+    private var lower: IndexLineCursor?
     private var upperLine: (sortKey: ArraySlice<UInt8>, line: ArraySlice<UInt8>)?
     private var lowerLine: (sortKey: ArraySlice<UInt8>, line: ArraySlice<UInt8>)?
     /// How many lines were read from each file, hidden ones included.
     private(set) var upperLinesRead = 0
     private(set) var lowerLinesRead = 0
 
-    init(upper: SnapshotLineCursor?, lower: SnapshotLineCursor?) {
+    init(upper: IndexLineCursor?, lower: IndexLineCursor?) {
         self.upper = upper
         self.lower = lower
         advanceUpper()
@@ -19,19 +19,19 @@ struct LayeredLineCursor {
     }
 
     /// Every record line of `upper` over those of `lower`.
-    init(upper: SnapshotFile?, lower: SnapshotFile?) {
-        self.init(upper: upper.map { SnapshotLineCursor(file: $0) }, lower: lower.map { SnapshotLineCursor(file: $0) })
+    init(upper: IndexFile?, lower: IndexFile?) {
+        self.init(upper: upper.map { IndexLineCursor(file: $0) }, lower: lower.map { IndexLineCursor(file: $0) })
     }
 
     /// The record lines of one entity of `upper` over those of `lower`.
-    init(upper: SnapshotFile?, lower: SnapshotFile?, entity: EntityName) {
+    init(upper: IndexFile?, lower: IndexFile?, entity: EntityName) {
         self.init(
-            upper: upper.map { SnapshotLineCursor(file: $0, entity: entity) }, lower: lower.map { SnapshotLineCursor(file: $0, entity: entity) })
+            upper: upper.map { IndexLineCursor(file: $0, entity: entity) }, lower: lower.map { IndexLineCursor(file: $0, entity: entity) })
     }
 
     /// The next record's line, its sort key and the file it is in (which numbers its
     /// replicas); `nil` after the last.
-    mutating func next() -> (sortKey: ArraySlice<UInt8>, line: ArraySlice<UInt8>, file: SnapshotFile)? {
+    mutating func next() -> (sortKey: ArraySlice<UInt8>, line: ArraySlice<UInt8>, file: IndexFile)? {
         let fromUpper: Bool
         switch (upperLine, lowerLine) {
         case (nil, nil):

@@ -1,18 +1,18 @@
-/// Reads what audit queries need from the index snapshot's sorted record lines (format in
-/// ``SnapshotFile``) without decoding any record: `log --id` without an entity needs the
+/// Reads what audit queries need from the index image's sorted record lines (format in
+/// ``IndexFile``) without decoding any record: `log --id` without an entity needs the
 /// entities that have records, to look the id up in each, not 100,000 records in memory.
 ///
 /// Record lines are `K<tab><entity><tab><encoded id><tab>…`, sorted by `<entity><tab><encoded
 /// id>` as bytes, so each entity's records are one run of lines and the next entity starts at
 /// the first line not below `<entity><tab><0xFF>`: a binary search with `pread`, one per entity.
 ///
-/// It reads the file by path, so it checks that the file is still the snapshot of `head` (the
+/// It reads the file by path, so it checks that the file is still the image of `head` (the
 /// one the store opened); records changed since (the delta file, this session's writes) are
 /// the caller's to add.
-enum SnapshotRecordLookup {
-    /// The entities of the snapshot's records, in order, or `nil` when the file cannot be read,
-    /// is not the snapshot of `head` with `recordCount` records, or a line is malformed.
-    static func entities(inSnapshotAt path: String, head: StoreHead, recordCount: Int) -> [EntityName]? {
+enum IndexRecordLookup {
+    /// The entities of the image's records, in order, or `nil` when the file cannot be read,
+    /// is not the image of `head` with `recordCount` records, or a line is malformed.
+    static func entities(inImageAt path: String, head: StoreHead, recordCount: Int) -> [EntityName]? {
         guard let file = try? FileDescriptor.open(path, .readOnly) else { return nil }
         return file.closeAfter { () -> [EntityName]? in
             guard let body = SortedLines(file: file, head: head, recordCount: recordCount) else { return nil }
@@ -31,7 +31,7 @@ enum SnapshotRecordLookup {
         }
     }
 
-    /// The record lines of an open snapshot file, between its header and its `E` line.
+    /// The record lines of an open image file, between its header and its `E` line.
     private struct SortedLines {
         let file: FileDescriptor
         /// The offset of the first record line and the end of the last one.
@@ -41,7 +41,7 @@ enum SnapshotRecordLookup {
         init?(file: FileDescriptor, head: StoreHead, recordCount: Int) {
             self.file = file
             guard let size = try? file.status().size else { return nil }
-            let expectedStart = Array("\(SnapshotFile.magic)\nH\t\(head.sequence)\t\(head.hash.hex)\t".utf8)
+            let expectedStart = Array("\(IndexFileLevel.image.magic)\nH\t\(head.sequence)\t\(head.hash.hex)\t".utf8)
             // The header ends with the line `B`; conflict lines can make it long.
             var window = 65_536
             var headerEnd: Int?
@@ -49,27 +49,18 @@ enum SnapshotRecordLookup {
                 guard let bytes = try? file.read(at: 0, count: Int(min(Int64(window), size))),
                     bytes.count > expectedStart.count, bytes[0..<expectedStart.count].elementsEqual(expectedStart)
                 else { return nil }
-                headerEnd = Self.endOfLineB(bytes)
+                headerEnd = IndexFileHeader.end(in: bytes)
                 if headerEnd == nil {
                     guard Int64(bytes.count) < size, window < 1 << 26 else { return nil }
                     window *= 8
                 }
             }
-            let trailer = Array("E\t\(recordCount)\n".utf8)
+            let trailer = IndexFileHeader.trailer(recordCount: recordCount)
             guard let headerEnd, size >= Int64(headerEnd + trailer.count),
                 (try? file.read(at: size - Int64(trailer.count), count: trailer.count)) == trailer
             else { return nil }
             start = Int64(headerEnd)
             end = size - Int64(trailer.count)
-        }
-
-        private static func endOfLineB(_ bytes: [UInt8]) -> Int? {
-            var lineStart = 0
-            for index in bytes.indices where bytes[index] == 10 {
-                if index - lineStart == 1 && bytes[lineStart] == UInt8(ascii: "B") { return index + 1 }
-                lineStart = index + 1
-            }
-            return nil
         }
 
         /// `<entity><tab><encoded id>` of the record line starting at `offset`.

@@ -2,10 +2,10 @@
 /// cheaper than decoding a million record lines into an index, streamed so that neither side
 /// is held as lines, and each difference still names its record.
 ///
-/// The index is the snapshot (`.ferry/index`) plus, when one applies to it, the delta file
-/// (`.ferry/index-delta`), whose records replace the snapshot's (format in ``SnapshotFile``).
+/// The index is the image (`.ferry/index`) plus, when one applies to it, the delta file
+/// (`.ferry/index-delta`), whose records replace the image's (format in ``IndexFile``).
 /// Each record line, without its file stamp (which the journal cannot know), must be the line
-/// the replay would write, with the replica numbering of the file it is in; the snapshot's
+/// the replay would write, with the replica numbering of the file it is in; the image's
 /// lines must also be sorted, since the store finds records by binary search. The header's
 /// knowledge vector, clock, live counts and conflict list must be the replay's too.
 ///
@@ -14,30 +14,30 @@
 /// each partition's replay is summed the same way (``expectedTotals(_:path:)``), and only a
 /// partition whose sums differ is compared line by line to name its records
 /// (``recordFindings(_:replay:partition:partitioning:)``).
-enum SnapshotComparison {
+enum IndexComparison {
     /// The index files, read before the journal.
     struct IndexFiles: Sendable {
-        var snapshot: IndexFileText
-        /// The delta file, when it applies to the snapshot.
+        var image: IndexFileText
+        /// The delta file, when it applies to the image.
         var delta: IndexFileText?
         /// A delta file that could not be read.
         var unreadableDelta: VerificationFinding?
 
         /// The head the index covers: the delta's when there is one.
-        var head: StoreHead { delta?.head ?? snapshot.head }
+        var head: StoreHead { delta?.head ?? image.head }
 
-        /// Reads the snapshot and the delta file. A delta written for another snapshot is
+        /// Reads the image and the delta file. A delta written for another image is
         /// ignored, as the store ignores it.
         static func read(_ layout: StoreLayout) -> Result<IndexFiles, IndexFileText.Unreadable> {
-            let snapshot: IndexFileText
-            do { snapshot = try IndexFileText(reading: layout.index, path: ".ferry/index", magic: SnapshotFile.magic) } catch {
+            let image: IndexFileText
+            do { image = try IndexFileText(reading: layout.index, path: ".ferry/index", level: .image) } catch {
                 return .failure(error)
             }
-            var files = IndexFiles(snapshot: snapshot)
+            var files = IndexFiles(image: image)
             guard FileSystem.exists(layout.indexDelta) else { return .success(files) }
             do {
-                let delta = try IndexFileText(reading: layout.indexDelta, path: ".ferry/index-delta", magic: SnapshotFile.deltaMagic)
-                if let base = delta.baseHead, base.sequence == snapshot.head.sequence, base.hash == snapshot.head.hash,
+                let delta = try IndexFileText(reading: layout.indexDelta, path: ".ferry/index-delta", level: .delta)
+                if let base = delta.baseHead, base.sequence == image.head.sequence, base.hash == image.head.hash,
                     delta.totalRecords != nil
                 {
                     files.delta = delta
@@ -51,11 +51,11 @@ enum SnapshotComparison {
     }
 
     /// The replica numbering the replay writes its expected lines with: the delta's, which
-    /// extends the snapshot's as Ferry writes it, else the snapshot's (a delta numbered
+    /// extends the image's as Ferry writes it, else the image's (a delta numbered
     /// otherwise has its lines renumbered as they are read).
     static func lineNumbers(_ files: IndexFiles) -> [ReplicaID: Int] {
-        if let delta = files.delta, delta.replicas.starts(with: files.snapshot.replicas) { return numbers(delta.replicas) }
-        return numbers(files.snapshot.replicas)
+        if let delta = files.delta, delta.replicas.starts(with: files.image.replicas) { return numbers(delta.replicas) }
+        return numbers(files.image.replicas)
     }
 
     /// Sums that stand for a multiset of line fingerprints, one per partition of records:
@@ -89,7 +89,7 @@ enum SnapshotComparison {
         var unreadable: VerificationFinding?
     }
 
-    /// Reads the index's record lines once, streamed: the delta's, then the snapshot's lines it
+    /// Reads the index's record lines once, streamed: the delta's, then the image's lines it
     /// does not replace, each added to its record's partition's totals.
     static func scanLines(_ files: IndexFiles, partitioning: ReplayPartitioning) -> LineScan {
         var scan = LineScan(totals: Array(repeating: LineTotals(), count: partitioning.count))
@@ -115,24 +115,24 @@ enum SnapshotComparison {
                     }
                 }
             }
-            let snapshot = files.snapshot
+            let image = files.image
             var previous: [UInt8]?
             var reportedOrder = false
-            try snapshot.forEachPieceOfLines { lines, bytes in
+            try image.forEachPieceOfLines { lines, bytes in
                 for (line, facts) in zip(lines, LineFacts.of(lines.map(\.range), in: bytes, renumbering: nil)) {
                     let sortKey = facts.fields?.sortKey(bytes)
                     if let sortKey, let before = previous, !reportedOrder, !before.lexicographicallyPrecedes(sortKey) {
                         reportedOrder = true
                         scan.findings.append(
-                            finding(snapshot.path, nil, "unsorted: line \(line.number) is out of order, so lookups by binary search miss records; remove .ferry/index to rebuild it"))
+                            finding(image.path, nil, "unsorted: line \(line.number) is out of order, so lookups by binary search miss records; remove .ferry/index to rebuild it"))
                     }
                     if let sortKey { previous = Array(sortKey) }
                     if let sortKey, replaced.contains(sortKey) { continue }
-                    take(facts, number: line.number, bytes: bytes, in: snapshot)
+                    take(facts, number: line.number, bytes: bytes, in: image)
                 }
             }
         } catch {
-            scan.unreadable = finding(files.snapshot.path, nil, "unreadable index snapshot (\(error.reason)); opening the store rebuilds it")
+            scan.unreadable = finding(files.image.path, nil, "unreadable index snapshot (\(error.reason)); opening the store rebuilds it")
         }
         return scan
     }
@@ -202,7 +202,7 @@ enum SnapshotComparison {
         }
 
         // Each record line of the partition must be one of them: the delta's first, then the
-        // snapshot's lines it does not replace.
+        // image's lines it does not replace.
         var mismatched = Set<RecordKey>()
         var replaced = ReplacedKeys()
         func check(_ facts: LineFacts, bytes: [UInt8], in file: IndexFileText) {
@@ -227,10 +227,10 @@ enum SnapshotComparison {
                     }
                 }
             }
-            try files.snapshot.forEachPieceOfLines { lines, bytes in
+            try files.image.forEachPieceOfLines { lines, bytes in
                 for facts in LineFacts.of(lines.map(\.range), in: bytes, renumbering: nil) {
                     if let sortKey = facts.fields?.sortKey(bytes), replaced.contains(sortKey) { continue }
-                    check(facts, bytes: bytes, in: files.snapshot)
+                    check(facts, bytes: bytes, in: files.image)
                 }
             }
         } catch {
@@ -243,14 +243,14 @@ enum SnapshotComparison {
                 guard low < expected.count, matched[low / 64] & (UInt64(1) << UInt64(low % 64)) == 0 else { continue }
                 let key = replay.key(at: index)
                 if !mismatched.contains(key) {
-                    findings.append(finding(files.snapshot.path, key, "stale: the index lacks \(key); remove .ferry/index to rebuild it"))
+                    findings.append(finding(files.image.path, key, "stale: the index lacks \(key); remove .ferry/index to rebuild it"))
                 }
             }
         }
         return findings
     }
 
-    /// The sort keys of the delta's lines, whose snapshot lines they replace: a seeded hash
+    /// The sort keys of the delta's lines, whose image lines they replace: a seeded hash
     /// of each, 8 bytes a key however long (a delta of 64k records held 6 MB as a set of keys).
     struct ReplacedKeys {
         private var hashes: [Int] = []
@@ -293,10 +293,10 @@ enum SnapshotComparison {
         return low
     }
 
-    /// A delta numbered otherwise than the snapshot has its lines renumbered as they are read.
+    /// A delta numbered otherwise than the image has its lines renumbered as they are read.
     private static func renumbering(_ files: IndexFiles) -> (replicas: [ReplicaID], numbers: [ReplicaID: Int])? {
-        guard let delta = files.delta, !delta.replicas.starts(with: files.snapshot.replicas) else { return nil }
-        return (delta.replicas, numbers(files.snapshot.replicas))
+        guard let delta = files.delta, !delta.replicas.starts(with: files.image.replicas) else { return nil }
+        return (delta.replicas, numbers(files.image.replicas))
     }
 
     /// The fingerprint of the index line the replay expects for the record in slot `index`
@@ -306,11 +306,7 @@ enum SnapshotComparison {
         let key = replay.key(at: index)
         var prefix: [UInt8] = []
         prefix.reserveCapacity(64)
-        prefix += key.entity.rawValue.utf8
-        prefix.append(9)
-        RecordFileName.appendEncoded(key.id, to: &prefix)
-        prefix.append(9)
-        prefix.appendDecimal(slot.lastSequence)
+        IndexRecordLine.appendPrefix(key, lastSequence: slot.lastSequence, to: &prefix)
         return prefix.withUnsafeBytes { RecordLineFields.combine(prefix: $0, versions: slot.versionsHash) }
     }
 
@@ -329,7 +325,7 @@ enum SnapshotComparison {
     static func headerFindings(_ files: IndexFiles, replay: ReplayFacts) -> [VerificationFinding] {
         var findings: [VerificationFinding] = []
         if let unreadable = files.unreadableDelta { findings.append(unreadable) }
-        let top = files.delta ?? files.snapshot
+        let top = files.delta ?? files.image
         if top.knowledge != replay.knowledge {
             findings.append(finding(top.path, nil, "stale: the index's knowledge vector differs from the journal's; remove .ferry/index to rebuild it"))
         }

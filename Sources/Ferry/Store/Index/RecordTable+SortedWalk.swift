@@ -1,21 +1,21 @@
 /// Walking one entity's records in sort-key order (`<entity>\t<encoded id>`) without loading
-/// the table: the snapshot's lines of that entity, the delta's and the spill's, each read a
-/// piece at a time (``SnapshotLineCursor``), merged with the states changed in memory, sorted.
+/// the table: the image's lines of that entity, the delta's and the spill's, each read a
+/// piece at a time (``IndexLineCursor``), merged with the states changed in memory, sorted.
 /// A record in memory wins over the spill's line, which wins over the delta's, which wins over
-/// the snapshot's.
+/// the image's.
 extension RecordTable {
     /// A record met by ``forEachRecordInSortOrder(of:_:)``: where its state is.
     enum WalkedRecord {
-        /// A line of the snapshot (with the file stamp confirmed since, if any), the delta or
+        /// A line of the image (with the file stamp confirmed since, if any), the delta or
         /// the spill, as it is in `file`, not decoded.
-        case line(ArraySlice<UInt8>, file: SnapshotFile, confirmedStamp: FileStamp?)
+        case line(ArraySlice<UInt8>, file: IndexFile, confirmedStamp: FileStamp?)
         /// A state changed in memory.
         case state(RecordState)
 
         /// Whether the record is live (its winner is not a delete); a line is not decoded.
         var isLive: Bool {
             switch self {
-            case .line(let line, _, _): return SnapshotFile.lineIsLive(line)
+            case .line(let line, _, _): return IndexRecordLine.lineIsLive(line)
             case .state(let state): return state.isLive
             }
         }
@@ -49,37 +49,37 @@ extension RecordTable {
     ) throws(E) {
         var inMemory: [(sortKey: [UInt8], state: RecordState)] = []
         forEachStateInMemory { key, state in
-            if key.entity == entity { inMemory.append((SnapshotFile.sortKey(key), state)) }
+            if key.entity == entity { inMemory.append((IndexRecordLine.sortKey(key), state)) }
         }
         inMemory.sort { ByteOrder.precedes($0.sortKey, $1.sortKey) }
         var nextInMemory = 0
-        var snapshot = base.map { SnapshotLineCursor(file: $0, entity: entity) }
+        var image = base.map { IndexLineCursor(file: $0, entity: entity) }
         var changed = LayeredLineCursor(upper: spill, lower: delta, entity: entity)
-        var snapshotLine = snapshot?.next()
+        var imageLine = image?.next()
         var changedLine = changed.next()
         var stamps = confirmed.walk()
         let prefixLength = entity.rawValue.utf8.count + 1
         while true {
             let memoryKey = nextInMemory < inMemory.count ? inMemory[nextInMemory].sortKey[...] : nil
-            guard let least = Self.least(Self.least(memoryKey, changedLine?.sortKey), snapshotLine?.sortKey) else { return }
+            guard let least = Self.least(Self.least(memoryKey, changedLine?.sortKey), imageLine?.sortKey) else { return }
             let fromMemory = memoryKey.map { ByteOrder.compare($0, least) == 0 } ?? false
             let fromDelta = changedLine.map { ByteOrder.compare($0.sortKey, least) == 0 } ?? false
-            let fromSnapshot = snapshotLine.map { ByteOrder.compare($0.sortKey, least) == 0 } ?? false
+            let fromImage = imageLine.map { ByteOrder.compare($0.sortKey, least) == 0 } ?? false
             let record: WalkedRecord
             if fromMemory {
                 record = .state(inMemory[nextInMemory].state)
             } else if fromDelta, let changedLine {
                 record = .line(changedLine.line, file: changedLine.file, confirmedStamp: nil)
-            } else if let snapshotLine, let file = base {
-                let stamp = confirmed.isEmpty ? nil : stamps.stamp(forSortKey: snapshotLine.sortKey)
-                record = .line(snapshotLine.line, file: file, confirmedStamp: stamp)
+            } else if let imageLine, let file = base {
+                let stamp = confirmed.isEmpty ? nil : stamps.stamp(forSortKey: imageLine.sortKey)
+                record = .line(imageLine.line, file: file, confirmedStamp: stamp)
             } else {
                 return
             }
             guard try body(least.dropFirst(prefixLength), record) else { return }
             if fromMemory { nextInMemory += 1 }
             if fromDelta { changedLine = changed.next() }
-            if fromSnapshot { snapshotLine = snapshot?.next() }
+            if fromImage { imageLine = image?.next() }
         }
     }
 

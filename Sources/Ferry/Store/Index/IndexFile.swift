@@ -6,9 +6,10 @@ import Musl
 import Darwin
 #endif
 
-/// The on-disk index snapshot, `.ferry/index`, read lazily: opening reads only the header;
-/// looking a record up binary-searches the sorted record lines with `pread` (after many
-/// lookups, the whole file is read once and searched in memory). So the cost of a sync or a
+/// One of the index's files, read lazily: the image (`.ferry/index`, every record), the delta
+/// over it (`.ferry/index-delta`) or a spill over the delta (see ``IndexFileLevel``). Opening
+/// reads only the header; looking a record up binary-searches the sorted record lines with
+/// `pread` (after many lookups, the whole file is read once and searched in memory). So the cost of a sync or a
 /// write is proportional to the records it touches, not to the store's size.
 ///
 /// ```
@@ -25,26 +26,12 @@ import Darwin
 /// A file stamp is `size,mtime-ns,inode,sha256-hex,taken-at-ns`. Versions are separated by
 /// `;`, each `replica#,counter,hlc-ms,hlc-logical,deleted(0/1),content-sha256,seq,vector`,
 /// the vector being `replica#:counter` pairs joined by `+`.
-final class SnapshotFile: @unchecked Sendable {
-    static let magic = "ferry-index\t3"
-    /// The delta file: the records changed since the snapshot named by its `A` line.
-    static let deltaMagic = "ferry-index-delta\t2"
-
+///
+/// The header is read and written by ``IndexFileHeader``, the record lines by
+/// ``IndexRecordLine``; a delta's header adds `A` and `T` lines (docs/FORMAT.md, "Index image").
+final class IndexFile: @unchecked Sendable {
     /// What the header says.
-    struct Header {
-        var head = StoreHead(sequence: 0, hash: .zero, latestModification: .zero)
-        var replicas: [ReplicaID] = []
-        var knowledge = VersionVector()
-        /// For each replica in `knowledge`, the digest of its latest change (see ``ChangeChain``).
-        var digests: [ReplicaID: SHA256Digest] = [:]
-        var liveCounts: [EntityName: Int] = [:]
-        var conflicted = Set<RecordKey>()
-        var recordCount = 0
-        /// For a delta file: the head of the snapshot it applies to.
-        var baseHead: (sequence: UInt64, hash: SHA256Digest)?
-        /// For a delta file: the number of records of the whole table.
-        var totalRecords: Int?
-    }
+    typealias Header = IndexFileHeader
 
     let path: String
     let header: Header
@@ -55,7 +42,7 @@ final class SnapshotFile: @unchecked Sendable {
     private var memory: [UInt8]?
     private var lineStarts: [Int] = []
     private var lookups = 0
-    /// For a snapshot too large to load for lookups: the sort key and offset of the first line
+    /// For a image too large to load for lookups: the sort key and offset of the first line
     /// of every block of about ``sparseBlockBytes``, so a lookup reads one block.
     private var sparse: (keys: [[UInt8]], offsets: [Int64])?
     /// With the sparse index: which sort keys the file may hold.
@@ -66,12 +53,12 @@ final class SnapshotFile: @unchecked Sendable {
     /// key order (an import's new ids, a pull's records, the same record asked for twice) read
     /// and split it once, then search it by bisection.
     private var lastBlock: (offset: Int64, bytes: [UInt8], lineStarts: [Int])?
-    /// Snapshots up to this size are loaded whole once looked up often; larger ones get the
-    /// sparse index (a million records make a 250 MB snapshot: loaded whole, it was the
+    /// Images up to this size are loaded whole once looked up often; larger ones get the
+    /// sparse index (a million records make a 250 MB image: loaded whole, it was the
     /// largest part of an import's or a join's memory).
     var loadLimit: Int64 = 32 << 20
     /// The load limit of a delta file: a long run's merges grow the delta to up to half the
-    /// snapshot (see ``Store/mergeSnapshotIfDue()``), and a delta loaded whole for lookups
+    /// image (see ``Store/mergeIndexIfDue()``), and a delta loaded whole for lookups
     /// doubled an import's memory.
     static let deltaLoadLimit: Int64 = 4 << 20
     static let sparseBlockBytes: Int64 = 16 << 10
@@ -101,10 +88,10 @@ final class SnapshotFile: @unchecked Sendable {
 
     /// Another reader of the same file (not the same path: the file it was opened from), with
     /// its own descriptor and caches, for use on another thread.
-    func reopened() -> SnapshotFile? {
+    func reopened() -> IndexFile? {
         let copy = dup(file.rawValue)
         guard copy >= 0 else { return nil }
-        let reopened = SnapshotFile(
+        let reopened = IndexFile(
             path: path, header: header, file: FileDescriptor(rawValue: copy, path: path), bodyStart: bodyStart, bodyEnd: bodyEnd)
         reopened.loadLimit = loadLimit
         return reopened
@@ -117,9 +104,9 @@ final class SnapshotFile: @unchecked Sendable {
     /// The inode of the file read, to tell whether its path still names it.
     var inode: UInt64? { try? file.status().inode }
 
-    /// Opens a snapshot and reads its header; `nil` when absent.
-    /// - Throws: ``StoreError/damagedIndex(reason:)`` for a snapshot that is not well-formed.
-    static func open(_ path: String, magic: String = SnapshotFile.magic) throws(StoreError) -> SnapshotFile? {
+    /// Opens a image and reads its header; `nil` when absent.
+    /// - Throws: ``StoreError/damagedIndex(reason:)`` for a image that is not well-formed.
+    static func open(_ path: String, level: IndexFileLevel = .image) throws(StoreError) -> IndexFile? {
         let file: FileDescriptor
         do { file = try FileDescriptor.open(path, .readOnly) } catch {
             if error.isNotFound { return nil }
@@ -128,20 +115,20 @@ final class SnapshotFile: @unchecked Sendable {
         do {
             let size = try file.status().size
             var headerBytes = try file.read(at: 0, count: Int(min(size, 65_536)))
-            var bodyOffset = headerEnd(headerBytes)
+            var bodyOffset = IndexFileHeader.end(in: headerBytes)
             if bodyOffset == nil && size > 65_536 {
                 headerBytes = try file.read(at: 0, count: Int(min(size, 16 << 20)))
-                bodyOffset = headerEnd(headerBytes)
+                bodyOffset = IndexFileHeader.end(in: headerBytes)
             }
             guard let bodyOffset else { throw StoreError.damagedIndex(reason: "the header has no end") }
-            let header = try parseHeader(Array(headerBytes[0..<bodyOffset]), magic: magic)
-            let trailer = Array("E\t\(header.recordCount)\n".utf8)
+            let header = try parseHeader(Array(headerBytes[0..<bodyOffset]), magic: level.magic)
+            let trailer = IndexFileHeader.trailer(recordCount: header.recordCount)
             guard size >= Int64(bodyOffset + trailer.count),
                 try file.read(at: size - Int64(trailer.count), count: trailer.count) == trailer
-            else { throw StoreError.damagedIndex(reason: "the snapshot is truncated") }
-            let snapshot = SnapshotFile(path: path, header: header, file: file, bodyStart: Int64(bodyOffset), bodyEnd: size - Int64(trailer.count))
-            if magic == deltaMagic { snapshot.loadLimit = deltaLoadLimit }
-            return snapshot
+            else { throw StoreError.damagedIndex(reason: "the image is truncated") }
+            let image = IndexFile(path: path, header: header, file: file, bodyStart: Int64(bodyOffset), bodyEnd: size - Int64(trailer.count))
+            if level != .image { image.loadLimit = deltaLoadLimit }
+            return image
         } catch let error as StoreError {
             file.close()
             throw error
@@ -151,96 +138,33 @@ final class SnapshotFile: @unchecked Sendable {
         }
     }
 
-    /// The offset just after the `B` line, if present.
-    private static func headerEnd(_ bytes: [UInt8]) -> Int? {
-        var start = 0
-        for index in bytes.indices where bytes[index] == 10 {
-            if index - start == 1 && bytes[start] == UInt8(ascii: "B") { return index + 1 }
-            start = index + 1
-        }
-        return nil
-    }
-
+    /// Checks the magic line and reads the header lines (see ``IndexFileHeader``).
     private static func parseHeader(_ bytes: [UInt8], magic: String) throws(StoreError) -> Header {
-        var reader = SnapshotReader(bytes: bytes)
-        func fail(_ reason: String) -> StoreError { .damagedIndex(reason: "header line \(reader.lineNumber): \(reason)") }
-        guard reader.nextLine() == Array(magic.utf8)[...] else { throw fail("unknown header (expected \(magic))") }
-        var header = Header()
-        while let line = reader.nextLine() {
-            var fields = FieldSplitter(line: line, separator: 9)
-            guard let tag = fields.next(), tag.count == 1 else { throw fail("malformed line") }
-            switch tag.first {
-            case UInt8(ascii: "H"):
-                guard let sequence = fields.nextInteger(), let hashText = fields.next(),
-                    let hash = SHA256Digest(hexDigits: hashText), let stampText = fields.next(),
-                    let stamp = HybridTimestamp(String(decoding: stampText, as: UTF8.self))
-                else { throw fail("malformed head") }
-                header.head = StoreHead(sequence: sequence, hash: hash, latestModification: stamp)
-            case UInt8(ascii: "R"):
-                guard let text = fields.next(), let replica = ReplicaID(String(decoding: text, as: UTF8.self)),
-                    let counter = fields.nextInteger(), let digestText = fields.next()
-                else { throw fail("malformed replica") }
-                header.replicas.append(replica)
-                header.knowledge[replica] = counter
-                if digestText != Array("-".utf8)[...] {
-                    guard let digest = SHA256Digest(hexDigits: digestText) else { throw fail("malformed replica digest") }
-                    header.digests[replica] = digest
-                }
-            case UInt8(ascii: "L"):
-                guard let text = fields.next(), let entity = try? EntityName(String(decoding: text, as: UTF8.self)),
-                    let count = fields.nextInteger()
-                else { throw fail("malformed live count") }
-                header.liveCounts[entity] = Int(count)
-            case UInt8(ascii: "C"):
-                guard let text = fields.next(), let entity = try? EntityName(String(decoding: text, as: UTF8.self)),
-                    let encoded = fields.next(), let id = RecordFileName.decode(bytes: encoded)
-                else { throw fail("malformed conflict") }
-                header.conflicted.insert(RecordKey(entity: entity, id: id))
-            case UInt8(ascii: "A"):
-                guard let sequence = fields.nextInteger(), let hashText = fields.next(),
-                    let hash = SHA256Digest(hexDigits: hashText)
-                else { throw fail("malformed base head") }
-                header.baseHead = (sequence, hash)
-            case UInt8(ascii: "T"):
-                guard let count = fields.nextInteger() else { throw fail("malformed total") }
-                header.totalRecords = Int(count)
-            case UInt8(ascii: "N"):
-                guard let count = fields.nextInteger() else { throw fail("malformed count") }
-                header.recordCount = Int(count)
-            case UInt8(ascii: "B"):
-                return header
-            default:
-                throw fail("unknown tag")
-            }
+        guard bytes.firstIndex(of: 10).map({ bytes[..<$0].elementsEqual(magic.utf8) }) ?? bytes.elementsEqual(magic.utf8) else {
+            throw .damagedIndex(reason: "header line 1: unknown header (expected \(magic))")
         }
-        return header
+        do throws(IndexFileHeader.Malformed) {
+            return try IndexFileHeader.decode(bytes).header
+        } catch {
+            throw .damagedIndex(reason: "header line \(error.line): \(error.reason)")
+        }
     }
 
     // MARK: Lookup
 
-    /// The sort key of a record line: `<entity>\t<encoded id>`.
-    static func sortKey(_ key: RecordKey) -> [UInt8] {
-        var bytes: [UInt8] = []
-        bytes.reserveCapacity(key.entity.rawValue.utf8.count + key.id.rawValue.utf8.count + 9)
-        bytes.append(contentsOf: key.entity.rawValue.utf8)
-        bytes.append(9)
-        RecordFileName.appendEncoded(key.id, to: &bytes)
-        return bytes
-    }
-
-    /// The state of `key`, or `nil` when the snapshot has no such record.
+    /// The state of `key`, or `nil` when the image has no such record.
     func lookup(_ key: RecordKey) -> RecordState? {
         var sortKey: [UInt8]?
         return lookup(key, sortKey: &sortKey)
     }
 
     /// The state of `key`; `sortKey` is its sort key, computed here when `nil` (so that one
-    /// lookup in the delta and then the snapshot computes it once).
+    /// lookup in the delta and then the image computes it once).
     /// - Parameter remembering: keep the answer for the next lookup of `key` (pass `false`
     ///   when the caller keeps it itself).
     func lookup(_ key: RecordKey, sortKey: inout [UInt8]?, remembering: Bool = true) -> RecordState? {
         if remembering, let cached = recent[key] { return cached }
-        let target = sortKey ?? SnapshotFile.sortKey(key)
+        let target = sortKey ?? IndexRecordLine.sortKey(key)
         sortKey = target
         let found = search(target)
         guard remembering else { return found }
@@ -295,12 +219,12 @@ final class SnapshotFile: @unchecked Sendable {
         var nextBlock = bodyStart
         var filter = SortKeyFilter(expectedCount: header.recordCount)
         guard forEachLineOnDisk({ offset, line in
-            let sortKey = SnapshotFile.sortKey(ofLine: line)
+            let sortKey = IndexRecordLine.sortKey(ofLine: line)
             filter.insert(sortKey)
             guard offset >= nextBlock else { return }
             keys.append(Array(sortKey))
             offsets.append(offset)
-            nextBlock = offset + SnapshotFile.sparseBlockBytes
+            nextBlock = offset + IndexFile.sparseBlockBytes
         }) != nil else { return }
         sparse = (keys, offsets)
         self.filter = filter
@@ -501,19 +425,19 @@ final class SnapshotFile: @unchecked Sendable {
     }
 
     /// Every record line as raw bytes with its sort key, in order (for merging into a new
-    /// snapshot without decoding).
+    /// image without decoding).
     func forEachRawLine(_ body: (_ sortKey: ArraySlice<UInt8>, _ line: ArraySlice<UInt8>) -> Void) {
         loadIntoMemory()
         guard let memory else { return }
         for index in lineStarts.indices {
             let line = self.line(at: index, in: memory)
-            body(SnapshotFile.sortKey(ofLine: line), line)
+            body(IndexRecordLine.sortKey(ofLine: line), line)
         }
     }
 
     // MARK: Status scans
 
-    /// Records why the snapshot cannot be trusted (the first reason wins).
+    /// Records why the image cannot be trusted (the first reason wins).
     func markDamaged(_ reason: String) {
         if damage == nil { damage = reason }
     }
@@ -523,91 +447,8 @@ final class SnapshotFile: @unchecked Sendable {
         decodeWithKey(line)
     }
 
-    /// Whether a record line says the record is live and its file, as Ferry wrote it, matches
-    /// `status` (see ``FileStamp/matches(_:)``). The fast path of a status scan: it reads four
-    /// integers and a flag, and decodes nothing else.
-    static func stampOfLine(_ line: ArraySlice<UInt8>, matches status: FileStatus) -> Bool {
-        line.withUnsafeBufferPointer { bytes -> Bool in
-            var position = 0
-            // Skip K, entity, encoded id and last sequence.
-            var tabs = 0
-            while position < bytes.count && tabs < 4 {
-                if bytes[position] == 9 { tabs += 1 }
-                position += 1
-            }
-            // size,modified,inode,hash,taken: "-" (no file) fails the first number.
-            func number(_ terminator: UInt8) -> Int64? {
-                var value: Int64 = 0
-                let start = position
-                while position < bytes.count, bytes[position] != terminator {
-                    let digit = bytes[position] &- 48
-                    guard digit < 10 else { return nil }
-                    let (product, overflow1) = value.multipliedReportingOverflow(by: 10)
-                    let (sum, overflow2) = product.addingReportingOverflow(Int64(digit))
-                    guard !overflow1 && !overflow2 else { return nil }
-                    value = sum
-                    position += 1
-                }
-                guard position > start, position < bytes.count else { return nil }
-                position += 1
-                return value
-            }
-            let comma = UInt8(ascii: ",")
-            guard let size = number(comma), let modified = number(comma), let inode = number(comma) else { return false }
-            while position < bytes.count && bytes[position] != comma { position += 1 }  // the hash
-            position += 1
-            guard let taken = number(9),
-                FileStamp.matches(size: size, modified: modified, inode: UInt64(inode), taken: taken, status)
-            else { return false }
-            return SnapshotFile.winnerIsLive(versionsAt: position, in: bytes)
-        }
-    }
-
-    /// `line` with its file stamp field replaced by `stamp` (the rest copied as it is), or
-    /// `nil` when the line has no stamp field.
-    static func line(_ line: ArraySlice<UInt8>, withStamp stamp: FileStamp) -> [UInt8]? {
-        // K, entity, encoded id, last sequence, then the stamp.
-        var stampStart = line.startIndex
-        for _ in 0..<4 {
-            guard let tab = ByteOrder.firstIndex(of: 9, in: line[stampStart...]) else { return nil }
-            stampStart = tab + 1
-        }
-        guard let stampEnd = ByteOrder.firstIndex(of: 9, in: line[stampStart...]) else { return nil }
-        var result: [UInt8] = []
-        result.reserveCapacity(line.count + 64)
-        result.append(contentsOf: line[..<stampStart])
-        stamp.appendText(to: &result)
-        result.append(contentsOf: line[stampEnd...])
-        return result
-    }
-
-    /// Whether the versions field starting at `start` begins with a live winner (its first
-    /// version, `origin,counter,physical,logical,deleted,...`, is not a delete).
-    private static func winnerIsLive(versionsAt start: Int, in bytes: UnsafeBufferPointer<UInt8>) -> Bool {
-        var position = start
-        var commas = 0
-        while position < bytes.count && commas < 4 {
-            if bytes[position] == UInt8(ascii: ",") { commas += 1 }
-            position += 1
-        }
-        return position + 1 < bytes.count && bytes[position] == UInt8(ascii: "0") && bytes[position + 1] == UInt8(ascii: ",")
-    }
-
-    /// Whether a record line's winner (its first version) is live, read without decoding.
-    static func lineIsLive(_ line: ArraySlice<UInt8>) -> Bool {
-        line.withUnsafeBufferPointer { bytes -> Bool in
-            var position = 0
-            var tabs = 0
-            while position < bytes.count && tabs < 5 {
-                if bytes[position] == 9 { tabs += 1 }
-                position += 1
-            }
-            return SnapshotFile.winnerIsLive(versionsAt: position, in: bytes)
-        }
-    }
-
     /// Like ``forEachRawLine(_:)``, but reads the file in 1 MiB pieces when it is not in
-    /// memory already, so merging a large snapshot does not hold all of it.
+    /// memory already, so merging a large image does not hold all of it.
     func forEachRawLineStreaming(_ body: (_ sortKey: ArraySlice<UInt8>, _ line: ArraySlice<UInt8>) -> Void) {
         if memory != nil {
             forEachRawLine(body)
@@ -615,7 +456,7 @@ final class SnapshotFile: @unchecked Sendable {
         }
         var seen = 0
         guard let whole = forEachLineOnDisk({ _, line in
-            body(SnapshotFile.sortKey(ofLine: line), line)
+            body(IndexRecordLine.sortKey(ofLine: line), line)
             seen += 1
         }) else { return }
         if !whole || seen != header.recordCount {
@@ -649,31 +490,6 @@ final class SnapshotFile: @unchecked Sendable {
         return carry.isEmpty
     }
 
-    /// The sort key of a record line: from after `K\t` up to the third tab.
-    static func sortKey(ofLine line: ArraySlice<UInt8>) -> ArraySlice<UInt8> {
-        var end = line.startIndex + 2
-        var tabs = 0
-        while end < line.endIndex {
-            if line[end] == 9 {
-                tabs += 1
-                if tabs == 2 { break }
-            }
-            end += 1
-        }
-        return line[min(line.startIndex + 2, end)..<end]
-    }
-
-    /// The content hash of a record line's winner (its first version), read without decoding
-    /// the rest; `nil` for a malformed line.
-    static func winnerHash(ofLine line: ArraySlice<UInt8>) -> SHA256Digest? {
-        var fields = FieldSplitter(line: line, separator: 9)
-        for _ in 0..<5 { _ = fields.next() }
-        guard let versions = fields.next() else { return nil }
-        var parts = FieldSplitter(line: versions, separator: UInt8(ascii: ","))
-        for _ in 0..<5 { _ = parts.next() }
-        return parts.next().flatMap { SHA256Digest(hexDigits: $0) }
-    }
-
     // MARK: Decoding
 
     private func decode(_ line: ArraySlice<UInt8>) -> RecordState? {
@@ -694,8 +510,8 @@ final class SnapshotFile: @unchecked Sendable {
             entity = made
         }
         guard let id = RecordFileName.decode(bytes: encoded) else { return fail("bad record id") }
-        guard let stamp = SnapshotFile.parseStamp(stampText) else { return fail("malformed file stamp") }
-        guard let versions = SnapshotFile.parseVersions(versionsText, replicas: header.replicas) else {
+        guard let stamp = IndexRecordLine.parseStamp(stampText) else { return fail("malformed file stamp") }
+        guard let versions = IndexRecordLine.parseVersions(versionsText, replicas: header.replicas) else {
             return fail("malformed versions")
         }
         return (RecordKey(entity: entity, id: id), RecordState(versions: versions, lastSequence: lastSequence, file: stamp ?? nil))
@@ -706,43 +522,4 @@ final class SnapshotFile: @unchecked Sendable {
         return nil
     }
 
-    /// `nil` for malformed; `.some(nil)` for "-".
-    static func parseStamp(_ text: ArraySlice<UInt8>) -> FileStamp?? {
-        if text.count == 1 && text.first == UInt8(ascii: "-") { return .some(nil) }
-        var parts = FieldSplitter(line: text, separator: UInt8(ascii: ","))
-        guard let size = parts.nextSignedInteger(), let modified = parts.nextSignedInteger(),
-            let inode = parts.nextInteger(), let hashText = parts.next(), let hash = SHA256Digest(hexDigits: hashText),
-            let taken = parts.nextSignedInteger()
-        else { return nil }
-        return .some(FileStamp(size: size, modificationNanoseconds: modified, inode: inode, contentHash: hash, takenAtNanoseconds: taken))
-    }
-
-    static func parseVersions(_ text: ArraySlice<UInt8>, replicas: [ReplicaID]) -> [RecordVersion]? {
-        var result: [RecordVersion] = []
-        var items = FieldSplitter(line: text, separator: UInt8(ascii: ";"))
-        while let item = items.next() {
-            var parts = FieldSplitter(line: item, separator: UInt8(ascii: ","))
-            guard let origin = parts.nextInteger(), Int(origin) < replicas.count,
-                let counter = parts.nextInteger(), let physical = parts.nextInteger(),
-                let logical = parts.nextInteger(), logical <= UInt64(UInt32.max), let deleted = parts.nextInteger(),
-                let hashText = parts.next(), let hash = SHA256Digest(hexDigits: hashText),
-                let sequence = parts.nextInteger(), let vectorText = parts.next()
-            else { return nil }
-            var counters: [ReplicaID: UInt64] = [:]
-            var pairs = FieldSplitter(line: vectorText, separator: UInt8(ascii: "+"))
-            while let pair = pairs.next() {
-                var halves = FieldSplitter(line: pair, separator: UInt8(ascii: ":"))
-                guard let replica = halves.nextInteger(), Int(replica) < replicas.count, let value = halves.nextInteger() else {
-                    return nil
-                }
-                counters[replicas[Int(replica)]] = value
-            }
-            result.append(
-                RecordVersion(
-                    identity: ChangeIdentity(origin: replicas[Int(origin)], counter: counter),
-                    timestamp: HybridTimestamp(physical: physical, logical: UInt32(logical)), version: VersionVector(counters),
-                    isDelete: deleted == 1, contentHash: hash, sequence: sequence))
-        }
-        return result.isEmpty ? nil : result
-    }
 }
