@@ -115,6 +115,11 @@ import Testing
             protection: .milliseconds(100))
         #expect(byToken == .init(testValue: 6))
         #expect(HTTPConnectionRegistry.victim(among: [newborn], now: now, protection: .milliseconds(100)) == nil)
+        // An attacker's newcomer cannot close a client's new connection; a client with one
+        // connection can close an attacker's, however new, when the attacker holds many.
+        let clientsNew = candidate(7, group: 1, opened: now.advanced(by: .milliseconds(-20)), heard: -0.02)
+        #expect(HTTPConnectionRegistry.victim(among: [clientsNew], now: now, protection: .milliseconds(100), newcomerHolds: 50) == nil)
+        #expect(HTTPConnectionRegistry.victim(among: [newborn], now: now, protection: .milliseconds(100), newcomerHolds: 1) == newborn.id)
     }
 
     @Test func refusalsAreLoggedOnceASecondPerClientWithACount() {

@@ -23,6 +23,8 @@ final class HTTPConnection {
     private var reservedClients: [String] = []
     /// The most the request under way held, to give memory back after a large one.
     private var peakReserved = 0
+    /// A large request has ended: memory is to be given back at the next safe point.
+    private var trimPending = false
     /// When the body under way began (its head ended), and the bytes received since.
     private var bodyStarted: ContinuousClock.Instant?
     private var bodyReceived = 0
@@ -68,8 +70,10 @@ final class HTTPConnection {
     func run() {
         defer {
             releaseBody()
+            streaming = nil
             registry.remove(id)
             socket.close()
+            trimIfPending()
         }
         try? socket.setSendTimeout(configuration.writeTimeout)
         var wait = Wait.idle(until: clock.now.advanced(by: configuration.firstRequestTimeout))
@@ -146,8 +150,10 @@ final class HTTPConnection {
                     }
                 }
                 let answered = respond(to: head, body: decoded == nil ? body : [], decoded: decoded)
+                decoded = nil  // (freed before memory is given back)
                 registry.setAnswering(id, false)
                 releaseBody()
+                trimIfPending()
                 guard answered else { return }
                 if registry.isStopping && parser.isIdle { return }
                 wait = parser.isIdle
@@ -251,8 +257,16 @@ final class HTTPConnection {
         budget.release(reservedBody, for: reservedClients)
         reservedBody = 0
         bodyStarted = nil
-        if peakReserved >= Self.trimThreshold { ProcessMemory.returnFreeMemory() }
+        if peakReserved >= Self.trimThreshold { trimPending = true }
         peakReserved = 0
+    }
+
+    /// Gives freed memory back to the system after a large request, once what it held is
+    /// dropped (the caller holds none of it any more).
+    private func trimIfPending() {
+        guard trimPending else { return }
+        trimPending = false
+        ProcessMemory.returnFreeMemory()
     }
 
     /// After a request that held this much, freed memory is given back to the system.
@@ -369,6 +383,7 @@ final class HTTPConnection {
     private func refuse(_ head: HTTPRequestHead, _ response: HTTPResponse, draining: Bool = false) {
         let started = clock.now
         // What the request held of the budget is free before the client reads the answer.
+        streaming = nil
         releaseBody()
         if case .bytes(let body) = response.body {
             let message = HTTPResponseEncoder.head(

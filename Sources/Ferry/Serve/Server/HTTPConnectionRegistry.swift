@@ -101,7 +101,9 @@ final class HTTPConnectionRegistry: @unchecked Sendable {
             }
             // Closed, it stays counted until its thread ends: the newcomer is admitted above
             // capacity by at most the connections closed for it.
-            guard let victim = Self.victim(among: candidates, now: now, protection: protection), var entry = entries[victim]
+            let holding = countsByGroup[group, default: 0]
+            guard let victim = Self.victim(among: candidates, now: now, protection: protection, newcomerHolds: holding),
+                var entry = entries[victim]
             else { return .failure(.full) }
             entry.answering = true  // (closing: not a candidate again)
             entries[victim] = entry
@@ -115,13 +117,18 @@ final class HTTPConnectionRegistry: @unchecked Sendable {
         return .success((id, evicted))
     }
 
-    /// The connection to close for a newcomer when every slot is taken: one at least
-    /// `protection` old (a newcomer is never closed for the next), from the address group that
-    /// holds the most connections (then the token that does), the one that has sent nothing
-    /// for longest. `nil` when none may be closed.
-    static func victim(among candidates: [Candidate], now: ContinuousClock.Instant, protection: Duration) -> ID? {
+    /// The connection to close for a newcomer when every slot is taken: from the address group
+    /// that holds the most connections (then the token that does), the one that has sent nothing
+    /// for longest. A connection younger than `protection` is safe from a newcomer whose own
+    /// group holds about as many (`newcomerHolds`, before it): so a client's brand-new
+    /// connection is never closed for an attacker's, while a client with one or two
+    /// connections can still displace an attacker that reconnects faster than `protection`.
+    /// `nil` when none may be closed.
+    static func victim(
+        among candidates: [Candidate], now: ContinuousClock.Instant, protection: Duration, newcomerHolds: Int = .max
+    ) -> ID? {
         candidates
-            .filter { $0.opened.duration(to: now) >= protection }
+            .filter { $0.opened.duration(to: now) >= protection || $0.groupCount > 2 * newcomerHolds + 1 }
             .min { a, b in
                 if a.groupCount != b.groupCount { return a.groupCount > b.groupCount }
                 if a.tokenCount != b.tokenCount { return a.tokenCount > b.tokenCount }
