@@ -128,7 +128,7 @@ final class HTTPConnectionRegistry: @unchecked Sendable {
         among candidates: [Candidate], now: ContinuousClock.Instant, protection: Duration, newcomerHolds: Int = .max
     ) -> ID? {
         candidates
-            .filter { $0.opened.duration(to: now) >= protection || $0.groupCount > 2 * newcomerHolds + 1 }
+            .filter { $0.opened.duration(to: now) >= protection || ($0.groupCount - 1) / 2 > newcomerHolds }
             .min { a, b in
                 if a.groupCount != b.groupCount { return a.groupCount > b.groupCount }
                 if a.tokenCount != b.tokenCount { return a.tokenCount > b.tokenCount }
