@@ -26,7 +26,9 @@ And the patient attacker of issue 49, each from loopback addresses of its own:
 12. silent sockets from 10 addresses (50 each, under the per-address cap), reconnecting;
 13. slowloris from 8 addresses (32 each);
 14. the log flood: one address reconnecting 300 silent sockets must not write more than a few
-    lines a second to the server's log.
+    lines a second to the server's log;
+15. secrets: while `ferry sync … --token T` waits on a server, T is not in any process's
+    argv (`ps` shows argv to every local user); `s3://KEY:SECRET@bucket` is refused unechoed.
 
 It passes when every request of the normal client succeeded with a p99 under one second, the
 server's resident memory stayed under 400 MB and fell under 100 MB a minute after the attacks,
@@ -463,6 +465,45 @@ def attack_slowloris_from_many(port):
     log("256 slowloris connections from 8 addresses for 10 s: done")
 
 
+def check_secrets(work):
+    """Issue 49, 6: a token given with --token is not in the argv of the process that syncs
+    (ferry hands the sync to ferry-remote); credentials in an s3:// URL are never echoed."""
+    store = os.path.join(work, "secrets")
+    subprocess.run([FERRY, "init", store], check=True, stdout=subprocess.DEVNULL)
+    listener = socket.socket()
+    listener.bind(("127.0.0.1", 0))
+    listener.listen(1)
+    listener.settimeout(30)
+    secret = "tok-" + uuid.uuid4().hex
+    sync = subprocess.Popen([FERRY, "sync", store, "http://127.0.0.1:%d/x" % listener.getsockname()[1], "--token", secret],
+                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    try:
+        accepted, _ = listener.accept()  # the helper is running and waits for an answer
+        seen = []
+        for pid in os.listdir("/proc"):
+            if pid.isdigit():
+                try:
+                    with open("/proc/%s/cmdline" % pid, "rb") as cmdline:
+                        if secret.encode() in cmdline.read():
+                            seen.append(pid)
+                except OSError:
+                    pass
+        if seen:
+            fail("the token is in the argv of process(es) %s" % seen)
+        log("a sync waiting on a server: the token is in no process's argv")
+        accepted.close()
+    except socket.timeout:
+        fail("the sync never reached the server")
+    finally:
+        sync.kill()
+        sync.wait()
+        listener.close()
+    result = subprocess.run([FERRY, "sync", store, "s3://AKIAEXAMPLE:s3cr3tXYZ@bucket/notes"], capture_output=True, text=True)
+    if result.returncode == 0 or "s3cr3tXYZ" in result.stderr + result.stdout or "AWS_SECRET_ACCESS_KEY" not in result.stderr:
+        fail("s3 credentials in a URL: exit %d, %r" % (result.returncode, result.stderr))
+    log("s3 credentials in a URL: refused, not echoed")
+
+
 def checkpoint_files(peers):
     """The checkpoints in a peers folder; a temporary file that a concurrent sync is about to
     rename into place (`.tmp-<peer>.json-<pid>`) is not one."""
@@ -556,6 +597,7 @@ def main():
         attack_amplification(server.port, token, server)
         attack_silent_from_many(server.port)
         attack_slowloris_from_many(server.port)
+        check_secrets(work)
         time.sleep(1)
         attacks_ended = time.monotonic()
         # A minute after the attacks (the normal client still at work), memory has gone back.
