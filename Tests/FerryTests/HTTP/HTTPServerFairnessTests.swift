@@ -120,6 +120,9 @@ import Testing
         let clientsNew = candidate(7, group: 1, opened: now.advanced(by: .milliseconds(-20)), heard: -0.02)
         #expect(HTTPConnectionRegistry.victim(among: [clientsNew], now: now, protection: .milliseconds(100), newcomerHolds: 50) == nil)
         #expect(HTTPConnectionRegistry.victim(among: [newborn], now: now, protection: .milliseconds(100), newcomerHolds: 1) == newborn.id)
+        // A client's only connection, however old, is not closed for a group that holds more.
+        #expect(HTTPConnectionRegistry.victim(among: [normal], now: now, protection: .milliseconds(100), newcomerHolds: 25) == nil)
+        #expect(HTTPConnectionRegistry.victim(among: [normal], now: now, protection: .milliseconds(100), newcomerHolds: 2) == normal.id)
     }
 
     @Test func refusalsAreLoggedOnceASecondPerClientWithACount() {

@@ -122,13 +122,19 @@ final class HTTPConnectionRegistry: @unchecked Sendable {
     /// for longest. A connection younger than `protection` is safe from a newcomer whose own
     /// group holds about as many (`newcomerHolds`, before it): so a client's brand-new
     /// connection is never closed for an attacker's, while a client with one or two
-    /// connections can still displace an attacker that reconnects faster than `protection`.
+    /// connections can still displace an attacker that reconnects faster than `protection`. And
+    /// a newcomer never closes a connection of a group that holds fewer than its own: an
+    /// attacker holding 25 slots cannot take a client's only one, even an old one.
     /// `nil` when none may be closed.
     static func victim(
-        among candidates: [Candidate], now: ContinuousClock.Instant, protection: Duration, newcomerHolds: Int = .max
+        among candidates: [Candidate], now: ContinuousClock.Instant, protection: Duration, newcomerHolds: Int? = nil
     ) -> ID? {
         candidates
-            .filter { $0.opened.duration(to: now) >= protection || ($0.groupCount - 1) / 2 > newcomerHolds }
+            .filter { candidate in
+                let old = candidate.opened.duration(to: now) >= protection
+                guard let holds = newcomerHolds else { return old }
+                return candidate.groupCount >= holds && (old || (candidate.groupCount - 1) / 2 > holds)
+            }
             .min { a, b in
                 if a.groupCount != b.groupCount { return a.groupCount > b.groupCount }
                 if a.tokenCount != b.tokenCount { return a.tokenCount > b.tokenCount }
