@@ -10,4 +10,4 @@ if [ -z "$FERRY" ]; then
     FERRY="$(swift build --show-bin-path)/ferry"
 fi
 [ -x "$FERRY" ] || { echo "attack-test: no ferry binary at $FERRY" >&2; exit 1; }
-exec timeout 600 python3 scripts/attack-test.py "$FERRY"
+exec timeout 900 python3 scripts/attack-test.py "$FERRY"

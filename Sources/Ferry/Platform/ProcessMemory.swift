@@ -25,6 +25,22 @@ package enum ProcessMemory {
         #endif
     }
 
+    /// Gives memory the allocator holds free back to the system (`malloc_trim(0)` on glibc),
+    /// after a request that held a lot: glibc keeps freed memory of its arenas resident, so a
+    /// server that parsed one large push would otherwise stay that large. Does nothing off glibc.
+    package static func returnFreeMemory() {
+        #if canImport(Glibc)
+        // `malloc_trim` is declared in <malloc.h>, which Swift's Glibc module leaves out.
+        typealias MallocTrim = @convention(c) (Int) -> Int32
+        guard let symbol = mallocTrim else { return }
+        _ = unsafeBitCast(symbol, to: MallocTrim.self)(0)
+        #endif
+    }
+
+    #if canImport(Glibc)
+    nonisolated(unsafe) private static let mallocTrim = dlsym(UnsafeMutableRawPointer(bitPattern: 0), "malloc_trim")
+    #endif
+
     /// glibc's `M_ARENA_MAX` parameter number.
     private static let mArenaMax: Int32 = -8
 

@@ -40,6 +40,14 @@ public enum PeerAddress: Sendable, Hashable, CustomStringConvertible {
             case "http", "https":
                 return .served(url: scheme + text[text.index(text.startIndex, offsetBy: scheme.count)...], token: token)
             case "s3":
+                // Credentials in the URL would show in `ps`, shell history and any message that
+                // names the location: refused, and the text never repeated.
+                let authority = text.dropFirst(scheme.count + 3).prefix { $0 != "/" }
+                if authority.contains("@") {
+                    throw .transport(
+                        "an s3:// location may not hold credentials (they are not shown here); set AWS_ACCESS_KEY_ID and "
+                            + "AWS_SECRET_ACCESS_KEY (or AWS_PROFILE) in the environment instead")
+                }
                 do { return .s3Hub(try S3Location(parsing: text)) } catch { throw .hub(error) }
             case "pocketbase+http", "pocketbase+https":
                 do { return .backend(try PocketBaseLocation(parsing: text)) } catch { throw .transport(error.message) }

@@ -39,6 +39,16 @@ enum ServeCommand: Command {
                 "max-connections-per-address", valueName: "count",
                 help: "The most connections one client address may hold (trusted proxies are not capped).", default: "64"),
             .value(
+                "max-connections-per-token", valueName: "count",
+                help: "The most connections whose requests present one token.", default: "64"),
+            .value("body-budget-mb", valueName: "MiB", help: "The request bodies (as received and parsed) all clients may hold at once.", default: "256"),
+            .value(
+                "body-budget-per-client-mb", valueName: "MiB",
+                help: "The share of the body budget one address (or IPv6 /64), and one token, may hold.", default: "128"),
+            .value(
+                "min-body-rate-kb", valueName: "KiB/s",
+                help: "The slowest a request body may arrive on average, after a 3 s grace (408 beyond).", default: "16"),
+            .value(
                 "trust-proxy", valueName: "addresses",
                 help: "Reverse proxies in front (comma-separated, e.g. 127.0.0.1): the log names the client from their X-Forwarded-For."),
         ])
@@ -100,6 +110,16 @@ enum ServeCommand: Command {
         configuration.maximumBodyBytes = bodyLimit << 20
         configuration.maximumConnections = connections
         configuration.maximumConnectionsPerAddress = perAddress
+        if let count = try arguments.integer("max-connections-per-token", in: 1...100_000) {
+            configuration.maximumConnectionsPerToken = count
+        }
+        if let megabytes = try arguments.integer("body-budget-mb", in: 1...65_536) { configuration.bodyBudgetBytes = megabytes << 20 }
+        if let megabytes = try arguments.integer("body-budget-per-client-mb", in: 1...65_536) {
+            configuration.bodyBudgetBytesPerClient = megabytes << 20
+        }
+        if let kilobytes = try arguments.integer("min-body-rate-kb", in: 1...1_048_576) {
+            configuration.minimumBodyBytesPerSecond = kilobytes << 10
+        }
         if let text = arguments.option("trust-proxy") {
             configuration.trustedProxies = Set(text.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty })
         }

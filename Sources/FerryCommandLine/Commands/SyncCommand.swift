@@ -27,7 +27,8 @@ enum SyncCommand: Command {
              ferry sync ./laptop /media/usb/data
              ferry sync ./laptop ~/Dropbox/notes-hub
              ferry sync ./laptop s3://team-bucket/notes --endpoint http://127.0.0.1:8333
-             ferry sync ./laptop http://127.0.0.1:8080/alice --token $TOKEN
+             FERRY_TOKEN=… ferry sync ./laptop http://127.0.0.1:8080/alice
+             ferry sync ./laptop http://127.0.0.1:8080/alice --token-file ~/.config/ferry/token
              ferry sync ./laptop /media/usb/data --watch --interval 30
             An app backend (pocketbase+http://host:port) syncs the same way, with every option here; \
             --entities or --mapping say what, and POCKETBASE_EMAIL/POCKETBASE_PASSWORD as whom (see docs/BACKENDS.md).
@@ -49,7 +50,8 @@ enum SyncCommand: Command {
             .flag("pull-only", help: "Only bring the peer's changes here; write nothing to the peer (read-only tokens)."),
             .flag("push-only", help: "Only send this store's changes; change nothing here (a one-way mirror)."),
             .value("history", valueName: "state|full", help: "What an empty store copies from a peer store: its state, or its whole journal.", default: "state"),
-            .value("token", valueName: "token", help: "Bearer token for an HTTP peer (default: $FERRY_TOKEN)."),
+            .value("token", valueName: "token", help: "Bearer token for an HTTP peer (default: $FERRY_TOKEN; visible in ps: prefer --token-file)."),
+            .value("token-file", valueName: "file", help: "Read the bearer token for an HTTP peer from this file (its first line)."),
             .value("endpoint", valueName: "url", help: "The S3 endpoint of an s3:// hub (default: $AWS_ENDPOINT_URL_S3, $AWS_ENDPOINT_URL, AWS)."),
             .flag("watch", help: "Keep syncing when the local store changes and on the interval, until Ctrl-C."),
             .value("interval", valueName: "seconds", help: "With --watch: sync at least this often.", default: "30"),
@@ -63,7 +65,7 @@ enum SyncCommand: Command {
         let peerText = try arguments.requiredPositional("peer")
         // The peer decides first: one that needs the network goes to ferry-remote before any
         // other argument is read, so every check below runs once, in the process that syncs.
-        let token = arguments.option("token") ?? context.environment["FERRY_TOKEN"]
+        let token = try bearerToken(arguments, context: context)
         let peer = try context.peerAddress(peerText, token: token)
         let httpClient = peer.needsHTTPClient ? try context.httpClientOrHandOff(for: peerText) : nil
         guard let policy = ConflictPolicy(rawValue: arguments.option("policy") ?? "keep-both") else {
@@ -122,13 +124,29 @@ enum SyncCommand: Command {
         return try await runner.once()
     }
 
+    /// The bearer token for an HTTP peer: `--token`, else the first line of `--token-file`, else
+    /// `$FERRY_TOKEN`. A token file that cannot be read or is empty is an error that names the
+    /// file, never what it holds.
+    static func bearerToken(_ arguments: ParsedArguments, context: CommandContext) throws -> String? {
+        guard let file = arguments.option("token-file") else { return arguments.option("token") ?? context.environment["FERRY_TOKEN"] }
+        if arguments.option("token") != nil { throw UsageError("--token and --token-file do not go together") }
+        let bytes: [UInt8]
+        do { bytes = try FileSystem.readFile(context.absolutePath(file), limit: 64 * 1024) } catch {
+            throw CLIError("cannot read the token file \(file): \(error)")
+        }
+        let line = String(decoding: bytes, as: UTF8.self).split(whereSeparator: \.isNewline).first ?? ""
+        let token = line.trimmingCharacters(in: .whitespaces)
+        guard !token.isEmpty else { throw CLIError("the token file \(file) is empty: put the token on its first line") }
+        return token
+    }
+
     /// What to sync with an app backend, and as whom: `--entities` or `--mapping`,
     /// `--purge-after`, and an ordinary user's credentials from the environment.
     static func backendSettings(
         _ arguments: ParsedArguments, location: PocketBaseLocation, context: CommandContext
     ) throws -> BackendPeer.Settings {
         if arguments.option("history") == "full" { throw UsageError("--history full is for peer stores, not app backends") }
-        for option in ["token", "endpoint"] where arguments.option(option) != nil {
+        for option in ["token", "token-file", "endpoint"] where arguments.option(option) != nil {
             throw UsageError("--\(option) is not for app backends (credentials come from POCKETBASE_EMAIL/POCKETBASE_PASSWORD or POCKETBASE_TOKEN)")
         }
         guard let mapping = try arguments.backendMapping(context: context) else {

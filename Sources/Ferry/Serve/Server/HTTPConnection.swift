@@ -15,10 +15,23 @@ final class HTTPConnection {
     private let registry: HTTPConnectionRegistry
     private let stopSignal: WakeupPipe
     private let budget: HTTPBodyBudget
+    private let throttle: HTTPLogThrottle
+    private let group: HTTPClientGroup
     /// Body bytes this connection holds of the budget, for the request under way.
     private var reservedBody = 0
+    /// Whose shares of the budget the request under way holds: its address group, its token.
+    private var reservedClients: [String] = []
+    /// The most the request under way held, to give memory back after a large one.
+    private var peakReserved = 0
+    /// A large request has ended: memory is to be given back at the next safe point.
+    private var trimPending = false
+    /// When the body under way began (its head ended), and the bytes received since.
+    private var bodyStarted: ContinuousClock.Instant?
+    private var bodyReceived = 0
     /// Reads the body of the request under way as it arrives, when its handler asked for that.
     private var streaming: (consumer: any HTTPBodyConsumer, head: HTTPRequestHead)?
+    /// The head of the request whose body is under way.
+    private var pendingHead: HTTPRequestHead?
     private var parser: HTTPRequestParser
     private var receiveBuffer = [UInt8](repeating: 0, count: 64 * 1024)
     private let clock = ContinuousClock()
@@ -36,9 +49,11 @@ final class HTTPConnection {
     init(
         socket: Socket, peer: SocketAddress, id: HTTPConnectionRegistry.ID, configuration: HTTPServerConfiguration,
         handler: any HTTPHandler, handlerThreads: HTTPHandlerThreads, log: @escaping @Sendable (String) -> Void,
-        registry: HTTPConnectionRegistry, stopSignal: WakeupPipe, budget: HTTPBodyBudget
+        registry: HTTPConnectionRegistry, stopSignal: WakeupPipe, budget: HTTPBodyBudget, throttle: HTTPLogThrottle
     ) {
         self.budget = budget
+        self.throttle = throttle
+        self.group = HTTPClientGroup(host: peer.host)
         self.socket = socket
         self.peer = peer
         self.id = id
@@ -54,9 +69,11 @@ final class HTTPConnection {
     /// Serves requests until the connection ends, then closes the socket.
     func run() {
         defer {
-            budget.release(reservedBody)
+            releaseBody()
+            streaming = nil
             registry.remove(id)
             socket.close()
+            trimIfPending()
         }
         try? socket.setSendTimeout(configuration.writeTimeout)
         var wait = Wait.idle(until: clock.now.advanced(by: configuration.firstRequestTimeout))
@@ -95,21 +112,15 @@ final class HTTPConnection {
                     streaming = (makeConsumer(), head)
                 }
                 let bodyLimit = min(limit, configuration.maximumBodyBytes)
-                var wanted = bodyLimit
-                if case .length(let length) = head.framing { wanted = min(length, bodyLimit) }
-                guard budget.reserve(wanted) else {
-                    refuse(head, .error(.serviceUnavailable, "the server is busy receiving other requests; try again shortly"))
-                    return
-                }
-                reservedBody = wanted
+                guard let clients = presentToken(of: head) else { return }
+                pendingHead = head
+                // Nothing is reserved for what the head announces: the body's bytes are, as they
+                // arrive (see `hold`), and they must keep coming at the minimum rate.
+                reservedClients = clients
+                bodyStarted = clock.now
+                bodyReceived = 0
                 lastReceived = clock.now
-                // The body must keep coming: a grace, then the minimum rate for its length.
-                if case .length(let length) = head.framing {
-                    let seconds = Double(length) / Double(max(1, configuration.minimumBodyBytesPerSecond))
-                    wait = .request(until: clock.now.advanced(by: configuration.headTimeout + .milliseconds(Int(seconds * 1000))))
-                } else {
-                    wait = .request(until: clock.now.advanced(by: configuration.readTimeout))
-                }
+                wait = .request(until: clock.now.advanced(by: .seconds(24 * 3600)))
                 do throws(HTTPRequestError) {
                     if try parser.admit(maximumBodyBytes: bodyLimit) == .sendContinue {
                         guard (try? socket.sendAll(HTTPResponseEncoder.continueHead)) != nil else { return }
@@ -121,6 +132,12 @@ final class HTTPConnection {
                 continue
             case .request(let head, let body):
                 registry.setIdle(id, false)  // (a request without a body comes whole, with no `.head` first)
+                if bodyStarted == nil {
+                    guard presentToken(of: head) != nil else { return }
+                }
+                bodyStarted = nil
+                pendingHead = nil
+                registry.setAnswering(id, true)
                 var decoded: (any Sendable)?
                 if let consumer = streaming?.consumer {
                     streaming = nil
@@ -133,8 +150,10 @@ final class HTTPConnection {
                     }
                 }
                 let answered = respond(to: head, body: decoded == nil ? body : [], decoded: decoded)
-                budget.release(reservedBody)
-                reservedBody = 0
+                decoded = nil  // (freed before memory is given back)
+                registry.setAnswering(id, false)
+                releaseBody()
+                trimIfPending()
                 guard answered else { return }
                 if registry.isStopping && parser.isIdle { return }
                 wait = parser.isIdle
@@ -145,6 +164,8 @@ final class HTTPConnection {
             case .needMoreData:
                 if let (consumer, head) = streaming, case let received = parser.takeReceivedBody(), !received.isEmpty {
                     guard feed(consumer, received, head) else { return }
+                } else if bodyStarted != nil, let head = pendingHead {
+                    guard hold(parser.bodyBytesHeld, head) else { return }
                 }
             }
             if case .idle = wait, !parser.isIdle {
@@ -156,8 +177,12 @@ final class HTTPConnection {
             switch wait {
             case .idle(let until), .request(let until): deadline = until
             }
-            if reservedBody > 0 {
-                // A body under way may not stall, whatever its overall deadline.
+            if let bodyStarted {
+                // A body under way must keep up with the minimum rate after its grace, and may
+                // not stall, whatever its overall deadline.
+                let rate = Double(max(1, configuration.minimumBodyBytesPerSecond))
+                let earned = Duration.milliseconds(Int64(min(Double(bodyReceived) / rate * 1000, 1e12)))
+                deadline = min(deadline, bodyStarted.advanced(by: configuration.bodyRateGrace + earned))
                 deadline = min(deadline, lastReceived.advanced(by: configuration.bodyStallTimeout))
             }
             let descriptors = watchingStop ? [socket.rawValue, stopSignal.readDescriptor] : [socket.rawValue]
@@ -181,6 +206,8 @@ final class HTTPConnection {
             // End of stream or an error: a request cut short is dropped, its handler never called.
             guard count > 0 else { return }
             lastReceived = clock.now
+            registry.heard(id, at: lastReceived)
+            if bodyStarted != nil { bodyReceived += count }
             receiveBuffer.withUnsafeBytes { buffer in
                 parser.append(UnsafeRawBufferPointer(rebasing: buffer[..<count]))
             }
@@ -199,22 +226,68 @@ final class HTTPConnection {
             refuse(head, rejection.response, draining: true)
             return false
         }
-        let retained = consumer.retainedBytes
-        if retained > budget.capacity {
+        return hold(consumer.retainedBytes + parser.bodyBytesHeld, head)
+    }
+
+    /// Holds `bytes` of the budget for the request under way (more than it holds already), in
+    /// all and of its clients' shares. When they do not fit, answers and returns false: `413`
+    /// when they could never fit, `503` when others hold the rest.
+    private func hold(_ bytes: Int, _ head: HTTPRequestHead) -> Bool {
+        guard bytes > reservedBody else { return true }
+        let most = min(budget.capacity, budget.perClient)
+        if bytes > most {
             // Not "busy": this body would not fit even if it were the only one.
-            refuse(head, .error(.payloadTooLarge, "the request holds more than this server's budget of \(budget.capacity) bytes "
-                + "for bodies once read; send it in smaller parts"), draining: true)
+            refuse(head, .error(.payloadTooLarge, "the request holds more than the body budget this server allows one client, "
+                + "\(most) bytes once read; send it in smaller parts"), draining: true)
             return false
         }
-        if retained > reservedBody {
-            guard budget.reserve(retained - reservedBody) else {
-                refuse(head, .error(.serviceUnavailable, "the server is busy receiving other requests; try again shortly"),
-                       draining: true)
-                return false
-            }
-            reservedBody = retained
+        guard budget.reserve(bytes - reservedBody, for: reservedClients) else {
+            refuse(head, .error(.serviceUnavailable, "the server is busy receiving other requests; try again shortly"),
+                   draining: true)
+            return false
         }
+        reservedBody = bytes
+        peakReserved = max(peakReserved, bytes)
         return true
+    }
+
+    /// Gives back what the request under way held of the budget, and memory to the system
+    /// after a large request.
+    private func releaseBody() {
+        budget.release(reservedBody, for: reservedClients)
+        reservedBody = 0
+        bodyStarted = nil
+        if peakReserved >= Self.trimThreshold { trimPending = true }
+        peakReserved = 0
+    }
+
+    /// Gives freed memory back to the system after a large request, once what it held is
+    /// dropped (the caller holds none of it any more).
+    private func trimIfPending() {
+        guard trimPending else { return }
+        trimPending = false
+        ProcessMemory.returnFreeMemory()
+    }
+
+    /// After a request that held this much, freed memory is given back to the system.
+    static let trimThreshold = 8 << 20
+
+    /// Counts the connection against the token its request presents, if any: the budget keys
+    /// of the request (its address group, its token), or `nil` after answering `503` when the
+    /// token already holds its share of the slots.
+    private func presentToken(of head: HTTPRequestHead) -> [String]? {
+        var clients = [group.description]
+        guard let authorization = head.headers.values(for: "Authorization").first else { return clients }
+        // A key, not the token: the registry and the budget never hold a secret.
+        var hasher = Hasher()
+        hasher.combine(authorization)
+        let key = "token:\(hasher.finalize())"
+        guard registry.present(id, token: key) else {
+            refuse(head, .error(.serviceUnavailable, "too many connections with this token; try again later"))
+            return nil
+        }
+        clients.append(key)
+        return clients
     }
 
     // MARK: - Responding
@@ -310,8 +383,8 @@ final class HTTPConnection {
     private func refuse(_ head: HTTPRequestHead, _ response: HTTPResponse, draining: Bool = false) {
         let started = clock.now
         // What the request held of the budget is free before the client reads the answer.
-        budget.release(reservedBody)
-        reservedBody = 0
+        streaming = nil
+        releaseBody()
         if case .bytes(let body) = response.body {
             let message = HTTPResponseEncoder.head(
                 status: response.status, headers: response.headers, framing: .length(body.count), closing: true,
@@ -319,7 +392,8 @@ final class HTTPConnection {
             _ = try? socket.sendAll(message)
         }
         logRequest(head.method, target: head.target, status: response.status, bytes: 0, since: started,
-                   note: draining ? "body refused" : "body not read", headers: head.headers)
+                   note: draining ? "body refused" : "body not read", headers: head.headers,
+                   throttled: response.status == .serviceUnavailable)
         if draining { closeGracefully() } else { socket.shutdown(.write) }
     }
 
@@ -333,7 +407,7 @@ final class HTTPConnection {
                 version: .http11) + body
             _ = try? socket.sendAll(message)
         }
-        logRequest(nil, target: nil, status: error.status, bytes: 0, since: started, note: error.message)
+        logRequest(nil, target: nil, status: error.status, bytes: 0, since: started, note: error.message, throttled: true)
         closeGracefully()
     }
 
@@ -357,7 +431,7 @@ final class HTTPConnection {
 
     private func logRequest(
         _ method: HTTPMethod?, target: String?, status: HTTPStatus, bytes: Int, since started: ContinuousClock.Instant,
-        note: String?, headers: HTTPHeaders? = nil
+        note: String?, headers: HTTPHeaders? = nil, throttled: Bool = false
     ) {
         let elapsed = started.duration(to: clock.now)
         let microseconds = elapsed.components.seconds * 1_000_000 + elapsed.components.attoseconds / 1_000_000_000_000
@@ -373,6 +447,12 @@ final class HTTPConnection {
         }
         var line = "\(method?.rawValue ?? "-") \(path) \(status.code) \(bytes)B \(milliseconds)ms \(client)"
         if let note { line += " (\(note))" }
+        if throttled {
+            // Refusals and timeouts: one line a second per client, with a count, however fast
+            // a client makes them.
+            guard let held = throttle.admit(group.description, now: clock.now) else { return }
+            line = HTTPLogThrottle.line(line, held: held)
+        }
         log(line)
     }
 }

@@ -77,6 +77,10 @@ struct HTTPRequestParser {
         return false
     }
 
+    /// The memory the request under way holds here: its body collected so far (by capacity),
+    /// and bytes read but not yet taken.
+    var bodyBytesHeld: Int { body.capacity + max(0, buffer.count - readIndex) }
+
     /// Lets the body of the request whose head was returned be read, up to `maximumBodyBytes`
     /// (at most the parser's own limit).
     /// - Returns: ``Action/sendContinue`` when the client waits for `100 Continue`, else `nil`.
@@ -95,7 +99,9 @@ struct HTTPRequestParser {
                 state = .failed
                 throw .bodyTooLarge(limit: bodyLimit)
             }
-            body.reserveCapacity(min(length, 1 << 20))
+            // Grown as bytes arrive: what a body holds is counted as it arrives, and a slow
+            // client that announces a large body holds little.
+            body.reserveCapacity(min(length, 16 << 10))
             state = .fixedBody(head, remaining: length)
             return head.expectsContinue && buffer.count - readIndex < length ? .sendContinue : nil
         case .chunked:

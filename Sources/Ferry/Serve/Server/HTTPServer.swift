@@ -43,6 +43,7 @@ package final class HTTPServer: Sendable {
     private let log: @Sendable (String) -> Void
     private let registry: HTTPConnectionRegistry
     private let budget: HTTPBodyBudget
+    private let throttle = HTTPLogThrottle()
     private let state: HTTPServerLock<State>
     private let stopWaiters = HTTPServerLock<[CheckedContinuation<Void, Never>]>([])
 
@@ -65,8 +66,9 @@ package final class HTTPServer: Sendable {
         self.handlerThreads = HTTPHandlerThreads(maximum: 16)
         self.log = log
         self.registry = HTTPConnectionRegistry(
-            capacity: configuration.maximumConnections, perAddress: configuration.maximumConnectionsPerAddress)
-        self.budget = HTTPBodyBudget(capacity: configuration.bodyBudgetBytes)
+            capacity: configuration.maximumConnections, perAddress: configuration.maximumConnectionsPerAddress,
+            perToken: configuration.maximumConnectionsPerToken, protection: configuration.evictionProtection)
+        self.budget = HTTPBodyBudget(capacity: configuration.bodyBudgetBytes, perClient: configuration.bodyBudgetBytesPerClient)
         self.state = HTTPServerLock(.ready)
     }
 
@@ -84,6 +86,9 @@ package final class HTTPServer: Sendable {
     /// The number of kept-alive connections waiting between requests, the first closed when
     /// every slot is taken.
     package var idleConnectionCount: Int { registry.idleCount }
+
+    /// The number of connections whose request is being answered (never closed for a newcomer).
+    package var answeringConnectionCount: Int { registry.answeringCount }
 
     /// The bytes of the body budget that requests hold now (see
     /// ``HTTPServerConfiguration/bodyBudgetBytes``).
@@ -238,9 +243,14 @@ package final class HTTPServer: Sendable {
     /// Starts a connection's thread, or answers `503` when the server is full or stopping.
     private func serve(_ socket: Socket, from peer: SocketAddress, stopSignal: WakeupPipe) {
         let id: HTTPConnectionRegistry.ID
-        switch registry.add(socket, from: peer.host, capped: !configuration.trustedProxies.contains(peer.host)) {
+        let group = HTTPClientGroup(host: peer.host)
+        switch registry.add(socket, from: group, capped: !configuration.trustedProxies.contains(peer.host)) {
         case .success(let added):
-            id = added
+            id = added.id
+            if let evicted = added.evicted, let held = throttle.admit(evicted.description, now: .now) {
+                log(HTTPLogThrottle.line("- - - 0B 0.0ms \(evicted) (closed, the longest silent of the client holding the most "
+                    + "connections, to make room for \(peer))", held: held))
+            }
         case .failure(let refusal):
             let reason = refusal == .addressFull ? "too many connections from this address" : "too many connections"
             let response = HTTPResponse.error(.serviceUnavailable, "\(reason); try again later")
@@ -253,15 +263,18 @@ package final class HTTPServer: Sendable {
             }
             socket.shutdown(.write)
             socket.close()
-            log("- - 503 0B 0.0ms \(peer) (\(reason))")
+            if let held = throttle.admit(group.description, now: .now) {
+                log(HTTPLogThrottle.line("- - 503 0B 0.0ms \(peer) (\(reason))", held: held))
+            }
             return
         }
-        let (configuration, handler, handlerThreads, log, registry, budget) = (configuration, handler, handlerThreads, log, registry, budget)
+        let (configuration, handler, handlerThreads, log, registry, budget, throttle) =
+            (configuration, handler, handlerThreads, log, registry, budget, throttle)
         let thread = Thread {
             // Built on its thread, which owns it (and its socket) from here on.
             HTTPConnection(
                 socket: socket, peer: peer, id: id, configuration: configuration, handler: handler, handlerThreads: handlerThreads,
-                log: log, registry: registry, stopSignal: stopSignal, budget: budget
+                log: log, registry: registry, stopSignal: stopSignal, budget: budget, throttle: throttle
             ).run()
         }
         thread.stackSize = 512 * 1024

@@ -38,9 +38,21 @@ package struct HTTPServerConfiguration: Sendable {
     /// How long a request's head may take to arrive once its first byte has come (`408`): a
     /// client sending one header byte at a time (slowloris) holds its slot this long at most.
     package var headTimeout: Duration = .seconds(5)
-    /// The slowest a declared body may arrive, in bytes per second, after a first grace of
-    /// ``headTimeout``: a body that trickles in slower is cut with `408`.
-    package var minimumBodyBytesPerSecond: Int = 64 << 10
+    /// The slowest a body may arrive on average, in bytes per second: from its head on, once
+    /// ``bodyRateGrace`` has passed, the bytes received must keep up with this rate times the
+    /// time since the grace ended, checked continuously (`408` when they fall behind). A client
+    /// that sends a byte now and then holds its slot for the grace and little more.
+    package var minimumBodyBytesPerSecond: Int = 16 << 10
+    /// How long a body may take to start coming at ``minimumBodyBytesPerSecond``.
+    package var bodyRateGrace: Duration = .seconds(3)
+    /// The bytes of bodies (as received and as parsed) the requests of one client may hold at
+    /// once: an address (or IPv6 /64), and a token, each have this share of ``bodyBudgetBytes``
+    /// (`503` beyond), so one token holder cannot take the budget others need.
+    package var bodyBudgetBytesPerClient: Int = 128 << 20
+    /// The most connections whose requests present one token (`503` beyond).
+    package var maximumConnectionsPerToken: Int = 64
+    /// How long a new connection is safe from being closed to make room for a newer one.
+    package var evictionProtection: Duration = .milliseconds(100)
     /// The longest a body may stop coming altogether (`408` beyond): a client that sends most
     /// of a large body quickly, then stalls, does not hold its slot and its share of the body
     /// budget for the whole time the minimum rate would allow.

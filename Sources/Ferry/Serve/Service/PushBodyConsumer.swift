@@ -15,7 +15,7 @@ final class PushBodyConsumer: HTTPBodyConsumer {
     }
 
     private static func rejection(_ error: RemoteMessageError) -> HTTPBodyRejection {
-        var response = HTTPResponse.error(.badRequest, error.description)
+        var response = HTTPResponse.error(error.isRefusedClaim ? .unprocessableContent : .badRequest, error.description)
         response.headers[RemoteProtocol.versionHeader] = String(RemoteProtocol.version)
         response.headers["Cache-Control"] = "no-store"
         return HTTPBodyRejection(response)
