@@ -133,22 +133,24 @@ let syncUser = ["POCKETBASE_EMAIL": "laptop@example.com", "POCKETBASE_PASSWORD":
         let web = PocketBaseClient(location: try PocketBaseLocation(parsing: server.location),
                                    credentials: .password(email: "laptop@example.com", password: "laptop-password-1", collection: "users"),
                                    httpClient: URLSessionHTTPClient())
-        // Give the subscription a moment, then another client writes: the watcher pulls at once.
-        try await Task.sleep(nanoseconds: 1_000_000_000)
+        // Another client writes: the watcher pulls at once, well before its 30 s interval (a
+        // write before the subscription is pulled by the sync the subscription itself starts).
         _ = try await web.create(in: "Note", fields: ["title": "from the web"])
-        #expect(await watch.waitForOutput(lineContaining: ": pulled 1, pushed 0,", timeout: 3), "\(watch.outputLines)")
+        #expect(await watch.waitForOutput(lineContaining: ": pulled 1, pushed 0,", timeout: 20), "\(watch.outputLines)")
         // A local edit is pushed without waiting for the interval (30 s).
         #expect(try runFerry(["put", laptop, "Note", "n2", "--json", #"{"title": "local"}"#]).exitCode == 0)
-        try await Task.sleep(nanoseconds: 3_000_000_000)
-        #expect(watch.outputLines.filter { $0.contains(": pulled 0, pushed 1,") }.count == 2, "\(watch.outputLines)")
+        #expect(
+            await watch.waitForOutputLines(timeout: 20) { $0.filter { $0.contains(": pulled 0, pushed 1,") }.count == 2 },
+            "\(watch.outputLines)")
         // The server goes away and comes back: the watcher subscribes again and hears the next change.
         server.kill()
-        try await Task.sleep(nanoseconds: 1_500_000_000)
+        #expect(await watch.waitForError(containing: "reconnecting in", timeout: 20), "\(watch.errorOutput)")
         try server.restart()
-        try await Task.sleep(nanoseconds: 5_000_000_000)
+        #expect(await watch.waitForError(containing: "realtime: connected again", timeout: 60), "\(watch.errorOutput)")
         _ = try await web.create(in: "Note", fields: ["title": "after the restart"])
-        try await Task.sleep(nanoseconds: 3_000_000_000)
-        #expect(watch.outputLines.filter { $0.contains(": pulled 1, pushed 0,") }.count == 2, "\(watch.outputLines) \(watch.errorOutput)")
+        #expect(
+            await watch.waitForOutputLines(timeout: 20) { $0.filter { $0.contains(": pulled 1, pushed 0,") }.count == 2 },
+            "\(watch.outputLines) \(watch.errorOutput)")
         #expect(watch.errorOutput.contains("realtime: connected again"), "\(watch.errorOutput)")
     }
 }

@@ -176,14 +176,32 @@ public final class ChildProcess: @unchecked Sendable {
     /// Polls standard output until a complete line `matches`, the child exits, or `timeout`
     /// seconds pass (see ``waitForOutput(lineStartingWith:timeout:)``).
     public func waitForOutput(timeout: Double, where matches: @escaping @Sendable (String) -> Bool) async -> Bool {
+        await waitForOutputLines(timeout: timeout) { $0.contains(where: matches) }
+    }
+
+    /// Polls standard output until its complete lines satisfy `condition` (a count of lines,
+    /// say), the child exits, or `timeout` seconds pass.
+    public func waitForOutputLines(timeout: Double, until condition: @escaping @Sendable ([String]) -> Bool) async -> Bool {
+        let path = stdoutPath
+        return await waitUntil(timeout: timeout) { [self] in condition(completeLines(of: path)) }
+    }
+
+    /// Polls standard error until it contains `text`, the child exits, or `timeout` seconds pass.
+    public func waitForError(containing text: String, timeout: Double) async -> Bool {
+        await waitUntil(timeout: timeout) { [self] in errorOutput.contains(text) }
+    }
+
+    /// Polls `condition` on a thread of its own (see ``waitForOutput(lineStartingWith:timeout:)``)
+    /// until it holds, the child exits (then asked once more), or `timeout` seconds pass.
+    private func waitUntil(timeout: Double, _ condition: @escaping @Sendable () -> Bool) async -> Bool {
         await withCheckedContinuation { continuation in
             let thread = Thread { [self] in
                 let deadline = Date().addingTimeInterval(timeout)
                 var seen = false
                 while !seen && Date() < deadline {
-                    seen = completeLines(of: stdoutPath).contains(where: matches)
+                    seen = condition()
                     if !seen && hasExited {
-                        seen = completeLines(of: stdoutPath).contains(where: matches)
+                        seen = condition()
                         break
                     }
                     if !seen { usleep(2_000) }

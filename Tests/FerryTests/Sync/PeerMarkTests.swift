@@ -69,12 +69,6 @@ import Testing
 
     // MARK: A hub's mark is its frontier
 
-    func makeHub(_ directory: TemporaryDirectory, _ name: String = "hub") async throws -> String {
-        let path = directory.subpath(name)
-        try await Hub.create(in: FolderHubStorage(root: path))
-        return path
-    }
-
     func sync(_ store: Store, _ hub: String) async throws -> SyncReport {
         try await store.sync(with: HubTransport(folder: hub))
     }

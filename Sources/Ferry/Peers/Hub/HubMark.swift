@@ -49,62 +49,27 @@ struct HubMark: Sendable, Hashable, Codable {
         case hub, location, frontier
     }
 
-    /// One origin in the file: `[counter, "digest"]`, as a base file writes a frontier.
-    private struct Entry: Codable {
-        var counter: UInt64
-        var digest: String?
-
-        init(counter: UInt64, digest: String?) {
-            self.counter = counter
-            self.digest = digest
-        }
-
-        init(from decoder: any Decoder) throws {
-            var container = try decoder.unkeyedContainer()
-            counter = try container.decode(UInt64.self)
-            digest = try container.decodeIfPresent(String.self)
-        }
-
-        func encode(to encoder: any Encoder) throws {
-            var container = encoder.unkeyedContainer()
-            try container.encode(counter)
-            try container.encode(digest)
-        }
-    }
-
+    /// The frontier is written as a base file writes one (``ReplicaFrontier/jsonValue``):
+    /// `{"<origin>": [<counter>, "<digest>"]}`.
     init(from decoder: any Decoder) throws {
         let container = try decoder.container(keyedBy: CodingKeys.self)
-        let hubText = try container.decode(String.self, forKey: .hub)
-        guard let hub = ReplicaID(hubText) else {
+        guard let hub = ReplicaID(try container.decode(String.self, forKey: .hub)) else {
             throw DecodingError.dataCorruptedError(forKey: .hub, in: container, debugDescription: "not a hub id")
         }
-        var counters: [ReplicaID: UInt64] = [:]
-        var digests: [ReplicaID: SHA256Digest] = [:]
-        for (originText, entry) in try container.decode([String: Entry].self, forKey: .frontier) {
-            guard let origin = ReplicaID(originText), entry.counter > 0 else {
-                throw DecodingError.dataCorruptedError(forKey: .frontier, in: container, debugDescription: "a bad entry for \(originText)")
-            }
-            counters[origin] = entry.counter
-            if let text = entry.digest {
-                guard let digest = SHA256Digest(hex: text) else {
-                    throw DecodingError.dataCorruptedError(forKey: .frontier, in: container, debugDescription: "a bad digest for \(originText)")
-                }
-                digests[origin] = digest
-            }
+        guard let members = try container.decode(JSONValue.self, forKey: .frontier).objectValue else {
+            throw DecodingError.dataCorruptedError(forKey: .frontier, in: container, debugDescription: "not an object")
         }
-        self.init(
-            hub: hub, location: try container.decode(String.self, forKey: .location),
-            frontier: ReplicaFrontier(knowledge: VersionVector(counters), digests: digests))
+        let frontier: ReplicaFrontier
+        do { frontier = try ReplicaFrontier(json: members) } catch {
+            throw DecodingError.dataCorruptedError(forKey: .frontier, in: container, debugDescription: error.reason)
+        }
+        self.init(hub: hub, location: try container.decode(String.self, forKey: .location), frontier: frontier)
     }
 
     func encode(to encoder: any Encoder) throws {
         var container = encoder.container(keyedBy: CodingKeys.self)
         try container.encode(hub.rawValue, forKey: .hub)
         try container.encode(location, forKey: .location)
-        var entries: [String: Entry] = [:]
-        for (origin, counter) in frontier.knowledge.sortedCounters {
-            entries[origin.rawValue] = Entry(counter: counter, digest: frontier.digests[origin]?.hex)
-        }
-        try container.encode(entries, forKey: .frontier)
+        try container.encode(frontier.jsonValue, forKey: .frontier)
     }
 }
