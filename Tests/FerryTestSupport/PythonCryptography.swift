@@ -40,8 +40,8 @@ public enum PythonCryptography {
         let directory = try TemporaryDirectory(prefix: "python")
         let inputPath = directory.path + "/input", outputPath = directory.path + "/output", errorPath = directory.path + "/error"
         try Data(input.utf8).write(to: URL(fileURLWithPath: inputPath))
-        FileManager.default.createFile(atPath: outputPath, contents: nil)
-        FileManager.default.createFile(atPath: errorPath, contents: nil)
+        try Data().write(to: URL(fileURLWithPath: outputPath))
+        try Data().write(to: URL(fileURLWithPath: errorPath))
         let process = Process()
         process.executableURL = URL(fileURLWithPath: interpreter)
         process.arguments = arguments

@@ -9,8 +9,8 @@ package struct Ed25519PublicKey: Sendable, Hashable {
     package let rawRepresentation: [UInt8]
 
     /// A key from its 32-byte encoding; refused when it is not a point of the curve.
-    package init(rawRepresentation bytes: [UInt8]) throws(Ed25519Error) {
-        guard bytes.count == 32 else { throw .wrongLength(what: "public key", expected: 32, found: bytes.count) }
+    package init(rawRepresentation bytes: [UInt8]) throws(CryptoError) {
+        guard bytes.count == 32 else { throw .wrongLength(what: "an Ed25519 public key", expected: 32, found: bytes.count) }
         guard EdwardsPoint25519(decoding: bytes) != nil else { throw .notAPoint }
         rawRepresentation = bytes
     }

@@ -18,8 +18,8 @@ package struct Ed25519SigningKey: Sendable {
     private let prefix: [UInt8]
 
     /// The key made from a 32-byte seed.
-    package init(seed: [UInt8]) throws(Ed25519Error) {
-        guard seed.count == 32 else { throw .wrongLength(what: "private key seed", expected: 32, found: seed.count) }
+    package init(seed: [UInt8]) throws(CryptoError) {
+        guard seed.count == 32 else { throw .wrongLength(what: "an Ed25519 private key seed", expected: 32, found: seed.count) }
         let hash = SHA512.hash(seed)
         var scalar = Array(hash[0..<32])
         scalar[0] &= 248

@@ -13,6 +13,16 @@ enum HexBytes {
         return bytes
     }
 
+    /// The bytes of a test vector's field; throws when it is missing or not hexadecimal.
+    static func field(_ text: String?) throws -> [UInt8] {
+        guard let text, let bytes = decode(text) else { throw VectorError(text: text) }
+        return bytes
+    }
+
+    struct VectorError: Error {
+        var text: String?
+    }
+
     static func encode(_ bytes: [UInt8]) -> String {
         let digits = Array("0123456789abcdef".utf8)
         var text: [UInt8] = []
