@@ -5,53 +5,65 @@ enum ChaCha20 {
     /// starting at block `counter`.
     static func xor(_ data: inout [UInt8], key: [UInt8], nonce: [UInt8], counter: UInt32) {
         let keyWords = words(key, count: 8), nonceWords = words(nonce, count: 3)
-        var block = [UInt32](repeating: 0, count: 16)
-        var counter = counter
-        data.withUnsafeMutableBytes { buffer in
-            var offset = 0
-            while offset < buffer.count {
-                Self.block(key: keyWords, counter: counter, nonce: nonceWords, into: &block)
-                let end = min(offset + 64, buffer.count)
-                block.withUnsafeBytes { keystream in
-                    // Each word is written little-endian, as RFC 8439 serializes the state.
-                    for index in offset..<end {
-                        let word = keystream.load(fromByteOffset: (index - offset) & ~3, as: UInt32.self).littleEndian
-                        buffer[index] ^= UInt8(truncatingIfNeeded: word >> (UInt32((index - offset) & 3) * 8))
+        var state = constants + keyWords + [counter] + nonceWords
+        withUnsafeTemporaryAllocation(of: UInt32.self, capacity: 16) { keystream in
+            data.withUnsafeMutableBytes { buffer in
+                guard let base = buffer.baseAddress else { return }
+                var offset = 0
+                while offset < buffer.count {
+                    Self.block(state, into: keystream)
+                    if buffer.count - offset >= 64 {
+                        for index in 0..<16 {
+                            let address = base + offset + 4 * index
+                            let word = address.loadUnaligned(as: UInt32.self) ^ keystream[index].littleEndian
+                            address.storeBytes(of: word, as: UInt32.self)
+                        }
+                    } else {
+                        // The last, partial block: each keystream word is serialized little-endian.
+                        for index in offset..<buffer.count {
+                            let word = keystream[(index - offset) / 4]
+                            buffer[index] ^= UInt8(truncatingIfNeeded: word >> (UInt32((index - offset) % 4) * 8))
+                        }
                     }
+                    offset += 64
+                    state[12] &+= 1
                 }
-                offset = end
-                counter &+= 1
             }
         }
     }
 
     /// The first 32 bytes of block 0: the one-time Poly1305 key of RFC 8439 section 2.6.
     static func polyKey(key: [UInt8], nonce: [UInt8]) -> [UInt8] {
-        var block = [UInt32](repeating: 0, count: 16)
-        Self.block(key: words(key, count: 8), counter: 0, nonce: words(nonce, count: 3), into: &block)
-        return bytes(of: block[0..<8])
+        withUnsafeTemporaryAllocation(of: UInt32.self, capacity: 16) { block in
+            Self.block(constants + words(key, count: 8) + [0] + words(nonce, count: 3), into: block)
+            return bytes(of: block[0..<8])
+        }
     }
 
     /// HChaCha20: a 32-byte subkey from `key` and the first 16 bytes of an XChaCha20 nonce.
     static func hChaCha20(key: [UInt8], nonce: [UInt8]) -> [UInt8] {
-        var state = constants + words(key, count: 8) + words(nonce, count: 4)
-        doubleRounds(&state)
-        return bytes(of: state[0..<4] + state[12..<16])
+        let state = constants + words(key, count: 8) + words(nonce, count: 4)
+        let (x0, x1, x2, x3, _, _, _, _, _, _, _, _, x12, x13, x14, x15) = doubleRounds(state)
+        return bytes(of: [x0, x1, x2, x3, x12, x13, x14, x15])
     }
 
     /// "expand 32-byte k".
     private static let constants: [UInt32] = [0x6170_7865, 0x3320_646e, 0x7962_2d32, 0x6b20_6574]
 
-    /// One 64-byte block of keystream, as 16 words.
-    private static func block(key: [UInt32], counter: UInt32, nonce: [UInt32], into output: inout [UInt32]) {
-        var state = constants + key + [counter] + nonce
-        let initial = state
-        doubleRounds(&state)
-        for index in 0..<16 { output[index] = state[index] &+ initial[index] }
+    /// One 64-byte block of keystream for `state` (constants, key, counter, nonce), as 16 words.
+    private static func block(_ state: [UInt32], into output: UnsafeMutableBufferPointer<UInt32>) {
+        let x = doubleRounds(state)
+        output[0] = x.0 &+ state[0]; output[1] = x.1 &+ state[1]; output[2] = x.2 &+ state[2]; output[3] = x.3 &+ state[3]
+        output[4] = x.4 &+ state[4]; output[5] = x.5 &+ state[5]; output[6] = x.6 &+ state[6]; output[7] = x.7 &+ state[7]
+        output[8] = x.8 &+ state[8]; output[9] = x.9 &+ state[9]; output[10] = x.10 &+ state[10]; output[11] = x.11 &+ state[11]
+        output[12] = x.12 &+ state[12]; output[13] = x.13 &+ state[13]; output[14] = x.14 &+ state[14]; output[15] = x.15 &+ state[15]
     }
 
-    /// The 20 rounds: ten column rounds, each followed by a diagonal round.
-    private static func doubleRounds(_ s: inout [UInt32]) {
+    /// The 20 rounds on 16 words held in registers: ten column rounds, each followed by a
+    /// diagonal round.
+    private static func doubleRounds(_ s: [UInt32]) -> (
+        UInt32, UInt32, UInt32, UInt32, UInt32, UInt32, UInt32, UInt32, UInt32, UInt32, UInt32, UInt32, UInt32, UInt32, UInt32, UInt32
+    ) {
         var (x0, x1, x2, x3, x4, x5, x6, x7) = (s[0], s[1], s[2], s[3], s[4], s[5], s[6], s[7])
         var (x8, x9, x10, x11, x12, x13, x14, x15) = (s[8], s[9], s[10], s[11], s[12], s[13], s[14], s[15])
         for _ in 0..<10 {
@@ -64,7 +76,7 @@ enum ChaCha20 {
             quarterRound(&x2, &x7, &x8, &x13)
             quarterRound(&x3, &x4, &x9, &x14)
         }
-        s = [x0, x1, x2, x3, x4, x5, x6, x7, x8, x9, x10, x11, x12, x13, x14, x15]
+        return (x0, x1, x2, x3, x4, x5, x6, x7, x8, x9, x10, x11, x12, x13, x14, x15)
     }
 
     @inline(__always)

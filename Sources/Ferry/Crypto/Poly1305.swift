@@ -1,3 +1,5 @@
+import Foundation
+
 /// The Poly1305 one-time authenticator (RFC 8439 section 2.5), in 26-bit limbs with 64-bit
 /// products; the same steps whatever the key and message.
 struct Poly1305 {
@@ -31,14 +33,12 @@ struct Poly1305 {
             pending += bytes[0..<taken]
             offset = taken
             guard pending.count == 16 else { return }
-            absorb(pending, from: 0, highBit: 1 << 24)
+            absorb(blocksOf: pending, highBit: 1 << 24)
             pending.removeAll(keepingCapacity: true)
         }
-        while bytes.count - offset >= 16 {
-            absorb(bytes, from: offset, highBit: 1 << 24)
-            offset += 16
-        }
-        pending += bytes[offset...]
+        let whole = (bytes.count - offset) / 16 * 16
+        absorb(blocksOf: bytes[offset..<(offset + whole)], highBit: 1 << 24)
+        pending += bytes[(offset + whole)...]
     }
 
     /// The tag; the authenticator is spent afterwards.
@@ -46,7 +46,7 @@ struct Poly1305 {
         if !pending.isEmpty {
             var last = pending + [1]
             last += [UInt8](repeating: 0, count: 16 - last.count)
-            absorb(last, from: 0, highBit: 0)
+            absorb(blocksOf: last, highBit: 0)
         }
         var (h0, h1, h2, h3, h4) = h
         let mask = Self.mask26
@@ -80,16 +80,26 @@ struct Poly1305 {
         return Array(tag.prefix(16))
     }
 
-    /// h = (h + block) · r mod 2^130 − 5, for the 16 bytes at `offset`.
-    private mutating func absorb(_ bytes: [UInt8], from offset: Int, highBit: UInt64) {
-        var t: [UInt64] = [0, 0, 0, 0]
-        for index in 0..<16 { t[index / 4] |= UInt64(bytes[offset + index]) << UInt64(8 * (index % 4)) }
+    /// Absorbs each 16-byte block of `bytes` (a multiple of 16 bytes long).
+    private mutating func absorb(blocksOf bytes: some ContiguousBytes, highBit: UInt64) {
+        bytes.withUnsafeBytes { buffer in
+            guard let base = buffer.baseAddress else { return }
+            for offset in stride(from: 0, to: buffer.count - 15, by: 16) { absorb(base + offset, highBit: highBit) }
+        }
+    }
+
+    /// h = (h + block) · r mod 2^130 − 5, for the 16 bytes at `block`.
+    private mutating func absorb(_ block: UnsafeRawPointer, highBit: UInt64) {
+        let t0 = UInt64(UInt32(littleEndian: block.loadUnaligned(as: UInt32.self)))
+        let t1 = UInt64(UInt32(littleEndian: block.loadUnaligned(fromByteOffset: 4, as: UInt32.self)))
+        let t2 = UInt64(UInt32(littleEndian: block.loadUnaligned(fromByteOffset: 8, as: UInt32.self)))
+        let t3 = UInt64(UInt32(littleEndian: block.loadUnaligned(fromByteOffset: 12, as: UInt32.self)))
         let mask = Self.mask26
-        let h0 = h.0 + (t[0] & mask)
-        let h1 = h.1 + ((t[0] >> 26 | t[1] << 6) & mask)
-        let h2 = h.2 + ((t[1] >> 20 | t[2] << 12) & mask)
-        let h3 = h.3 + ((t[2] >> 14 | t[3] << 18) & mask)
-        let h4 = h.4 + (t[3] >> 8 | highBit)
+        let h0 = h.0 + (t0 & mask)
+        let h1 = h.1 + ((t0 >> 26 | t1 << 6) & mask)
+        let h2 = h.2 + ((t1 >> 20 | t2 << 12) & mask)
+        let h3 = h.3 + ((t2 >> 14 | t3 << 18) & mask)
+        let h4 = h.4 + (t3 >> 8 | highBit)
         let (r0, r1, r2, r3, r4) = r
         let (s1, s2, s3, s4) = (r1 * 5, r2 * 5, r3 * 5, r4 * 5)
         let d0 = h0 * r0 + h1 * s4 + h2 * s3 + h3 * s2 + h4 * s1
