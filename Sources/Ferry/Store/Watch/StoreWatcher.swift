@@ -1,0 +1,183 @@
+import Foundation
+
+/// Tells, without scanning, which record files of a store changed and whether its journal
+/// grew: the kernel reports each write, rename and delete under `records/` and in `journal/`
+/// (``DirectoryEvents``, inotify on Linux), and a thread of the watcher's own reads them as they
+/// come, so that a burst of writes does not fill the kernel's queue.
+///
+/// ```swift
+/// let watcher = try StoreWatcher(storeAt: "notes")
+/// while let changes = watcher.nextChanges(timeout: .seconds(30)) {
+///     if changes.needsScan { /* events were lost: look at everything once */ }
+///     for key in changes.recordFiles { print("changed by hand or by Ferry:", key) }
+/// }
+/// ```
+///
+/// Changes gather until taken, as a set (one entry per record file however often it changed),
+/// so memory grows with the files changed, not with the events. When the kernel's queue
+/// overflows, the next changes say ``Changes/needsScan`` with the reason, and callers scan once.
+/// Call ``stop()`` when done: the reading thread holds the watcher until then.
+public final class StoreWatcher: @unchecked Sendable {
+    /// What changed since the last ``nextChanges(timeout:)``.
+    public struct Changes: Sendable, Equatable {
+        /// Record files written, created, renamed or deleted (by Ferry or by anyone else).
+        public var recordFiles: Set<RecordKey> = []
+        /// Whether the journal was written (a change committed here or received).
+        public var journalChanged = false
+        /// Why the events do not tell everything (the kernel dropped some; a folder could not
+        /// be watched): the caller must scan once. `nil` when they do.
+        public var rescanReason: String?
+
+        public var needsScan: Bool { rescanReason != nil }
+        public var isEmpty: Bool { recordFiles.isEmpty && !journalChanged && rescanReason == nil }
+    }
+
+    private let layout: StoreLayout
+    private let events: DirectoryEvents
+    private let stopping: WakeupPipe
+    private let lock = NSCondition()
+    private var pending = Changes()
+    private var stopped = false
+    private var reader: Thread?
+
+    /// Starts watching the store at `path`: `records/` and every folder under it, and
+    /// `journal/`. Throws when the platform has no inotify (callers fall back to scanning).
+    public init(storeAt path: String) throws(SystemError) {
+        layout = StoreLayout(root: path)
+        events = try DirectoryEvents()
+        stopping = try WakeupPipe()
+        try events.watch(layout.journal, modifications: true)
+        try watchTree(layout.records)
+        let thread = Thread { [self] in readEvents() }
+        thread.name = "ferry-store-watcher"
+        reader = thread
+        thread.start()
+    }
+
+    deinit {
+        stopping.signal()
+    }
+
+    /// Waits up to `timeout` for changes, then takes all that gathered; `nil` once stopped.
+    /// Returns empty changes when nothing happened in time.
+    public func nextChanges(timeout: Duration) -> Changes? {
+        let (seconds, attoseconds) = timeout.components
+        let deadline = Date().addingTimeInterval(Double(seconds) + Double(attoseconds) / 1e18)
+        lock.lock()
+        defer { lock.unlock() }
+        while pending.isEmpty && !stopped {
+            if !lock.wait(until: deadline) { break }
+        }
+        if stopped && pending.isEmpty { return nil }
+        let taken = pending
+        pending = Changes()
+        return taken
+    }
+
+    /// Stops the reading thread; ``nextChanges(timeout:)`` then returns what gathered, then `nil`.
+    public func stop() {
+        stopping.signal()
+        lock.lock()
+        stopped = true
+        lock.broadcast()
+        lock.unlock()
+    }
+
+    /// Watches `directory` and every folder under it (not following links).
+    private func watchTree(_ directory: String) throws(SystemError) {
+        guard try events.watch(directory) else { return }
+        let entries: [FileSystem.DirectoryEntry]
+        do { entries = try FileSystem.contents(ofDirectory: directory) } catch { return }
+        for entry in entries where entry.kind == .directory && !entry.name.hasPrefix(".") {
+            try watchTree(directory + "/" + entry.name)
+        }
+    }
+
+    private func readEvents() {
+        while true {
+            let batch: [DirectoryEvents.Event]
+            do {
+                batch = try events.read(timeout: nil, wakeup: stopping.readDescriptor)
+            } catch {
+                record { $0.rescanReason = "the store's watcher stopped reading events (\(error))" }
+                return
+            }
+            if batch.isEmpty {
+                lock.lock()
+                let done = stopped
+                lock.unlock()
+                // Woken with nothing read: stopping.
+                if done || (try? Poll.waitForReadable([stopping.readDescriptor], timeout: .zero).first) == true { return }
+                continue
+            }
+            var changes = Changes()
+            for event in batch { take(event, into: &changes) }
+            record { pending in
+                pending.recordFiles.formUnion(changes.recordFiles)
+                pending.journalChanged = pending.journalChanged || changes.journalChanged
+                if pending.rescanReason == nil { pending.rescanReason = changes.rescanReason }
+            }
+        }
+    }
+
+    /// What one event means for the store (internal for the tests of what the kernel rarely does).
+    func take(_ event: DirectoryEvents.Event, into changes: inout Changes) {
+        switch event.kind {
+        case .overflow:
+            changes.rescanReason = "the kernel's event queue overflowed (fs.inotify.max_queued_events): some changes were not reported"
+        case .directoryAdded:
+            // Files written into it before its watch starts are found by the walk.
+            if event.path.hasPrefix(layout.records + "/") {
+                do { try watchTree(event.path) } catch {
+                    changes.rescanReason = "\(event.path) could not be watched (\(error))"
+                }
+                changes.recordFiles.formUnion(recordKeys(under: event.path))
+            }
+        case .directoryRemoved:
+            if event.path == layout.records || event.path == layout.journal {
+                changes.rescanReason = "\(event.path) was removed"
+            } else if event.path.hasPrefix(layout.records + "/") {
+                // Every record it held is gone; which ones is for a scan to say.
+                changes.rescanReason = "\(event.path) was removed"
+            }
+        case .written, .removed:
+            if event.path.hasPrefix(layout.journal + "/") {
+                changes.journalChanged = true
+            } else if let key = recordKey(at: event.path) {
+                changes.recordFiles.insert(key)
+            }
+        }
+    }
+
+    /// The record a path under `records/` names; `nil` for anything else (temporary files,
+    /// editor files, names that are not record files).
+    private func recordKey(at path: String) -> RecordKey? {
+        guard path.hasPrefix(layout.records + "/") else { return nil }
+        let relative = path.dropFirst(layout.records.count + 1)
+        guard let slash = relative.firstIndex(of: "/"), let entity = try? EntityName(String(relative[..<slash])),
+              let id = RecordFileName.id(fromRelativePath: String(relative[relative.index(after: slash)...]))
+        else { return nil }
+        return RecordKey(entity: entity, id: id)
+    }
+
+    /// The record files under a folder that appeared.
+    private func recordKeys(under directory: String) -> Set<RecordKey> {
+        var keys = Set<RecordKey>()
+        for entry in (try? FileSystem.contents(ofDirectory: directory)) ?? [] {
+            let path = directory + "/" + entry.name
+            if entry.kind == .directory {
+                keys.formUnion(recordKeys(under: path))
+            } else if let key = recordKey(at: path) {
+                keys.insert(key)
+            }
+        }
+        return keys
+    }
+
+    private func record(_ change: (inout Changes) -> Void) {
+        lock.lock()
+        change(&pending)
+        lock.broadcast()
+        lock.unlock()
+    }
+}
