@@ -39,6 +39,8 @@ public final class StoreWatcher: @unchecked Sendable {
     private var pending = Changes()
     private var stopped = false
     private var reader: Thread?
+    /// A task waiting in ``changes()``.
+    private var waiter: CheckedContinuation<Changes?, Never>?
 
     /// Starts watching the store at `path`: `records/` and every folder under it, and
     /// `journal/`. Throws when the platform has no inotify (callers fall back to scanning).
@@ -68,10 +70,30 @@ public final class StoreWatcher: @unchecked Sendable {
         while pending.isEmpty && !stopped {
             if !lock.wait(until: deadline) { break }
         }
-        if stopped && pending.isEmpty { return nil }
-        let taken = pending
-        pending = Changes()
-        return taken
+        return takeLocked()
+    }
+
+    /// Waits, without holding a thread, until changes gather, then takes them; `nil` once
+    /// stopped. Empty changes when the task is cancelled. One task at a time may wait.
+    public func changes() async -> Changes? {
+        await withTaskCancellationHandler {
+            await withCheckedContinuation { (continuation: CheckedContinuation<Changes?, Never>) in
+                lock.lock()
+                defer { lock.unlock() }
+                if !pending.isEmpty || stopped || Task.isCancelled {
+                    continuation.resume(returning: takeLocked())
+                } else {
+                    waiter?.resume(returning: Changes())
+                    waiter = continuation
+                }
+            }
+        } onCancel: {
+            lock.lock()
+            let cancelled = waiter
+            waiter = nil
+            lock.unlock()
+            cancelled?.resume(returning: Changes())
+        }
     }
 
     /// Stops the reading thread; ``nextChanges(timeout:)`` then returns what gathered, then `nil`.
@@ -79,8 +101,20 @@ public final class StoreWatcher: @unchecked Sendable {
         stopping.signal()
         lock.lock()
         stopped = true
+        let waiting = waiter
+        waiter = nil
+        let taken = waiting == nil ? nil : takeLocked()
         lock.broadcast()
         lock.unlock()
+        waiting?.resume(returning: taken)
+    }
+
+    /// What gathered, taken (`nil` when stopped and nothing gathered); the lock is held.
+    private func takeLocked() -> Changes? {
+        if stopped && pending.isEmpty { return nil }
+        let taken = pending
+        pending = Changes()
+        return taken
     }
 
     /// Watches `directory` and every folder under it (not following links).
@@ -177,7 +211,11 @@ public final class StoreWatcher: @unchecked Sendable {
     private func record(_ change: (inout Changes) -> Void) {
         lock.lock()
         change(&pending)
+        let waiting = waiter
+        waiter = nil
+        let taken = waiting == nil ? nil : takeLocked()
         lock.broadcast()
         lock.unlock()
+        waiting?.resume(returning: taken)
     }
 }
