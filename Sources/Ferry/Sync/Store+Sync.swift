@@ -123,7 +123,7 @@ extension Store {
         for change in changes {
             if change.timestamp.physical > now + maximumSkew {
                 throw .clockSkew(
-                    peer: peer, record: change.key, aheadByMilliseconds: change.timestamp.physical - now, limit: maximumSkew)
+                    peer: peer, origin: change.origin, record: change.key, aheadByMilliseconds: change.timestamp.physical - now, limit: maximumSkew)
             }
             if change.version[change.origin] != change.counter {
                 throw .invalidChange(peer: peer, reason: "\(change.key): its version does not include its own change")

@@ -54,13 +54,26 @@ extension SyncEngine {
         }
     }
 
-    func checkSkew(_ changes: [Change]) throws(SyncError) {
+    /// Refuses to publish changes stamped more than the bound ahead of this clock (made while
+    /// a clock ran ahead): a hub has no clock to refuse them by, and every replica that syncs
+    /// there would hold them out.
+    func checkOutgoingStamps(_ changes: [Change]) throws(SyncError) {
         let now = replica.wallClock.milliseconds()
-        for change in changes where change.timestamp.physical > now + options.maximumClockSkewMilliseconds {
-            throw .clockSkew(
-                peer: transport.peerDescription, record: change.key, aheadByMilliseconds: change.timestamp.physical - now,
-                limit: options.maximumClockSkewMilliseconds)
+        let limit = options.maximumClockSkewMilliseconds
+        for change in changes where change.timestamp.physical > now + limit {
+            throw .stampedAhead(
+                store: replica.location, peer: transport.peerDescription, origin: change.origin, record: change.key,
+                aheadByMilliseconds: change.timestamp.physical - now, limit: limit)
         }
+    }
+
+    /// The changes of a page to apply: those stamped too far ahead, and what follows them from
+    /// the same replica, are quarantined (``SkewQuarantine``), and the peer's mark is then not
+    /// recorded as read.
+    func admit(_ changes: [Change], _ exchange: inout Exchange) -> [Change] {
+        let admitted = exchange.quarantine.admit(changes, now: replica.wallClock.milliseconds())
+        if admitted.count < changes.count { exchange.readEverything = false }
+        return admitted
     }
 
     /// Adds the live records here that `incoming` deletes to `deleted` (unless `--force`).

@@ -34,7 +34,8 @@ extension SyncEngine {
             let hasMore = batch.through < batch.head
             let after = batch.through
             async let following: Result<ChangeBatch, SyncError>? = hasMore ? await fetch(after: after) : nil
-            let received = try replica.receive(batch.changes, from: transport.peerDescription, maximumSkew: options.maximumClockSkewMilliseconds)
+            let admitted = admit(batch.changes, &exchange)
+            let received = try replica.receive(admitted, from: transport.peerDescription, maximumSkew: options.maximumClockSkewMilliseconds)
             result.pulled += received.applied
             exchange.pulledThrough = batch.through
             if batch.isPartial { exchange.readEverything = false }
@@ -63,11 +64,11 @@ extension SyncEngine {
         var frontier = exchange.localFrontier
         while true {
             let batch = try await transport.changes(after: exchange.pulledThrough, excluding: localKnowledge, limit: options.pageSize)
-            try checkSkew(batch.changes)
-            try checkChains(batch.changes, frontier: &frontier, receiver: replica.replicaID, peerInfo: exchange.peerInfo)
-            noteLocalDeletions(batch.changes, into: &incoming.deletions)
-            if predicting { incoming.predicted.formUnion(predictedConflicts(batch.changes)) }
-            incoming.checked.add(batch.changes)
+            let admitted = admit(batch.changes, &exchange)
+            try checkChains(admitted, frontier: &frontier, receiver: replica.replicaID, peerInfo: exchange.peerInfo)
+            noteLocalDeletions(admitted, into: &incoming.deletions)
+            if predicting { incoming.predicted.formUnion(predictedConflicts(admitted)) }
+            incoming.checked.add(admitted)
             exchange.pulledThrough = batch.through
             if batch.isPartial { exchange.readEverything = false }
             report(SyncProgress(phase: .pulling, completed: incoming.checked.count, total: nil))
@@ -83,9 +84,16 @@ extension SyncEngine {
         let localKnowledge = exchange.localKnowledge
         var applied = 0
         var touched = exchange.touched
+        let quarantine = exchange.quarantine
         let readAgain = try await forEachPage(of: incoming, after: firstPosition, from: transport.peerDescription) {
             (position, limit) async throws(SyncError) -> ChangeBatch in
-            try await transport.changes(after: position, excluding: localKnowledge, limit: limit)
+            var batch = try await transport.changes(after: position, excluding: localKnowledge, limit: limit)
+            if !quarantine.isEmpty {
+                let kept = batch.changes.indices.filter { !quarantine.holds(batch.changes[$0]) }
+                if batch.sequences.count == batch.changes.count { batch.sequences = kept.map { batch.sequences[$0] } }
+                batch.changes = kept.map { batch.changes[$0] }
+            }
+            return batch
         } _: { (page) throws(SyncError) in
             let received = try replica.receive(page, from: transport.peerDescription, maximumSkew: options.maximumClockSkewMilliseconds)
             result.pulled += received.applied

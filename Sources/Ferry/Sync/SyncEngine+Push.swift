@@ -23,6 +23,7 @@ extension SyncEngine {
         var readThrough = exchange.start.local
         while options.direction.pushes {
             let batch = try readLocal(after: readThrough, excluding: peerKnowledge, limit: options.pageSize)
+            try checkOutgoingStamps(batch.changes)
             try checkChains(batch.changes, frontier: &frontier, receiver: exchange.peerInfo.replica, peerInfo: exchange.peerInfo)
             for change in batch.changes where change.isDelete { outgoing.deletions.insert(change.key) }
             outgoing.checked.add(batch.changes)

@@ -103,6 +103,8 @@ public struct SyncEngine: Sendable {
         var touched = Set<RecordKey>()
         /// Records the pull would make conflicted (a dry run's prediction).
         var predictedConflicts = Set<RecordKey>()
+        /// The peer's changes kept out for their stamps.
+        var quarantine: SkewQuarantine
 
         var localKnowledge: VersionVector { localFrontier.knowledge }
     }
@@ -124,7 +126,8 @@ public struct SyncEngine: Sendable {
         result.dryRun = options.dryRun
         result.localLatestModification = local.head.latestModification
         result.peerLatestModification = peerInfo.latestModification
-        var exchange = Exchange(peerInfo: peerInfo, pendingJoin: local.pendingJoin)
+        var exchange = Exchange(
+            peerInfo: peerInfo, pendingJoin: local.pendingJoin, quarantine: SkewQuarantine(limit: options.maximumClockSkewMilliseconds))
         while true {
             let event: SyncSession.Event
             switch action {
@@ -138,6 +141,7 @@ public struct SyncEngine: Sendable {
                 event = .joined
             case .pull(let copyingAll):
                 try await driver.pull(&exchange, copyingAll: copyingAll, result: &result)
+                result.notes += exchange.quarantine.notes(peer: transport.peerDescription)
                 event = .pulled(readEverything: exchange.readEverything, wroteRecords: !exchange.touched.isEmpty)
             case .resolve:
                 try driver.resolve(exchange, result: &result)

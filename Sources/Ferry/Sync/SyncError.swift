@@ -8,7 +8,11 @@ public enum SyncError: Error, Sendable, Equatable, CustomStringConvertible {
     /// before: its folder was wiped or restored. Refused unless forced.
     case peerLostHistory(peer: String, hadPosition: UInt64, nowHead: UInt64)
     /// A received change is stamped too far in the future: a clock gone wrong or a forgery.
-    case clockSkew(peer: String, record: RecordKey, aheadByMilliseconds: UInt64, limit: UInt64)
+    /// `origin` is the replica that made it.
+    case clockSkew(peer: String, origin: ReplicaID, record: RecordKey, aheadByMilliseconds: UInt64, limit: UInt64)
+    /// This store holds changes stamped further ahead of its clock than the bound (made while
+    /// its clock ran ahead): they are not published, so that they block no other replica.
+    case stampedAhead(store: String, peer: String, origin: ReplicaID, record: RecordKey, aheadByMilliseconds: UInt64, limit: UInt64)
     /// Applying the sync would delete more than the allowed share of a store's records.
     case massDeletion(store: String, deleting: Int, of: Int, limitPercent: Int)
     /// A change the peer sent breaks the rules (bad entity, missing document).
@@ -54,9 +58,17 @@ public enum SyncError: Error, Sendable, Equatable, CustomStringConvertible {
             return "peer \(peer) has lost history: this store last synced with it at journal position \(had), "
                 + "but its journal now ends at \(now) (wiped, re-created or restored from a backup?); "
                 + "refusing to sync; run again with --force to reconcile it as a new peer"
-        case .clockSkew(let peer, let record, let ahead, let limit):
-            return "peer \(peer) sent a change to \(record) stamped \(ahead / 1000) s in the future "
-                + "(limit \(limit / 1000) s); refusing it, since a future stamp would win every conflict; check that machine's clock"
+        case .clockSkew(let peer, let origin, let record, let ahead, let limit):
+            return "peer \(peer) sent a change to \(record) made by replica \(origin.short), stamped \(ClockSkewText.duration(ahead)) "
+                + "ahead of this clock (--max-skew \(limit / 1000) s); refusing it, since a future stamp would win every conflict; "
+                + "check that machine's clock: once it is right, that replica re-stamps what it has not published with "
+                + "'ferry sync --restamp'; if this clock is the one behind, fix it or raise --max-skew"
+        case .stampedAhead(let store, let peer, let origin, let record, let ahead, let limit):
+            let whose = "replica \(origin.short)"
+            return "\(store) holds changes of \(whose) (the first to \(record)) stamped \(ClockSkewText.duration(ahead)) ahead of "
+                + "this clock (--max-skew \(limit / 1000) s), made while a clock ran ahead; nothing was pushed to \(peer), since "
+                + "they would block every replica that syncs there; with this machine's clock right, run 'ferry sync --restamp' "
+                + "to stamp this store's unpublished changes again, or raise --max-skew if this clock is the one behind"
         case .massDeletion(let store, let deleting, let total, let limit):
             return "this sync would delete \(deleting) of \(total) records in \(store) (more than \(limit)%); "
                 + "run again with --force if that is intended"

@@ -45,6 +45,7 @@ enum SyncCommand: Command {
             .flag("force", help: "Allow a sync that deletes more than --max-delete of a store's records."),
             .value("max-delete", valueName: "percent", help: "The largest share of records one sync may delete.", default: "50"),
             .value("max-skew", valueName: "seconds", help: "Refuse changes stamped further ahead of this clock.", default: "86400"),
+            .flag("restamp", help: "Stamp this store's unpublished changes again, when its clock ran ahead: it becomes a new replica (see 'ferry reidentify')."),
             .flag("no-commit", help: "Do not journal hand edits of record files first (an edit is still never overwritten)."),
             .flag("commit", help: "Journal hand edits first (the default; kept for scripts)."),
             .flag("pull-only", help: "Only bring the peer's changes here; write nothing to the peer (read-only tokens)."),
@@ -109,6 +110,7 @@ enum SyncCommand: Command {
         } else if arguments.option("endpoint") != nil {
             throw UsageError("--endpoint is for s3:// hubs; \(peerText) is \(peer.needsHTTPClient ? "a server" : "a folder")")
         }
+        if arguments.flag("restamp") { try restamp(storePath, maximumSkew: options.maximumClockSkewMilliseconds, context: context) }
         let store = try context.openStore(storePath)
         defer { store.close() }
         var runner = SyncRunner(
@@ -122,6 +124,20 @@ enum SyncCommand: Command {
             return try await runner.watch(interval: interval)
         }
         return try await runner.once()
+    }
+
+    /// `--restamp`: the store's unpublished changes stamped past the bound are journaled again,
+    /// stamped now, under a new replica id (``Store/restamp(at:maximumSkew:options:)``); said on
+    /// stderr, so that `--json` stays one object.
+    static func restamp(_ storePath: String, maximumSkew: UInt64, context: CommandContext) throws {
+        let path = context.absolutePath(storePath)
+        guard let report = try Store.restamp(at: path, maximumSkew: maximumSkew, options: context.storeOptions()) else {
+            context.stderr.line("note: no unpublished change of \(storePath) is stamped ahead of this clock; nothing to re-stamp")
+            return
+        }
+        context.stderr.line(
+            "re-stamped \(report.rejournaled) record\(report.rejournaled == 1 ? "" : "s") of \(storePath) by this clock: it is now replica "
+                + "\(report.newReplica.short) (was \(report.formerReplica.short)); the folder as it was: \(report.keptAt)")
     }
 
     /// The bearer token for an HTTP peer: `--token`, else the first line of `--token-file`, else

@@ -175,8 +175,12 @@ import Testing
         guard let fixture = try await Fixture.start() else { return }
         defer { fixture.server.stop() }
         let laptop = try fixture.store("laptop")
-        for id in ["n1", "n2"] { try laptop.put(["title": .string(id)], entity: Self.note, id: RecordID(id)) }
-        _ = try await fixture.sync(laptop)
+        // One sync each: a record deleted outright that was the newest Ferry wrote there is not
+        // told from a backend restored from a backup (PocketBaseRestoreTests), so n1 is not it.
+        for id in ["n1", "n2"] {
+            try laptop.put(["title": .string(id)], entity: Self.note, id: RecordID(id))
+            _ = try await fixture.sync(laptop)
+        }
         // Offline, the laptop creates n3; meanwhile another client deletes n1 outright.
         try laptop.put(["title": "offline"], entity: Self.note, id: RecordID("n3"))
         try await fixture.web.delete(in: "Note", id: PocketBaseRecordID.backendID(for: "n1"))

@@ -46,7 +46,7 @@ import FerryTestSupport
         }
     }
 
-    @Test func changeStampedMoreThanADayAheadIsRefusedNamingThePeer() async throws {
+    @Test func changeStampedMoreThanADayAheadIsQuarantinedWhenPulledAndRefusedWhenPushed() async throws {
         let directory = try TemporaryDirectory()
         let (ahead, aheadOptions) = try makeStore(directory, "ahead", clock: OffsetClock(offsetMilliseconds: 2 * 86_400_000))
         let (empty, _) = try makeStore(directory, "empty", clock: SystemClock())
@@ -55,32 +55,35 @@ import FerryTestSupport
         try ahead.put(["v": 1], entity: notes, id: key.id)
         try busy.put(["v": 0], entity: notes, id: RecordID("mine"))
 
-        for store in [empty, busy] {  // a full pull and a reconcile
-            let head = store.headSequence
-            do {
-                _ = try await store.sync(with: FolderTransport(path: ahead.path, options: aheadOptions))
-                Issue.record("\(store.manifest.name ?? ""): a change two days ahead was accepted")
-            } catch {
-                guard case .clockSkew(let peer, let record, let aheadBy, let limit) = error else {
-                    Issue.record("expected clockSkew, got \(error)")
-                    continue
-                }
-                #expect(peer == ahead.path)
-                #expect(record == key)
-                #expect(aheadBy > 86_400_000 && limit == 86_400_000)
-                #expect(error.description.contains(ahead.path) && error.description.contains("future"))
-            }
-            #expect(store.headSequence == head, "nothing may be applied")
-            #expect(try store.get(entity: notes, id: key.id) == nil)
+        // An empty store joins from the peer's snapshot, which would claim the change: refused.
+        do {
+            _ = try await empty.sync(with: FolderTransport(path: ahead.path, options: aheadOptions))
+            Issue.record("a join took a change two days ahead")
+        } catch {
+            guard case .clockSkew(let peer, let origin, let record, let aheadBy, let limit) = error else { throw error }
+            #expect(peer == ahead.path && origin == ahead.replicaID && record == key)
+            #expect(aheadBy > 86_400_000 && limit == 86_400_000)
+            #expect(error.description.contains("--max-skew") && error.description.contains("--restamp"), "\(error)")
         }
+        #expect(empty.headSequence == 0)
+        #expect(try empty.get(entity: notes, id: key.id) == nil)
+        // A store that holds records quarantines it, with a note naming the replica and how far
+        // ahead, and syncs the rest.
+        let head = busy.headSequence
+        let report = try await busy.sync(with: FolderTransport(path: ahead.path, options: aheadOptions))
+        let note = try #require(report.notes.first { $0.hasPrefix("quarantined 1 change of replica \(ahead.replicaID.short)") })
+        #expect(note.contains("stamped up to 2 d 0 h ahead") && note.contains("--max-skew") && note.contains("--restamp"), "\(note)")
+        #expect(busy.headSequence == head, "nothing of it may be applied")
+        #expect(try busy.get(entity: notes, id: key.id) == nil)
+        #expect(try ahead.get(entity: notes, id: RecordID("mine")) == ["v": 0], "the reconcile pushed busy's record")
 
         // Pushed the other way, the receiving peer refuses it too, and keeps nothing.
         let busyHead = busy.headSequence
         await #expect {
             _ = try await ahead.sync(with: FolderTransport(path: busy.path, options: busyOptions))
         } throws: { error in
-            guard let error = error as? SyncError, case .clockSkew(_, let record, _, _) = error else { return false }
-            return record == key
+            guard let error = error as? SyncError, case .clockSkew(_, let origin, let record, _, _) = error else { return false }
+            return record == key && origin == ahead.replicaID && error.description.contains("--max-skew")
         }
         #expect(busy.headSequence == busyHead)
 

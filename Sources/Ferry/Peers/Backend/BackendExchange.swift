@@ -28,6 +28,17 @@ struct BackendExchange {
     var pushedBases: [String: [String: BackendState.Base]] = [:]
     /// Per collection: records created.
     var created: [String: Int] = [:]
+    /// Collections listed whole this exchange (their ``BackendState/latestWritten`` starts over
+    /// from what this exchange wrote).
+    var checkedWhole = Set<String>()
+    /// Collections whose listing brought a version of Ferry's older than the one Ferry saw there.
+    var heldOlder = Set<String>()
+    /// Per collection: the `updated` of the newest record written.
+    var latestWritten: [String: String] = [:]
+    /// Whether the backend lost records or edits it held (restored from a backup): the
+    /// checkpoint's mark no longer holds, and the stand-in holds none of the store's changes,
+    /// so the engine offers them all again and those the backend lacks are written again.
+    private(set) var isRepairing = false
     /// The frontier the stand-in starts this exchange from (its saved one, with the stand-in
     /// replica's chain as far as the store holds it).
     private(set) var startKnowledge = VersionVector()
@@ -54,6 +65,17 @@ struct BackendExchange {
         startDigests = digests
         self.knowledge = knowledge
         self.digests = digests
+    }
+
+    /// Forgets every change the stand-in held but its own replica's (``isRepairing``).
+    mutating func forgetHeld(except proxy: ReplicaID) {
+        isRepairing = true
+        startKnowledge = VersionVector()
+        startDigests = [:]
+        startKnowledge[proxy] = knowledge[proxy]
+        startDigests[proxy] = digests[proxy]
+        knowledge = startKnowledge
+        digests = startDigests
     }
 
     var frontier: ReplicaFrontier { ReplicaFrontier(knowledge: knowledge, digests: digests) }

@@ -5,8 +5,8 @@ extension BackendPeer {
     /// - Parameter local: the store's frontier (whether it holds a version Ferry wrote there).
     func pullAll(local: ReplicaFrontier) async throws(SyncError) {
         for entity in options.entities {
-            try await pull(entity, local: local)
-            try await checkHardDeletes(entity)
+            let reachedLatestWrite = try await pull(entity, local: local)
+            try await checkForGoneRecords(entity, reachedLatestWrite: reachedLatestWrite)
         }
     }
 
@@ -17,7 +17,9 @@ extension BackendPeer {
         do { return try table.base(for: backendID) } catch { throw .backend(error) }
     }
 
-    private func pull(_ entity: EntityName, local frontier: ReplicaFrontier) async throws(SyncError) {
+    /// - Returns: whether the listing found a record as new as the newest Ferry wrote there
+    ///   (``BackendState/latestWritten``; true when Ferry wrote none).
+    private func pull(_ entity: EntityName, local frontier: ReplicaFrontier) async throws(SyncError) -> Bool {
         let entry = options.mapping.entry(for: entity)
         let collection = entry.collection
         // From the watermark less the overlap window, or, when the last pull began longer than
@@ -31,6 +33,8 @@ extension BackendPeer {
         var newest = state.watermarks[collection]
         var kinds = state.fieldKinds[collection] ?? [:]
         var known = state.knownCounts[collection] ?? 0
+        let latestWrite = state.latestWritten[collection]
+        var reachedLatestWrite = latestWrite == nil
         // The next page is on its way while this one is read.
         let ahead = PagePrefetch<ListingCursor?, Result<BackendPage, BackendError>>()
         defer { ahead.cancel() }
@@ -56,6 +60,7 @@ extension BackendPeer {
             if listedAt == nil { listedAt = page.serverTime ?? "" }
             for record in page.records {
                 if newest.map({ record.updated > $0 }) ?? true { newest = record.updated }
+                if let latestWrite, record.updated >= latestWrite { reachedLatestWrite = true }
                 for (name, value) in record.fields where !Self.isEmpty(value) {
                     let kind = PocketBaseFieldKind(holding: value)
                     kinds[name] = kinds[name].map { $0.joined(with: kind) } ?? kind
@@ -68,6 +73,7 @@ extension BackendPeer {
         pending.listedAt[collection] = listedAt.flatMap { $0.isEmpty ? nil : $0 }
         pending.fieldKinds[collection] = kinds
         pending.knownCounts[collection] = known
+        return reachedLatestWrite
     }
 
     /// Turns one listed record into the stand-in's next change when it is new to the store,
@@ -89,6 +95,12 @@ extension BackendPeer {
         let current: RecordState?
         do { current = try replica.state(of: key) } catch { throw .store(error) }
         if let identity = Self.identity(ofRevision: record.revision), frontier.knowledge[identity.origin] >= identity.counter {
+            if let base, base.version[identity.origin] >= identity.counter {
+                // A version of Ferry's older than the one Ferry last saw there: the backend went
+                // back in time (``checkForGoneRecords(_:reachedLatestWrite:)`` repairs it).
+                pending.heldOlder.insert(collection)
+                return false
+            }
             // Written by Ferry, and this store has that change: nothing to pull.
             let version = current?.versions.first { $0.identity == identity }?.version ?? current?.mergedVersion ?? VersionVector()
             setPulledBase(.init(ferryID: record.ferryID, revision: record.revision, version: version, isDeleted: record.isDeleted),
@@ -117,46 +129,8 @@ extension BackendPeer {
         return base == nil
     }
 
-    /// Deletes here the records another client deleted outright there: one count; the ids
-    /// only when it is short of the records Ferry has seen there.
-    private func checkHardDeletes(_ entity: EntityName) async throws(SyncError) {
-        guard let replica else { return }
-        let collection = options.mapping.entry(for: entity).collection
-        let known = pending.knownCounts[collection] ?? state.knownCounts[collection] ?? 0
-        let count: Int
-        do { count = try await backend.count(in: collection) } catch { throw .backend(error) }
-        pending.knownCounts[collection] = count
-        guard count < known else { return }
-        let present: Set<String>
-        do { present = try await backend.ids(in: collection) } catch { throw .backend(error) }
-        var seen: [String] = []
-        let table = try baseTable(collection)
-        do { try table.forEachBackendID { seen.append($0) } } catch { throw .backend(error) }
-        for (backendID, pulled) in pending.pulledBases[collection] ?? [:] where pulled.base != nil { seen.append(backendID) }
-        var deleted = 0
-        for backendID in Set(seen).subtracting(present).sorted() {
-            guard let base = try pulledOrSavedBase(collection, backendID) else { continue }
-            var counter: UInt64 = 0
-            if let id = try? RecordID(base.ferryID) {
-                let key = RecordKey(entity: entity, id: id)
-                let current: RecordState?
-                do { current = try replica.state(of: key) } catch { throw .store(error) }
-                // A live record only; one edited here since meets the delete as a conflict, and a put beats a delete.
-                if current?.isLive == true {
-                    counter = makeChange(key: key, operation: .delete, base: base.version).counter
-                    deleted += 1
-                }
-            }
-            pending.pulledBases[collection, default: [:]][backendID] = .init(base: nil, counter: counter)
-        }
-        if deleted > 0 {
-            tally { $0.deletedOnBackend += deleted }
-            note("\(deleted) record\(deleted == 1 ? "" : "s") of \(collection) deleted outright on the backend by another client")
-        }
-    }
-
     /// The stand-in's next change to `key`, descending from `base`, added to the exchange.
-    private func makeChange(key: RecordKey, operation: Change.Operation, base: VersionVector?) -> Change {
+    func makeChange(key: RecordKey, operation: Change.Operation, base: VersionVector?) -> Change {
         let (counter, parent) = pending.next(of: state.proxy)
         var version = base ?? VersionVector()
         version[state.proxy] = counter

@@ -29,7 +29,10 @@ extension BackendPeer {
         var failure: BackendError?
         for (job, outcome) in zip(jobs, outcomes) {
             switch outcome {
-            case .success(.written):
+            case .success(.written(let stored)):
+                if pending.latestWritten[job.record.collection].map({ stored.updated > $0 }) ?? true {
+                    pending.latestWritten[job.record.collection] = stored.updated
+                }
                 pending.pushedBases[job.record.collection, default: [:]][job.record.backendID] = .init(
                     ferryID: job.key.id.rawValue, revision: job.record.revision, version: job.version, isDeleted: job.record.isDeleted)
                 if job.base == nil { pending.created[job.record.collection, default: 0] += 1 }

@@ -37,6 +37,10 @@ extension BackendPeer {
         for change in pending.pushed { advance(change) }
         try applyWrittenBases()
         for (collection, count) in pending.created { state.knownCounts[collection, default: 0] += count }
+        for collection in pending.checkedWhole where takesPulled { state.latestWritten[collection] = nil }
+        for (collection, written) in pending.latestWritten where state.latestWritten[collection].map({ written > $0 }) ?? true {
+            state.latestWritten[collection] = written
+        }
         standIn.frontier = ReplicaFrontier(knowledge: knowledge, digests: digests)
         standIn.marks[standIn.sequence] = standIn.hash
         if standIn.marks.count > BackendState.StandIn.markLimit {

@@ -82,6 +82,12 @@ public final class BackendPeer: ReplicaAwarePeer, RequestCounting, @unchecked Se
         public var deletedOnBackend = 0
         /// Records marked deleted longer than the retention period, deleted outright on the backend.
         public var purged = 0
+        /// Records the backend no longer had although Ferry had seen them there, with no sign of
+        /// a delete (it went back in time: restored from a backup), written there again.
+        public var lostRecords = 0
+        /// Records the backend holds in a version older than the one Ferry had seen there
+        /// (restored from a backup), written there again.
+        public var lostEdits = 0
     }
 
     public let backend: any SyncBackend
@@ -231,8 +237,10 @@ public final class BackendPeer: ReplicaAwarePeer, RequestCounting, @unchecked Se
 
     /// Reads on from the stand-in's position in `mark`, when the stand-in's hash there is the
     /// mark's (a position this exchange added, the saved one, or a recent one kept).
+    /// A backend that lost what it held (``BackendExchange/isRepairing``) holds no mark.
     public func resume(from mark: PeerMark) async throws(SyncError) -> UInt64? {
-        try await StoreMark.resume(from: mark, head: head) { (position) throws(SyncError) in entryHash(at: position) }
+        if pending.isRepairing { return nil }
+        return try await StoreMark.resume(from: mark, head: head) { (position) throws(SyncError) in entryHash(at: position) }
     }
 
     /// The changes pulled in this exchange after `position` (the stand-in's saved changes are

@@ -20,6 +20,10 @@ struct BackendState: Sendable {
     /// The replica that stands for the backend in this store's journal.
     var proxy: ReplicaID
     var watermarks: [String: String] = [:]
+    /// Per collection, the `updated` of the newest record Ferry wrote there: a listing that
+    /// starts before it and finds nothing as new is a backend that went back in time (or whose
+    /// newest records were deleted outright), and is checked whole (``BackendPeer``'s restore check).
+    var latestWritten: [String: String] = [:]
     /// The backend's clock when each collection's last pull began (from the answer's `Date`).
     var listedAt: [String: String] = [:]
     /// How far the local journal was pushed, and the records waiting, as the engine before
@@ -119,6 +123,7 @@ struct BackendState: Sendable {
         var state = BackendState(location: location, proxy: proxy)
         for (collection, mark) in object["watermarks"]?.objectValue ?? [:] { state.watermarks[collection] = mark.stringValue }
         for (collection, mark) in object["listedAt"]?.objectValue ?? [:] { state.listedAt[collection] = mark.stringValue }
+        for (collection, mark) in object["latestWritten"]?.objectValue ?? [:] { state.latestWritten[collection] = mark.stringValue }
         for (collection, mark) in object["purgedAt"]?.objectValue ?? [:] { state.purgedAt[collection] = mark.stringValue }
         state.pushedThrough = UInt64(object["pushedThrough"]?.integerValue ?? 0)
         for item in object["deferred"]?.arrayValue ?? [] {
@@ -149,6 +154,7 @@ struct BackendState: Sendable {
         ]
         object["watermarks"] = .object(watermarks.mapValues { .string($0) })
         object["listedAt"] = .object(listedAt.mapValues { .string($0) })
+        object["latestWritten"] = .object(latestWritten.mapValues { .string($0) })
         object["purgedAt"] = .object(purgedAt.mapValues { .string($0) })
         object["deferred"] = .array(deferred.sorted().map { [.string($0.entity.rawValue), .string($0.id.rawValue)] })
         object["knownCounts"] = .object(knownCounts.mapValues { .integer(Int64($0)) })
