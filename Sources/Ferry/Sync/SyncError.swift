@@ -9,8 +9,9 @@ public enum SyncError: Error, Sendable, Equatable, CustomStringConvertible {
     case peerLostHistory(peer: String, hadPosition: UInt64, nowHead: UInt64)
     /// A received change is stamped too far in the future: a clock gone wrong or a forgery.
     case clockSkew(peer: String, record: RecordKey, aheadByMilliseconds: UInt64, limit: UInt64)
-    /// Applying the sync would delete more than the allowed share of a store's records.
-    case massDeletion(store: String, deleting: Int, of: Int, limitPercent: Int)
+    /// Applying the sync would delete more than the allowed share of a store's records, and
+    /// more than the guard's floor (see ``SyncOptions/deletionFloor``).
+    case massDeletion(store: String, deleting: Int, of: Int, limitPercent: Int, floor: Int)
     /// A change the peer sent breaks the rules (bad entity, missing document).
     case invalidChange(peer: String, reason: String)
     /// A change does not match its own digest: it was altered after it was made (a hand-edited
@@ -57,9 +58,9 @@ public enum SyncError: Error, Sendable, Equatable, CustomStringConvertible {
         case .clockSkew(let peer, let record, let ahead, let limit):
             return "peer \(peer) sent a change to \(record) stamped \(ahead / 1000) s in the future "
                 + "(limit \(limit / 1000) s); refusing it, since a future stamp would win every conflict; check that machine's clock"
-        case .massDeletion(let store, let deleting, let total, let limit):
-            return "this sync would delete \(deleting) of \(total) records in \(store) (more than \(limit)%); "
-                + "run again with --force if that is intended"
+        case .massDeletion(let store, let deleting, let total, let limit, let floor):
+            return "this sync would delete \(deleting) of \(total) records in \(store) (more than \(limit)% and more than \(floor)); "
+                + "run again with --force if that is intended (or raise --max-delete or --max-delete-count)"
         case .invalidChange(let peer, let reason):
             return "peer \(peer) sent an invalid change: \(reason)"
         case .alteredChange(let source, let change, let record):
