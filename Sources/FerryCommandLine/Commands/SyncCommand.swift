@@ -61,7 +61,8 @@ enum SyncCommand: Command {
             .value("entities", valueName: "A,B", help: "With an app backend (pocketbase+http://…): the entities to sync, each a collection."),
             .value("mapping", valueName: "file", help: "With an app backend: a JSON file naming each entity's collection and renamed fields."),
             .value("purge-after", valueName: "duration", help: "With an app backend: delete records marked deleted this long ago outright (or never).", default: "30d"),
-        ])
+        ],
+        examples: ["ferry sync ./laptop ./phone --dry-run"])
 
     static func run(_ arguments: ParsedArguments, context: CommandContext) async throws -> ExitCode {
         let storePath = try arguments.requiredPositional("store")
@@ -267,7 +268,11 @@ struct SyncRunner {
         for refusal in report.refusals { context.stdout.line("  would refuse: \(refusal)") }
         for key in report.waiting.prefix(20) { context.stdout.line("  waiting: \(key)  (the next sync pushes it)") }
         if report.waiting.count > 20 { context.stdout.line("  … and \(report.waiting.count - 20) more waiting") }
-        for note in report.notes { context.stderr.line("note: \(note)") }
+        for note in report.notes { context.note(note) }
+        context.detail(
+            "detail: \(store.path) ↔ \(peer) (replica \(report.peer.map { $0.short } ?? "unknown")), \(report.direction.rawValue), \(AuditText.plural(report.rounds, "round")), "
+                + "\(report.requests.map { AuditText.plural($0, "request") } ?? "no requests counted"), "
+                + "\(report.changesSpooled) changes spooled, \(report.changesReadAgain) read again")
     }
 
     /// Syncs now, then whenever the local journal grows and at least every `interval` seconds,
