@@ -146,4 +146,27 @@ extension SyncEngine {
         }
         return keys
     }
+
+    /// Of the conflicts a pull would make (`conflicts`, with the incoming changes to each), those
+    /// the policy would settle, exactly as ``SyncReplica/resolveConflicts(among:policy:)`` does:
+    /// every one for lww; for merge, a record whose two versions are puts that merge field by
+    /// field against their common ancestor. Keep-both settles none.
+    func predictedResolutions(_ conflicts: [RecordKey: [Change]]) -> Set<RecordKey> {
+        switch options.policy {
+        case .keepBoth: return []
+        case .lastWriterWins: return Set(conflicts.keys)
+        case .merge:
+            var merged = Set<RecordKey>()
+            for (key, changes) in conflicts {
+                // The incoming versions that stay: those no later incoming change descends from.
+                let heads = changes.filter { change in !changes.contains { $0.version != change.version && $0.version.dominates(change.version) } }
+                guard heads.count == 1, let incoming = heads.first, let theirs = incoming.operation.document,
+                    let local = try? replica.versions(of: key), local.count == 1, let ours = local[0].document, !local[0].version.isDelete
+                else { continue }
+                let ancestor = try? replica.commonAncestor(of: key, local[0].version.version, incoming.version)
+                if ThreeWayMerge.merge(ancestor: ancestor ?? nil, ours: ours, theirs: theirs) != nil { merged.insert(key) }
+            }
+            return merged
+        }
+    }
 }

@@ -49,8 +49,9 @@ extension SyncEngine {
         var checked: CheckedChanges
         /// Live records here that the changes delete.
         var deletions = Set<RecordKey>()
-        /// Records the changes would make conflicted, when asked to predict them.
-        var predicted = Set<RecordKey>()
+        /// Records the changes would make conflicted, when asked to predict them, with the
+        /// changes to each (what a resolving policy would work with).
+        var predicted: [RecordKey: [Change]] = [:]
     }
 
     /// Reads the peer's changes after the exchange's position, page by page, and checks every
@@ -66,7 +67,10 @@ extension SyncEngine {
             try checkSkew(batch.changes)
             try checkChains(batch.changes, frontier: &frontier, receiver: replica.replicaID, peerInfo: exchange.peerInfo)
             noteLocalDeletions(batch.changes, into: &incoming.deletions)
-            if predicting { incoming.predicted.formUnion(predictedConflicts(batch.changes)) }
+            if predicting {
+                let conflicted = predictedConflicts(batch.changes)
+                for change in batch.changes where conflicted.contains(change.key) { incoming.predicted[change.key, default: []].append(change) }
+            }
             incoming.checked.add(batch.changes)
             exchange.pulledThrough = batch.through
             if batch.isPartial { exchange.readEverything = false }

@@ -259,7 +259,7 @@ struct SyncRunner {
         let pushVerb = report.dryRun ? "would push" : "pushed"
         var line = "\(report.plan.rawValue): \(verb) \(report.pulled), \(pushVerb) \(report.pushed)"
         if report.direction != .both { line += " (\(report.direction.rawValue))" }
-        if report.resolved > 0 { line += ", resolved \(report.resolved) by \(options.policy.rawValue)" }
+        if report.resolved > 0 { line += ", \(report.dryRun ? "would resolve" : "resolved") \(report.resolved) by \(options.policy.rawValue)" }
         line += ", \(report.conflicts.count) conflict\(report.conflicts.count == 1 ? "" : "s")"
         line += String(format: " (%.0f ms)", report.duration * 1000)
         context.stdout.line(line)
