@@ -53,6 +53,7 @@ enum BackendCommand: Command {
             for (index, entry) in mapping.entries.enumerated() {
                 let records = try store.records(of: entry.entity)
                 collections[index].fields = try entry.fieldKinds(PocketBaseFieldKind.kinds(of: records.lazy.map(\.document)))
+                collections[index].storeRecords = try PocketBaseSetup.storeRecords(of: entry, in: store)
             }
         }
         var setup = PocketBaseSetup(collections: collections)
