@@ -8,17 +8,24 @@ import Testing
 /// setup fills the fields it adds from the store, and a sync names every record the backend
 /// holds differently from the store.
 @Suite(.serialized) struct BackendFieldTests {
+    /// A store `laptop` holding Note/n1 as `document`, and `server` set up from it for Note,
+    /// with the sync user.
+    func laptopSetUp(_ document: String, server: PocketBaseServer, in directory: TemporaryDirectory) throws -> String {
+        let laptop = directory.subpath("laptop")
+        #expect(try runFerry(["init", laptop, "--name", "laptop"]).exitCode == 0)
+        #expect(try runFerry(["put", laptop, "Note", "n1", "--json", document]).exitCode == 0)
+        let setup = try runFerry(["backend", "setup", server.location, "--entities", "Note", "--from", laptop, "--create-user"],
+                                 environment: server.superuserEnvironment.merging(syncUser) { $1 })
+        #expect(setup.exitCode == 0, "\(setup)")
+        return laptop
+    }
+
     @Test func aFieldAddedAfterARecordWasPushedIsFilledAndNoSyncSaysNothing() async throws {
         let directory = try TemporaryDirectory()
         guard let server = try PocketBaseServer.startIfAvailable(in: directory.subpath("pb")) else { return }
         defer { server.stop() }
-        let laptop = directory.subpath("laptop")
+        let laptop = try laptopSetUp(#"{"title": "a"}"#, server: server, in: directory)
         let user = syncUser
-        #expect(try runFerry(["init", laptop, "--name", "laptop"]).exitCode == 0)
-        #expect(try runFerry(["put", laptop, "Note", "n1", "--json", #"{"title": "a"}"#]).exitCode == 0)
-        let setup = try runFerry(["backend", "setup", server.location, "--entities", "Note", "--from", laptop, "--create-user"],
-                                 environment: server.superuserEnvironment.merging(user) { $1 })
-        #expect(setup.exitCode == 0, "\(setup)")
         // A member the collection lacks: the push says so, with what to do.
         #expect(try runFerry(["put", laptop, "Note", "n2", "--json", #"{"title": "b", "priority": 3}"#]).exitCode == 0)
         let refused = try runFerry(["sync", laptop, server.location, "--entities", "Note"], environment: user)
@@ -43,13 +50,8 @@ import Testing
         let directory = try TemporaryDirectory()
         guard let server = try PocketBaseServer.startIfAvailable(in: directory.subpath("pb")) else { return }
         defer { server.stop() }
-        let laptop = directory.subpath("laptop")
+        let laptop = try laptopSetUp(#"{"priority": "high"}"#, server: server, in: directory)
         let user = syncUser
-        #expect(try runFerry(["init", laptop, "--name", "laptop"]).exitCode == 0)
-        #expect(try runFerry(["put", laptop, "Note", "n1", "--json", #"{"priority": "high"}"#]).exitCode == 0)
-        let setup = try runFerry(["backend", "setup", server.location, "--entities", "Note", "--from", laptop, "--create-user"],
-                                 environment: server.superuserEnvironment.merging(user) { $1 })
-        #expect(setup.exitCode == 0, "\(setup)")
         // A text field, then a number: PocketBase keeps "3", which is not the store's 3.
         #expect(try runFerry(["put", laptop, "Note", "n2", "--json", #"{"priority": 3}"#]).exitCode == 0)
         let pushed = try runFerry(["sync", laptop, server.location, "--entities", "Note"], environment: user)

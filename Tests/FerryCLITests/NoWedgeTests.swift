@@ -22,6 +22,18 @@ import Testing
         #expect(committed.exitCode == 0, "\(committed)")
     }
 
+    /// Stores `a` and `b` in step with `count` notes, then notes n1…n`deleted` deleted in `a`.
+    func storesInStep(notes count: Int, deletedInA deleted: Int) throws -> TemporaryDirectory {
+        let directory = try TemporaryDirectory()
+        _ = try ferry(["init", "a"], in: directory)
+        _ = try ferry(["init", "b"], in: directory)
+        try notes(count, in: "a", directory: directory)
+        _ = try ferry(["sync", "b", "a"], in: directory)
+        for index in 1...deleted { try FileManager.default.removeItem(atPath: directory.subpath("a/records/Note/n\(index).json")) }
+        _ = try ferry(["commit", "a"], in: directory)
+        return directory
+    }
+
     @Test func aDeleteThatLostToAnEditIsNotAPendingDeletion() throws {
         let directory = try TemporaryDirectory()
         _ = try ferry(["init", "a"], in: directory)
@@ -42,26 +54,14 @@ import Testing
     }
 
     @Test func aStoreOfAHandfulOfNotesMayLoseMostOfThem() throws {
-        let directory = try TemporaryDirectory()
-        _ = try ferry(["init", "a"], in: directory)
-        _ = try ferry(["init", "b"], in: directory)
-        try notes(3, in: "a", directory: directory)
-        _ = try ferry(["sync", "b", "a"], in: directory)
-        _ = try ferry(["delete", "a", "Note", "n1"], in: directory)
-        _ = try ferry(["delete", "a", "Note", "n2"], in: directory)
+        let directory = try storesInStep(notes: 3, deletedInA: 2)
         let sync = try ferry(["sync", "b", "a"], in: directory)
         #expect(sync.exitCode == 0, "2 of 3 is under the floor of 10: \(sync)")
         #expect(try ferry(["list", "b", "Note"], in: directory).stdout == "n3\n")
     }
 
     @Test func theGuardRefusesMoreThanHalfAndMoreThanTheFloorBothConfigurable() throws {
-        let directory = try TemporaryDirectory()
-        _ = try ferry(["init", "a"], in: directory)
-        _ = try ferry(["init", "b"], in: directory)
-        try notes(20, in: "a", directory: directory)
-        _ = try ferry(["sync", "b", "a"], in: directory)
-        for index in 1...11 { try FileManager.default.removeItem(atPath: directory.subpath("a/records/Note/n\(index).json")) }
-        _ = try ferry(["commit", "a"], in: directory)
+        let directory = try storesInStep(notes: 20, deletedInA: 11)
         let before = try folderContents(directory.subpath("b"), skipping: [".ferry/lock", ".ferry/index", ".ferry/index-delta"])
         let refused = try ferry(["sync", "b", "a"], in: directory)
         #expect(refused.exitCode == 1, "\(refused)")
@@ -76,25 +76,13 @@ import Testing
     }
 
     @Test func theShareIsStillAnOptionUnderTheFloor() throws {
-        let directory = try TemporaryDirectory()
-        _ = try ferry(["init", "a"], in: directory)
-        _ = try ferry(["init", "b"], in: directory)
-        try notes(4, in: "a", directory: directory)
-        _ = try ferry(["sync", "b", "a"], in: directory)
-        _ = try ferry(["delete", "a", "Note", "n1"], in: directory)
-        _ = try ferry(["delete", "a", "Note", "n2"], in: directory)
-        _ = try ferry(["delete", "a", "Note", "n3"], in: directory)
+        let directory = try storesInStep(notes: 4, deletedInA: 3)
         let strict = try ferry(["sync", "b", "a", "--max-delete-count", "0", "--dry-run"], in: directory)
         #expect(strict.stdout.contains("would refuse: this sync would delete 3 of 4 records"), "\(strict)")
     }
 
     @Test(.timeLimit(.minutes(2))) func aWatchSaysARefusalEveryTimeAndTheOtherDirectionStillMoves() async throws {
-        let directory = try TemporaryDirectory()
-        _ = try ferry(["init", "a"], in: directory)
-        _ = try ferry(["init", "b"], in: directory)
-        try notes(20, in: "a", directory: directory)
-        _ = try ferry(["sync", "b", "a"], in: directory)
-        for index in 1...11 { _ = try ferry(["delete", "a", "Note", "n\(index)"], in: directory) }
+        let directory = try storesInStep(notes: 20, deletedInA: 11)
         try FileManager.default.createDirectory(atPath: directory.subpath("watch-output"), withIntermediateDirectories: true)
         let watcher = try ChildProcess(
             try ferryBinaryPath(), ["sync", directory.subpath("b"), directory.subpath("a"), "--watch", "--interval", "0.2"],
