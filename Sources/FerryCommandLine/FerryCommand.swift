@@ -36,6 +36,7 @@ enum FerryCommand {
             ImportCommand.self,
             ExportCommand.self,
             DemoCommand.self,
+            CompletionsCommand.self,
         ]
     }
 
@@ -52,8 +53,11 @@ enum FerryCommand {
     static func main(
         _ arguments: [String], context: CommandContext, commands: [any Command.Type] = all
     ) async -> ExitCode {
+        var context = context
         do {
-            return try await dispatch(arguments, context: context, commands: commands)
+            let (verbosity, rest) = try Verbosity.take(from: arguments)
+            context.verbosity = verbosity
+            return try await dispatch(rest, context: context, commands: commands)
         } catch {
             return ErrorReporter(context: context).report(error)
         }
@@ -69,9 +73,10 @@ enum FerryCommand {
         // crashes the Swift 6.3 compiler (SILGen).
         let overview = formatter.overview(abstract: abstract, commands: commands.map { $0.spec })
 
+        // Nothing to do is a mistake: the overview goes where errors go, with a failure.
         guard let first = arguments.first else {
-            context.stdout.write(overview)
-            return .success
+            context.stderr.write(overview)
+            return .failure
         }
         switch first {
         case "--help", "-h":
@@ -92,7 +97,8 @@ enum FerryCommand {
             context.stdout.write(formatter.help(for: try command(named: name, in: commands).spec))
             return .success
         case _ where ArgumentParser.isOptionLike(first):
-            throw UsageError("unknown option '\(first)' for '\(CommandSpec.programName)'")
+            let suggestion = NameSuggestion.closest(to: first, among: ["--help", "--version", "--quiet", "--verbose"])
+            throw UsageError("unknown option '\(first)' for '\(CommandSpec.programName)'" + (suggestion.map { "; did you mean '\($0)'?" } ?? ""))
         default:
             break
         }
@@ -117,6 +123,7 @@ enum FerryCommand {
         if let command = commands.first(where: { $0.spec.name == name }) { return command }
         let names = commands.map { $0.spec.name }
         var message = "unknown command '\(name)'"
+        if let suggestion = NameSuggestion.closest(to: name, among: names) { message += "; did you mean '\(suggestion)'?" }
         if !names.isEmpty { message += "; the commands are: " + names.joined(separator: ", ") }
         throw UsageError(message)
     }

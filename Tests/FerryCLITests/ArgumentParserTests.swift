@@ -103,7 +103,7 @@ import Testing
         // Short options are not bundled, and a short option takes no attached value.
         #expect(message(["U", "1", "-nq"]) == "unknown option '-nq' for 'ferry put'")
         #expect(message(["U", "1", "-s/data"]) == "unknown option '-s/data' for 'ferry put'")
-        #expect(message(["U", "1", "---store", "x"]) == "unknown option '---store' for 'ferry put'")
+        #expect(message(["U", "1", "---store", "x"]) == "unknown option '---store' for 'ferry put'; did you mean '--store'?")
     }
 
     @Test func missingValue() {

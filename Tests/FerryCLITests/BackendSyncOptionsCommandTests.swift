@@ -52,7 +52,7 @@ import Testing
 
         // Deleting most records is refused until --force, as for any peer.
         for id in ["n1", "n2"] { #expect(try runFerry(["delete", laptop, "Note", id]).exitCode == 0) }
-        let refused = try sync([])
+        let refused = try sync(["--max-delete-count", "0"])
         #expect(refused.exitCode != 0 && refused.stderr.contains("--force"), "\(refused)")
         let forced = try sync(["--force"])
         #expect(forced.exitCode == 0 && forced.stdout.hasPrefix("incremental: pulled 0, pushed 2"), "\(forced)")

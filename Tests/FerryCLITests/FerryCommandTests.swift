@@ -4,11 +4,11 @@ import Testing
 
 /// The dispatcher and the error reporter, run in-process with test commands (`echo`, `fail`).
 @Suite struct FerryCommandTests {
-    @Test func noArgumentsShowsTheOverview() async {
+    @Test func noArgumentsShowsTheOverviewAndFails() async {
         let result = await runInProcess([])
-        #expect(result.exitCode == .success)
-        #expect(result.stdout.hasPrefix("OVERVIEW: "))
-        #expect(result.stderr.isEmpty)
+        #expect(result.exitCode == .failure)
+        #expect(result.stderr.hasPrefix("OVERVIEW: "))
+        #expect(result.stdout.isEmpty)
     }
 
     @Test(arguments: [["--help"], ["-h"], ["help"], ["help", "--help"]])

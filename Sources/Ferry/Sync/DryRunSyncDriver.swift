@@ -19,7 +19,11 @@ struct DryRunSyncDriver: SyncDriver {
         let incoming = try await engine.readIncoming(&exchange, spoolDirectory: nil, predicting: true)
         try await note(&result) { () throws(SyncError) in try engine.refuseLocalDeletions(incoming.deletions) }
         result.pulled = incoming.checked.count
-        exchange.predictedConflicts = incoming.predicted
+        // The policy settles some conflicts as the live run's resolve step would; each
+        // settlement is a change of this store's that the push then carries.
+        let settled = engine.predictedResolutions(incoming.predicted)
+        result.resolved = settled.count
+        exchange.predictedConflicts = Set(incoming.predicted.keys).subtracting(settled)
     }
 
     func resolve(_ exchange: SyncEngine.Exchange, result: inout SyncReport) throws(SyncError) {}
@@ -27,7 +31,7 @@ struct DryRunSyncDriver: SyncDriver {
     func push(_ exchange: SyncEngine.Exchange, continuing mark: PeerMark?, result: inout SyncReport) async throws(SyncError) -> PeerMark? {
         let outgoing = try engine.readOutgoing(exchange)
         try await note(&result) { () async throws(SyncError) in try await engine.checkPeerDeletions(outgoing, exchange) }
-        let count = outgoing.checked.count
+        let count = outgoing.checked.count + result.resolved
         result.pushed = count
         if count > 0, let check = engine.transport as? WriteCheck, await check.mayWrite() == false {
             result.refusals.append(

@@ -76,21 +76,21 @@ extension SyncEngine {
         return admitted
     }
 
-    /// Adds the live records here that `incoming` deletes to `deleted` (unless `--force`).
+    /// Adds the live records here that `incoming` would really delete to `deleted` (unless
+    /// `--force`): a delete that loses to an edit here deletes nothing.
     func noteLocalDeletions(_ incoming: [Change], into deleted: inout Set<RecordKey>) {
         guard !options.force else { return }
         for change in incoming where change.isDelete {
-            if let state = try? replica.state(of: change.key), state.isLive { deleted.insert(change.key) }
+            if DeletionGuard.deletes(change, stateHere: try? replica.state(of: change.key)) { deleted.insert(change.key) }
         }
     }
 
     /// Refuses to delete more than the allowed share of this store's records.
     func refuseLocalDeletions(_ deleted: Set<RecordKey>) throws(SyncError) {
-        guard !options.force else { return }
+        let deletionGuard = DeletionGuard(options: options)
         let total = replica.recordCount
-        if !deleted.isEmpty, Double(deleted.count) > Double(total) * options.maximumDeletionShare {
-            throw .massDeletion(
-                store: replica.location, deleting: deleted.count, of: total, limitPercent: Int(options.maximumDeletionShare * 100))
+        if deletionGuard.refuses(deleting: deleted.count, of: total) {
+            throw deletionGuard.refusal(store: replica.location, deleting: deleted.count, of: total)
         }
     }
 
@@ -102,18 +102,17 @@ extension SyncEngine {
         guard !options.force else { return }
         var deleted = 0
         while let page = try await source.snapshotChanges(limit: options.pageSize) {
-            for change in page where change.isDelete {
-                if let state = try? replica.state(of: change.key), state.isLive, !state.holds(change.version) {
-                    deleted += 1
-                }
+            for change in page where DeletionGuard.deletes(change, stateHere: try? replica.state(of: change.key)) {
+                deleted += 1
             }
         }
         guard try await source.snapshotOffer(for: knowledge, pending: pending)?.id == offer.id else {
             throw .transport("\(transport.peerDescription) changed its snapshot during the sync; nothing was applied; sync again")
         }
+        let deletionGuard = DeletionGuard(options: options)
         let total = replica.recordCount
-        if deleted > 0, Double(deleted) > Double(total) * options.maximumDeletionShare {
-            throw .massDeletion(store: replica.location, deleting: deleted, of: total, limitPercent: Int(options.maximumDeletionShare * 100))
+        if deletionGuard.refuses(deleting: deleted, of: total) {
+            throw deletionGuard.refusal(store: replica.location, deleting: deleted, of: total)
         }
     }
 
@@ -123,14 +122,17 @@ extension SyncEngine {
         _ deleted: Set<RecordKey>, of outgoing: CheckedChanges, after position: UInt64,
         read: (UInt64, Int) async throws(SyncError) -> ChangeBatch
     ) async throws(SyncError) {
+        let deletionGuard = DeletionGuard(options: options)
         guard !options.force else { return }
-        var deleted = deleted
+        // A record that is live here once this sync pulled and resolved is live at the peer
+        // after the push too (it then holds the same versions): a delete that lost to an edit
+        // deletes nothing there.
+        var deleted = deleted.filter { key in (try? replica.state(of: key))?.isLive != true }
         guard !deleted.isEmpty else { return }
         let total = try await transport.liveRecordCount()
         // A peer with no live record loses none (a first push of a store that deleted some).
         guard total > 0 else { return }
-        let limit = Double(total) * options.maximumDeletionShare
-        guard Double(deleted.count) > limit else { return }
+        guard deletionGuard.refuses(deleting: deleted.count, of: total) else { return }
         // A record whose every change is in this push was never at the peer: deleting it there
         // removes nothing (a first push of a store that created and deleted records). Walked
         // only when the deletes could reach the limit.
@@ -139,10 +141,8 @@ extension SyncEngine {
             for change in page where deleted.contains(change.key) { outgoingChanges[change.key, default: 0] += 1 }
         }
         deleted = deleted.filter { key in (try? replica.journaledChangeCount(of: key)) != outgoingChanges[key] }
-        if Double(deleted.count) > limit {
-            throw .massDeletion(
-                store: transport.peerDescription, deleting: deleted.count, of: total,
-                limitPercent: Int(options.maximumDeletionShare * 100))
+        if deletionGuard.refuses(deleting: deleted.count, of: total) {
+            throw deletionGuard.refusal(store: transport.peerDescription, deleting: deleted.count, of: total)
         }
     }
 
@@ -158,5 +158,28 @@ extension SyncEngine {
             }
         }
         return keys
+    }
+
+    /// Of the conflicts a pull would make (`conflicts`, with the incoming changes to each), those
+    /// the policy would settle, exactly as ``SyncReplica/resolveConflicts(among:policy:)`` does:
+    /// every one for lww; for merge, a record whose two versions are puts that merge field by
+    /// field against their common ancestor. Keep-both settles none.
+    func predictedResolutions(_ conflicts: [RecordKey: [Change]]) -> Set<RecordKey> {
+        switch options.policy {
+        case .keepBoth: return []
+        case .lastWriterWins: return Set(conflicts.keys)
+        case .merge:
+            var merged = Set<RecordKey>()
+            for (key, changes) in conflicts {
+                // The incoming versions that stay: those no later incoming change descends from.
+                let heads = changes.filter { change in !changes.contains { $0.version != change.version && $0.version.dominates(change.version) } }
+                guard heads.count == 1, let incoming = heads.first, let theirs = incoming.operation.document,
+                    let local = try? replica.versions(of: key), local.count == 1, let ours = local[0].document, !local[0].version.isDelete
+                else { continue }
+                let ancestor = try? replica.commonAncestor(of: key, local[0].version.version, incoming.version)
+                if ThreeWayMerge.merge(ancestor: ancestor ?? nil, ours: ours, theirs: theirs) != nil { merged.insert(key) }
+            }
+            return merged
+        }
     }
 }

@@ -50,8 +50,9 @@ extension SyncEngine {
         var checked: CheckedChanges
         /// Live records here that the changes delete.
         var deletions = Set<RecordKey>()
-        /// Records the changes would make conflicted, when asked to predict them.
-        var predicted = Set<RecordKey>()
+        /// Records the changes would make conflicted, when asked to predict them, with the
+        /// changes to each (what a resolving policy would work with).
+        var predicted: [RecordKey: [Change]] = [:]
     }
 
     /// Reads the peer's changes after the exchange's position, page by page, and checks every
@@ -67,7 +68,10 @@ extension SyncEngine {
             let admitted = admit(batch.changes, &exchange)
             try checkChains(admitted, frontier: &frontier, receiver: replica.replicaID, peerInfo: exchange.peerInfo)
             noteLocalDeletions(admitted, into: &incoming.deletions)
-            if predicting { incoming.predicted.formUnion(predictedConflicts(admitted)) }
+            if predicting {
+                let conflicted = predictedConflicts(admitted)
+                for change in admitted where conflicted.contains(change.key) { incoming.predicted[change.key, default: []].append(change) }
+            }
             incoming.checked.add(admitted)
             exchange.pulledThrough = batch.through
             if batch.isPartial { exchange.readEverything = false }

@@ -101,7 +101,8 @@ public struct SyncEngine: Sendable {
         var readEverything = true
         /// Records a pull or join wrote, for a resolving policy.
         var touched = Set<RecordKey>()
-        /// Records the pull would make conflicted (a dry run's prediction).
+        /// Records the pull would leave conflicted once the policy settled what it can (a dry
+        /// run's prediction).
         var predictedConflicts = Set<RecordKey>()
         /// The peer's changes kept out for their stamps.
         var quarantine: SkewQuarantine

@@ -13,8 +13,9 @@ public enum SyncError: Error, Sendable, Equatable, CustomStringConvertible {
     /// This store holds changes stamped further ahead of its clock than the bound (made while
     /// its clock ran ahead): they are not published, so that they block no other replica.
     case stampedAhead(store: String, peer: String, origin: ReplicaID, record: RecordKey, aheadByMilliseconds: UInt64, limit: UInt64)
-    /// Applying the sync would delete more than the allowed share of a store's records.
-    case massDeletion(store: String, deleting: Int, of: Int, limitPercent: Int)
+    /// Applying the sync would delete more than the allowed share of a store's records, and
+    /// more than the guard's floor (see ``SyncOptions/deletionFloor``).
+    case massDeletion(store: String, deleting: Int, of: Int, limitPercent: Int, floor: Int)
     /// A change the peer sent breaks the rules (bad entity, missing document).
     case invalidChange(peer: String, reason: String)
     /// A change does not match its own digest: it was altered after it was made (a hand-edited
@@ -69,9 +70,9 @@ public enum SyncError: Error, Sendable, Equatable, CustomStringConvertible {
                 + "this clock (--max-skew \(limit / 1000) s), made while a clock ran ahead; nothing was pushed to \(peer), since "
                 + "they would block every replica that syncs there; with this machine's clock right, run 'ferry sync --restamp' "
                 + "to stamp this store's unpublished changes again, or raise --max-skew if this clock is the one behind"
-        case .massDeletion(let store, let deleting, let total, let limit):
-            return "this sync would delete \(deleting) of \(total) records in \(store) (more than \(limit)%); "
-                + "run again with --force if that is intended"
+        case .massDeletion(let store, let deleting, let total, let limit, let floor):
+            return "this sync would delete \(deleting) of \(total) records in \(store) (more than \(limit)% and more than \(floor)); "
+                + "run again with --force if that is intended (or raise --max-delete or --max-delete-count)"
         case .invalidChange(let peer, let reason):
             return "peer \(peer) sent an invalid change: \(reason)"
         case .alteredChange(let source, let change, let record):

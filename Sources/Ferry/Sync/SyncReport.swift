@@ -126,6 +126,11 @@ public struct SyncOptions: Sendable {
     public var force = false
     /// The largest share of a store's records one sync may delete without `force`.
     public var maximumDeletionShare: Double = 0.5
+    /// The guard's floor: a sync may always delete this many records of a store without
+    /// `force`, whatever their share, so a store of a handful of notes can lose two of them.
+    /// A sync is refused only when it deletes more than ``maximumDeletionShare`` *and* more
+    /// than this many records.
+    public var deletionFloor = 10
     /// A received change stamped further ahead of the local clock than this is refused.
     public var maximumClockSkewMilliseconds: UInt64 = 86_400_000
     /// Changes per page, for bounded memory and one fsync per page.

@@ -73,7 +73,8 @@ enum ArgumentParser {
                 }
                 spelling = "--" + name
                 guard let found = spec.option(named: String(name)) else {
-                    throw failure("unknown option '\(spelling)' for '\(spec.qualifiedName)'")
+                    let suggestion = NameSuggestion.closest(to: String(name), among: spec.options.map(\.name))
+                    throw failure("unknown option '\(spelling)' for '\(spec.qualifiedName)'" + (suggestion.map { "; did you mean '--\($0)'?" } ?? ""))
                 }
                 option = found
             } else {

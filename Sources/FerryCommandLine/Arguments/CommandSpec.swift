@@ -32,6 +32,9 @@ struct CommandSpec: Sendable {
     var arguments: [PositionalSpec]
     /// Options, in the order the help lists them.
     var options: [OptionSpec]
+    /// Command lines that show the command at work, each as a user would type it (after any
+    /// `NAME=value` environment settings); help ends with them, under EXAMPLES.
+    var examples: [String]
 
     /// The program name that prefixes every command in messages and help.
     static let programName = "ferry"
@@ -42,7 +45,7 @@ struct CommandSpec: Sendable {
     /// last, no `help`/`h` option (every command has it built in).
     init(
         name: String, abstract: String, discussion: String = "", usage: [String] = [],
-        arguments: [PositionalSpec] = [], options: [OptionSpec] = []
+        arguments: [PositionalSpec] = [], options: [OptionSpec] = [], examples: [String] = []
     ) {
         self.name = name
         self.abstract = abstract
@@ -50,6 +53,7 @@ struct CommandSpec: Sendable {
         self.usage = usage
         self.arguments = arguments
         self.options = options
+        self.examples = examples
         assert(declarationProblems.isEmpty, "\(qualifiedName): \(declarationProblems.joined(separator: "; "))")
     }
 

@@ -45,6 +45,7 @@ struct HelpFormatter: Sendable {
         let column = helpColumn(for: arguments + options)
         if !arguments.isEmpty { sections.append(table("ARGUMENTS:", arguments, column: column)) }
         sections.append(table("OPTIONS:", options, column: column))
+        if !spec.examples.isEmpty { sections.append((["EXAMPLES:"] + spec.examples.map { "  " + $0 }).joined(separator: "\n")) }
         return sections.joined(separator: "\n\n") + "\n"
     }
 

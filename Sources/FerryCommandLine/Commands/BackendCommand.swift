@@ -32,7 +32,8 @@ enum BackendCommand: Command {
             .flag("create-user", help: "Create the sync user from POCKETBASE_EMAIL/POCKETBASE_PASSWORD if missing."),
             .flag("batch", help: "Turn on PocketBase's batch API (pushes then send up to 50 writes per request)."),
             .flag("json", help: "Print one JSON object."),
-        ])
+        ],
+        examples: ["POCKETBASE_SUPERUSER_EMAIL=… POCKETBASE_SUPERUSER_PASSWORD=… ferry backend setup pocketbase+http://127.0.0.1:8090 --from ./laptop --entities Note"])
 
     static func run(_ arguments: ParsedArguments, context: CommandContext) async throws -> ExitCode {
         let action = try arguments.requiredPositional("action")
@@ -52,6 +53,7 @@ enum BackendCommand: Command {
             for (index, entry) in mapping.entries.enumerated() {
                 let records = try store.records(of: entry.entity)
                 collections[index].fields = try entry.fieldKinds(PocketBaseFieldKind.kinds(of: records.lazy.map(\.document)))
+                collections[index].storeRecords = try PocketBaseSetup.storeRecords(of: entry, in: store)
             }
         }
         var setup = PocketBaseSetup(collections: collections)

@@ -11,7 +11,8 @@ enum CommitCommand: Command {
             commit (the command then exits 1).
             """,
         arguments: [.required("dir", help: "The store directory.")],
-        options: [.flag("json", help: "Print one JSON object with what was committed.")])
+        options: [.flag("json", help: "Print one JSON object with what was committed.")],
+        examples: ["ferry commit ./laptop"])
 
     static func run(_ arguments: ParsedArguments, context: CommandContext) async throws -> ExitCode {
         let path = try arguments.requiredPositional("dir")

@@ -26,7 +26,8 @@ enum CompactCommand: Command {
             .value("archive-to", valueName: "dir", help: "The archive folder (default: <store>/archive, or the one used last)."),
             .flag("dry-run", help: "Say what would be archived; change nothing."),
             .flag("json", help: "Print one JSON object with what was done."),
-        ])
+        ],
+        examples: ["ferry compact ./laptop --keep 90d"])
 
     static func run(_ arguments: ParsedArguments, context: CommandContext) async throws -> ExitCode {
         let path = context.absolutePath(try arguments.requiredPositional("store"))

@@ -11,7 +11,8 @@ enum ConflictsCommand: Command {
             'ferry resolve'. Exits 0 whether or not there are conflicts.
             """,
         arguments: [.required("store", help: "The store directory.")],
-        options: [.flag("json", help: "Print JSON Lines, one conflicted record per line.")])
+        options: [.flag("json", help: "Print JSON Lines, one conflicted record per line.")],
+        examples: ["ferry conflicts ./laptop"])
 
     static func run(_ arguments: ParsedArguments, context: CommandContext) async throws -> ExitCode {
         let path = try arguments.requiredPositional("store")

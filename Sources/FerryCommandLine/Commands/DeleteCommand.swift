@@ -14,7 +14,8 @@ enum DeleteCommand: Command {
             .required("entity", help: "The entity."),
             .required("id", help: "The record's id."),
         ],
-        options: [.flag("json", help: "Print one JSON object naming the deleted record.")])
+        options: [.flag("json", help: "Print one JSON object naming the deleted record.")],
+        examples: ["ferry delete ./laptop Product 42"])
 
     static func run(_ arguments: ParsedArguments, context: CommandContext) async throws -> ExitCode {
         let path = try arguments.requiredPositional("dir")

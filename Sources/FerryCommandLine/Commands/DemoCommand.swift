@@ -17,7 +17,8 @@ enum DemoCommand: Command {
             .value("dir", valueName: "path", help: "Work in this (new or empty) directory instead of a temporary one."),
             .flag("keep", help: "Keep the stores afterwards and print where they are."),
             .value("sample-data", valueName: "path", help: "Where SampleData is (default: found next to the package)."),
-        ])
+        ],
+        examples: ["ferry demo"])
 
     static func run(_ arguments: ParsedArguments, context: CommandContext) async throws -> ExitCode {
         let sampleData = try DemoScript.locateSampleData(arguments.option("sample-data"), context: context)

@@ -33,7 +33,8 @@ enum DiffCommand: Command {
             .value("since", valueName: "time", help: "Show the net changes made from TIME on (one store)."),
             .value("until", valueName: "time", help: "End the window at TIME (default: now)."),
             .flag("json", help: "Print one JSON object."),
-        ])
+        ],
+        examples: ["ferry diff ./laptop ./phone"])
 
     /// diff(1)'s status for trouble.
     static let trouble = ExitCode(rawValue: 2)

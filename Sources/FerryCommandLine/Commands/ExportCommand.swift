@@ -25,7 +25,8 @@ enum ExportCommand: Command {
             .value("relationships", valueName: "style", help: "none (ids), array (inline records) or nested (Rails _attributes).", default: "none"),
             .value("scope", valueName: "filter", help: "Only records matching the filter."),
             .flag("json", help: "Print JSON (what export always prints; for scripts that pass --json everywhere)."),
-        ])
+        ],
+        examples: ["ferry export ./laptop User > users.json"])
 
     static func run(_ arguments: ParsedArguments, context: CommandContext) async throws -> ExitCode {
         let entity = try arguments.entity()

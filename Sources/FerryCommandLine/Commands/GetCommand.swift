@@ -14,7 +14,8 @@ enum GetCommand: Command {
         options: [
             .flag("compact", help: "Print on one line (canonical form) instead of pretty."),
             .flag("json", help: "Print the document as JSON (what get always prints; for scripts that pass --json everywhere)."),
-        ])
+        ],
+        examples: ["ferry get ./laptop Product 42"])
 
     static func run(_ arguments: ParsedArguments, context: CommandContext) async throws -> ExitCode {
         let path = try arguments.requiredPositional("dir")

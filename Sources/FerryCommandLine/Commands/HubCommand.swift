@@ -36,7 +36,8 @@ enum HubCommand: Command {
             .value("keep", valueName: "duration", help: "compact: replicas seen within this long must have read a segment before it goes (30d; also h, m)."),
             .flag("dry-run", help: "compact: say what would be written and deleted; change nothing."),
             .flag("json", help: "Print one JSON object."),
-        ])
+        ],
+        examples: ["ferry hub status ~/Dropbox/notes-hub"])
 
     static func run(_ arguments: ParsedArguments, context: CommandContext) async throws -> ExitCode {
         let action = try arguments.requiredPositional("action")

@@ -41,7 +41,8 @@ enum ImportCommand: Command {
             .value("max-delete", valueName: "percent", help: "The largest share of an entity's records one import may delete.", default: "50"),
             .flag("dry-run", help: "Show what would change without writing."),
             .flag("json", help: "Print the report as JSON."),
-        ])
+        ],
+        examples: ["ferry import ./laptop User users.json --dry-run"])
 
     static func run(_ arguments: ParsedArguments, context: CommandContext) async throws -> ExitCode {
         let entity = try arguments.entity()

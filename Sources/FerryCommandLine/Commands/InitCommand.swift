@@ -14,7 +14,8 @@ enum InitCommand: Command {
         options: [
             .value("name", valueName: "name", help: "A short name for this replica (shown by 'ferry log')."),
             .flag("json", help: "Print the new store's details as JSON."),
-        ])
+        ],
+        examples: ["ferry init ./laptop --name laptop"])
 
     static func run(_ arguments: ParsedArguments, context: CommandContext) async throws -> ExitCode {
         let path = try arguments.requiredPositional("dir")

@@ -13,7 +13,8 @@ enum ListCommand: Command {
             .required("dir", help: "The store directory."),
             .optional("entity", help: "The entity whose records to list."),
         ],
-        options: [.flag("json", help: "Print JSON Lines: one object per record (or per entity), no line when there is none.")])
+        options: [.flag("json", help: "Print JSON Lines: one object per record (or per entity), no line when there is none.")],
+        examples: ["ferry list ./laptop Product"])
 
     static func run(_ arguments: ParsedArguments, context: CommandContext) async throws -> ExitCode {
         let path = try arguments.requiredPositional("dir")

@@ -29,7 +29,8 @@ enum LogCommand: Command {
             .value("op", valueName: "put|delete", help: "Only puts or only deletes."),
             .value("limit", short: "n", valueName: "n", help: "At most N changes (the newest)."),
             .flag("json", help: "Print JSON Lines with every journal field."),
-        ])
+        ],
+        examples: ["ferry log ./laptop --entity Product"])
 
     static func run(_ arguments: ParsedArguments, context: CommandContext) async throws -> ExitCode {
         let store = try context.openStore(arguments.positional("store") ?? ".")

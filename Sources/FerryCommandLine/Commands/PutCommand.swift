@@ -21,7 +21,8 @@ enum PutCommand: Command {
         options: [
             .value("json", valueName: "text", help: "The document as JSON text."),
             .value("file", valueName: "path", help: "Read the document from a file ('-' for standard input)."),
-        ])
+        ],
+        examples: ["ferry put ./laptop Product 42 --json '{\"name\": \"Lamp\"}'"])
 
     static func run(_ arguments: ParsedArguments, context: CommandContext) async throws -> ExitCode {
         let path = try arguments.requiredPositional("dir")

@@ -21,7 +21,8 @@ enum ReidentifyCommand: Command {
                 "shared-through", valueName: "counter",
                 help: "The last change of this replica's own that others have (default: what its checkpoints show)."),
             .flag("json", help: "Print one JSON object with what was done."),
-        ])
+        ],
+        examples: ["ferry reidentify ./laptop-copy"])
 
     static func run(_ arguments: ParsedArguments, context: CommandContext) async throws -> ExitCode {
         let path = context.absolutePath(try arguments.requiredPositional("dir"))

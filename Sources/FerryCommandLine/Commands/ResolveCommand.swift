@@ -22,7 +22,8 @@ enum ResolveCommand: Command {
             .value("take", valueName: "version-or-file", help: "The version to keep."),
             .value("file", valueName: "path", help: "A JSON file with the resolved document."),
             .flag("json", help: "Print one JSON object naming the resolved record."),
-        ])
+        ],
+        examples: ["ferry resolve ./laptop Product 42 --file merged.json"])
 
     static func run(_ arguments: ParsedArguments, context: CommandContext) async throws -> ExitCode {
         let path = try arguments.requiredPositional("store")

@@ -51,7 +51,8 @@ enum ServeCommand: Command {
             .value(
                 "trust-proxy", valueName: "addresses",
                 help: "Reverse proxies in front (comma-separated, e.g. 127.0.0.1): the log names the client from their X-Forwarded-For."),
-        ])
+        ],
+        examples: ["FERRY_TOKENS=tokens.json ferry serve ./stores --port 8080"])
 
     static func run(_ arguments: ParsedArguments, context: CommandContext) async throws -> ExitCode {
         let root = context.absolutePath(try arguments.requiredPositional("root"))

@@ -20,7 +20,8 @@ enum ShowCommand: Command {
         options: [
             .flag("history", help: "Show every version with its diff from the version before."),
             .flag("json", help: "Print JSON: the document on one line, or with --history one object with every version."),
-        ])
+        ],
+        examples: ["ferry show ./laptop Product 42 --history"])
 
     static func run(_ arguments: ParsedArguments, context: CommandContext) async throws -> ExitCode {
         let store = try context.openStore(try arguments.requiredPositional("store"))

@@ -11,7 +11,8 @@ enum StatusCommand: Command {
             'ferry commit' journals the edits. Exits 0 either way.
             """,
         arguments: [.required("dir", help: "The store directory.")],
-        options: [.flag("json", help: "Print one JSON object with the edits and problems.")])
+        options: [.flag("json", help: "Print one JSON object with the edits and problems.")],
+        examples: ["ferry status ./laptop"])
 
     static func run(_ arguments: ParsedArguments, context: CommandContext) async throws -> ExitCode {
         let path = try arguments.requiredPositional("dir")

@@ -42,8 +42,11 @@ enum SyncCommand: Command {
             .flag("dry-run", help: "Print the plan and the counts; change nothing."),
             .value("policy", valueName: "policy", help: "keep-both, lww or merge.", default: "keep-both"),
             .flag("json", help: "Print the report as one JSON object."),
-            .flag("force", help: "Allow a sync that deletes more than --max-delete of a store's records."),
+            .flag("force", help: "Allow a sync that deletes more than --max-delete and --max-delete-count of a store's records."),
             .value("max-delete", valueName: "percent", help: "The largest share of records one sync may delete.", default: "50"),
+            .value(
+                "max-delete-count", valueName: "records",
+                help: "The guard's floor: a sync may always delete this many records, whatever their share.", default: "10"),
             .value("max-skew", valueName: "seconds", help: "Refuse changes stamped further ahead of this clock.", default: "86400"),
             .flag("restamp", help: "Stamp this store's unpublished changes again, when its clock ran ahead: it becomes a new replica (see 'ferry reidentify')."),
             .flag("no-commit", help: "Do not journal hand edits of record files first (an edit is still never overwritten)."),
@@ -59,7 +62,8 @@ enum SyncCommand: Command {
             .value("entities", valueName: "A,B", help: "With an app backend (pocketbase+http://…): the entities to sync, each a collection."),
             .value("mapping", valueName: "file", help: "With an app backend: a JSON file naming each entity's collection and renamed fields."),
             .value("purge-after", valueName: "duration", help: "With an app backend: delete records marked deleted this long ago outright (or never).", default: "30d"),
-        ])
+        ],
+        examples: ["ferry sync ./laptop ./phone --dry-run"])
 
     static func run(_ arguments: ParsedArguments, context: CommandContext) async throws -> ExitCode {
         let storePath = try arguments.requiredPositional("store")
@@ -73,6 +77,7 @@ enum SyncCommand: Command {
             throw UsageError("--policy must be keep-both, lww or merge, got '\(arguments.option("policy") ?? "")'")
         }
         let maxDelete = try arguments.integer("max-delete", in: 0...100) ?? 50
+        let deletionFloor = try arguments.integer("max-delete-count", in: 0...Int(Int32.max)) ?? 10
         let maxSkew = try arguments.integer("max-skew", in: 1...(10 * 365 * 86400)) ?? 86400
         let interval = try arguments.double("interval") ?? 30
         guard interval >= 0.1 else { throw UsageError("--interval must be at least 0.1 seconds") }
@@ -84,6 +89,7 @@ enum SyncCommand: Command {
         options.dryRun = arguments.flag("dry-run")
         options.force = arguments.flag("force")
         options.maximumDeletionShare = Double(maxDelete) / 100
+        options.deletionFloor = deletionFloor
         options.maximumClockSkewMilliseconds = UInt64(maxSkew) * 1000
         guard let history = JoinHistory(rawValue: arguments.option("history") ?? "state") else {
             throw UsageError("--history must be state or full, got '\(arguments.option("history") ?? "")'")
@@ -190,12 +196,28 @@ struct SyncRunner {
     var transport: (any SyncTransport)?
 
     func once() async throws -> ExitCode {
-        let report = try await syncOnce()
+        let report = try await syncOnce(options)
         print(report)
         return .success
     }
 
-    private func syncOnce() async throws -> SyncReport {
+    /// One sync of a watch. A mass-deletion refusal stops only the direction it guards: it is
+    /// said (every time: the watch goes on, and the user must answer it) with what to do, and
+    /// the other direction still moves: a refused pull still pushes, a refused push still pulls.
+    private func watchedSync() async throws -> SyncReport {
+        do {
+            return try await syncOnce(options)
+        } catch SyncError.massDeletion(let refused, let deleting, let total, let limit, let floor) where options.direction == .both {
+            let other: SyncDirection = refused == store.path ? .pushOnly : .pullOnly
+            let error = SyncError.massDeletion(store: refused, deleting: deleting, of: total, limitPercent: limit, floor: floor)
+            context.stderr.line("error: \(error); until then this watch only \(other == .pushOnly ? "pushes" : "pulls")")
+            var oneWay = options
+            oneWay.direction = other
+            return try await syncOnce(oneWay)
+        }
+    }
+
+    private func syncOnce(_ options: SyncOptions) async throws -> SyncReport {
         // Hand edits first, on the sides this sync writes to (a dry run only counts them); the
         // folder transport does the peer's when it opens it.
         var committed = 0
@@ -253,7 +275,7 @@ struct SyncRunner {
         let pushVerb = report.dryRun ? "would push" : "pushed"
         var line = "\(report.plan.rawValue): \(verb) \(report.pulled), \(pushVerb) \(report.pushed)"
         if report.direction != .both { line += " (\(report.direction.rawValue))" }
-        if report.resolved > 0 { line += ", resolved \(report.resolved) by \(options.policy.rawValue)" }
+        if report.resolved > 0 { line += ", \(report.dryRun ? "would resolve" : "resolved") \(report.resolved) by \(options.policy.rawValue)" }
         line += ", \(report.conflicts.count) conflict\(report.conflicts.count == 1 ? "" : "s")"
         line += String(format: " (%.0f ms)", report.duration * 1000)
         context.stdout.line(line)
@@ -262,7 +284,11 @@ struct SyncRunner {
         for refusal in report.refusals { context.stdout.line("  would refuse: \(refusal)") }
         for key in report.waiting.prefix(20) { context.stdout.line("  waiting: \(key)  (the next sync pushes it)") }
         if report.waiting.count > 20 { context.stdout.line("  … and \(report.waiting.count - 20) more waiting") }
-        for note in report.notes { context.stderr.line("note: \(note)") }
+        for note in report.notes { context.note(note) }
+        context.detail(
+            "detail: \(store.path) ↔ \(peer) (replica \(report.peer.map { $0.short } ?? "unknown")), \(report.direction.rawValue), \(AuditText.plural(report.rounds, "round")), "
+                + "\(report.requests.map { AuditText.plural($0, "request") } ?? "no requests counted"), "
+                + "\(report.changesSpooled) changes spooled, \(report.changesReadAgain) read again")
     }
 
     /// Syncs now, then whenever the local journal grows and at least every `interval` seconds,
@@ -289,7 +315,7 @@ struct SyncRunner {
         await WatchLoop(store: store, interval: interval, poll: poll, stop: stop, stderr: context.stderr).run(wake: wake.take) { afterError in
             // A line only when something happened: changes moved, conflicts changed, or the
             // sync before failed.
-            let report = try await syncOnce()
+            let report = try await watchedSync()
             if report.changedAnything || report.conflicts != lastConflicts || afterError { print(report) }
             lastConflicts = report.conflicts
         }

@@ -35,7 +35,8 @@ enum VerifyCommand: Command {
             .flag("json", help: "Print one JSON object with every finding."),
             .value("endpoint", valueName: "url", help: "The S3 endpoint, for an s3:// hub."),
             .value("against", valueName: "store", help: "Also prove the store's snapshot joins against the store they came from."),
-        ])
+        ],
+        examples: ["ferry verify ./laptop"])
 
     static func run(_ arguments: ParsedArguments, context: CommandContext) async throws -> ExitCode {
         let argument = arguments.positional("store") ?? "."

@@ -31,6 +31,8 @@ struct CommandContext: Sendable {
     /// links no HTTP stack and hands such syncs to ``handOffRemoteSync``.
     var httpClient: (any HTTPClient)?
     /// Replaces this process with one that has an HTTP client, running the same command line.
+    /// `-q` or `-v`: whether progress lines and notes are drawn, and detail added.
+    var verbosity = Verbosity.normal
     var handOffRemoteSync: (@Sendable () throws(CLIError) -> Never)?
 
     init(
@@ -51,5 +53,15 @@ struct CommandContext: Sendable {
     /// `TERM` is not `dumb`.
     var usesColorOnStandardError: Bool {
         stderrIsTerminal && (environment["NO_COLOR"] ?? "").isEmpty && environment["TERM"] != "dumb"
+    }
+
+    /// Says a note on standard error (`note: …`), unless `-q`.
+    func note(_ text: String) {
+        if verbosity != .quiet { stderr.line("note: \(text)") }
+    }
+
+    /// Says a detail on standard error, only with `-v`.
+    func detail(_ text: String) {
+        if verbosity == .verbose { stderr.line(text) }
     }
 }

@@ -24,9 +24,31 @@ extension CommandContext {
         return options
     }
 
-    /// Opens the store at `path` (as given on the command line).
+    /// Opens the store at `path` (as given on the command line). A URL or a hub, read by the
+    /// one rule of ``PeerAddress``, is named as what it is, with what to do instead, never taken
+    /// for a folder that lacks a store.
     func openStore(_ path: String) throws -> Store {
-        try Store.open(at: absolutePath(path), options: storeOptions())
+        let address: PeerAddress
+        do { address = try PeerAddress.parse(path, resolvingFolder: absolutePath) } catch {
+            throw CLIError(ErrorReporter.message(for: error))
+        }
+        let instead = "this command reads a store folder"
+        switch address {
+        case .store(let folder):
+            return try Store.open(at: folder, options: storeOptions())
+        case .hubFolder, .s3Hub:
+            throw CLIError(
+                "\(path) is a hub, not a store: \(instead); 'ferry verify \(path)' checks the hub, and a store synced with it "
+                    + "('ferry sync <store> \(path)') holds its records")
+        case .served:
+            throw CLIError(
+                "\(path) is a store served over HTTP, not a store folder: \(instead); sync a local copy with it "
+                    + "('ferry init copy', 'ferry sync copy \(path)') and use that, or run the command where it is served")
+        case .backend:
+            throw CLIError(
+                "\(path) is an app backend, not a store: \(instead); sync a store with it "
+                    + "('ferry sync <store> \(path) --entities …') and use that store")
+        }
     }
 
     /// Throws when `entity` is one `store` has never seen (no records, live or deleted) and its

@@ -9,8 +9,8 @@ extension CommandContext {
     /// ```
     func noteJournaledEdits(_ edits: [StoreStatus.Edit], storeArgument: String) {
         for edit in edits {
-            stderr.line(
-                "note: \(edit.path) was edited by hand: its content is journaled first "
+            note(
+                "\(edit.path) was edited by hand: its content is journaled first "
                     + "(ferry show \(storeArgument) \(edit.key.entity.rawValue) \(edit.key.id.rawValue) --history)")
         }
     }

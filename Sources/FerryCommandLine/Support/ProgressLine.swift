@@ -56,7 +56,7 @@ final class ProgressLine: @unchecked Sendable {
         let stderr = context.stderr
         let columns = context.environment["COLUMNS"].flatMap { Int($0) } ?? 80
         return ProgressLine(
-            label: label, isEnabled: enabled && context.stderrIsTerminal, width: columns,
+            label: label, isEnabled: enabled && context.stderrIsTerminal && context.verbosity != .quiet, width: columns,
             clock: { ProcessInfo.processInfo.systemUptime }, write: { stderr.write($0) })
     }
 

@@ -4,7 +4,8 @@ import Foundation
 /// The loop of `sync --watch`, with a folder, a server, a hub or an app backend: a sync when
 /// the store's journal grows, when `wake` says so (a realtime event), and at least every
 /// `interval` seconds, until `stop` is raised. An error is said once, until it changes, and the
-/// loop goes on: the peer may come back.
+/// loop goes on: the peer may come back. A refusal that waits for the user (a mass deletion) is
+/// said every time, so it is not lost above the lines that follow.
 struct WatchLoop {
     let store: Store
     let interval: Double
@@ -26,7 +27,7 @@ struct WatchLoop {
                     lastError = nil
                 } catch {
                     let message = "\(error)"
-                    if message != lastError { stderr.line("error: \(message)") }
+                    if message != lastError || Self.waitsForTheUser(error) { stderr.line("error: \(message)") }
                     lastError = message
                 }
                 lastHead = store.head
@@ -35,5 +36,11 @@ struct WatchLoop {
             try? await Task.sleep(nanoseconds: poll)
         }
         stderr.line("stopped watching")
+    }
+
+    /// Whether `error` is a refusal that only the user can lift, repeated on every sync.
+    static func waitsForTheUser(_ error: any Error) -> Bool {
+        if case .massDeletion? = error as? SyncError { return true }
+        return false
     }
 }

@@ -57,6 +57,7 @@ import Testing
             syncOptions.direction = direction
             syncOptions.dryRun = dryRun
             syncOptions.force = force
+            syncOptions.deletionFloor = 0  // these stores hold a handful of records: the guard as a share alone
             let report = try await SyncEngine(store: store, transport: peer, options: syncOptions).run()
             return BackendSyncOutcome(report: report, counts: peer.counts)
         }

@@ -169,7 +169,9 @@ import Testing
         for index in 0..<4 { try a.put(["n": .integer(Int64(index))], entity: notes, id: RecordID("\(index)")) }
         try await sync(a, with: server, "m")
         for index in 0..<3 { try a.delete(entity: notes, id: RecordID("\(index)")) }
-        await #expect(throws: SyncError.self) { try await sync(a, with: server, "m") }
+        var strict = SyncOptions()
+        strict.deletionFloor = 0  // 3 records are under the default floor
+        await #expect(throws: SyncError.self) { try await sync(a, with: server, "m", options: strict) }
         #expect(try server.store("m").recordCount == 4)
         var options = SyncOptions()
         options.force = true

@@ -21,6 +21,10 @@ struct BackendExchange {
     var listedAt: [String: String?] = [:]
     var fieldKinds: [String: [String: PocketBaseFieldKind]] = [:]
     var knownCounts: [String: Int] = [:]
+    /// Records listed holding a version Ferry wrote whose fields differ from the store's, with
+    /// how; and the records listed that agree (or hold another client's version).
+    var differing: [RecordKey: String] = [:]
+    var agreeing: Set<RecordKey> = []
     /// Changes of this store (or others it had) that the backend now holds, in the order pushed.
     var pushed: [Change] = []
     var pushedHashes: [SHA256Digest] = []

@@ -8,6 +8,51 @@ extension BackendPeer {
             let reachedLatestWrite = try await pull(entity, local: local)
             try await checkForGoneRecords(entity, reachedLatestWrite: reachedLatestWrite)
         }
+        for (key, how) in differingRecords().sorted(by: { $0.key < $1.key }) {
+            note("\(key): the backend holds it differently from this store (\(how)); its field cannot hold the store's value as it "
+                + "is: give the field a type that can ('ferry backend setup … --from <store>' adds missing ones and fills them), "
+                + "or change the record")
+        }
+    }
+
+    /// The records the backend holds at the store's version but with other values: those
+    /// saved, less the ones this exchange listed agreeing, and the ones it listed differing.
+    func differingRecords() -> [RecordKey: String] {
+        state.differing.filter { !pending.agreeing.contains($0.key) }.merging(pending.differing) { $1 }
+    }
+
+    /// Notes `record` as differing when it holds the store's current version (Ferry wrote it)
+    /// but not its values: the backend could not hold one as it is. Said every sync until it agrees.
+    private func checkHeldValues(_ record: BackendRecord, of key: RecordKey, current: RecordState?, entry: BackendMapping.Entry) throws(SyncError) {
+        guard !record.isDeleted, let current, !current.winner.isDelete, let replica,
+            Self.identity(ofRevision: record.revision) == current.winner.identity
+        else { return }
+        let document: JSONValue?
+        do { document = try replica.versions(of: key).first?.document } catch { throw .store(error) }
+        if let how = difference(record, from: document, entry: entry, key: key) {
+            pending.agreeing.remove(key)
+            pending.differing[key] = how
+        }
+    }
+
+    /// How `record`, which holds the store's version `document` of `key`, differs from it; `nil`
+    /// when every field holds the store's value.
+    private func difference(_ record: BackendRecord, from document: JSONValue?, entry: BackendMapping.Entry, key: RecordKey) -> String? {
+        guard let fields = try? entry.fields(of: document?.objectValue ?? [:], record: "\(key)") else { return nil }
+        for name in fields.keys.sorted() {
+            let wanted = fields[name] ?? .null
+            guard let held = record.fields[name] else { return "it has no field \(name)" }
+            if held == wanted || (held.doubleValue != nil && held.doubleValue == wanted.doubleValue) { continue }
+            if wanted == .null && Self.isEmpty(held) { continue }  // an empty field stands for null
+            return "\(name) is \(Self.shown(held)) there, \(Self.shown(wanted)) here"
+        }
+        return nil
+    }
+
+    /// A value in a note, cut short.
+    private static func shown(_ value: JSONValue) -> String {
+        let text = String(decoding: value.canonicalBytes(), as: UTF8.self)
+        return text.count > 40 ? text.prefix(40) + "…" : text
     }
 
     /// The base of a record as this exchange found it, else as saved.
@@ -90,10 +135,13 @@ extension BackendPeer {
             return false
         }
         let key = RecordKey(entity: entity, id: id)
+        pending.agreeing.insert(key)
+        pending.differing[key] = nil
         let base = try pulledOrSavedBase(collection, record.backendID)
-        if base?.revision == record.revision { return false }
         let current: RecordState?
         do { current = try replica.state(of: key) } catch { throw .store(error) }
+        try checkHeldValues(record, of: key, current: current, entry: entry)
+        if base?.revision == record.revision { return false }
         if let identity = Self.identity(ofRevision: record.revision), frontier.knowledge[identity.origin] >= identity.counter {
             if let base, base.version[identity.origin] >= identity.counter {
                 // A version of Ferry's older than the one Ferry last saw there: the backend went

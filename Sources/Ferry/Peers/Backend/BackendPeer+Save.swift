@@ -32,6 +32,7 @@ extension BackendPeer {
             for (collection, mark) in pending.listedAt { state.listedAt[collection] = mark }
             for (collection, kinds) in pending.fieldKinds { state.fieldKinds[collection] = kinds }
             for (collection, count) in pending.knownCounts { state.knownCounts[collection] = count }
+            state.differing = differingRecords()
             if !pending.pulled.isEmpty { standIn.marks[standIn.sequence] = standIn.hash }
         }
         for change in pending.pushed { advance(change) }

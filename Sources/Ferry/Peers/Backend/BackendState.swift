@@ -31,6 +31,10 @@ struct BackendState: Sendable {
     /// stand-in's frontier and the store's checkpoint say what the backend holds).
     var pushedThrough: UInt64 = 0
     var deferred: Set<RecordKey> = []
+    /// Records the backend holds at the store's version but with other values (a field that
+    /// cannot hold the store's value as it is), with how they differ: every sync names them
+    /// until a listing shows them agreeing.
+    var differing: [RecordKey: String] = [:]
     var knownCounts: [String: Int] = [:]
     /// The backend's clock when each collection's soft-deleted records were last purged.
     var purgedAt: [String: String] = [:]
@@ -132,6 +136,12 @@ struct BackendState: Sendable {
             else { continue }
             state.deferred.insert(RecordKey(entity: entity, id: id))
         }
+        for item in object["differing"]?.arrayValue ?? [] {
+            guard let triple = item.arrayValue, triple.count == 3, let entity = triple[0].stringValue.flatMap({ try? EntityName($0) }),
+                  let id = triple[1].stringValue.flatMap({ try? RecordID($0) }), let how = triple[2].stringValue
+            else { continue }
+            state.differing[RecordKey(entity: entity, id: id)] = how
+        }
         for (collection, count) in object["knownCounts"]?.objectValue ?? [:] { state.knownCounts[collection] = count.integerValue.map(Int.init) }
         for (collection, kinds) in object["fieldKinds"]?.objectValue ?? [:] {
             var fields: [String: PocketBaseFieldKind] = [:]
@@ -157,6 +167,9 @@ struct BackendState: Sendable {
         object["latestWritten"] = .object(latestWritten.mapValues { .string($0) })
         object["purgedAt"] = .object(purgedAt.mapValues { .string($0) })
         object["deferred"] = .array(deferred.sorted().map { [.string($0.entity.rawValue), .string($0.id.rawValue)] })
+        object["differing"] = .array(differing.keys.sorted().map { key in
+            [.string(key.entity.rawValue), .string(key.id.rawValue), .string(differing[key] ?? "")]
+        })
         object["knownCounts"] = .object(knownCounts.mapValues { .integer(Int64($0)) })
         object["fieldKinds"] = .object(fieldKinds.mapValues { .object($0.mapValues { .string($0.rawValue) }) })
         object["standIn"] = standIn.jsonValue

@@ -34,6 +34,9 @@ public struct PocketBaseSetup: Sendable {
         public var name: String
         /// The fields for the records' members, by name.
         public var fields: [String: PocketBaseFieldKind]
+        /// The store's records the fields were read from: a field added to an existing
+        /// collection is filled from them (see ``PocketBaseSetup/storeRecords(of:in:)``).
+        public var storeRecords: [StoreRecord] = []
 
         public init(name: String, fields: [String: PocketBaseFieldKind] = [:]) {
             self.name = name
@@ -60,20 +63,24 @@ public struct PocketBaseSetup: Sendable {
         guard identity.isSuperuser else {
             throw BackendError(.forbidden, "setup needs a superuser, not a \(quoted(identity.collection)) record")
         }
-        var plans: [(name: String, existing: [String: JSONValue]?, changes: [String: JSONValue], lines: [String])] = []
+        var plans: [(collection: Collection, existing: [String: JSONValue]?, changes: [String: JSONValue], lines: [String])] = []
         for collection in collections {
             let existing = try await client.collection(named: collection.name)
             let (changes, lines) = try Self.plan(collection, existing: existing)
-            plans.append((collection.name, existing, changes, lines))
+            plans.append((collection, existing, changes, lines))
         }
         var done: [String] = []
         for plan in plans where !plan.lines.isEmpty {
-            if plan.existing == nil {
+            guard let existing = plan.existing else {
                 try await client.createCollection(plan.changes)
-            } else {
-                try await client.updateCollection(plan.name, plan.changes)
+                done += plan.lines
+                continue
             }
+            try await client.updateCollection(plan.collection.name, plan.changes)
             done += plan.lines
+            let had = Set(existing["fields"]?.arrayValue?.compactMap { $0.objectValue?["name"]?.stringValue } ?? [])
+            let added = plan.collection.fields.keys.filter { !had.contains($0) }
+            if !added.isEmpty, let line = try await fill(plan.collection, added: added, with: client) { done.append(line) }
         }
         if enableBatch {
             let settings = try await client.settings()
