@@ -36,11 +36,13 @@ extension Store {
     func commitHandEdits(of keys: some Sequence<RecordKey>) throws(StoreError) -> [StoreStatus.Edit] {
         var status = StoreStatus()
         let now = FileSystem.currentTimeNanoseconds()
+        try refuseLinks(toFilesOf: keys)
         for key in keys {
             let state = index.records[key]
             let path = layout.recordFile(key)
             let fileStatus: FileStatus?
             do { fileStatus = try FileSystem.status(path) } catch { throw .io(error) }
+            if fileStatus?.kind == .symbolicLink { throw .linkInRecords(path: path) }
             guard let fileStatus else {
                 if let state, state.isLive {
                     status.edits.append(.init(kind: .deleted, key: key, path: layout.relativeRecordPath(key), document: nil))
@@ -99,6 +101,7 @@ extension Store {
         var status = StoreStatus()
         var examined: [Int] = []
         guard !keys.isEmpty else { return (status, examined) }
+        try refuseLinks(toFilesOf: keys)
         let layout = self.layout
         let found = ParallelWork.map(count: keys.count, minimumChunk: 1024) { number in
             Result { () throws(SystemError) in try FileSystem.status(layout.recordFile(keys[number])) }
@@ -107,6 +110,7 @@ extension Store {
         for (number, key) in keys.enumerated() {
             let fileStatus: FileStatus
             switch found[number] {
+            case .success(let value?) where value.kind == .symbolicLink: throw .linkInRecords(path: layout.recordFile(key))
             case .success(let value?): fileStatus = value
             case .success(nil): continue
             case .failure(let error): throw .io(error)
@@ -131,6 +135,21 @@ extension Store {
             relativeName: relative, status: fileStatus)
         examine(key, state: state, file: file, into: &status, now: now)
         return true
+    }
+
+    /// Refuses before anything is read or written when `records/` or the entity folder of one
+    /// of `keys` is a symbolic link: a path through it leads to files Ferry does not own, so a
+    /// write or a delete would land there (one `lstat` per entity).
+    /// - Throws: ``StoreError/linkInRecords(path:)``.
+    func refuseLinks(toFilesOf keys: some Sequence<RecordKey>) throws(StoreError) {
+        var checked = Set<EntityName>()
+        for key in keys where checked.insert(key.entity).inserted {
+            for path in checked.count == 1 ? [layout.records, layout.records + "/" + key.entity.rawValue] : [layout.records + "/" + key.entity.rawValue] {
+                let status: FileStatus?
+                do { status = try FileSystem.status(path) } catch { throw .io(error) }
+                if status?.kind == .symbolicLink { throw .linkInRecords(path: path) }
+            }
+        }
     }
 
     /// The error for a hand-edited record file that cannot be journaled, so nothing may
@@ -169,6 +188,7 @@ extension Store {
     ) throws(StoreError) {
         var folders: [String] = []
         var unclaimed: [String] = []
+        var link: String?
         do {
             try FileSystem.forEachEntry(ofDirectory: path) { entry in
                 if entry.name.hasPrefix(".tmp-") { return }
@@ -179,6 +199,10 @@ extension Store {
                     } else {
                         status.problems.append(.init(path: "records/\(entity.rawValue)/\(relativeName)", reason: "unexpected folder"))
                     }
+                    return
+                }
+                if entry.kind == .symbolicLink {
+                    link = link ?? "records/\(entity.rawValue)/\(relativeName)"
                     return
                 }
                 guard entry.kind == .regular else {
@@ -210,6 +234,7 @@ extension Store {
                 unclaimed.append(entry.name)
             }
         } catch { throw .io(error) }
+        if let link { throw .linkInRecords(path: "\(self.path)/\(link)") }
         for name in unclaimed {
             let filePath = path + "/" + name
             let fileStatus: FileStatus?
