@@ -51,6 +51,7 @@ extension Store {
             }
             examine(key, state: state, path: path, fileStatus: fileStatus, into: &status, now: now)
         }
+        holdEditsOfConflicts(&status)
         if let problem = status.problems.first {
             throw unjournaledEdit(problem)
         }
@@ -78,10 +79,13 @@ extension Store {
     ///   them up already (see ``handEdits(overwrittenBy:states:)``).
     /// - Returns: the edits journaled, and the positions in `keys` of the records whose state
     ///   this changed (edits journaled, stamps confirmed): a caller's states of those are stale.
+    /// - Parameter resolving: the batch resolves the conflicts of its records, so their hand
+    ///   edits are journaled too (the resolution then descends from them).
     func journalHandEdits(
-        overwrittenBy keys: [RecordKey], states: [RecordState?]? = nil
+        overwrittenBy keys: [RecordKey], states: [RecordState?]? = nil, resolving: Bool = false
     ) throws(StoreError) -> (edits: [StoreStatus.Edit], changed: [Int]) {
-        let found = try handEdits(overwrittenBy: keys, states: states)
+        var found = try handEdits(overwrittenBy: keys, states: states)
+        if !resolving { holdEditsOfConflicts(&found.status) }
         if let problem = found.status.problems.first {
             throw unjournaledEdit(problem)
         }
@@ -170,7 +174,24 @@ extension Store {
 
     /// The scan behind `status` and `commit` (see ``HandEditScan``); caller holds the lock.
     func scanForEdits(progress: WorkProgressHandler? = nil) throws(StoreError) -> StoreStatus {
-        try HandEditScan(store: self, progress: progress).run()
+        var status = try HandEditScan(store: self, progress: progress).run()
+        holdEditsOfConflicts(&status)
+        return status
+    }
+
+    /// Moves the hand edits of records in conflict from `status`'s edits to its problems:
+    /// journaling one would end the conflict with no one choosing (the edit descends from
+    /// every version), so it waits, reported, until the conflict is resolved, and `ferry
+    /// resolve --file` can take it.
+    func holdEditsOfConflicts(_ status: inout StoreStatus) {
+        guard !index.conflicted.isEmpty else { return }
+        status.edits.removeAll { edit in
+            guard let state = index.records[edit.key], state.isConflicted else { return false }
+            let file = edit.kind == .deleted ? "" : " (ferry resolve \(path) \(edit.key.entity.rawValue) \(edit.key.id.rawValue) --file \(path)/\(edit.path) takes this edit)"
+            status.problems.append(.init(path: edit.path, reason: "\(edit.key) is in conflict: the edit is not journaled until it is resolved\(file)"))
+            return true
+        }
+        status.problems.sort { $0.path.utf8.lexicographicallyPrecedes($1.path.utf8) }
     }
 
     /// The seeded hash a scan keeps of a claimed file's sort key (`<entity>\t<encoded id>`).
