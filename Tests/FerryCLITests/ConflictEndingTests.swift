@@ -73,14 +73,13 @@ import Testing
     @Test func resolveTakesOnlyTheRecordsOwnConflictFiles() throws {
         let directory = try TemporaryDirectory()
         try conflictedPair(in: directory)
-        let others = try conflictFiles("a", "2", in: directory)
-        #expect(others.count == 1)
-        let wrong = try ferry(["resolve", "a", "Note", "1", "--take", "a/" + others[0]], in: directory)
+        let other = try #require(try conflictFiles("a", "2", in: directory).first)
+        let wrong = try ferry(["resolve", "a", "Note", "1", "--take", "a/" + other], in: directory)
         #expect(wrong.exitCode != 0, "\(wrong)")
         #expect(wrong.stderr.contains("is not a conflict file of Note/1"), "\(wrong)")
         #expect(try conflicted("a", in: directory) == ["Note/1", "Note/2"])
-        let own = try conflictFiles("a", "1", in: directory)
-        let right = try ferry(["resolve", "a", "Note", "1", "--take", "a/" + own[0]], in: directory)
+        let own = try #require(try conflictFiles("a", "1", in: directory).first)
+        let right = try ferry(["resolve", "a", "Note", "1", "--take", "a/" + own], in: directory)
         #expect(right.exitCode == 0, "\(right)")
         #expect(try conflicted("a", in: directory) == ["Note/2"])
     }
@@ -88,7 +87,7 @@ import Testing
     @Test func aHandMergeInAConflictFileOutlivesAResolutionFromElsewhere() throws {
         let directory = try TemporaryDirectory()
         try conflictedPair(in: directory)
-        let file = try conflictFiles("a", "1", in: directory)[0]
+        let file = try #require(try conflictFiles("a", "1", in: directory).first)
         let merge = #"{"v": "a1 and b1, merged by hand"}"#
         try Data(merge.utf8).write(to: URL(fileURLWithPath: directory.subpath("a/" + file)))
         #expect(try ferry(["resolve", "b", "Note", "1", "--take", "winner"], in: directory).exitCode == 0)
