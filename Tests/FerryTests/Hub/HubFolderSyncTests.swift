@@ -65,15 +65,9 @@ import FerryTestSupport
             for _ in 0..<Int.random(in: 1...4, using: &random) {
                 let id = try RecordID(ids.randomElement(using: &random)!)
                 let deleting = Bool.random(using: &random)
-                let document: JSONValue = ["v": .integer(Int64.random(in: 0...1000, using: &random))]
-                if try store.state(of: RecordKey(entity: Self.notes, id: id))?.isConflicted == true {
-                    // A put or delete of a record in conflict is refused (issue 55): resolve it.
-                    try store.resolve(RecordKey(entity: Self.notes, id: id), with: deleting ? Optional<JSONValue>.none : document)
-                } else if deleting, try store.get(entity: Self.notes, id: id) != nil {
-                    try store.delete(entity: Self.notes, id: id)
-                } else {
-                    try store.put(document, entity: Self.notes, id: id)
-                }
+                try store.edit(
+                    RecordKey(entity: Self.notes, id: id), deleting: deleting,
+                    document: ["v": .integer(Int64.random(in: 0...1000, using: &random))])
             }
             let policy = [ConflictPolicy.keepBoth, .lastWriterWins].randomElement(using: &random)!
             // Random deletes of a few records are "mass deletions" of a small store: allowed here.
