@@ -50,14 +50,12 @@ struct TortureSyncer {
     ) throws {
         let entity = try EntityName(TortureSyncer.entities.randomElement(using: &random) ?? "Note")
         let key = RecordKey(entity: entity, id: try RecordID("n\(Int.random(in: 0..<25, using: &random))"))
-        let isLive = try store.state(of: key)?.isLive ?? false
-        let write: RecordWrite
-        if isLive && random.chance(25) {
-            write = .delete(key)
-        } else {
-            write = .put(key, documents.document(nonce: nonce))
-        }
-        let result = try store.write([write])
+        let state = try store.state(of: key)
+        // `nil` alone would be JSON's null: a delete is `Optional.none`.
+        let document: JSONValue? = (state?.isLive ?? false) && random.chance(25) ? Optional.none : documents.document(nonce: nonce)
+        // A record in conflict takes no put or delete (issue 55): the edit resolves it.
+        let result = state?.isConflicted == true
+            ? try store.resolve(key, with: document) : try store.write([document.map { .put(key, $0) } ?? .delete(key)])
         for entry in result.entries {
             let change = entry.change
             try OutputLines.emit(

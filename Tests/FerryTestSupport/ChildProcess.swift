@@ -33,10 +33,13 @@ public final class ChildProcess: @unchecked Sendable {
     ///   - standardInput: a file to read standard input from; `/dev/null` when `nil`.
     ///   - environment: the child's whole environment; the test process's own when `nil`.
     ///   - currentDirectory: the child's working directory; the test process's own when `nil`.
+    ///   - defaultSignals: signals the child starts with their default action, whatever the
+    ///     test process does with them (SIGXFSZ, which kills a writer past its file size limit).
     /// - Throws: ``SystemError`` when the process cannot be started.
     public init(
         _ executable: String, _ arguments: [String], outputDirectory: String,
-        standardInput: String? = nil, environment: [String: String]? = nil, currentDirectory: String? = nil
+        standardInput: String? = nil, environment: [String: String]? = nil, currentDirectory: String? = nil,
+        defaultSignals: [Int32] = []
     ) throws {
         stdoutPath = outputDirectory + "/stdout"
         stderrPath = outputDirectory + "/stderr"
@@ -68,6 +71,19 @@ public final class ChildProcess: @unchecked Sendable {
         defer { posix_spawnattr_destroy(&attributes) }
         closeDescriptorsFromThree(&actions)
         #endif
+        if !defaultSignals.isEmpty {
+            var signals = sigset_t()
+            sigemptyset(&signals)
+            for signal in defaultSignals { sigaddset(&signals, signal) }
+            posix_spawnattr_setsigdefault(&attributes, &signals)
+            // Nor blocked: the child starts with no signal blocked.
+            var none = sigset_t()
+            sigemptyset(&none)
+            posix_spawnattr_setsigmask(&attributes, &none)
+            var flags: Int16 = 0
+            posix_spawnattr_getflags(&attributes, &flags)
+            posix_spawnattr_setflags(&attributes, flags | Int16(POSIX_SPAWN_SETSIGDEF | POSIX_SPAWN_SETSIGMASK))
+        }
         let argv: [UnsafeMutablePointer<CChar>?] = ([executable] + arguments).map { strdup($0) } + [nil]
         defer { for argument in argv { free(argument) } }
         let envp: [UnsafeMutablePointer<CChar>?]? = environment.map { variables in

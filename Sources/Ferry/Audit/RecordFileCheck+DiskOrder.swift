@@ -28,6 +28,11 @@ extension RecordFileCheck {
     /// ``check(_:partition:spill:)`` reads it again where it needs it.
     ///
     /// - Parameter progress: Called after each range with the files read and the files listed.
+    /// What a finding about a symbolic link under `records/` says.
+    private var linkMessage: String {
+        "a symbolic link: status, commit and sync refuse the store until the folder or file itself is put in its place"
+    }
+
     func readRecordFiles(into spill: ReplaySpill, progress: ((_ done: Int, _ total: Int) -> Void)?) -> [VerificationFinding] {
         var findings: [VerificationFinding] = []
         let listing = SpillPartitions(count: 1)
@@ -37,6 +42,10 @@ extension RecordFileCheck {
         var total = 0
         for entityFolder in (try? FileSystem.contents(ofDirectory: layout.records)) ?? [] {
             let folderPath = "records/" + entityFolder.name
+            if entityFolder.kind == .symbolicLink {
+                findings.append(VerificationFinding(kind: .symbolicLink, path: folderPath, message: linkMessage))
+                continue
+            }
             guard entityFolder.kind == .directory, let entity = try? EntityName(entityFolder.name) else {
                 findings.append(
                     VerificationFinding(
@@ -47,6 +56,10 @@ extension RecordFileCheck {
             let number = UInt32(entities.number(of: entity))
             RecordFileWalker.forEach(under: layout.records + "/" + entityFolder.name) { file in
                 let path = folderPath + "/" + file.relativePath
+                if file.kind == .symbolicLink {
+                    findings.append(VerificationFinding(kind: .symbolicLink, path: path, message: linkMessage))
+                    return
+                }
                 guard file.kind == .regular else {
                     findings.append(VerificationFinding(kind: .unexpectedRecordFile, path: path, message: "unexpected: not a regular file"))
                     return

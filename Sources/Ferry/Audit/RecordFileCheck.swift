@@ -85,7 +85,9 @@ struct RecordFileCheck {
         case .missing:
             return VerificationFinding(
                 kind: .missingRecordFile, path: path, record: key,
-                message: "deleted: the journal has this record but its file is gone; a deletion by hand, not committed")
+                message: "the journal has this record but its file is gone (a write that failed, or a deletion by hand): "
+                    + "'ferry get \(layout.root) \(key.entity.rawValue) \(key.id.rawValue) > \(layout.root)/\(path)' restores it; "
+                    + "to delete the record, 'ferry delete' it (a 'ferry commit' now would journal the loss)")
         case .unreadable:
             return VerificationFinding(kind: .unreadableFile, path: path, record: key, message: "unreadable record file")
         case .bytes(let read):

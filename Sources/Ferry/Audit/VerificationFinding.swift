@@ -14,6 +14,11 @@ public struct VerificationFinding: Sendable, Hashable, CustomStringConvertible {
         case interruptedWrite = "interrupted-write"
         /// A record file edited, created or deleted by hand and not yet journaled.
         case uncommittedEdit = "uncommitted-edit"
+        /// A live record's file is gone: deleted by hand, or never written (a write that
+        /// failed); a commit would journal a deletion, so the advice is to restore it first.
+        case missingFile = "missing-file"
+        /// A symbolic link under `records/`, which Ferry does not follow.
+        case link = "symbolic-link"
         /// The index image (a cache) disagrees with the journal.
         case index
         /// A file could not be read.
@@ -25,6 +30,8 @@ public struct VerificationFinding: Sendable, Hashable, CustomStringConvertible {
             case .tampering: return "tampering"
             case .interruptedWrite: return "interrupted write"
             case .uncommittedEdit: return "uncommitted edit (run ferry commit)"
+            case .missingFile: return "missing record file (restore it from the journal, or delete the record)"
+            case .link: return "symbolic link (Ferry follows none under records/)"
             case .index: return "index"
             case .unreadable: return "unreadable"
             }
@@ -76,6 +83,8 @@ public struct VerificationFinding: Sendable, Hashable, CustomStringConvertible {
         case indexMismatch = "index-mismatch"
         /// A file that could not be read.
         case unreadableFile = "unreadable-file"
+        /// A folder or file under `records/` that is a symbolic link.
+        case symbolicLink = "symbolic-link"
 
         /// The category the kind belongs to.
         public var category: Category {
@@ -86,9 +95,12 @@ public struct VerificationFinding: Sendable, Hashable, CustomStringConvertible {
                 return .tampering
             case .tornTail, .staleRecordFile:
                 return .interruptedWrite
-            case .modifiedRecordFile, .missingRecordFile, .unexpectedRecordFile, .fileOfDeletedRecord,
-                .missingConflictFile:
+            case .modifiedRecordFile, .unexpectedRecordFile, .fileOfDeletedRecord, .missingConflictFile:
                 return .uncommittedEdit
+            case .missingRecordFile:
+                return .missingFile
+            case .symbolicLink:
+                return .link
             case .indexMismatch:
                 return .index
             case .unreadableFile:

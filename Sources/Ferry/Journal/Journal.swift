@@ -291,6 +291,14 @@ final class Journal {
         return entries
     }
 
+    /// Takes back, durably, the entries from `sequence` on that this journal just appended:
+    /// a batch whose record files could not be written (no space left) leaves no trace.
+    func takeBack(from sequence: UInt64) throws(JournalError) {
+        guard sequence <= headSequence else { return }
+        try cut(before: sequence)
+        try recoverTail(warn: { _ in })
+    }
+
     private func recountLastSegment() throws(JournalError) {
         try recoverTail(warn: { _ in })
     }

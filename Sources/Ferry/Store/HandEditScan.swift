@@ -36,6 +36,8 @@ final class HandEditScan {
     /// Per listed folder, the files claimed directly in it (not in the folders of long ids).
     private var claimedInFolder: [Int] = []
     private var statusError: SystemError?
+    /// The first record file found to be a symbolic link, relative to the store.
+    private var linkFound: String?
     private var lastEntity: (bytes: [UInt8], name: EntityName)?
     private var lastFolder: (bytes: [UInt8], folder: Folder?)?
     /// The batch of files being gathered, and the one being stated on another core.
@@ -60,6 +62,9 @@ final class HandEditScan {
         walkIndex()
         let counted = listing.wait()
         if let statusError { throw .io(statusError) }
+        if let link = linkFound ?? counted.lazy.compactMap({ $0?.links.first }).first {
+            throw .linkInRecords(path: store.path + "/" + link)
+        }
         if let damage = records.damage { throw .damagedIndex(reason: damage) }
         if !confirmed.isEmpty {
             store.index.records.confirm(confirmed)
@@ -84,10 +89,19 @@ final class HandEditScan {
         let layout = store.layout
         let entries: [FileSystem.DirectoryEntry]
         do {
+            if try FileSystem.status(layout.records)?.kind == .symbolicLink { throw StoreError.linkInRecords(path: layout.records) }
             entries = FileSystem.exists(layout.records) ? try FileSystem.contents(ofDirectory: layout.records) : []
-        } catch { throw .io(error) }
+        } catch let error as StoreError {
+            throw error
+        } catch let error as SystemError {
+            throw .io(error)
+        } catch {
+            throw .coding("\(error)")
+        }
         for directory in entries.sorted(by: { $0.name < $1.name }) {
             let relative = "records/" + directory.name
+            // Its files would be missed, so read as deleted, and deleted through the link.
+            if directory.kind == .symbolicLink { throw .linkInRecords(path: store.path + "/" + relative) }
             guard directory.kind == .directory else {
                 status.problems.append(.init(path: relative, reason: "not inside an entity folder (records/<Entity>/<id>.json)"))
                 continue
@@ -257,6 +271,10 @@ final class HandEditScan {
         let fileStatus: FileStatus?
         do { fileStatus = try FileSystem.status(path) } catch {
             statusError = statusError ?? error
+            return nil
+        }
+        if fileStatus?.kind == .symbolicLink {
+            linkFound = linkFound ?? layout.relativeRecordPath(key)
             return nil
         }
         guard let fileStatus, fileStatus.kind == .regular else { return nil }

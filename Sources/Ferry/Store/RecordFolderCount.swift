@@ -17,6 +17,8 @@ final class RecordFolderCount: @unchecked Sendable {
         var otherFiles: [String] = []
         /// Entries that do not belong: other folders, links and special files.
         var problems: [StoreStatus.Problem] = []
+        /// Its symbolic links, relative to the store (see ``StoreError/linkInRecords(path:)``).
+        var links: [String] = []
     }
 
     private let recordsPath: String
@@ -66,6 +68,8 @@ final class RecordFolderCount: @unchecked Sendable {
                         } else {
                             folder.otherFiles.append(entry.name)
                         }
+                    case .symbolicLink:
+                        folder.links.append("records/\(entity.rawValue)/\(entry.name)")
                     default:
                         folder.problems.append(.init(path: "records/\(entity.rawValue)/\(entry.name)", reason: "not a regular file"))
                     }

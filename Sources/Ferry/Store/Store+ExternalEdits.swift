@@ -36,11 +36,13 @@ extension Store {
     func commitHandEdits(of keys: some Sequence<RecordKey>) throws(StoreError) -> [StoreStatus.Edit] {
         var status = StoreStatus()
         let now = FileSystem.currentTimeNanoseconds()
+        try refuseLinks(toFilesOf: keys)
         for key in keys {
             let state = index.records[key]
             let path = layout.recordFile(key)
             let fileStatus: FileStatus?
             do { fileStatus = try FileSystem.status(path) } catch { throw .io(error) }
+            if fileStatus?.kind == .symbolicLink { throw .linkInRecords(path: path) }
             guard let fileStatus else {
                 if let state, state.isLive {
                     status.edits.append(.init(kind: .deleted, key: key, path: layout.relativeRecordPath(key), document: nil))
@@ -49,6 +51,7 @@ extension Store {
             }
             examine(key, state: state, path: path, fileStatus: fileStatus, into: &status, now: now)
         }
+        holdEditsOfConflicts(&status)
         if let problem = status.problems.first {
             throw unjournaledEdit(problem)
         }
@@ -76,10 +79,13 @@ extension Store {
     ///   them up already (see ``handEdits(overwrittenBy:states:)``).
     /// - Returns: the edits journaled, and the positions in `keys` of the records whose state
     ///   this changed (edits journaled, stamps confirmed): a caller's states of those are stale.
+    /// - Parameter resolving: the batch resolves the conflicts of its records, so their hand
+    ///   edits are journaled too (the resolution then descends from them).
     func journalHandEdits(
-        overwrittenBy keys: [RecordKey], states: [RecordState?]? = nil
+        overwrittenBy keys: [RecordKey], states: [RecordState?]? = nil, resolving: Bool = false
     ) throws(StoreError) -> (edits: [StoreStatus.Edit], changed: [Int]) {
-        let found = try handEdits(overwrittenBy: keys, states: states)
+        var found = try handEdits(overwrittenBy: keys, states: states)
+        if !resolving { holdEditsOfConflicts(&found.status) }
         if let problem = found.status.problems.first {
             throw unjournaledEdit(problem)
         }
@@ -99,6 +105,7 @@ extension Store {
         var status = StoreStatus()
         var examined: [Int] = []
         guard !keys.isEmpty else { return (status, examined) }
+        try refuseLinks(toFilesOf: keys)
         let layout = self.layout
         let found = ParallelWork.map(count: keys.count, minimumChunk: 1024) { number in
             Result { () throws(SystemError) in try FileSystem.status(layout.recordFile(keys[number])) }
@@ -107,6 +114,7 @@ extension Store {
         for (number, key) in keys.enumerated() {
             let fileStatus: FileStatus
             switch found[number] {
+            case .success(let value?) where value.kind == .symbolicLink: throw .linkInRecords(path: layout.recordFile(key))
             case .success(let value?): fileStatus = value
             case .success(nil): continue
             case .failure(let error): throw .io(error)
@@ -133,6 +141,21 @@ extension Store {
         return true
     }
 
+    /// Refuses before anything is read or written when `records/` or the entity folder of one
+    /// of `keys` is a symbolic link: a path through it leads to files Ferry does not own, so a
+    /// write or a delete would land there (one `lstat` per entity).
+    /// - Throws: ``StoreError/linkInRecords(path:)``.
+    func refuseLinks(toFilesOf keys: some Sequence<RecordKey>) throws(StoreError) {
+        var checked = Set<EntityName>()
+        for key in keys where checked.insert(key.entity).inserted {
+            for path in checked.count == 1 ? [layout.records, layout.records + "/" + key.entity.rawValue] : [layout.records + "/" + key.entity.rawValue] {
+                let status: FileStatus?
+                do { status = try FileSystem.status(path) } catch { throw .io(error) }
+                if status?.kind == .symbolicLink { throw .linkInRecords(path: path) }
+            }
+        }
+    }
+
     /// The error for a hand-edited record file that cannot be journaled, so nothing may
     /// replace it.
     func unjournaledEdit(_ problem: StoreStatus.Problem) -> StoreError {
@@ -151,7 +174,24 @@ extension Store {
 
     /// The scan behind `status` and `commit` (see ``HandEditScan``); caller holds the lock.
     func scanForEdits(progress: WorkProgressHandler? = nil) throws(StoreError) -> StoreStatus {
-        try HandEditScan(store: self, progress: progress).run()
+        var status = try HandEditScan(store: self, progress: progress).run()
+        holdEditsOfConflicts(&status)
+        return status
+    }
+
+    /// Moves the hand edits of records in conflict from `status`'s edits to its problems:
+    /// journaling one would end the conflict with no one choosing (the edit descends from
+    /// every version), so it waits, reported, until the conflict is resolved, and `ferry
+    /// resolve --file` can take it.
+    func holdEditsOfConflicts(_ status: inout StoreStatus) {
+        guard !index.conflicted.isEmpty else { return }
+        status.edits.removeAll { edit in
+            guard let state = index.records[edit.key], state.isConflicted else { return false }
+            let file = edit.kind == .deleted ? "" : " (ferry resolve \(path) \(edit.key.entity.rawValue) \(edit.key.id.rawValue) --file \(path)/\(edit.path) takes this edit)"
+            status.problems.append(.init(path: edit.path, reason: "\(edit.key) is in conflict: the edit is not journaled until it is resolved\(file)"))
+            return true
+        }
+        status.problems.sort { $0.path.utf8.lexicographicallyPrecedes($1.path.utf8) }
     }
 
     /// The seeded hash a scan keeps of a claimed file's sort key (`<entity>\t<encoded id>`).
@@ -169,6 +209,7 @@ extension Store {
     ) throws(StoreError) {
         var folders: [String] = []
         var unclaimed: [String] = []
+        var link: String?
         do {
             try FileSystem.forEachEntry(ofDirectory: path) { entry in
                 if entry.name.hasPrefix(".tmp-") { return }
@@ -179,6 +220,10 @@ extension Store {
                     } else {
                         status.problems.append(.init(path: "records/\(entity.rawValue)/\(relativeName)", reason: "unexpected folder"))
                     }
+                    return
+                }
+                if entry.kind == .symbolicLink {
+                    link = link ?? "records/\(entity.rawValue)/\(relativeName)"
                     return
                 }
                 guard entry.kind == .regular else {
@@ -210,6 +255,7 @@ extension Store {
                 unclaimed.append(entry.name)
             }
         } catch { throw .io(error) }
+        if let link { throw .linkInRecords(path: "\(self.path)/\(link)") }
         for name in unclaimed {
             let filePath = path + "/" + name
             let fileStatus: FileStatus?

@@ -198,7 +198,9 @@ extension Store {
             folders[folder] = FileSystem.isDirectory(folder) ? try FileSystem.contents(ofDirectory: folder).map(\.name) : []
         }
         let prefix = FileSystem.lastComponent(of: RecordFileName.relativePath(for: key.id, suffix: "@"))
-        for name in folders[folder] ?? [] where name.hasPrefix(prefix) && name.hasSuffix(".json") && !current.contains(name) {
+        for name in folders[folder] ?? [] where name.hasPrefix(prefix) && name.hasSuffix(".json")
+            && !name.hasSuffix(Self.handMergeSuffix) && !current.contains(name)
+        {
             try FileSystem.removeFile(folder + "/" + name)
         }
         for loser in state.losers where !loser.isDelete {

@@ -34,7 +34,19 @@ extension Store {
     @discardableResult
     public func write(_ writes: [RecordWrite]) throws(StoreError) -> WriteResult {
         try withWriteLock { () throws(StoreError) -> WriteResult in
-            try performLocalWrites(writes)
+            try refuseWritesToConflicts(writes)
+            return try performLocalWrites(writes)
+        }
+    }
+
+    /// Refuses a batch that writes a record in conflict: a put or a delete descends from every
+    /// current version, so it would end the conflict with no one choosing (``resolve(_:with:)``
+    /// is the way to end one).
+    /// - Throws: ``StoreError/conflictUnresolved(_:path:)``, before anything is written.
+    func refuseWritesToConflicts(_ writes: [RecordWrite]) throws(StoreError) {
+        guard !index.conflicted.isEmpty else { return }
+        for write in writes where index.conflicted.contains(write.key) {
+            if let state = index.records[write.key], state.isConflicted { throw .conflictUnresolved(write.key, path: path) }
         }
     }
 
@@ -60,7 +72,9 @@ extension Store {
     /// - Parameter keepingHandEdits: first journal the hand edits of the record files the
     ///   batch writes (see ``journalHandEdits(overwrittenBy:)``); `false` only for a batch that
     ///   is itself the journaling of hand edits.
-    func performLocalWrites(_ writes: [RecordWrite], keepingHandEdits: Bool = true) throws(StoreError) -> WriteResult {
+    /// - Parameter resolving: the batch resolves its records' conflicts (see
+    ///   ``journalHandEdits(overwrittenBy:states:resolving:)``).
+    func performLocalWrites(_ writes: [RecordWrite], keepingHandEdits: Bool = true, resolving: Bool = false) throws(StoreError) -> WriteResult {
         struct Pending {
             var lastSequence: UInt64
             var vector: VersionVector
@@ -92,7 +106,7 @@ extension Store {
             for offset in writes.indices where slots.ofWrite[offset] == keys.count { keys.append(writes[offset].key) }
             // A large batch plans with the states the check looks up, but for those it changed.
             let states = plan.isEmpty ? nil : keys.map { index.records.state(of: $0) }
-            let checked = try journalHandEdits(overwrittenBy: keys, states: states)
+            let checked = try journalHandEdits(overwrittenBy: keys, states: states, resolving: resolving)
             journaledEdits = checked.edits
             if let states {
                 for slot in states.indices { plan[slot] = PlannedRecord(before: states[slot], liveHash: states[slot]?.liveContentHash) }
@@ -182,11 +196,16 @@ extension Store {
                 known: KnownRecords(slotOfEntry: slotOfEntry, slotCount: slots.count) { slot in seen[slot].map(\.before) },
                 prepared: prepared)
         } catch {
-            // Entries not appended: the files named early must go. Appended: they are the
-            // batch's files, whatever failed after.
-            if let prepared {
-                if journal.headSequence == head { undoEarlyNames(prepared) } else { finishNewFileIntent(prepared) }
+            // Appended, but a record file could not be written (no space left, say): the
+            // entries are taken back, so the batch either lands whole or leaves no trace.
+            if journal.headSequence != head {
+                let written = pending.enumerated().compactMap { offset, item in
+                    documents[head + UInt64(offset) + 1].map { (item.change.key, $0) }
+                }
+                try takeBack(after: head, written: written)
             }
+            // The files named early must go.
+            if let prepared { undoEarlyNames(prepared) }
             throw error
         }
         if let prepared { finishNewFileIntent(prepared) }
@@ -275,7 +294,7 @@ extension Store {
             let oldLosers = before?.losers ?? []
             let newLosers = after.losers
             for loser in oldLosers where !newLosers.contains(where: { $0.identity == loser.identity }) {
-                try FileSystem.removeFile(layout.conflictFile(key, version: loser.identity))
+                try removeConflictFile(key, loser: loser, documents: documents)
             }
             for loser in newLosers where !loser.isDelete && !oldLosers.contains(where: { $0.identity == loser.identity }) {
                 let document = try self.document(of: loser, documents: documents)

@@ -28,6 +28,12 @@ public enum StoreError: Error, Sendable, Equatable, CustomStringConvertible {
     case noConflict(RecordKey)
     /// A store folder a server was asked to open is a symbolic link, which may lead out of its root.
     case linkedFolder(path: String)
+    /// A folder or file under `records/` is a symbolic link: Ferry reads, writes and deletes
+    /// nothing through a link it did not make, so the store is left as it is.
+    case linkInRecords(path: String)
+    /// A `put`, `delete` or hand edit of a record in conflict: it would end the conflict
+    /// without anyone choosing, so it is refused until the conflict is resolved.
+    case conflictUnresolved(RecordKey, path: String)
     /// `reidentify` cannot tell the copy's own changes apart safely.
     case reidentifyBlocked(path: String, reason: String)
     /// A record file edited by hand cannot be journaled (not JSON, not an object), and
@@ -77,6 +83,13 @@ public enum StoreError: Error, Sendable, Equatable, CustomStringConvertible {
             return "\(key) has no conflict to resolve"
         case .linkedFolder(let path):
             return "\(path) is a symbolic link; ferry serve follows none, since it may lead out of its root"
+        case .linkInRecords(let path):
+            return "\(path) is a symbolic link; Ferry follows no link under records/ (it would read the files it leads to "
+                + "as deleted, and delete through it), so nothing was read or written: put the folder or file itself there "
+                + "(move its target back in place of the link) and run again"
+        case .conflictUnresolved(let key, let path):
+            return "\(key) is in conflict: resolve it first (ferry conflicts \(path); ferry resolve \(path) \(key.entity.rawValue) "
+                + "\(key.id.rawValue) --take VERSION|FILE or --file FILE); nothing was written"
         case .reidentifyBlocked(let path, let reason):
             return "cannot re-identify \(path): \(reason); nothing was changed"
         case .unjournaledEdit(let path, let reason):

@@ -345,7 +345,7 @@ extension Store {
             guard let state = index.records[key], state.isConflicted else {
                 throw .noConflict(key)
             }
-            return try performLocalWrites([document.map { .put(key, $0) } ?? .delete(key)])
+            return try performLocalWrites([document.map { .put(key, $0) } ?? .delete(key)], resolving: true)
         }
     }
 }

@@ -8,7 +8,7 @@ enum ResolveCommand: Command {
         discussion: """
             Writes a version that descends from every conflicting version, so it propagates and clears the \
             conflict on every replica. --take accepts 'winner', a version as 'ferry conflicts' prints it \
-            (<origin prefix>:<counter>), or the path of a conflict file; --file takes a JSON document you \
+            (<origin prefix>:<counter>), or the path of one of that record's conflict files; --file takes a JSON document you \
             merged by hand.
              ferry resolve ./laptop Product 42 --take 5b2c9e1a:17
              ferry resolve ./laptop Product 42 --file merged.json
@@ -39,7 +39,7 @@ enum ResolveCommand: Command {
         if let file {
             document = try DocumentInput.parse(FileSystem.readFile(context.absolutePath(file), limit: 64 << 20), source: file)
         } else if let take {
-            document = try choose(take, versions: versions, store: store, context: context)
+            document = try choose(take, of: key, versions: versions, store: store, context: context)
         }
         context.noteJournaledEdits(try store.resolve(key, with: document).journaledEdits, storeArgument: path)
         if arguments.flag("json") {
@@ -52,7 +52,8 @@ enum ResolveCommand: Command {
 
     /// The document of the version `take` names (nil for a delete).
     static func choose(
-        _ take: String, versions: [(version: RecordVersion, document: JSONValue?)], store: Store, context: CommandContext
+        _ take: String, of key: RecordKey, versions: [(version: RecordVersion, document: JSONValue?)], store: Store,
+        context: CommandContext
     ) throws -> JSONValue? {
         if take == "winner", let first = versions.first { return first.document }
         let pieces = take.split(separator: ":")
@@ -68,6 +69,19 @@ enum ResolveCommand: Command {
         let candidate = take.hasPrefix("/") ? take : (FileSystem.exists(context.absolutePath(take)) ? context.absolutePath(take) : store.path + "/" + take)
         guard FileSystem.exists(candidate) else {
             throw UsageError("--take expects 'winner', <origin prefix>:<counter>, or a conflict file; '\(take)' is none of them")
+        }
+        // Only a conflict file of this very record: another record's would give it that
+        // record's losing version.
+        let own = versions.dropFirst().filter { !$0.version.isDelete }.map { store.layout.conflictFile(key, version: $0.version.identity) }
+        guard let taken = try FileSystem.status(candidate), own.contains(where: { path in
+            FileSystem.lastComponent(of: path) == FileSystem.lastComponent(of: candidate)
+                && (try? FileSystem.status(path))??.inode == taken.inode
+        }) else {
+            let listed = own.map { $0.hasPrefix(store.path + "/") ? String($0.dropFirst(store.path.count + 1)) : $0 }
+                .joined(separator: ", ")
+            throw UsageError(
+                "--take \(take) is not a conflict file of \(key) (its conflict files: \(listed.isEmpty ? "none" : listed)); "
+                    + "to resolve with a document of your own, use --file")
         }
         return try DocumentInput.parse(FileSystem.readFile(candidate, limit: 64 << 20), source: take)
     }

@@ -64,11 +64,10 @@ import FerryTestSupport
             let store = stores.randomElement(using: &random)!
             for _ in 0..<Int.random(in: 1...4, using: &random) {
                 let id = try RecordID(ids.randomElement(using: &random)!)
-                if Bool.random(using: &random), try store.get(entity: Self.notes, id: id) != nil {
-                    try store.delete(entity: Self.notes, id: id)
-                } else {
-                    try store.put(["v": .integer(Int64.random(in: 0...1000, using: &random))], entity: Self.notes, id: id)
-                }
+                let deleting = Bool.random(using: &random)
+                try store.edit(
+                    RecordKey(entity: Self.notes, id: id), deleting: deleting,
+                    document: ["v": .integer(Int64.random(in: 0...1000, using: &random))])
             }
             let policy = [ConflictPolicy.keepBoth, .lastWriterWins].randomElement(using: &random)!
             // Random deletes of a few records are "mass deletions" of a small store: allowed here.

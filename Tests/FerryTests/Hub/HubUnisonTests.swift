@@ -41,8 +41,10 @@ import FerryTestSupport
                 try a.put(["round": .integer(Int64(round))], entity: Self.notes, id: RecordID("a\(round)-\(n)"))
                 try b.put(["round": .integer(Int64(round))], entity: Self.notes, id: RecordID("b\(round)-\(n)"))
             }
-            try a.put(["by": "a", "round": .integer(Int64(round))], entity: Self.notes, id: RecordID("shared"))
-            try b.put(["by": "b", "round": .integer(Int64(round))], entity: Self.notes, id: RecordID("shared"))
+            // Both edit one record each round (resolving the conflict of the last, if it is one).
+            let shared = RecordKey(entity: Self.notes, id: try RecordID("shared"))
+            try a.edit(shared, deleting: false, document: ["by": "a", "round": .integer(Int64(round))])
+            try b.edit(shared, deleting: false, document: ["by": "b", "round": .integer(Int64(round))])
             // Unison copies while b syncs with its copy: files appear mid-sync.
             async let copied = Task.detached { try self.unison(unison, here, there, home: home) }.value
             _ = try await a.sync(with: HubTransport(folder: here))

@@ -93,7 +93,9 @@ import FerryURLSession
                 for n in 0..<5 {
                     try store.put(["round": .integer(Int64(round)), "n": .integer(Int64(n))], entity: Self.notes, id: RecordID("\(index)-\(round)-\(n)"))
                 }
-                try store.put(["by": .integer(Int64(index)), "round": .integer(Int64(round))], entity: Self.notes, id: RecordID("shared"))
+                try store.edit(
+                    RecordKey(entity: Self.notes, id: try RecordID("shared")), deleting: false,
+                    document: ["by": .integer(Int64(index)), "round": .integer(Int64(round))])
             }
             try await withThrowingTaskGroup(of: Void.self) { group in
                 for store in stores { group.addTask { _ = try await self.sync(store, server) } }

@@ -66,7 +66,7 @@ import FerryTestSupport
         #expect(report.conflicts == [key])
         #expect(try a.conflicts().map(\.key) == [key])
         #expect(try b.conflicts().map(\.key) == [key])
-        try b.put(["n": 3], entity: notes, id: RecordID("r3"))
+        try b.resolve(key, with: ["n": 3])
         _ = try await b.sync(with: FolderTransport(path: a.path))
         #expect(try a.conflicts().isEmpty && (try b.conflicts()).isEmpty)
         #expect(try a.get(entity: notes, id: key.id) == ["n": 3])
