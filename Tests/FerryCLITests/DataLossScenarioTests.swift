@@ -193,16 +193,22 @@ import Testing
         _ = try runFerry(["put", "a", "Note", "n", "--json", #"{"v": 1}"#], currentDirectory: directory.path)
         _ = try runFerry(["sync", "a", "b"], currentDirectory: directory.path)
         try FileManager.default.createDirectory(atPath: directory.subpath("watch-output"), withIntermediateDirectories: true)
+        // -v: each quiet round says so on standard error, which the test counts.
         let watcher = try ChildProcess(
-            try ferryBinaryPath(), ["sync", directory.subpath("a"), directory.subpath("b"), "--watch", "--interval", "0.2"],
+            try ferryBinaryPath(), ["-v", "sync", directory.subpath("a"), directory.subpath("b"), "--watch", "--interval", "0.2"],
             outputDirectory: directory.subpath("watch-output"))
         defer { watcher.kill() }
+        @Sendable func quietRounds(_ errors: String) -> Int {
+            errors.split(separator: "\n").filter { $0.hasPrefix("detail: up-to-date, nothing moved") }.count
+        }
         // The first sync and several up-to-date rounds after it: nothing to print.
-        try await Task.sleep(nanoseconds: 1_500_000_000)
+        #expect(await watcher.waitForErrorOutput(timeout: 60) { quietRounds($0) >= 3 })
         #expect(try String(contentsOfFile: watcher.stdoutPath, encoding: .utf8).isEmpty)
         _ = try runFerry(["put", "a", "Note", "m", "--json", #"{"v": 2}"#], currentDirectory: directory.path)
         #expect(await watcher.waitForOutput(lineStartingWith: "incremental: pulled 0, pushed 1", timeout: 30))
-        try await Task.sleep(nanoseconds: 800_000_000)
+        let before = quietRounds(watcher.errorOutput)
+        // Two quiet rounds after the one that moved the change: still one line.
+        #expect(await watcher.waitForErrorOutput(timeout: 60) { quietRounds($0) >= before + 2 })
         watcher.kill(SIGINT)
         _ = watcher.wait()
         let lines = try String(contentsOfFile: watcher.stdoutPath, encoding: .utf8).split(separator: "\n")

@@ -159,14 +159,12 @@ public final class ChildProcess: @unchecked Sendable {
             let thread = Thread { [self] in
                 var seen = prefix == nil
                 if let prefix {
-                    let deadline = Date().addingTimeInterval(timeout)
-                    while !seen && Date() < deadline {
-                        seen = completeLines(of: stdoutPath).contains { $0.hasPrefix(prefix) }
-                        if !seen && hasExited { break }
-                        if !seen { usleep(500) }
+                    seen = waitForOutputChanges(timeout: timeout) { [self] in
+                        completeLines(of: stdoutPath).contains { $0.hasPrefix(prefix) }
                     }
                 }
-                if seen { usleep(microseconds) }
+                // The chosen moment of the kill (fault injection, not a wait for anything).
+                if seen { _ = try? Poll.waitForReadable([], timeout: .microseconds(Int64(microseconds))) }
                 Glibc_kill(pid, SIGKILL)
                 continuation.resume(returning: seen)
             }
@@ -202,30 +200,51 @@ public final class ChildProcess: @unchecked Sendable {
         return await waitUntil(timeout: timeout) { [self] in condition(completeLines(of: path)) }
     }
 
-    /// Polls standard error until it contains `text`, the child exits, or `timeout` seconds pass.
+    /// Waits until standard error contains `text`, the child exits, or `timeout` seconds pass.
     public func waitForError(containing text: String, timeout: Double) async -> Bool {
-        await waitUntil(timeout: timeout) { [self] in errorOutput.contains(text) }
+        await waitForErrorOutput(timeout: timeout) { $0.contains(text) }
     }
 
-    /// Polls `condition` on a thread of its own (see ``waitForOutput(lineStartingWith:timeout:)``)
+    /// Waits until standard error satisfies `condition` (a count of lines, say), the child
+    /// exits, or `timeout` seconds pass.
+    public func waitForErrorOutput(timeout: Double, until condition: @escaping @Sendable (String) -> Bool) async -> Bool {
+        await waitUntil(timeout: timeout) { [self] in condition(errorOutput) }
+    }
+
+    /// Asks `condition` on a thread of its own (see ``waitForOutput(lineStartingWith:timeout:)``)
     /// until it holds, the child exits (then asked once more), or `timeout` seconds pass.
     private func waitUntil(timeout: Double, _ condition: @escaping @Sendable () -> Bool) async -> Bool {
         await withCheckedContinuation { continuation in
             let thread = Thread { [self] in
-                let deadline = Date().addingTimeInterval(timeout)
-                var seen = false
-                while !seen && Date() < deadline {
-                    seen = condition()
-                    if !seen && hasExited {
-                        seen = condition()
-                        break
-                    }
-                    if !seen { usleep(2_000) }
-                }
-                continuation.resume(returning: seen)
+                continuation.resume(returning: waitForOutputChanges(timeout: timeout, until: condition))
             }
             thread.start()
         }
+    }
+
+    /// Asks `condition` again each time the kernel says the child's output files changed (a
+    /// write, or their closing when the child exits), until it holds, the child exits (then
+    /// asked once more), or `timeout` seconds pass. Blocks the calling thread.
+    private func waitForOutputChanges(timeout: Double, until condition: () -> Bool) -> Bool {
+        let clock = ContinuousClock()
+        let deadline = clock.now.advanced(by: .milliseconds(Int64(timeout * 1000)))
+        // Watched before the first look, so that a write between the look and the wait wakes it.
+        let events = try? DirectoryEvents()
+        _ = try? events?.watch(FileSystem.parentPath(of: stdoutPath), modifications: true)
+        while clock.now < deadline {
+            if condition() { return true }
+            if hasExited { return condition() }
+            // Each wait ends at the deadline, or within a second to look at the child again
+            // (it may have ended without a write the events would show).
+            let wait = min(clock.now.duration(to: deadline), .seconds(1))
+            if let events {
+                _ = try? events.read(timeout: wait, wakeup: nil)
+            } else {
+                // No inotify instance left (the kernel's limit per user): look again shortly.
+                _ = try? Poll.waitForReadable([], timeout: min(wait, .milliseconds(20)))
+            }
+        }
+        return condition()
     }
 
     /// The complete lines of standard output (a torn last line without newline is left out).

@@ -316,7 +316,11 @@ struct SyncRunner {
             // A line only when something happened: changes moved, conflicts changed, or the
             // sync before failed.
             let report = try await watchedSync()
-            if report.changedAnything || report.conflicts != lastConflicts || afterError { print(report) }
+            if report.changedAnything || report.conflicts != lastConflicts || afterError {
+                print(report)
+            } else {
+                context.detail(String(format: "detail: %@, nothing moved (%.0f ms)", report.plan.rawValue, report.duration * 1000))
+            }
             lastConflicts = report.conflicts
         }
         return .success
