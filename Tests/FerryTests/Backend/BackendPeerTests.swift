@@ -191,33 +191,14 @@ import Testing
 }
 
 /// The real backend, whose writes all fail as a server that went away.
-final class FailingWrites: SyncBackend, @unchecked Sendable {
-    private let inner: any SyncBackend
-
-    init(_ inner: any SyncBackend) { self.inner = inner }
-
-    var location: String { inner.location }
-    func backendID(for ferryID: String) -> String { inner.backendID(for: ferryID) }
-    var requestCount: Int { inner.requestCount }
-    func connect() async throws(BackendError) { try await inner.connect() }
-    func changes(in collection: String, since: String?, after: (updated: String, id: String)?, limit: Int) async throws(BackendError) -> BackendPage {
-        try await inner.changes(in: collection, since: since, after: after, limit: limit)
-    }
-    func count(in collection: String) async throws(BackendError) -> Int { try await inner.count(in: collection) }
-    func ids(in collection: String) async throws(BackendError) -> Set<String> { try await inner.ids(in: collection) }
-    func softDeleted(in collection: String, updatedBefore cutoff: String, limit: Int) async throws(BackendError) -> [(backendID: String, revision: String)] {
-        try await inner.softDeleted(in: collection, updatedBefore: cutoff, limit: limit)
-    }
-    func purge(in collection: String, backendID: String, revision: String) async throws(BackendError) -> Bool {
-        try await inner.purge(in: collection, backendID: backendID, revision: revision)
-    }
-    func create(_ record: BackendRecord, clearing: [String: JSONValue]) async throws(BackendError) -> BackendWriteOutcome {
+final class FailingWrites: ForwardingBackend, @unchecked Sendable {
+    override func create(_ record: BackendRecord, clearing: [String: JSONValue]) async throws(BackendError) -> BackendWriteOutcome {
         throw BackendError(.unreachable, "no answer")
     }
-    func update(_ record: BackendRecord, base: String, clearing: [String: JSONValue]) async throws(BackendError) -> BackendWriteOutcome {
+    override func update(_ record: BackendRecord, base: String, clearing: [String: JSONValue]) async throws(BackendError) -> BackendWriteOutcome {
         throw BackendError(.unreachable, "no answer")
     }
-    func write(_ writes: [BackendWrite]) async -> [Result<BackendWriteOutcome, BackendError>] {
+    override func write(_ writes: [BackendWrite]) async -> [Result<BackendWriteOutcome, BackendError>] {
         writes.map { _ in .failure(BackendError(.unreachable, "no answer")) }
     }
 }

@@ -361,16 +361,15 @@ struct BackendSyncOutcome: CustomStringConvertible {
 
 /// The real backend, with another client's write slipped in before Ferry's first update:
 /// a race, made to happen every time.
-final class RacingBackend: SyncBackend, @unchecked Sendable {
-    private let inner: any SyncBackend
+final class RacingBackend: ForwardingBackend, @unchecked Sendable {
     private var racing: (() async throws -> Void)?
     private var racesLeft: Int
 
     /// - Parameter times: how many of Ferry's writes (or purge listings) the race comes before.
     init(_ inner: any SyncBackend, times: Int = 1, race: @escaping () async throws -> Void) {
-        self.inner = inner
         self.racing = race
         self.racesLeft = times
+        super.init(inner)
     }
 
     /// The race, once more, while it has races left.
@@ -379,16 +378,7 @@ final class RacingBackend: SyncBackend, @unchecked Sendable {
         set { if newValue == nil { racesLeft -= 1 } }
     }
 
-    var location: String { inner.location }
-    func backendID(for ferryID: String) -> String { inner.backendID(for: ferryID) }
-    var requestCount: Int { inner.requestCount }
-    func connect() async throws(BackendError) { try await inner.connect() }
-    func changes(in collection: String, since: String?, after: (updated: String, id: String)?, limit: Int) async throws(BackendError) -> BackendPage {
-        try await inner.changes(in: collection, since: since, after: after, limit: limit)
-    }
-    func count(in collection: String) async throws(BackendError) -> Int { try await inner.count(in: collection) }
-    func ids(in collection: String) async throws(BackendError) -> Set<String> { try await inner.ids(in: collection) }
-    func softDeleted(in collection: String, updatedBefore cutoff: String, limit: Int) async throws(BackendError) -> [(backendID: String, revision: String)] {
+    override func softDeleted(in collection: String, updatedBefore cutoff: String, limit: Int) async throws(BackendError) -> [(backendID: String, revision: String)] {
         let found = try await inner.softDeleted(in: collection, updatedBefore: cutoff, limit: limit)
         if let race {
             self.race = nil
@@ -396,20 +386,14 @@ final class RacingBackend: SyncBackend, @unchecked Sendable {
         }
         return found
     }
-    func purge(in collection: String, backendID: String, revision: String) async throws(BackendError) -> Bool {
-        try await inner.purge(in: collection, backendID: backendID, revision: revision)
-    }
-    func create(_ record: BackendRecord, clearing: [String: JSONValue]) async throws(BackendError) -> BackendWriteOutcome {
-        try await inner.create(record, clearing: clearing)
-    }
-    func write(_ writes: [BackendWrite]) async -> [Result<BackendWriteOutcome, BackendError>] {
+    override func write(_ writes: [BackendWrite]) async -> [Result<BackendWriteOutcome, BackendError>] {
         if !writes.isEmpty, let race {
             self.race = nil
             do { try await race() } catch { return writes.map { _ in .failure(BackendError(.protocolViolation, "the racing edit failed: \(error)")) } }
         }
         return await inner.write(writes)
     }
-    func update(_ record: BackendRecord, base: String, clearing: [String: JSONValue]) async throws(BackendError) -> BackendWriteOutcome {
+    override func update(_ record: BackendRecord, base: String, clearing: [String: JSONValue]) async throws(BackendError) -> BackendWriteOutcome {
         if let race {
             self.race = nil
             do { try await race() } catch { throw BackendError(.protocolViolation, "the racing edit failed: \(error)") }
