@@ -18,6 +18,12 @@ public struct PeerMark: Sendable, Hashable, CustomStringConvertible {
     /// A peer's mark. A mark that cannot be written as JSON (a non-finite number) is kept as
     /// `null`, which no peer reads as its own: the next exchange starts from the beginning.
     public init<Mark: Encodable>(_ mark: Mark) {
+        // A store's mark, made on every sync, is written directly (Foundation's encoder costs
+        // more than the rest of a no-op sync's reading of the checkpoint); the same JSON.
+        if let store = mark as? StoreMark, let json = store.json {
+            self.json = json
+            return
+        }
         self.json = (try? JSONValue(encoding: mark)) ?? .null
     }
 
@@ -28,7 +34,8 @@ public struct PeerMark: Sendable, Hashable, CustomStringConvertible {
 
     /// The peer's own mark; `nil` when this mark is another kind's (or damaged).
     public func decode<Mark: Decodable>(_ type: Mark.Type) -> Mark? {
-        try? json.decode(type)
+        if type == StoreMark.self { return StoreMark(json: json) as? Mark }
+        return try? json.decode(type)
     }
 
     public var description: String { json.canonicalText }
@@ -73,6 +80,26 @@ public struct StoreMark: Sendable, Hashable, Codable {
 }
 
 extension StoreMark {
+    /// The mark as its `Codable` form writes it, without Foundation's encoder; `nil` for a
+    /// position past `Int64.max`, which only the encoder writes.
+    var json: JSONValue? {
+        guard position <= UInt64(Int64.max) else { return nil }
+        return .object(["position": .integer(Int64(position)), "hash": .string(hash.hex)])
+    }
+
+    /// A mark read as its `Codable` form reads it, without Foundation's decoder.
+    init?(json: JSONValue) {
+        guard case .object(let members) = json, case .string(let text)? = members["hash"],
+            let hash = SHA256Digest(hex: text)
+        else { return nil }
+        switch members["position"] {
+        case .integer(let position)? where position >= 0: self.init(position: UInt64(position), hash: hash)
+        case .double(let position)? where position >= 0 && position < 0x1p64 && position.rounded() == position:
+            self.init(position: UInt64(position), hash: hash)
+        default: return nil
+        }
+    }
+
     /// Where a store whose journal ends at `head` reads on from `mark`: the mark's position,
     /// when `mark` is a store's and the store's entry there still has the mark's hash; `nil`
     /// past the head (a journal restored from an older backup, or truncated) or for another

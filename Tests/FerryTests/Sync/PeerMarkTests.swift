@@ -35,6 +35,22 @@ import Testing
         #expect(SyncPlanner.plan(local: head(0), peer: peer(mark: seen, isEmpty: true), checkpoint: nil) == .upToDate)
     }
 
+    /// A store's mark is written and read without Foundation's coders, as the same JSON they
+    /// make and read, so checkpoints written either way compare equal.
+    @Test(arguments: [UInt64(0), 1, 8_193, UInt64(Int64.max)])
+    func aStoreMarkIsTheJSONItsCodableFormWrites(position: UInt64) throws {
+        let mark = StoreMark(position: position, hash: position == 0 ? .zero : SHA256.hash(Array("\(position)".utf8)))
+        let direct = PeerMark(mark)
+        #expect(direct.json == (try JSONValue(encoding: mark)))
+        #expect(direct.decode(StoreMark.self) == mark)
+        #expect(try direct.json.decode(StoreMark.self) == mark)
+        let reordered = try JSONParser.parse(Array(#"{"hash":"\#(mark.hash.hex)","position":\#(position),"extra":1}"#.utf8))
+        #expect(PeerMark(json: reordered).decode(StoreMark.self) == mark)
+        for foreign in [#"{"position":-1,"hash":"\#(mark.hash.hex)"}"#, #"{"position":1,"hash":"zz"}"#, #"{"position":"1","hash":"\#(mark.hash.hex)"}"#, "[1]"] {
+            #expect(PeerMark(json: try JSONParser.parse(Array(foreign.utf8))).decode(StoreMark.self) == nil, "\(foreign)")
+        }
+    }
+
     @Test func aMarkDecodesOnlyAsItsOwnKind() {
         let store = PeerMark(StoreMark(position: 3, hash: SHA256.hash(Array("x".utf8))))
         #expect(store.decode(StoreMark.self)?.position == 3)
