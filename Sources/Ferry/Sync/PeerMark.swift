@@ -20,7 +20,7 @@ public struct PeerMark: Sendable, Hashable, CustomStringConvertible {
     public init<Mark: Encodable>(_ mark: Mark) {
         // A store's mark, made on every sync, is written directly (Foundation's encoder costs
         // more than the rest of a no-op sync's reading of the checkpoint); the same JSON.
-        if let store = mark as? StoreMark, let json = store.json {
+        if let direct = mark as? any DirectPeerMark, let json = direct.json {
             self.json = json
             return
         }
@@ -34,7 +34,7 @@ public struct PeerMark: Sendable, Hashable, CustomStringConvertible {
 
     /// The peer's own mark; `nil` when this mark is another kind's (or damaged).
     public func decode<Mark: Decodable>(_ type: Mark.Type) -> Mark? {
-        if type == StoreMark.self { return StoreMark(json: json) as? Mark }
+        if let direct = type as? any DirectPeerMark.Type { return direct.init(json: json) as? Mark }
         return try? json.decode(type)
     }
 
@@ -79,9 +79,17 @@ public struct StoreMark: Sendable, Hashable, Codable {
     }
 }
 
-extension StoreMark {
-    /// The mark as its `Codable` form writes it, without Foundation's encoder; `nil` for a
-    /// position past `Int64.max`, which only the encoder writes.
+/// A mark that writes and reads its JSON directly, as its `Codable` form does, without
+/// Foundation's coders (a mark is made and read on every sync).
+protocol DirectPeerMark {
+    /// The JSON the `Codable` form writes; `nil` to leave it to the encoder.
+    var json: JSONValue? { get }
+    /// A mark read as the `Codable` form reads it; `nil` for another kind's.
+    init?(json: JSONValue)
+}
+
+extension StoreMark: DirectPeerMark {
+    /// `nil` for a position past `Int64.max`, which only the encoder writes.
     var json: JSONValue? {
         guard position <= UInt64(Int64.max) else { return nil }
         return .object(["position": .integer(Int64(position)), "hash": .string(hash.hex)])

@@ -51,6 +51,22 @@ import Testing
         }
     }
 
+    @Test func aHubMarkIsTheJSONItsCodableFormWrites() throws {
+        let origins = (0..<3).map { _ in ReplicaID.generate() }
+        var knowledge = VersionVector()
+        var digests: [ReplicaID: SHA256Digest] = [:]
+        for (index, origin) in origins.enumerated() {
+            knowledge[origin] = UInt64(index * 1_000 + 7)
+            digests[origin] = SHA256.hash(Array(origin.rawValue.utf8))
+        }
+        let mark = HubMark(hub: .generate(), location: "s3://bucket/team notes", frontier: ReplicaFrontier(knowledge: knowledge, digests: digests))
+        let direct = PeerMark(mark)
+        #expect(direct.json == (try JSONValue(encoding: mark)))
+        #expect(direct.decode(HubMark.self) == mark)
+        #expect(try direct.json.decode(HubMark.self) == mark)
+        #expect(direct.decode(StoreMark.self) == nil)
+    }
+
     @Test func aMarkDecodesOnlyAsItsOwnKind() {
         let store = PeerMark(StoreMark(position: 3, hash: SHA256.hash(Array("x".utf8))))
         #expect(store.decode(StoreMark.self)?.position == 3)

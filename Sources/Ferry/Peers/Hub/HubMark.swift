@@ -73,3 +73,18 @@ struct HubMark: Sendable, Hashable, Codable {
         try container.encode(frontier.jsonValue, forKey: .frontier)
     }
 }
+
+extension HubMark: DirectPeerMark {
+    var json: JSONValue? {
+        .object(["hub": .string(hub.rawValue), "location": .string(location), "frontier": frontier.jsonValue])
+    }
+
+    init?(json: JSONValue) {
+        guard case .string(let id)? = json.objectValue?["hub"], let hub = ReplicaID(id),
+            case .string(let location)? = json.objectValue?["location"],
+            let members = json.objectValue?["frontier"]?.objectValue,
+            let frontier = try? ReplicaFrontier(json: members)
+        else { return nil }
+        self.init(hub: hub, location: location, frontier: frontier)
+    }
+}
