@@ -34,6 +34,20 @@ extension Store {
     ///   journaled (not JSON, not an object): replacing it would lose it.
     /// - Returns: the edits journaled.
     func commitHandEdits(of keys: some Sequence<RecordKey>) throws(StoreError) -> [StoreStatus.Edit] {
+        let status = try handEditStatus(of: keys)
+        if let problem = status.problems.first {
+            throw unjournaledEdit(problem)
+        }
+        let writes = Self.writes(journaling: status.edits)
+        if !writes.isEmpty { _ = try performLocalWrites(writes, keepingHandEdits: false) }
+        return status.edits
+    }
+
+    /// The hand edits (deletions too) and unreadable files among the record files of `keys`,
+    /// and only those, sorted by path; the edits of records in conflict held as problems
+    /// (``holdEditsOfConflicts(_:)``). One `stat` per record, and a read of each file whose
+    /// stamp does not vouch for it; caller holds the lock.
+    func handEditStatus(of keys: some Sequence<RecordKey>) throws(StoreError) -> StoreStatus {
         var status = StoreStatus()
         let now = FileSystem.currentTimeNanoseconds()
         try refuseLinks(toFilesOf: keys)
@@ -51,13 +65,10 @@ extension Store {
             }
             examine(key, state: state, path: path, fileStatus: fileStatus, into: &status, now: now)
         }
+        status.edits.sort { $0.path.utf8.lexicographicallyPrecedes($1.path.utf8) }
         holdEditsOfConflicts(&status)
-        if let problem = status.problems.first {
-            throw unjournaledEdit(problem)
-        }
-        let writes = Self.writes(journaling: status.edits)
-        if !writes.isEmpty { _ = try performLocalWrites(writes, keepingHandEdits: false) }
-        return status.edits
+        status.problems.sort { $0.path.utf8.lexicographicallyPrecedes($1.path.utf8) }
+        return status
     }
 
     /// Journals the hand edits that a batch of local writes to `keys` would overwrite, before
@@ -172,10 +183,26 @@ extension Store {
         }
     }
 
-    /// The scan behind `status` and `commit` (see ``HandEditScan``); caller holds the lock.
+    /// The search behind `status` and `commit`; caller holds the lock.
+    ///
+    /// With a ``HandEditMonitor`` running for the store that can vouch for the rest, only the
+    /// record files it saw touched since the last search (and those that search left
+    /// unsettled) are examined, each as a scan would; otherwise the whole tree is scanned
+    /// (``HandEditScan``). Either way the result is remembered for the next search.
     func scanForEdits(progress: WorkProgressHandler? = nil) throws(StoreError) -> StoreStatus {
-        var status = try HandEditScan(store: self, progress: progress).run()
-        holdEditsOfConflicts(&status)
+        let monitor = HandEditMonitorQuery(layout: layout)
+        var status: StoreStatus
+        switch monitor.ask() {
+        case .records(let keys, let point):
+            status = try handEditStatus(of: keys)
+            status.search = .watcher(pid: point.pid, examined: keys.count)
+            monitor.remember(status, at: point)
+        case .unknown(let reason, let point):
+            status = try HandEditScan(store: self, progress: progress).run()
+            holdEditsOfConflicts(&status)
+            status.search = .scan(reason: reason)
+            if let point { monitor.remember(status, at: point) }
+        }
         return status
     }
 
