@@ -18,8 +18,10 @@ extension Store {
     @discardableResult
     public func commit(progress: WorkProgressHandler? = nil) throws(StoreError) -> CommitReport {
         try withWriteLock { () throws(StoreError) -> CommitReport in
-            let status = try scanForEdits(progress: progress)
+            let (status, remember) = try searchForEdits(progress: progress)
             _ = try performLocalWrites(Self.writes(journaling: status.edits), keepingHandEdits: false)
+            // Journaled: the next search need not look at them again, unless touched since.
+            remember(StoreStatus(edits: [], problems: status.problems))
             return CommitReport(committed: status.edits, problems: status.problems)
         }
     }
@@ -190,20 +192,29 @@ extension Store {
     /// unsettled) are examined, each as a scan would; otherwise the whole tree is scanned
     /// (``HandEditScan``). Either way the result is remembered for the next search.
     func scanForEdits(progress: WorkProgressHandler? = nil) throws(StoreError) -> StoreStatus {
+        let (status, remember) = try searchForEdits(progress: progress)
+        remember(status)
+        return status
+    }
+
+    /// ``scanForEdits(progress:)``, and what remembers, for the next search, what was still
+    /// unsettled after it (the status found, or less once its edits are journaled).
+    private func searchForEdits(progress: WorkProgressHandler?) throws(StoreError) -> (StoreStatus, remember: (StoreStatus) -> Void) {
         let monitor = HandEditMonitorQuery(layout: layout)
         var status: StoreStatus
+        let point: HandEditMonitorQuery.Point?
         switch monitor.ask() {
-        case .records(let keys, let point):
+        case .records(let keys, let at):
             status = try handEditStatus(of: keys)
-            status.search = .watcher(pid: point.pid, examined: keys.count)
-            monitor.remember(status, at: point)
-        case .unknown(let reason, let point):
+            status.search = .watcher(pid: at.pid, examined: keys.count)
+            point = at
+        case .unknown(let reason, let at):
             status = try HandEditScan(store: self, progress: progress).run()
             holdEditsOfConflicts(&status)
             status.search = .scan(reason: reason)
-            if let point { monitor.remember(status, at: point) }
+            point = at
         }
-        return status
+        return (status, { unsettled in if let point { monitor.remember(unsettled, at: point) } })
     }
 
     /// Moves the hand edits of records in conflict from `status`'s edits to its problems:
