@@ -203,7 +203,7 @@ extension Store {
         let monitor = HandEditMonitorQuery(layout: layout)
         var status: StoreStatus
         let point: HandEditMonitorQuery.Point?
-        switch monitor.ask() {
+        switch monitor.ask(journal: journalHead) {
         case .records(let keys, let at):
             status = try handEditStatus(of: keys)
             status.search = .watcher(pid: at.pid, examined: keys.count)
@@ -214,7 +214,12 @@ extension Store {
             status.search = .scan(reason: reason)
             point = at
         }
-        return (status, { unsettled in if let point { monitor.remember(unsettled, at: point) } })
+        return (status, { unsettled in if let point { monitor.remember(unsettled, at: point, journal: self.journalHead) } })
+    }
+
+    /// The journal's head as a ``HandEditBaseline`` records it.
+    private var journalHead: HandEditBaseline.Journal {
+        HandEditBaseline.Journal(sequence: index.headSequence, hash: index.headHash.hex)
     }
 
     /// Moves the hand edits of records in conflict from `status`'s edits to its problems:

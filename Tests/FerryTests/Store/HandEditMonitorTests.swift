@@ -180,6 +180,25 @@ import Testing
         #expect(status.problems.map(\.path) == ["records/Note/.n1.json.swp"])
     }
 
+    /// A journal that went back (restored from an older copy: no file event says so) is not
+    /// the one the last status saw: the next status scans.
+    @Test func aJournalBehindTheLastStatusMakesTheNextOneScan() throws {
+        let directory = try TemporaryDirectory()
+        let store = try Self.store(in: directory, count: 10)
+        defer { store.close() }
+        let monitor = try store.startHandEditMonitor()
+        defer { monitor.stop() }
+        _ = try store.status()
+        #expect(try store.status().search == .watcher(pid: monitor.processID, examined: 0))
+        // As if the last status had seen a journal further on than this one.
+        var baseline = try #require(HandEditBaseline.read(at: store.layout.handEditBaseline))
+        baseline.journal.sequence += 1
+        _ = try FileSystem.writeFileAtomically(store.layout.handEditBaseline, baseline.jsonValue.canonicalBytes(), durable: false)
+        let status = try store.status()
+        #expect(status.search == .scan(reason: "the journal is not the one the last status saw (restored from a copy?)"))
+        #expect(status.isClean)
+    }
+
     /// One monitor per store: a second says which process serves already.
     @Test func aSecondMonitorIsRefused() throws {
         let directory = try TemporaryDirectory()

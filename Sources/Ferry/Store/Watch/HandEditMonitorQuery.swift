@@ -4,9 +4,9 @@
 ///
 /// ```swift
 /// let query = HandEditMonitorQuery(layout: store.layout)
-/// switch query.ask() {
-/// case .records(let keys, let point): /* examine those files only, then */ query.remember(status, at: point)
-/// case .unknown(let reason, let point): /* scan, then */ if let point { query.remember(status, at: point) }
+/// switch query.ask(journal: head) {
+/// case .records(let keys, let point): /* examine those files only, then */ query.remember(status, at: point, journal: head)
+/// case .unknown(let reason, let point): /* scan, then */ if let point { query.remember(status, at: point, journal: head) }
 /// }
 /// ```
 ///
@@ -38,7 +38,8 @@ struct HandEditMonitorQuery {
     let layout: StoreLayout
 
     /// Asks the monitor (see the type's documentation for when the answer is a list).
-    func ask() -> Answer {
+    /// - Parameter journal: the store's journal head now.
+    func ask(journal: HandEditBaseline.Journal) -> Answer {
         guard let published = HandEditMonitorState.read(at: layout.handEditMonitorState) else {
             return .unknown(reason: "no watcher is running for this store ('ferry watch' starts one)", at: nil)
         }
@@ -60,6 +61,9 @@ struct HandEditMonitorQuery {
                 ?? "the store's watcher (pid \(answered.pid)) started after the last status"
             return .unknown(reason: why, at: point)
         }
+        guard baseline.journal.mayLeadTo(journal) else {
+            return .unknown(reason: "the journal is not the one the last status saw (restored from a copy?)", at: point)
+        }
         guard answered.otherFilesChangedAt <= baseline.sequence else {
             return .unknown(reason: "files that are not record files changed under records/", at: point)
         }
@@ -72,7 +76,7 @@ struct HandEditMonitorQuery {
     /// a problem names no record (a stray file, which only a scan finds again) or too many
     /// records are unsettled. Best effort: a baseline that cannot be written costs the next
     /// consumer a scan, never a wrong answer.
-    func remember(_ status: StoreStatus, at point: Point) {
+    func remember(_ status: StoreStatus, at point: Point, journal: HandEditBaseline.Journal) {
         var unsettled = Set(status.edits.map(\.key))
         for problem in status.problems {
             guard let key = recordKey(ofRelativePath: problem.path) else {
@@ -85,7 +89,7 @@ struct HandEditMonitorQuery {
             forget()
             return
         }
-        let baseline = HandEditBaseline(generation: point.generation, sequence: point.sequence, unsettled: unsettled)
+        let baseline = HandEditBaseline(generation: point.generation, sequence: point.sequence, journal: journal, unsettled: unsettled)
         do {
             _ = try FileSystem.writeFileAtomically(layout.handEditBaseline, baseline.jsonValue.canonicalBytes(), durable: false)
         } catch {
