@@ -15,6 +15,15 @@ import Testing
         return watch
     }
 
+    /// A store `s` of three notes in `directory`, watched, with a first status behind it (the
+    /// point the next ones start from).
+    static func watchedStore(in directory: TemporaryDirectory) async throws -> ChildProcess {
+        try makeStore("s", in: directory)
+        let watch = try await startWatch("s", in: directory)
+        _ = try runFerry(["status", "s"], currentDirectory: directory.path)
+        return watch
+    }
+
     static func makeStore(_ name: String, in directory: TemporaryDirectory) throws {
         _ = try runFerry(["init", name], currentDirectory: directory.path)
         for id in ["a", "b", "c"] {
@@ -26,10 +35,8 @@ import Testing
     /// the published state goes with it.
     @Test func statusExaminesOnlyWhatTheWatcherSawAndSigtermStopsIt() async throws {
         let directory = try TemporaryDirectory()
-        try Self.makeStore("s", in: directory)
-        let watch = try await Self.startWatch("s", in: directory)
+        let watch = try await Self.watchedStore(in: directory)
         defer { watch.kill() }
-        _ = try runFerry(["status", "s"], currentDirectory: directory.path)
         try Data(#"{"id": "b", "edited": true}"#.utf8).write(to: URL(fileURLWithPath: directory.subpath("s/records/Note/b.json")))
         let status = try runFerry(["-v", "status", "s"], currentDirectory: directory.path)
         #expect(status.stdout.hasPrefix("modified  records/Note/b.json"), "\(status)")
@@ -48,9 +55,7 @@ import Testing
     /// status scans and finds an edit made after the watcher died.
     @Test func aKilledWatcherCostsAScanWithTheRightAnswer() async throws {
         let directory = try TemporaryDirectory()
-        try Self.makeStore("s", in: directory)
-        let watch = try await Self.startWatch("s", in: directory)
-        _ = try runFerry(["status", "s"], currentDirectory: directory.path)
+        let watch = try await Self.watchedStore(in: directory)
         let watched = try runFerry(["-v", "status", "s"], currentDirectory: directory.path)
         #expect(watched.stderr.contains("detail: examined 0 record file(s)"), "\(watched)")
         watch.kill(SIGKILL)
@@ -84,8 +89,7 @@ import Testing
     /// One watcher per store: a second one exits non-zero with one line naming the first.
     @Test func aSecondWatcherIsRefused() async throws {
         let directory = try TemporaryDirectory()
-        try Self.makeStore("s", in: directory)
-        let watch = try await Self.startWatch("s", in: directory)
+        let watch = try await Self.watchedStore(in: directory)
         defer { watch.kill() }
         let second = try runFerry(["watch", "s"], currentDirectory: directory.path)
         #expect(second.exitCode == 1)
