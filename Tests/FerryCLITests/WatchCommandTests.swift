@@ -100,6 +100,6 @@ import Testing
     @Test func helpHasAnExample() throws {
         let help = try runFerry(["watch", "--help"])
         #expect(help.exitCode == 0)
-        #expect(help.stdout.contains("ferry watch ./laptop"), "\(help)")
+        #expect(help.stdout.contains("  ferry watch ./laptop\n"), "\(help)")
     }
 }

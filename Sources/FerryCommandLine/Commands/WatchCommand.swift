@@ -15,7 +15,7 @@ enum WatchCommand: Command {
             says each publish. See docs/DEPLOY.md for a systemd user unit and a launchd agent.
             """,
         arguments: [.required("dir", help: "The store directory.")],
-        examples: ["ferry watch ./laptop &", "ferry -v watch ./laptop"])
+        examples: ["ferry watch ./laptop", "ferry watch ~/notes > watch.log"])
 
     static func run(_ arguments: ParsedArguments, context: CommandContext) async throws -> ExitCode {
         let path = try arguments.requiredPositional("dir")
