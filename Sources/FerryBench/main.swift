@@ -52,7 +52,7 @@ while let argument = arguments.first {
     case "--help", "-h":
         print(
             """
-            usage: ferry-bench [--scales 10000,100000] [--only crypto,store,sync,remote,hub,backend,audit,import,writes] [--keep]
+            usage: ferry-bench [--scales 10000,100000] [--only crypto,store,sync,remote,hub,backend,audit,import,writes,live] [--keep]
                    ferry-bench --scale 1000000 [--history 10000x50]   every command at 100k and at N records (opt-in;
                                                                       at 1M: about 80 minutes and 50 GB of disk)
                    ferry-bench --history 10000x50                     a long history's full pull beside its single-version twin
@@ -138,6 +138,8 @@ for scale in scales {
         return try storeBenchmarks(scale: scale, workDirectory: directory)
     }
     section("writes") { try writeComparison(scale: scale, rounds: 3, workDirectory: directory) }
+    // Not in the default suites: --only live.
+    section("live") { try watchedNoOpBenchmarks(scale: scale, workDirectory: directory, ferry: ferry) }
     section("sync") { try syncBenchmarks(scale: scale, workDirectory: directory, ferry: ferry) }
     await asyncSection("remote") { try await remoteBenchmarks(scale: scale, workDirectory: directory) }
     await asyncSection("hub") { try await hubBenchmarks(scale: scale, workDirectory: directory, ferry: ferry) }

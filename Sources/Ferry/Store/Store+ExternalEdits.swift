@@ -18,8 +18,10 @@ extension Store {
     @discardableResult
     public func commit(progress: WorkProgressHandler? = nil) throws(StoreError) -> CommitReport {
         try withWriteLock { () throws(StoreError) -> CommitReport in
-            let status = try scanForEdits(progress: progress)
+            let (status, remember) = try searchForEdits(progress: progress)
             _ = try performLocalWrites(Self.writes(journaling: status.edits), keepingHandEdits: false)
+            // Journaled: the next search need not look at them again, unless touched since.
+            remember(StoreStatus(edits: [], problems: status.problems))
             return CommitReport(committed: status.edits, problems: status.problems)
         }
     }
@@ -34,6 +36,20 @@ extension Store {
     ///   journaled (not JSON, not an object): replacing it would lose it.
     /// - Returns: the edits journaled.
     func commitHandEdits(of keys: some Sequence<RecordKey>) throws(StoreError) -> [StoreStatus.Edit] {
+        let status = try handEditStatus(of: keys)
+        if let problem = status.problems.first {
+            throw unjournaledEdit(problem)
+        }
+        let writes = Self.writes(journaling: status.edits)
+        if !writes.isEmpty { _ = try performLocalWrites(writes, keepingHandEdits: false) }
+        return status.edits
+    }
+
+    /// The hand edits (deletions too) and unreadable files among the record files of `keys`,
+    /// and only those, sorted by path; the edits of records in conflict held as problems
+    /// (``holdEditsOfConflicts(_:)``). One `stat` per record, and a read of each file whose
+    /// stamp does not vouch for it; caller holds the lock.
+    func handEditStatus(of keys: some Sequence<RecordKey>) throws(StoreError) -> StoreStatus {
         var status = StoreStatus()
         let now = FileSystem.currentTimeNanoseconds()
         try refuseLinks(toFilesOf: keys)
@@ -51,13 +67,10 @@ extension Store {
             }
             examine(key, state: state, path: path, fileStatus: fileStatus, into: &status, now: now)
         }
+        status.edits.sort { $0.path.utf8.lexicographicallyPrecedes($1.path.utf8) }
         holdEditsOfConflicts(&status)
-        if let problem = status.problems.first {
-            throw unjournaledEdit(problem)
-        }
-        let writes = Self.writes(journaling: status.edits)
-        if !writes.isEmpty { _ = try performLocalWrites(writes, keepingHandEdits: false) }
-        return status.edits
+        status.problems.sort { $0.path.utf8.lexicographicallyPrecedes($1.path.utf8) }
+        return status
     }
 
     /// Journals the hand edits that a batch of local writes to `keys` would overwrite, before
@@ -172,11 +185,41 @@ extension Store {
         }
     }
 
-    /// The scan behind `status` and `commit` (see ``HandEditScan``); caller holds the lock.
+    /// The search behind `status` and `commit`; caller holds the lock.
+    ///
+    /// With a ``HandEditMonitor`` running for the store that can vouch for the rest, only the
+    /// record files it saw touched since the last search (and those that search left
+    /// unsettled) are examined, each as a scan would; otherwise the whole tree is scanned
+    /// (``HandEditScan``). Either way the result is remembered for the next search.
     func scanForEdits(progress: WorkProgressHandler? = nil) throws(StoreError) -> StoreStatus {
-        var status = try HandEditScan(store: self, progress: progress).run()
-        holdEditsOfConflicts(&status)
+        let (status, remember) = try searchForEdits(progress: progress)
+        remember(status)
         return status
+    }
+
+    /// ``scanForEdits(progress:)``, and what remembers, for the next search, what was still
+    /// unsettled after it (the status found, or less once its edits are journaled).
+    private func searchForEdits(progress: WorkProgressHandler?) throws(StoreError) -> (StoreStatus, remember: (StoreStatus) -> Void) {
+        let monitor = HandEditMonitorQuery(layout: layout)
+        var status: StoreStatus
+        let point: HandEditMonitorQuery.Point?
+        switch monitor.ask(journal: journalHead) {
+        case .records(let keys, let at):
+            status = try handEditStatus(of: keys)
+            status.search = .watcher(pid: at.pid, examined: keys.count)
+            point = at
+        case .unknown(let reason, let at):
+            status = try HandEditScan(store: self, progress: progress).run()
+            holdEditsOfConflicts(&status)
+            status.search = .scan(reason: reason)
+            point = at
+        }
+        return (status, { unsettled in if let point { monitor.remember(unsettled, at: point, journal: self.journalHead) } })
+    }
+
+    /// The journal's head as a ``HandEditBaseline`` records it.
+    private var journalHead: HandEditBaseline.Journal {
+        HandEditBaseline.Journal(sequence: index.headSequence, hash: index.headHash.hex)
     }
 
     /// Moves the hand edits of records in conflict from `status`'s edits to its problems:

@@ -7,6 +7,7 @@
 ///   conflicts/<Entity>/<file>  losing versions awaiting resolution
 ///   journal/                   append-only change journal
 ///   .ferry/                    engine state: index, lock, …
+///     watch/                   a running hand-edit monitor's state (see HandEditMonitor)
 ///     peers/<peer id>/         everything remembered of one peer (see PeerMemory):
 ///       checkpoint.json          a store or hub peer's sync checkpoint
 ///       hub-cache.json           a hub's heads and snapshots, as last read
@@ -47,6 +48,18 @@ public struct StoreLayout: Sendable, Hashable {
     public var newFileIntent: String { engine + "/new-files" }
     /// The spare file that replaced record files are swapped through (engine scratch).
     public var spareFile: String { engine + "/spare" }
+    /// What a running hand-edit monitor publishes, and what a consumer remembers of it
+    /// (see ``HandEditMonitor``): `state.json`, `baseline.json`, `publisher.lock`, `cookies/`.
+    public var handEditMonitor: String { engine + "/watch" }
+    /// The monitor's published state (``HandEditMonitorState``), replaced whole on each publish.
+    public var handEditMonitorState: String { handEditMonitor + "/state.json" }
+    /// What the last `status` or `commit` found, at which point of the monitor's state
+    /// (``HandEditBaseline``).
+    public var handEditBaseline: String { handEditMonitor + "/baseline.json" }
+    /// The `flock` a running monitor holds: one publisher per store.
+    public var handEditMonitorLock: String { handEditMonitor + "/publisher.lock" }
+    /// Where a consumer drops a cookie file, and waits until the monitor says it saw it.
+    public var handEditCookies: String { handEditMonitor + "/cookies" }
 
     /// `records/<Entity>`.
     public func entityDirectory(_ entity: EntityName) -> String { records + "/" + entity.rawValue }

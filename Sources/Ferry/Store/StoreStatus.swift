@@ -22,10 +22,23 @@ public struct StoreStatus: Sendable, Hashable {
         public var description: String { "\(path): \(reason)" }
     }
 
+    /// How a status was found.
+    public enum Search: Sendable, Hashable {
+        /// Every record file was matched with the index; `reason` says why no watcher could
+        /// vouch for the files it did not report (none running, it died, it lost track, …).
+        case scan(reason: String)
+        /// Only `examined` record files were looked at: those the store's running
+        /// ``HandEditMonitor`` (process `pid`) saw touched since the last status, and those
+        /// that status left unsettled.
+        case watcher(pid: Int32, examined: Int)
+    }
+
     /// The hand edits found, sorted by path.
     public var edits: [Edit] = []
     /// Files left untouched because they cannot be read as records.
     public var problems: [Problem] = []
+    /// How they were found.
+    public var search: Search = .scan(reason: "")
 
     /// A status listing `edits` and `problems`.
     public init(edits: [Edit] = [], problems: [Problem] = []) {

@@ -20,6 +20,10 @@ enum StatusCommand: Command {
         defer { store.close() }
         let progress = ProgressLine.standardError("status", context: context, enabled: !arguments.flag("json"))
         let status = try progress.during { try store.status(progress: $0) }
+        switch status.search {
+        case .watcher(let pid, let examined): context.detail("detail: examined \(examined) record file(s) the watcher (pid \(pid)) saw touched")
+        case .scan(let reason): context.detail("detail: scanned every record file: \(reason)")
+        }
         if arguments.flag("json") {
             context.printJSONLine(EditReport.json(edits: status.edits, problems: status.problems))
             return .success

@@ -27,12 +27,32 @@ public final class StoreWatcher: @unchecked Sendable {
         /// Why the events do not tell everything (the kernel dropped some; a folder could not
         /// be watched): the caller must scan once. `nil` when they do.
         public var rescanReason: String?
+        /// Whether something under `records/` that is no record file was created, written or
+        /// removed (an editor's swap file, a folder that is not an entity's): a scan reports
+        /// such names as problems, so whoever skips scanning must look once.
+        public var otherFilesChanged = false
+        /// The cookie files dropped since, by name (only with a cookie folder, see
+        /// ``init(storeAt:cookieFolder:fileModifications:)``).
+        public var cookies: Set<String> = []
 
         public var needsScan: Bool { rescanReason != nil }
-        public var isEmpty: Bool { recordFiles.isEmpty && !journalChanged && rescanReason == nil }
+        public var isEmpty: Bool {
+            recordFiles.isEmpty && !journalChanged && rescanReason == nil && !otherFilesChanged && cookies.isEmpty
+        }
+
+        /// Adds `other`'s changes to these (the first rescan reason kept).
+        public mutating func merge(_ other: Changes) {
+            recordFiles.formUnion(other.recordFiles)
+            journalChanged = journalChanged || other.journalChanged
+            if rescanReason == nil { rescanReason = other.rescanReason }
+            otherFilesChanged = otherFilesChanged || other.otherFilesChanged
+            cookies.formUnion(other.cookies)
+        }
     }
 
     private let layout: StoreLayout
+    private let cookieFolder: String?
+    private let fileModifications: Bool
     private let events: DirectoryEvents
     private let stopping: WakeupPipe
     private let lock = NSCondition()
@@ -44,11 +64,23 @@ public final class StoreWatcher: @unchecked Sendable {
 
     /// Starts watching the store at `path`: `records/` and every folder under it, and
     /// `journal/`. Throws when the platform has no inotify (callers fall back to scanning).
-    public init(storeAt path: String) throws(SystemError) {
+    /// - Parameters:
+    ///   - cookieFolder: a folder to watch too, whose new files are reported by name in
+    ///     ``Changes/cookies``: a file dropped there after a change is reported with it or
+    ///     after it (the kernel queues both in order), which is how a reader knows it has
+    ///     heard of every change made before it asked (see ``HandEditMonitor``).
+    ///   - fileModifications: whether each write to a record file is reported, not only its
+    ///     close: an edit in progress is then known before the editor closes the file.
+    public init(storeAt path: String, cookieFolder: String? = nil, fileModifications: Bool = false) throws(SystemError) {
         layout = StoreLayout(root: path)
+        self.cookieFolder = cookieFolder
+        self.fileModifications = fileModifications
         events = try DirectoryEvents()
         stopping = try WakeupPipe()
         try events.watch(layout.journal, modifications: true)
+        if let cookieFolder, try !events.watch(cookieFolder) {
+            throw SystemError("inotify_add_watch", path: cookieFolder, code: ENOENT)
+        }
         try watchTree(layout.records)
         let thread = Thread { [self] in readEvents() }
         thread.name = "ferry-store-watcher"
@@ -119,7 +151,7 @@ public final class StoreWatcher: @unchecked Sendable {
 
     /// Watches `directory` and every folder under it (not following links).
     private func watchTree(_ directory: String) throws(SystemError) {
-        guard try events.watch(directory) else { return }
+        guard try events.watch(directory, modifications: fileModifications) else { return }
         let entries: [FileSystem.DirectoryEntry]
         do { entries = try FileSystem.contents(ofDirectory: directory) } catch { return }
         for entry in entries where entry.kind == .directory && !entry.name.hasPrefix(".") {
@@ -146,11 +178,7 @@ public final class StoreWatcher: @unchecked Sendable {
             }
             var changes = Changes()
             for event in batch { take(event, into: &changes) }
-            record { pending in
-                pending.recordFiles.formUnion(changes.recordFiles)
-                pending.journalChanged = pending.journalChanged || changes.journalChanged
-                if pending.rescanReason == nil { pending.rescanReason = changes.rescanReason }
-            }
+            record { $0.merge(changes) }
         }
     }
 
@@ -165,7 +193,8 @@ public final class StoreWatcher: @unchecked Sendable {
                 do { try watchTree(event.path) } catch {
                     changes.rescanReason = "\(event.path) could not be watched (\(error))"
                 }
-                changes.recordFiles.formUnion(recordKeys(under: event.path))
+                if !isRecordFolder(event.path) { changes.otherFilesChanged = true }
+                changes.recordFiles.formUnion(recordKeys(under: event.path, changes: &changes))
             }
         case .directoryRemoved:
             if event.path == layout.records || event.path == layout.journal {
@@ -179,6 +208,11 @@ public final class StoreWatcher: @unchecked Sendable {
                 changes.journalChanged = true
             } else if let key = recordKey(at: event.path) {
                 changes.recordFiles.insert(key)
+            } else if let cookieFolder, FileSystem.parentPath(of: event.path) == cookieFolder {
+                let name = FileSystem.lastComponent(of: event.path)
+                if event.kind == .written && !name.hasPrefix(".tmp-") { changes.cookies.insert(name) }
+            } else if event.path.hasPrefix(layout.records + "/") && !FileSystem.lastComponent(of: event.path).hasPrefix(".tmp-") {
+                changes.otherFilesChanged = true
             }
         }
     }
@@ -194,15 +228,26 @@ public final class StoreWatcher: @unchecked Sendable {
         return RecordKey(entity: entity, id: id)
     }
 
-    /// The record files under a folder that appeared.
-    private func recordKeys(under directory: String) -> Set<RecordKey> {
+    /// Whether a folder under `records/` is one Ferry makes: an entity's, or a folder of long
+    /// ids in one (`<piece>~`).
+    private func isRecordFolder(_ path: String) -> Bool {
+        let relative = path.dropFirst(layout.records.count + 1)
+        guard let slash = relative.firstIndex(of: "/") else { return (try? EntityName(String(relative))) != nil }
+        return (try? EntityName(String(relative[..<slash]))) != nil && relative.hasSuffix("~")
+    }
+
+    /// The record files under a folder that appeared; anything else there is noted in `changes`.
+    private func recordKeys(under directory: String, changes: inout Changes) -> Set<RecordKey> {
         var keys = Set<RecordKey>()
         for entry in (try? FileSystem.contents(ofDirectory: directory)) ?? [] {
             let path = directory + "/" + entry.name
             if entry.kind == .directory {
-                keys.formUnion(recordKeys(under: path))
+                if !isRecordFolder(path) { changes.otherFilesChanged = true }
+                keys.formUnion(recordKeys(under: path, changes: &changes))
             } else if let key = recordKey(at: path) {
                 keys.insert(key)
+            } else if !entry.name.hasPrefix(".tmp-") {
+                changes.otherFilesChanged = true
             }
         }
         return keys
