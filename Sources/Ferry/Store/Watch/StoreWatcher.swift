@@ -96,6 +96,9 @@ public final class StoreWatcher: @unchecked Sendable {
         }
     }
 
+    /// Whether the reading thread still runs (for the tests that check a watcher's owner stops it).
+    var isReading: Bool { reader?.isFinished == false }
+
     /// Stops the reading thread; ``nextChanges(timeout:)`` then returns what gathered, then `nil`.
     public func stop() {
         stopping.signal()
