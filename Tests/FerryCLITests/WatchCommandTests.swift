@@ -1,0 +1,50 @@
+import Foundation
+import Testing
+import FerryTestSupport
+@testable import Ferry
+
+/// `ferry sync A B --watch` as a user runs it (issue 50): with a ten-minute interval, so no
+/// round is due, every hand edit of a record file on either side arrives on the other by the
+/// kernel's word alone. The test waits on the watch's own output, with a deadline.
+@Suite struct WatchCommandTests {
+    func ferry(_ arguments: [String], in directory: TemporaryDirectory) throws -> CLIResult {
+        try runFerry(arguments, currentDirectory: directory.path)
+    }
+
+    func write(_ text: String, to path: String) throws {
+        try FileManager.default.createDirectory(atPath: (path as NSString).deletingLastPathComponent, withIntermediateDirectories: true)
+        try Data(text.utf8).write(to: URL(fileURLWithPath: path))
+    }
+
+    func holds(_ path: String, _ text: String) -> Bool {
+        FileManager.default.contents(atPath: path).map { String(decoding: $0, as: UTF8.self).contains(text) } ?? false
+    }
+
+    @Test func handEditsOnEitherSideArriveWhileTheWatchRuns() async throws {
+        let directory = try TemporaryDirectory()
+        #expect(try ferry(["init", "a"], in: directory).exitCode == 0)
+        #expect(try ferry(["init", "b"], in: directory).exitCode == 0)
+        try FileManager.default.createDirectory(atPath: directory.subpath("watch-output"), withIntermediateDirectories: true)
+        let watch = try ChildProcess(
+            try ferryBinaryPath(), ["sync", directory.subpath("a"), directory.subpath("b"), "--watch", "--interval", "600"],
+            outputDirectory: directory.subpath("watch-output"))
+        defer { watch.kill() }
+        try #require(await watch.waitForError(containing: "watching", timeout: 60), "\(watch.errorOutput)")
+        for n in 1...5 {
+            try write(#"{"title": "hand edit \#(n)"}"#, to: directory.subpath("a/records/Note/n\(n).json"))
+            let arrived = directory.subpath("b/records/Note/n\(n).json")
+            let ok = await watch.waitForOutputLines(timeout: 60) { _ in holds(arrived, "hand edit \(n)") }
+            try #require(ok, "hand edit \(n) on a is not on b: \(watch.outputLines) \(watch.errorOutput)")
+        }
+        // And the other way: the peer folder is watched too.
+        try write(#"{"title": "edited on b"}"#, to: directory.subpath("b/records/Note/n3.json"))
+        let back = await watch.waitForOutputLines(timeout: 60) { _ in holds(directory.subpath("a/records/Note/n3.json"), "edited on b") }
+        #expect(back, "\(watch.outputLines) \(watch.errorOutput)")
+        watch.kill(SIGINT)
+        #expect(watch.wait(timeout: 60) == 0)
+        #expect(watch.errorOutput.contains("stopped watching"), "\(watch.errorOutput)")
+        // Each edit was journaled, on the side it was made.
+        let log = try ferry(["log", "a"], in: directory)
+        #expect(log.exitCode == 0 && log.stdout.contains("n5"), "\(log)")
+    }
+}
