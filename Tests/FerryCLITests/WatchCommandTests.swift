@@ -48,3 +48,31 @@ import FerryTestSupport
         #expect(log.exitCode == 0 && log.stdout.contains("n5"), "\(log)")
     }
 }
+
+/// `--watch` with an `s3://` hub on a real SeaweedFS: it says how it polls and what an idle hour
+/// costs, from the requests its quiet rounds make.
+@Suite struct S3WatchCommandTests {
+    @Test func anS3HubWatchSaysWhatAnIdleHourCosts() async throws {
+        guard let weed = try SeaweedFS.availableOrSkip() else { return }
+        let directory = try TemporaryDirectory()
+        let server = try await SeaweedFS.start(in: directory.subpath("weed"), executable: weed)
+        defer { server.stop() }
+        try await server.createBucket("hub")
+        let laptop = directory.subpath("laptop")
+        #expect(try runFerry(["init", laptop, "--name", "laptop"]).exitCode == 0)
+        #expect(try runFerry(["hub", "init", "s3://hub/notes"], environment: server.environment).exitCode == 0)
+        for (interval, cost) in [("30", "cost: 120 requests an idle hour (1 request a quiet round, every 30.0 s when idle)"),
+                                 ("10", "cost: 360 requests an idle hour (1 request a quiet round, every 10.0 s when idle); more than the 120")] {
+            let output = directory.subpath("watch-\(interval)")
+            try FileManager.default.createDirectory(atPath: output, withIntermediateDirectories: true)
+            let watch = try ChildProcess(
+                try ferryBinaryPath(), ["sync", laptop, "s3://hub/notes", "--watch", "--interval", interval],
+                outputDirectory: output, environment: ProcessInfo.processInfo.environment.merging(server.environment) { $1 })
+            defer { watch.kill() }
+            #expect(await watch.waitForError(containing: cost, timeout: 60), "\(watch.errorOutput)")
+            #expect(watch.errorOutput.contains("its heads are listed 1 s after activity, then twice as long each quiet round, up to every \(interval) s"))
+            watch.kill(SIGINT)
+            #expect(watch.wait(timeout: 60) == 0)
+        }
+    }
+}

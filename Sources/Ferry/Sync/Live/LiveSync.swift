@@ -148,8 +148,10 @@ public final class LiveSync: @unchecked Sendable {
             do {
                 let report = try await round()
                 quietRounds = report.changedAnything ? 0 : quietRounds + 1
-                let idleCost = pollsPeer && !report.changedAnything
-                    ? schedule.requestsPerIdleHour(requestsPerRound: report.requests ?? 1) : nil
+                // What an idle round costs: one with nothing to exchange (the first round may
+                // read what later ones find cached).
+                let idle = pollsPeer && report.plan == .upToDate && !causes.contains(.started)
+                let idleCost = idle ? schedule.requestsPerIdleHour(requestsPerRound: report.requests ?? 1) : nil
                 continuation.yield(.synced(Round(report: report, causes: causes, afterError: lastError != nil, requestsPerIdleHour: idleCost)))
                 lastError = nil
             } catch {

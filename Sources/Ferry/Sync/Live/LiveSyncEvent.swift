@@ -22,8 +22,8 @@ extension LiveSync {
         /// Whether the round before failed: its report is then worth saying even when nothing moved.
         public var afterError: Bool
         /// For a polled peer (an S3 hub), what an idle hour costs at this round's request
-        /// count when nothing moved (``PollSchedule/requestsPerIdleHour(requestsPerRound:)``);
-        /// `nil` otherwise.
+        /// count, when the round found nothing to exchange (up to date) and was not the first
+        /// (``PollSchedule/requestsPerIdleHour(requestsPerRound:)``); `nil` otherwise.
         public var requestsPerIdleHour: Int?
     }
 
