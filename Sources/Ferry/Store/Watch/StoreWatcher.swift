@@ -49,7 +49,7 @@ public final class StoreWatcher: @unchecked Sendable {
         events = try DirectoryEvents()
         stopping = try WakeupPipe()
         try events.watch(layout.journal, modifications: true)
-        try watchTree(layout.records)
+        try events.watchTree(layout.records)
         let thread = Thread { [self] in readEvents() }
         thread.name = "ferry-store-watcher"
         reader = thread
@@ -120,40 +120,19 @@ public final class StoreWatcher: @unchecked Sendable {
         return taken
     }
 
-    /// Watches `directory` and every folder under it (not following links).
-    private func watchTree(_ directory: String) throws(SystemError) {
-        guard try events.watch(directory) else { return }
-        let entries: [FileSystem.DirectoryEntry]
-        do { entries = try FileSystem.contents(ofDirectory: directory) } catch { return }
-        for entry in entries where entry.kind == .directory && !entry.name.hasPrefix(".") {
-            try watchTree(directory + "/" + entry.name)
-        }
-    }
-
     private func readEvents() {
-        while true {
-            let batch: [DirectoryEvents.Event]
-            do {
-                batch = try events.read(timeout: nil, wakeup: stopping.readDescriptor)
-            } catch {
-                record { $0.rescanReason = "the store's watcher stopped reading events (\(error))" }
-                return
+        do {
+            try events.readUntilStopped(by: stopping) { batch in
+                var changes = Changes()
+                for event in batch { take(event, into: &changes) }
+                record { pending in
+                    pending.recordFiles.formUnion(changes.recordFiles)
+                    pending.journalChanged = pending.journalChanged || changes.journalChanged
+                    if pending.rescanReason == nil { pending.rescanReason = changes.rescanReason }
+                }
             }
-            if batch.isEmpty {
-                lock.lock()
-                let done = stopped
-                lock.unlock()
-                // Woken with nothing read: stopping.
-                if done || (try? Poll.waitForReadable([stopping.readDescriptor], timeout: .zero).first) == true { return }
-                continue
-            }
-            var changes = Changes()
-            for event in batch { take(event, into: &changes) }
-            record { pending in
-                pending.recordFiles.formUnion(changes.recordFiles)
-                pending.journalChanged = pending.journalChanged || changes.journalChanged
-                if pending.rescanReason == nil { pending.rescanReason = changes.rescanReason }
-            }
+        } catch {
+            record { $0.rescanReason = "the store's watcher stopped reading events (\(error))" }
         }
     }
 
@@ -165,7 +144,7 @@ public final class StoreWatcher: @unchecked Sendable {
         case .directoryAdded:
             // Files written into it before its watch starts are found by the walk.
             if event.path.hasPrefix(layout.records + "/") {
-                do { try watchTree(event.path) } catch {
+                do { try events.watchTree(event.path) } catch {
                     changes.rescanReason = "\(event.path) could not be watched (\(error))"
                 }
                 changes.recordFiles.formUnion(recordKeys(under: event.path))

@@ -25,7 +25,7 @@ final class HubFolderWatcher: @unchecked Sendable {
         self.onChange = onChange
         events = try DirectoryEvents()
         stopping = try WakeupPipe()
-        try watchTree(root)
+        try events.watchTree(root)
         let thread = Thread { [self] in readEvents() }
         thread.name = "ferry-hub-watcher"
         reader = thread
@@ -44,33 +44,19 @@ final class HubFolderWatcher: @unchecked Sendable {
         stopping.signal()
     }
 
-    private func watchTree(_ directory: String) throws(SystemError) {
-        guard try events.watch(directory) else { return }
-        let entries: [FileSystem.DirectoryEntry]
-        do { entries = try FileSystem.contents(ofDirectory: directory) } catch { return }
-        for entry in entries where entry.kind == .directory && !entry.name.hasPrefix(".") {
-            try watchTree(directory + "/" + entry.name)
-        }
-    }
-
     private func readEvents() {
-        while true {
-            let batch: [DirectoryEvents.Event]
-            do { batch = try events.read(timeout: nil, wakeup: stopping.readDescriptor) } catch {
-                onChange()  // one more round, then the interval
-                return
+        do {
+            try events.readUntilStopped(by: stopping) { batch in
+                var changed = false
+                for event in batch where concerns(event) {
+                    // A new replica's segments: watched from now on (failing that, the interval brings them).
+                    if event.kind == .directoryAdded { _ = try? events.watchTree(event.path) }
+                    changed = true
+                }
+                if changed { onChange() }
             }
-            if batch.isEmpty {
-                // Woken with nothing read: stopping, unless the kernel had nothing after all.
-                if (try? Poll.waitForReadable([stopping.readDescriptor], timeout: .zero).first) != false { return }
-                continue
-            }
-            var changed = false
-            for event in batch where concerns(event) {
-                if event.kind == .directoryAdded { try? watchTree(event.path) }  // a new replica's segments: watched from now on
-                changed = true
-            }
-            if changed { onChange() }
+        } catch {
+            onChange()  // one more round; then the interval
         }
     }
 

@@ -12,12 +12,17 @@ import FerryTestSupport
         return options
     }
 
+    /// Store `a`, open, and the path of store `b`, closed (each round opens it as the peer).
+    func stores(in directory: TemporaryDirectory) throws -> (Store, String) {
+        let a = try Store.create(at: directory.subpath("a"), name: "a")
+        try Store.create(at: directory.subpath("b"), name: "b").close()
+        return (a, directory.subpath("b"))
+    }
+
     @Test func handEditsAndWritesOnEitherSideArriveWithNoRoundDue() async throws {
         let directory = try TemporaryDirectory()
-        let a = try Store.create(at: directory.subpath("a"), name: "a")
+        let (a, b) = try stores(in: directory)
         defer { a.close() }
-        try Store.create(at: directory.subpath("b"), name: "b").close()
-        let b = directory.subpath("b")
         let live = LiveSync(store: a, peer: .store(b), options: options())
         live.start()
         for n in 1...3 {
@@ -34,10 +39,9 @@ import FerryTestSupport
 
     @Test func stopReturnsWithTheIntervalFarAwayAndEndsTheWatchersThreads() async throws {
         let directory = try TemporaryDirectory()
-        let a = try Store.create(at: directory.subpath("a"), name: "a")
+        let (a, b) = try stores(in: directory)
         defer { a.close() }
-        try Store.create(at: directory.subpath("b"), name: "b").close()
-        let live = LiveSync(store: a, peer: .store(directory.subpath("b")), options: options())
+        let live = LiveSync(store: a, peer: .store(b), options: options())
         live.start()
         for await event in live.events {
             if case .synced = event { break }
@@ -67,10 +71,8 @@ import FerryTestSupport
 
     @Test func aBurstOfTenThousandWritesIsAFewRounds() async throws {
         let directory = try TemporaryDirectory()
-        let a = try Store.create(at: directory.subpath("a"), name: "a")
+        let (a, b) = try stores(in: directory)
         defer { a.close() }
-        try Store.create(at: directory.subpath("b"), name: "b").close()
-        let b = directory.subpath("b")
         let rounds = RoundCounter()
         // The first round is held until every file is written, so the burst lands while a round runs.
         let (gate, open) = AsyncStream.makeStream(of: Void.self)
