@@ -66,11 +66,17 @@ import FerryTestSupport
             let output = directory.subpath("watch-\(interval)")
             try FileManager.default.createDirectory(atPath: output, withIntermediateDirectories: true)
             let watch = try ChildProcess(
-                try ferryBinaryPath(), ["sync", laptop, "s3://hub/notes", "--watch", "--interval", interval],
+                try ferryBinaryPath(), ["sync", laptop, "s3://hub/notes", "--watch", "--interval", interval, "-v"],
                 outputDirectory: output, environment: ProcessInfo.processInfo.environment.merging(server.environment) { $1 })
             defer { watch.kill() }
             #expect(await watch.waitForError(containing: cost, timeout: 60), "\(watch.errorOutput)")
             #expect(watch.errorOutput.contains("its heads are listed 1 s after activity, then twice as long each quiet round, up to every \(interval) s"))
+            // With -v, each quiet round says it again.
+            let perRound = "nothing moved (… ms), 1 request: \(interval == "30" ? 120 : 360) an idle hour"
+            let saidPerRound = await watch.waitForErrorOutput(timeout: 60) { output in
+                output.split(separator: "\n").filter { $0.contains("detail: up-to-date") && $0.hasSuffix(perRound.components(separatedBy: "… ms)").last ?? "") }.count >= 2
+            }
+            #expect(saidPerRound, "\(watch.errorOutput)")
             watch.kill(SIGINT)
             #expect(watch.wait(timeout: 60) == 0)
         }
