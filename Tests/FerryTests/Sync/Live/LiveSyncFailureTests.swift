@@ -1,0 +1,39 @@
+import Foundation
+import Testing
+import FerryTestSupport
+@testable import Ferry
+
+/// What a live sync says of failures: an error once until it changes (the loop goes on), a
+/// refusal that only the user can lift every time, and the round after a failure is flagged.
+@Suite struct LiveSyncFailureTests {
+    @Test func anErrorIsSaidOnceUntilItChangesAndAMassDeletionEveryTime() async throws {
+        let directory = try TemporaryDirectory()
+        let a = try Store.create(at: directory.subpath("a"), name: "a")
+        defer { a.close() }
+        try Store.create(at: directory.subpath("b"), name: "b").close()
+        let peer = PeerAddress.store(directory.subpath("b"))
+        let gone = SyncError.transport("the peer is gone")
+        let massDeletion = SyncError.massDeletion(store: a.path, deleting: 11, of: 20, limitPercent: 50, floor: 10)
+        let script: [SyncError?] = [gone, gone, gone, .transport("the peer moved"), massDeletion, massDeletion, nil]
+        let rounds = RoundCounter()
+        var settings = LiveSync.Options()
+        settings.interval = .milliseconds(1)  // each round comes straight after the one before
+        let options = settings
+        let live = LiveSync(store: a, peer: peer, options: options) {
+            let index = rounds.add() - 1
+            if index < script.count, let error = script[index] { throw error }
+            return try await LiveSync.defaultRound(store: a, peer: peer, options: options)
+        }
+        live.start()
+        var said: [String] = []
+        for await event in live.events {
+            if case .failed(let error) = event { said.append("\(error)") }
+            if case .synced(let round) = event {
+                #expect(round.afterError)
+                break
+            }
+        }
+        await live.stop()
+        #expect(said == ["\(gone)", "\(SyncError.transport("the peer moved"))", "\(massDeletion)", "\(massDeletion)"])
+    }
+}
