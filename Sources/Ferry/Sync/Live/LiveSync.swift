@@ -80,8 +80,14 @@ public final class LiveSync: @unchecked Sendable {
     ///   - peer: where to sync (``PeerAddress/parse(_:token:resolvingFolder:)``).
     ///   - options: the sync's options, the interval, and how to reach a remote peer.
     public convenience init(store: Store, peer: PeerAddress, options: Options = Options()) {
-        self.init(store: store, peer: peer, options: options) {
-            try await Self.defaultRound(store: store, peer: peer, options: options)
+        // An app backend is reached through one peer for every round, which signs in once;
+        // failing here, each round makes its own and says why it cannot.
+        var backend: (any SyncTransport)?
+        if case .backend = peer {
+            backend = try? peer.makeTransport(options: options.storeOptions, httpClient: options.httpClient, backend: options.backend)
+        }
+        self.init(store: store, peer: peer, options: options) { [backend] in
+            try await Self.defaultRound(store: store, peer: peer, options: options, transport: backend)
         }
     }
 
@@ -228,12 +234,14 @@ public final class LiveSync: @unchecked Sendable {
     }
 
     /// One round as a default `ferry sync`: hand edits journaled here (and, by the folder
-    /// transport, in a peer store), then the sync.
-    static func defaultRound(store: Store, peer: PeerAddress, options: Options) async throws -> SyncReport {
+    /// transport, in a peer store), then the sync, through `transport` or one made for it.
+    static func defaultRound(
+        store: Store, peer: PeerAddress, options: Options, transport: (any SyncTransport)? = nil
+    ) async throws -> SyncReport {
         var committed = 0
         if options.commitsHandEdits && options.sync.direction.pulls { committed = try store.commit().committed.count }
         let handEdits: FolderTransport.HandEdits = options.commitsHandEdits && options.sync.direction.pushes ? .commit : .leave
-        let transport = try peer.makeTransport(
+        let transport = try transport ?? peer.makeTransport(
             options: options.storeOptions, httpClient: options.httpClient, handEdits: handEdits, s3: options.s3, backend: options.backend)
         var report = try await store.sync(with: transport, options: options.sync)
         report.committedEdits += committed
