@@ -1,4 +1,5 @@
 import Foundation
+import FerryTestSupport
 @testable import Ferry
 
 /// Reads `live`'s events until `condition` holds after one (a round ended, a failure, a note),
@@ -36,4 +37,11 @@ func handEdit(_ store: String, _ id: String, _ text: String, entity: String = "N
 func recordFile(_ store: String, _ id: String, contains text: String, entity: String = "Note") -> Bool {
     guard let data = FileManager.default.contents(atPath: store + "/records/" + entity + "/" + id + ".json") else { return false }
     return String(decoding: data, as: UTF8.self).contains(text)
+}
+
+/// Store `a`, open, and the path of store `b`, closed (each round opens it as the peer).
+func twoStores(in directory: TemporaryDirectory) throws -> (Store, String) {
+    let a = try Store.create(at: directory.subpath("a"), name: "a")
+    try Store.create(at: directory.subpath("b"), name: "b").close()
+    return (a, directory.subpath("b"))
 }

@@ -8,10 +8,9 @@ import FerryTestSupport
 @Suite struct LiveSyncFailureTests {
     @Test func anErrorIsSaidOnceUntilItChangesAndAMassDeletionEveryTime() async throws {
         let directory = try TemporaryDirectory()
-        let a = try Store.create(at: directory.subpath("a"), name: "a")
+        let (a, b) = try twoStores(in: directory)
         defer { a.close() }
-        try Store.create(at: directory.subpath("b"), name: "b").close()
-        let peer = PeerAddress.store(directory.subpath("b"))
+        let peer = PeerAddress.store(b)
         let gone = SyncError.transport("the peer is gone")
         let massDeletion = SyncError.massDeletion(store: a.path, deleting: 11, of: 20, limitPercent: 50, floor: 10)
         let script: [SyncError?] = [gone, gone, gone, .transport("the peer moved"), massDeletion, massDeletion, nil]

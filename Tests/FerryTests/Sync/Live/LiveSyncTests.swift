@@ -12,16 +12,9 @@ import FerryTestSupport
         return options
     }
 
-    /// Store `a`, open, and the path of store `b`, closed (each round opens it as the peer).
-    func stores(in directory: TemporaryDirectory) throws -> (Store, String) {
-        let a = try Store.create(at: directory.subpath("a"), name: "a")
-        try Store.create(at: directory.subpath("b"), name: "b").close()
-        return (a, directory.subpath("b"))
-    }
-
     @Test func handEditsAndWritesOnEitherSideArriveWithNoRoundDue() async throws {
         let directory = try TemporaryDirectory()
-        let (a, b) = try stores(in: directory)
+        let (a, b) = try twoStores(in: directory)
         defer { a.close() }
         let live = LiveSync(store: a, peer: .store(b), options: options())
         live.start()
@@ -39,7 +32,7 @@ import FerryTestSupport
 
     @Test func stopReturnsWithTheIntervalFarAwayAndEndsTheWatchersThreads() async throws {
         let directory = try TemporaryDirectory()
-        let (a, b) = try stores(in: directory)
+        let (a, b) = try twoStores(in: directory)
         defer { a.close() }
         let live = LiveSync(store: a, peer: .store(b), options: options())
         live.start()
@@ -71,7 +64,7 @@ import FerryTestSupport
 
     @Test func aBurstOfTenThousandWritesIsAFewRounds() async throws {
         let directory = try TemporaryDirectory()
-        let (a, b) = try stores(in: directory)
+        let (a, b) = try twoStores(in: directory)
         defer { a.close() }
         let rounds = RoundCounter()
         // The first round is held until every file is written, so the burst lands while a round runs.

@@ -9,10 +9,8 @@ import FerryTestSupport
 @Suite struct QuietRoundTests {
     @Test func aSyncThatMovesNothingIsNoNewsToEitherStoresWatcher() async throws {
         let directory = try TemporaryDirectory()
-        let a = try Store.create(at: directory.subpath("a"), name: "a")
+        let (a, b) = try twoStores(in: directory)
         defer { a.close() }
-        try Store.create(at: directory.subpath("b"), name: "b").close()
-        let b = directory.subpath("b")
         _ = try a.put(.object(["t": .integer(1)]), entity: EntityName("Note"), id: RecordID("n1"))
         var options = LiveSync.Options()
         options.interval = .seconds(600)
