@@ -27,8 +27,9 @@ import Foundation
 /// is looked at every 200 ms instead, and a ``Event/note(_:)`` says so.
 ///
 /// Reasons gather while a round runs and make one round after it, so a burst of writes is a
-/// few rounds, not one each. An error is said once until it changes and the loop goes on (the
-/// peer may come back); a mass-deletion refusal, which only the user can lift, every time.
+/// few rounds, not one each. An error is said once until it changes and the loop goes on,
+/// trying again after a second, then twice as long each time up to the interval (the peer may
+/// come back); a mass-deletion refusal, which only the user can lift, is said every time.
 /// Call ``stop()`` when done: until then the loop and its watchers hold the object.
 public final class LiveSync: @unchecked Sendable {
     /// How a live sync runs.
@@ -149,6 +150,7 @@ public final class LiveSync: @unchecked Sendable {
         var causes: Set<Cause> = [.started]
         var lastError: String?
         var quietRounds = 0
+        var failures = 0
         let schedule = PollSchedule(first: options.firstPoll, interval: options.interval)
         while !signal.isClosed {
             do {
@@ -160,13 +162,19 @@ public final class LiveSync: @unchecked Sendable {
                 let idleCost = idle ? schedule.requestsPerIdleHour(requestsPerRound: report.requests ?? 1) : nil
                 continuation.yield(.synced(Round(report: report, causes: causes, afterError: lastError != nil, requestsPerIdleHour: idleCost)))
                 lastError = nil
+                failures = 0
             } catch {
                 let message = "\(error)"
                 if message != lastError || Self.waitsForTheUser(error) { continuation.yield(.failed(error)) }
                 lastError = message
                 quietRounds += 1
+                failures += 1
             }
-            causes = await signal.wait(timeout: pollsPeer ? schedule.delay(afterQuietRounds: quietRounds) : options.interval)
+            // After a failure, again soon (what failed may have been passing: a peer written
+            // to meanwhile, a network blip), then less often, up to the interval.
+            let delay = failures > 0 ? schedule.delay(afterQuietRounds: failures - 1)
+                : pollsPeer ? schedule.delay(afterQuietRounds: quietRounds) : options.interval
+            causes = await signal.wait(timeout: delay)
         }
     }
 

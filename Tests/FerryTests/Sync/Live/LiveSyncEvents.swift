@@ -13,7 +13,10 @@ func waitForRounds(of live: LiveSync, seconds: Double = 60, until condition: @es
 func waitForEvent(of live: LiveSync, seconds: Double = 60, matching matches: @escaping @Sendable (LiveSync.Event) -> Bool) async -> Bool {
     await withTaskGroup(of: Bool.self) { group in
         group.addTask {
-            for await event in live.events where matches(event) { return true }
+            for await event in live.events {
+                if case .failed(let error) = event { print("live sync: \(error)") }  // for the record of a failing test
+                if matches(event) { return true }
+            }
             return false
         }
         group.addTask {

@@ -35,4 +35,27 @@ import FerryTestSupport
         await live.stop()
         #expect(said == ["\(gone)", "\(SyncError.transport("the peer moved"))", "\(massDeletion)", "\(massDeletion)"])
     }
+
+    @Test func aFailedRoundIsTriedAgainSoonNotAtTheInterval() async throws {
+        let directory = try TemporaryDirectory()
+        let (a, b) = try twoStores(in: directory)
+        defer { a.close() }
+        let peer = PeerAddress.store(b)
+        var settings = LiveSync.Options()
+        settings.interval = .seconds(600)
+        let options = settings
+        let rounds = RoundCounter()
+        let live = LiveSync(store: a, peer: peer, options: options) {
+            // The first round meets a passing failure (the peer busy); nothing wakes the loop after it.
+            if rounds.add() == 1 { throw SyncError.transport("the peer is busy") }
+            return try await LiveSync.defaultRound(store: a, peer: peer, options: options)
+        }
+        live.start()
+        let recovered = await waitForEvent(of: live) { event in
+            if case .synced(let round) = event { return round.afterError }
+            return false
+        }
+        #expect(recovered, "the round after the failure came long before the interval")
+        await live.stop()
+    }
 }
