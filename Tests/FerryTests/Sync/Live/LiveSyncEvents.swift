@@ -15,6 +15,7 @@ func waitForEvent(of live: LiveSync, seconds: Double = 60, matching matches: @es
         group.addTask {
             for await event in live.events {
                 if case .failed(let error) = event { print("live sync: \(error)") }  // for the record of a failing test
+                if case .note(let note) = event { print("live sync: \(note)") }
                 if matches(event) { return true }
             }
             return false
