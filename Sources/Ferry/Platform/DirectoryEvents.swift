@@ -42,6 +42,8 @@ package final class DirectoryEvents: @unchecked Sendable {
     private let descriptor: Int32
     /// Watched directories by watch descriptor.
     private var directories: [Int32: String] = [:]
+    /// The watches that report every write (``watch(_:modifications:)``).
+    private var modificationWatches: Set<Int32> = []
 
     #if os(Linux)
     private static let mask = UInt32(IN_CLOSE_WRITE | IN_MOVED_TO | IN_MOVED_FROM | IN_DELETE | IN_CREATE | IN_DELETE_SELF)
@@ -75,6 +77,7 @@ package final class DirectoryEvents: @unchecked Sendable {
             throw .current("inotify_add_watch", path: directory)
         }
         directories[watch] = directory
+        if modifications { modificationWatches.insert(watch) } else { modificationWatches.remove(watch) }
         return true
         #else
         return false
@@ -123,7 +126,14 @@ package final class DirectoryEvents: @unchecked Sendable {
             guard let directory = directories[watch] else { continue }
             if mask & UInt32(IN_IGNORED) != 0 || mask & UInt32(IN_DELETE_SELF) != 0 {
                 directories[watch] = nil
+                modificationWatches.remove(watch)
                 if mask & UInt32(IN_DELETE_SELF) != 0 { events.append(Event(kind: .directoryRemoved, path: directory)) }
+                continue
+            }
+            // Where every write is reported, a close is news only after a write, which was
+            // reported: a file opened for writing and closed untouched (a store opened for a
+            // sync that wrote nothing) changed nothing.
+            if modificationWatches.contains(watch) && mask & UInt32(IN_CREATE | IN_MOVED_TO | IN_MODIFY | IN_DELETE | IN_MOVED_FROM) == 0 {
                 continue
             }
             let path = directory + "/" + name

@@ -57,8 +57,8 @@ enum SyncCommand: Command {
             .value("token", valueName: "token", help: "Bearer token for an HTTP peer (default: $FERRY_TOKEN; visible in ps: prefer --token-file)."),
             .value("token-file", valueName: "file", help: "Read the bearer token for an HTTP peer from this file (its first line)."),
             .value("endpoint", valueName: "url", help: "The S3 endpoint of an s3:// hub (default: $AWS_ENDPOINT_URL_S3, $AWS_ENDPOINT_URL, AWS)."),
-            .flag("watch", help: "Keep syncing when the local store changes and on the interval, until Ctrl-C."),
-            .value("interval", valueName: "seconds", help: "With --watch: sync at least this often.", default: "30"),
+            .flag("watch", help: "Keep syncing on every change here or at the peer, and on the interval, until Ctrl-C (an s3:// hub is listed ~1 s after activity, then less often)."),
+            .value("interval", valueName: "seconds", help: "With --watch: sync at least this often (an idle s3:// hub: 3600/interval requests an hour).", default: "30"),
             .value("entities", valueName: "A,B", help: "With an app backend (pocketbase+http://…): the entities to sync, each a collection."),
             .value("mapping", valueName: "file", help: "With an app backend: a JSON file naming each entity's collection and renamed fields."),
             .value("purge-after", valueName: "duration", help: "With an app backend: delete records marked deleted this long ago outright (or never).", default: "30d"),
@@ -204,7 +204,7 @@ struct SyncRunner {
     /// One sync of a watch. A mass-deletion refusal stops only the direction it guards: it is
     /// said (every time: the watch goes on, and the user must answer it) with what to do, and
     /// the other direction still moves: a refused pull still pushes, a refused push still pulls.
-    private func watchedSync() async throws -> SyncReport {
+    func watchedSync() async throws -> SyncReport {
         do {
             return try await syncOnce(options)
         } catch SyncError.massDeletion(let refused, let deleting, let total, let limit, let floor) where options.direction == .both {
@@ -291,43 +291,72 @@ struct SyncRunner {
                 + "\(report.changesSpooled) changes spooled, \(report.changesReadAgain) read again")
     }
 
-    /// Syncs now, then whenever the local journal grows and at least every `interval` seconds,
-    /// until SIGINT/SIGTERM. A signal during a sync lets that sync finish (it is safe to stop
-    /// anywhere, but finishing keeps the report honest); a second signal exits at once.
+    /// Syncs now, then on every change here or at the peer and at least every `interval`
+    /// seconds (``LiveSync``), until SIGINT/SIGTERM. A signal during a sync lets that sync
+    /// finish (it is safe to stop anywhere, but finishing keeps the report honest); a second
+    /// signal exits at once.
     func watch(interval: Double) async throws -> ExitCode {
+        var liveOptions = LiveSync.Options()
+        liveOptions.sync = options
+        liveOptions.interval = .milliseconds(Int64((interval * 1000).rounded()))
+        let runner = self
+        let live = LiveSync(store: store, peer: peer, options: liveOptions) { try await runner.watchedSync() }
         let stop = StopFlag()
         let signals = TerminationSignals { _ in
             if stop.raise() { exit(130) }
+            Task { await live.stop() }
         }
         defer { signals.cancel() }
-        context.stderr.line("watching \(store.path) ↔ \(peer) (every \(interval) s and on local changes; Ctrl-C to stop)")
-        var lastConflicts: [RecordKey] = []
+        context.stderr.line("watching \(store.path) ↔ \(peer) (on changes on either side, and every \(interval) s; Ctrl-C to stop)")
         // An app backend with a realtime feed wakes the loop when another client writes.
-        let wake = WakeFlag()
         var listener: Task<Void, Never>?
         if let backend = (transport as? BackendPeer)?.backend as? PocketBaseBackend, let httpClient {
             let collections = (transport as? BackendPeer)?.options.mapping.entries.map(\.collection) ?? []
             let realtime = PocketBaseRealtime(client: backend.client, httpClient: httpClient, collections: collections)
-            listener = RealtimeListener(realtime: realtime, wake: wake, stderr: context.stderr).start()
+            listener = RealtimeListener(realtime: realtime, wake: live.wake, stderr: context.stderr).start()
         }
         defer { listener?.cancel() }
-        let poll: UInt64 = listener == nil ? 200_000_000 : 100_000_000
-        await WatchLoop(store: store, interval: interval, poll: poll, stop: stop, stderr: context.stderr).run(wake: wake.take) { afterError in
-            // A line only when something happened: changes moved, conflicts changed, or the
-            // sync before failed.
-            let report = try await watchedSync()
-            if report.changedAnything || report.conflicts != lastConflicts || afterError {
-                print(report)
-            } else {
-                context.detail(String(format: "detail: %@, nothing moved (%.0f ms)", report.plan.rawValue, report.duration * 1000))
+        live.start()
+        var lastConflicts: [RecordKey] = []
+        var saidCost = false
+        for await event in live.events {
+            switch event {
+            case .synced(let round):
+                // A line only when something happened: changes moved, conflicts changed, or the
+                // sync before failed.
+                let report = round.report
+                if report.changedAnything || report.conflicts != lastConflicts || round.afterError {
+                    print(report)
+                } else {
+                    let cost = round.requestsPerIdleHour.map { ", \(AuditText.plural(report.requests ?? 0, "request")): \($0) an idle hour" } ?? ""
+                    context.detail(String(format: "detail: %@, nothing moved (%.0f ms)", report.plan.rawValue, report.duration * 1000) + cost)
+                }
+                lastConflicts = report.conflicts
+                if let perHour = round.requestsPerIdleHour, !saidCost {
+                    saidCost = true
+                    context.stderr.line(costLine(perHour: perHour, perRound: report.requests ?? 0, interval: interval))
+                }
+            case .failed(let error):
+                context.stderr.line("error: \(error)")
+            case .note(let text):
+                context.stderr.line("note: \(text)")
             }
-            lastConflicts = report.conflicts
         }
+        context.stderr.line("stopped watching")
         return .success
+    }
+
+    /// What watching a polled peer costs, said once, at its first quiet round.
+    private func costLine(perHour: Int, perRound: Int, interval: Double) -> String {
+        var line = "cost: \(perHour) requests an idle hour (\(AuditText.plural(perRound, "request")) a quiet round, every \(interval) s when idle)"
+        if perHour > PollSchedule.idleHourBudget {
+            line += "; more than the \(PollSchedule.idleHourBudget) a default watch stays within: raise --interval"
+        }
+        return line
     }
 }
 
-/// Set from a signal handler, read by the watch loop.
+/// Set from a signal handler: a second Ctrl-C exits at once.
 final class StopFlag: @unchecked Sendable {
     private let lock = NSLock()
     private var raised = false
@@ -339,12 +368,6 @@ final class StopFlag: @unchecked Sendable {
         let was = raised
         raised = true
         return was
-    }
-
-    var isRaised: Bool {
-        lock.lock()
-        defer { lock.unlock() }
-        return raised
     }
 }
 

@@ -1,12 +1,12 @@
 import Ferry
 import Foundation
 
-/// Listens to an app backend's realtime feed for `sync --watch` and raises `wake` at each
-/// event; when the server goes away it says so once and reconnects with backoff (1, 2, 4 …
-/// 30 s), and says when it is connected again.
+/// Listens to an app backend's realtime feed for `sync --watch` and calls `wake` (the watch's
+/// ``LiveSync/wake()``) at each event; when the server goes away it says so once and reconnects
+/// with backoff (1, 2, 4 … 30 s), and says when it is connected again.
 struct RealtimeListener {
     let realtime: PocketBaseRealtime
-    let wake: WakeFlag
+    let wake: @Sendable () -> Void
     let stderr: OutputWriter
 
     func start() -> Task<Void, Never> {
@@ -22,7 +22,7 @@ struct RealtimeListener {
                             delay = 1
                             lastError = nil
                         }
-                        wake.raise()  // subscribed: sync once for what came meanwhile; changed: sync
+                        wake()  // subscribed: sync once for what came meanwhile; changed: sync
                     }
                 } catch {
                     let message = "\(error)"
@@ -32,22 +32,6 @@ struct RealtimeListener {
                 try? await Task.sleep(nanoseconds: UInt64(delay * 1e9))
                 delay = min(delay * 2, 30)
             }
-        }
-    }
-}
-
-/// Raised by the realtime listener, taken by the watch loop.
-final class WakeFlag: @unchecked Sendable {
-    private let lock = NSLock()
-    private var raised = false
-
-    func raise() { lock.withLock { raised = true } }
-
-    /// Whether it was raised since the last call; lowers it.
-    func take() -> Bool {
-        lock.withLock {
-            defer { raised = false }
-            return raised
         }
     }
 }

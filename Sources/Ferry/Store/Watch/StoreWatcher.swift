@@ -81,7 +81,7 @@ public final class StoreWatcher: @unchecked Sendable {
         if let cookieFolder, try !events.watch(cookieFolder) {
             throw SystemError("inotify_add_watch", path: cookieFolder, code: ENOENT)
         }
-        try watchTree(layout.records)
+        try events.watchTree(layout.records, modifications: fileModifications)
         let thread = Thread { [self] in readEvents() }
         thread.name = "ferry-store-watcher"
         reader = thread
@@ -128,6 +128,9 @@ public final class StoreWatcher: @unchecked Sendable {
         }
     }
 
+    /// Whether the reading thread still runs (for the tests that check a watcher's owner stops it).
+    var isReading: Bool { reader?.isFinished == false }
+
     /// Stops the reading thread; ``nextChanges(timeout:)`` then returns what gathered, then `nil`.
     public func stop() {
         stopping.signal()
@@ -149,36 +152,15 @@ public final class StoreWatcher: @unchecked Sendable {
         return taken
     }
 
-    /// Watches `directory` and every folder under it (not following links).
-    private func watchTree(_ directory: String) throws(SystemError) {
-        guard try events.watch(directory, modifications: fileModifications) else { return }
-        let entries: [FileSystem.DirectoryEntry]
-        do { entries = try FileSystem.contents(ofDirectory: directory) } catch { return }
-        for entry in entries where entry.kind == .directory && !entry.name.hasPrefix(".") {
-            try watchTree(directory + "/" + entry.name)
-        }
-    }
-
     private func readEvents() {
-        while true {
-            let batch: [DirectoryEvents.Event]
-            do {
-                batch = try events.read(timeout: nil, wakeup: stopping.readDescriptor)
-            } catch {
-                record { $0.rescanReason = "the store's watcher stopped reading events (\(error))" }
-                return
+        do {
+            try events.readUntilStopped(by: stopping) { batch in
+                var changes = Changes()
+                for event in batch { take(event, into: &changes) }
+                record { $0.merge(changes) }
             }
-            if batch.isEmpty {
-                lock.lock()
-                let done = stopped
-                lock.unlock()
-                // Woken with nothing read: stopping.
-                if done || (try? Poll.waitForReadable([stopping.readDescriptor], timeout: .zero).first) == true { return }
-                continue
-            }
-            var changes = Changes()
-            for event in batch { take(event, into: &changes) }
-            record { $0.merge(changes) }
+        } catch {
+            record { $0.rescanReason = "the store's watcher stopped reading events (\(error))" }
         }
     }
 
@@ -190,7 +172,7 @@ public final class StoreWatcher: @unchecked Sendable {
         case .directoryAdded:
             // Files written into it before its watch starts are found by the walk.
             if event.path.hasPrefix(layout.records + "/") {
-                do { try watchTree(event.path) } catch {
+                do { try events.watchTree(event.path, modifications: fileModifications) } catch {
                     changes.rescanReason = "\(event.path) could not be watched (\(error))"
                 }
                 if !isRecordFolder(event.path) { changes.otherFilesChanged = true }
