@@ -309,6 +309,12 @@ struct SyncRunner {
             let collections = (transport as? BackendPeer)?.options.mapping.entries.map(\.collection) ?? []
             let realtime = PocketBaseRealtime(client: backend.client, httpClient: httpClient, collections: collections)
             listener = RealtimeListener(realtime: realtime, wake: wake, stderr: context.stderr).start()
+        } else if let served = transport as? HTTPTransport {
+            // A served store pushes: its change feed wakes the loop when the server's journal grows.
+            let context = self.context
+            listener = FeedListener(
+                feed: served.changeFeed, interval: interval, wake: wake, note: { context.note($0) }, stderr: context.stderr
+            ).start()
         }
         defer { listener?.cancel() }
         let poll: UInt64 = listener == nil ? 200_000_000 : 100_000_000
