@@ -60,6 +60,7 @@ package final class ChangeFeedHub: @unchecked Sendable {
     private var stopping = false
     private var running: DispatchSemaphore?
     private var subscribers = 0
+    private var toldToPull = 0
 
     /// Makes a hub; its thread starts with the first subscriber.
     /// - Parameters:
@@ -145,6 +146,15 @@ package final class ChangeFeedHub: @unchecked Sendable {
             defer { inbox = [] }
             return (inbox, stopping)
         }
+    }
+
+    /// How many subscribers fell behind and were sent a `pull` instead of their events.
+    package var subscribersToldToPull: Int { lock.withLock { toldToPull } }
+
+    /// Counts a subscriber that fell behind.
+    func toldToPull(_ store: StoreName) {
+        lock.withLock { toldToPull += 1 }
+        log("feed: a subscriber of \(store.rawValue) fell \(configuration.maximumEventsBehind) events behind; sent it a pull")
     }
 
     /// Counts subscribers the loop closed.

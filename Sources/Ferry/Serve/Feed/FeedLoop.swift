@@ -74,7 +74,11 @@ final class FeedLoop {
             topics[store] = topic
             if let head {
                 for fd in topic.subscribers {
-                    subscribers[fd]?.advance(to: head, now: clock.now)
+                    guard var subscriber = subscribers[fd] else { continue }
+                    let wasClosing = subscriber.closing
+                    subscriber.advance(to: head, now: clock.now)
+                    subscribers[fd] = subscriber
+                    if subscriber.closing && !wasClosing { hub.toldToPull(store) }
                     flush(fd)
                 }
             }
