@@ -309,7 +309,7 @@ struct SyncRunner {
             let collections = (transport as? BackendPeer)?.options.mapping.entries.map(\.collection) ?? []
             let realtime = PocketBaseRealtime(client: backend.client, httpClient: httpClient, collections: collections)
             listener = RealtimeListener(realtime: realtime, wake: wake, stderr: context.stderr).start()
-        } else if let served = transport as? HTTPTransport {
+        } else if case .served = peer, let served = try peer.makeTransport(httpClient: httpClient) as? HTTPTransport {
             // A served store pushes: its change feed wakes the loop when the server's journal grows.
             let context = self.context
             listener = FeedListener(
