@@ -100,11 +100,12 @@ enum ServeCommand: Command {
         storeOptions.warningHandler = log
         // Descriptors: one per connection, one per feed subscriber, two or three per open store.
         // Raise the soft limit to the hard one; subscribers (idle, on the feed's one thread, not
-        // counted as connections) get up to 20,000 of what is left, the stores the rest.
+        // counted as connections) get up to 20,000 of what is left (three quarters at most), the
+        // stores the rest.
         let files = OpenFileLimit.raiseToHardLimit()
         let spare = Int(clamping: files.after) - 2 * connections - 64
         var feed = ChangeFeedHub.Configuration()
-        feed.maximumSubscribers = max(16, min(feed.maximumSubscribers, spare / 2))
+        feed.maximumSubscribers = max(16, min(feed.maximumSubscribers, spare / 4 * 3))
         let openStores = max(8, min(4096, (spare - feed.maximumSubscribers) / 3))
         stderr.line(
             "ferry serve: open files limit \(files.after)\(files.after > files.before ? " (raised from \(files.before))" : ""); "
