@@ -7,6 +7,9 @@ final class FeedLoop {
     /// is under way (another is needed when the journal grew meanwhile).
     private struct Topic {
         var journal: String
+        /// The kernel does not report this journal's growth (no inotify, or the watch failed):
+        /// its head is read again at each heartbeat.
+        var polled: Bool
         var subscribers: Set<Int32> = []
         var reading = false
         var readAgain = false
@@ -29,8 +32,8 @@ final class FeedLoop {
         self.hub = hub
         self.doorbell = doorbell
         events = try EventPoll()
-        // Without inotify (other platforms for now), the heartbeat re-reads heads instead.
-        journals = try? DirectoryEvents()
+        // Without inotify (other platforms for now), the heartbeat reads heads again instead.
+        do throws(SystemError) { journals = try DirectoryEvents() } catch { journals = nil }
         try events.add(doorbell.readDescriptor, interest: .readable)
         if let journals { try events.add(journals.descriptor, interest: .readable) }
     }
@@ -100,10 +103,14 @@ final class FeedLoop {
             return
         }
         if topics[store] == nil {
-            topics[store] = Topic(journal: journal)
-            topicByJournal[journal] = store
             // Watched before the head is read again below, so no commit falls in between.
-            _ = try? journals?.watch(journal, modifications: true)
+            let watched: Bool
+            do throws(SystemError) { watched = try journals?.watch(journal, modifications: true) ?? false } catch {
+                hub.log("feed: cannot watch \(journal) (\(error)); its subscribers hear of changes at each heartbeat")
+                watched = false
+            }
+            topics[store] = Topic(journal: journal, polled: !watched)
+            topicByJournal[journal] = store
         }
         topics[store]?.subscribers.insert(fd)
         var subscriber = FeedSubscriber(
@@ -198,9 +205,7 @@ final class FeedLoop {
             subscribers[fd] = subscriber
             flush(fd)
         }
-        if journals == nil {
-            for (store, topic) in topics where !topic.subscribers.isEmpty { readHead(of: store) }
-        }
+        for (store, topic) in topics where topic.polled && !topic.subscribers.isEmpty { readHead(of: store) }
     }
 
     private func drop(_ fd: Int32) {
