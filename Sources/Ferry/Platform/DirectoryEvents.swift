@@ -39,7 +39,8 @@ package final class DirectoryEvents: @unchecked Sendable {
         package var path: String
     }
 
-    private let descriptor: Int32
+    /// The inotify descriptor, readable when events wait: for an ``EventPoll``.
+    package let descriptor: Int32
     /// Watched directories by watch descriptor.
     private var directories: [Int32: String] = [:]
     /// The watches that report every write (``watch(_:modifications:)``).

@@ -43,7 +43,7 @@ package enum Poll {
     }
 
     /// A duration rounded up to whole milliseconds, clamped to what `poll` takes.
-    private static func milliseconds(_ duration: Duration) -> Int32 {
+    static func milliseconds(_ duration: Duration) -> Int32 {
         if duration <= .zero { return 0 }
         let (seconds, attoseconds) = duration.components
         let total = seconds * 1000 + (attoseconds + 999_999_999_999_999) / 1_000_000_000_000_000

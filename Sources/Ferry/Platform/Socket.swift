@@ -67,12 +67,15 @@ package struct Socket: Sendable, Hashable {
     }
 
     /// Opens a blocking connection to `host:port` with `TCP_NODELAY` set.
+    /// - Parameter receiveBufferBytes: a receive buffer to set before connecting (a small one
+    ///   makes a client that stops reading fill up soon, as a slow one on a long link does).
     /// - Throws: ``SystemError`` from `getaddrinfo`, `socket` or `connect`.
-    package static func connect(host: String, port: Int) throws(SystemError) -> Socket {
+    package static func connect(host: String, port: Int, receiveBufferBytes: Int? = nil) throws(SystemError) -> Socket {
         let endpoint = "\(host):\(port)"
         return try withAddresses(host: host, port: port, passive: false, endpoint: endpoint) {
             (info) throws(SystemError) -> Socket in
             let socket = try open(family: info.ai_family, endpoint: endpoint)
+            if let receiveBufferBytes { try? socket.setReceiveBufferSize(receiveBufferBytes) }
             guard retryingOnInterrupt({ Glibc_connect(socket.rawValue, info.ai_addr, info.ai_addrlen) }) == 0 else {
                 let error = SystemError.current("connect", path: endpoint)
                 socket.close()
@@ -167,6 +170,44 @@ package struct Socket: Sendable, Hashable {
             do throws(SystemError) { try sendAll(buffer); return nil } catch { return error }
         }
         if let failure { throw failure }
+    }
+
+    /// Writes what the kernel takes now without waiting (`MSG_DONTWAIT`), for an event loop.
+    /// - Returns: the number of bytes written; `0` when the socket's buffer is full.
+    /// - Throws: ``SystemError`` from `send`: `EPIPE` or `ECONNRESET` when the peer is gone.
+    package func sendWithoutWaiting(_ bytes: UnsafeRawBufferPointer) throws(SystemError) -> Int {
+        guard let base = bytes.baseAddress, bytes.count > 0 else { return 0 }
+        let sent = retryingOnInterrupt { Glibc_send(rawValue, base, bytes.count, flags: Int32(MSG_DONTWAIT)) }
+        if sent < 0 {
+            if errno == EAGAIN || errno == EWOULDBLOCK { return 0 }
+            throw .current("send", path: nil)
+        }
+        return sent
+    }
+
+    /// Reads what has arrived without waiting (`MSG_DONTWAIT`).
+    /// - Returns: the bytes read, `0` at the end of the stream, `nil` when nothing is waiting.
+    /// - Throws: ``SystemError`` from `recv`, such as `ECONNRESET`.
+    package func receiveWithoutWaiting(into buffer: UnsafeMutableRawBufferPointer) throws(SystemError) -> Int? {
+        guard let base = buffer.baseAddress, buffer.count > 0 else { return nil }
+        let got = retryingOnInterrupt { recv(rawValue, base, buffer.count, Int32(MSG_DONTWAIT)) }
+        if got < 0 {
+            if errno == EAGAIN || errno == EWOULDBLOCK { return nil }
+            throw .current("recv", path: nil)
+        }
+        return got
+    }
+
+    /// Sets the kernel's send buffer (`SO_SNDBUF`; the kernel may double it and has a floor).
+    package func setSendBufferSize(_ bytes: Int) throws(SystemError) {
+        var value = Int32(clamping: bytes)
+        try setOption(SOL_SOCKET, SO_SNDBUF, &value, "setsockopt(SO_SNDBUF)", nil)
+    }
+
+    /// Sets the kernel's receive buffer (`SO_RCVBUF`); set before connecting to bound the window.
+    package func setReceiveBufferSize(_ bytes: Int) throws(SystemError) {
+        var value = Int32(clamping: bytes)
+        try setOption(SOL_SOCKET, SO_RCVBUF, &value, "setsockopt(SO_RCVBUF)", nil)
     }
 
     /// Sets `TCP_NODELAY`, so small responses leave at once.
@@ -296,10 +337,10 @@ private typealias Glibc_timeval = timeval
 ) -> Int32 {
     accept(fd, address, length)
 }
-@inline(__always) private func Glibc_send(_ fd: Int32, _ buffer: UnsafeRawPointer, _ count: Int) -> Int {
+@inline(__always) private func Glibc_send(_ fd: Int32, _ buffer: UnsafeRawPointer, _ count: Int, flags: Int32 = 0) -> Int {
     #if canImport(Darwin)
-    send(fd, buffer, count, 0)
+    send(fd, buffer, count, flags)
     #else
-    send(fd, buffer, count, Int32(MSG_NOSIGNAL))
+    send(fd, buffer, count, Int32(MSG_NOSIGNAL) | flags)
     #endif
 }

@@ -28,7 +28,7 @@ package final class WakeupPipe: Sendable {
         var ends: [Int32] = [-1, -1]
         guard pipe(&ends) == 0 else { throw .current("pipe", path: nil) }
         for fd in ends { _ = fcntl(fd, F_SETFD, FD_CLOEXEC) }
-        _ = fcntl(ends[1], F_SETFL, fcntl(ends[1], F_GETFL) | O_NONBLOCK)
+        for fd in ends { _ = fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK) }
         readDescriptor = ends[0]
         writeDescriptor = ends[1]
     }
@@ -37,6 +37,13 @@ package final class WakeupPipe: Sendable {
     package func signal() {
         var byte: UInt8 = 1
         _ = retryingOnInterrupt { write(writeDescriptor, &byte, 1) }
+    }
+
+    /// Makes the read end unreadable again, for a pipe used as a doorbell (rung many times,
+    /// answered by one thread) rather than a permanent alarm.
+    package func reset() {
+        var bytes = [UInt8](repeating: 0, count: 256)
+        while bytes.withUnsafeMutableBytes({ buffer in retryingOnInterrupt { read(readDescriptor, buffer.baseAddress, buffer.count) } }) > 0 {}
     }
 
     deinit {

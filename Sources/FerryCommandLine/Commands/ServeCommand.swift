@@ -98,15 +98,20 @@ enum ServeCommand: Command {
         let log: @Sendable (String) -> Void = { line in stderr.line(line) }
         var storeOptions = context.storeOptions()
         storeOptions.warningHandler = log
-        // Descriptors: one per connection, two or three per open store. Raise the soft limit to
-        // the hard one and keep as many stores open as the rest leaves room for.
+        // Descriptors: one per connection, one per feed subscriber, two or three per open store.
+        // Raise the soft limit to the hard one; subscribers (idle, on the feed's one thread, not
+        // counted as connections) get up to 20,000 of what is left (three quarters at most), the
+        // stores the rest.
         let files = OpenFileLimit.raiseToHardLimit()
         let spare = Int(clamping: files.after) - 2 * connections - 64
-        let openStores = max(8, min(4096, spare / 3))
+        var feed = ChangeFeedHub.Configuration()
+        feed.maximumSubscribers = max(16, min(feed.maximumSubscribers, spare / 4 * 3))
+        let openStores = max(8, min(4096, (spare - feed.maximumSubscribers) / 3))
         stderr.line(
             "ferry serve: open files limit \(files.after)\(files.after > files.before ? " (raised from \(files.before))" : ""); "
-                + "keeping at most \(openStores) stores open")
-        let service = StoreService(root: root, policy: policy, storeOptions: storeOptions, maximumOpenStores: openStores, log: log)
+                + "keeping at most \(openStores) stores open and \(feed.maximumSubscribers) feed subscribers")
+        let service = StoreService(
+            root: root, policy: policy, storeOptions: storeOptions, maximumOpenStores: openStores, feed: feed, log: log)
         var configuration = HTTPServerConfiguration(host: host, port: port)
         configuration.maximumBodyBytes = bodyLimit << 20
         configuration.maximumConnections = connections

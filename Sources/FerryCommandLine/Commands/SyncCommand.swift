@@ -299,6 +299,7 @@ struct SyncRunner {
         var liveOptions = LiveSync.Options()
         liveOptions.sync = options
         liveOptions.interval = .milliseconds(Int64((interval * 1000).rounded()))
+        liveOptions.httpClient = httpClient  // a served store's change feed
         let runner = self
         let live = LiveSync(store: store, peer: peer, options: liveOptions) { try await runner.watchedSync() }
         let stop = StopFlag()

@@ -29,13 +29,13 @@ final class RemoteServer: Sendable {
     /// Starts a server on `root` (a new temporary folder's `server` subfolder by default).
     init(
         root: String, port: Int = 0, policy: AccessPolicy = RemoteServer.policy, storeOptions: StoreOptions = StoreOptions(),
-        maximumBodyBytes: Int? = nil
+        maximumBodyBytes: Int? = nil, feed: ChangeFeedHub.Configuration = ChangeFeedHub.Configuration()
     ) throws {
         self.root = root
         try FileSystem.createDirectories(root)
         let lines = self.lines
         let log: @Sendable (String) -> Void = { line in lines.withLock { $0.append(line) } }
-        service = StoreService(root: root, policy: policy, storeOptions: storeOptions, log: log)
+        service = StoreService(root: root, policy: policy, storeOptions: storeOptions, feed: feed, log: log)
         var configuration = HTTPServerConfiguration(
             host: "127.0.0.1", port: port, firstRequestTimeout: .seconds(2), readTimeout: .seconds(5),
             idleTimeout: .seconds(5), writeTimeout: .seconds(5), shutdownGracePeriod: .seconds(5))

@@ -47,7 +47,7 @@ public final class HTTPTransport: SyncTransport, SnapshotSource, WriteCheck, @un
     public let url: String
     /// Where the store is.
     public let endpoint: RemoteEndpoint
-    private let client: RemoteClient
+    let client: RemoteClient
     private let configuration: Configuration
     private let state = NSLock()
     /// The next page of changes, read while the engine applies the current one.

@@ -62,4 +62,40 @@ final class RemoteClient: Sendable {
             throw .unreachable(endpoint.text, reason: problem, attempts: exchange.attempts)
         }
     }
+
+    /// Opens a response that keeps coming (the change feed) at `suffix`, once, without retries:
+    /// who follows a feed decides when to come back.
+    /// - Throws: ``RemoteError/unreachable(_:reason:attempts:)`` when no answer came; for a
+    ///   status other than `200`, the error its message says (`401`, `403`, `404`: ``RemoteError/rejected(_:status:message:)``).
+    func openStream(_ suffix: String, headers: [(name: String, value: String)]) async throws(RemoteError) -> HTTPClientStream {
+        guard let url = endpoint.url(for: suffix) else {
+            throw .invalidURL(endpoint.text, reason: "cannot form the request URL")
+        }
+        var request = HTTPClientRequest(method: .get, url: url, headers: headers)
+        // Heartbeats come every 15 s: a minute of silence is a dead connection.
+        request.timeout = 60
+        if let token { request.headers.append(("Authorization", "Bearer \(token)")) }
+        let stream: HTTPClientStream
+        do { stream = try await client.openStream(request) } catch {
+            throw .unreachable(endpoint.text, reason: error.message, attempts: 1)
+        }
+        guard stream.status == .ok else {
+            // The error's JSON message, read from the start of the body.
+            var body: [UInt8] = []
+            do {
+                for try await bytes in stream.bytes {
+                    body += bytes
+                    if body.count >= 4096 { break }
+                }
+            } catch {}
+            stream.cancel()
+            let response = Response(status: stream.status, protocolHeader: nil, body: body)
+            switch stream.status {
+            case .unauthorized: throw .unauthorized(endpoint.text, message: response.errorMessage)
+            case .forbidden: throw .forbidden(endpoint.text, message: response.errorMessage)
+            default: throw .rejected(endpoint.text, status: stream.status.code, message: response.errorMessage)
+            }
+        }
+        return stream
+    }
 }

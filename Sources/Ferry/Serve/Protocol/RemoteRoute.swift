@@ -38,6 +38,8 @@ package enum RemoteRoute: Sendable, Equatable {
         case push
         /// `PUT /v1/stores/<name>/checkpoints/<replica>`.
         case checkpoint(String)
+        /// `GET /v1/stores/<name>/feed`: the change feed, server-sent events (see ``FeedEvent``).
+        case feed
     }
 
     /// Routes a percent-decoded path. A trailing slash is ignored.
@@ -73,6 +75,7 @@ package enum RemoteRoute: Sendable, Equatable {
             case ["changes"]: self = .store(name, .changes)
             case ["snapshot"]: self = .store(name, .snapshot)
             case ["push"]: self = .store(name, .push)
+            case ["feed"]: self = .store(name, .feed)
             case ["state"]: self = .store(name, .stateOffer)
             case let tail where tail.count == 2 && tail[0] == "state":
                 self = .store(name, .statePage(tail[1]))

@@ -37,6 +37,9 @@ final class HTTPConnection {
     private let clock = ContinuousClock()
     /// When bytes last arrived.
     private var lastReceived = ContinuousClock.now
+    /// The socket was handed to a response's new owner (``HTTPResponse/Body/handOff(_:)``),
+    /// which closes it.
+    private var handedOff = false
 
     /// What the connection waits for, and until when.
     private enum Wait {
@@ -72,7 +75,7 @@ final class HTTPConnection {
             releaseBody()
             streaming = nil
             registry.remove(id)
-            socket.close()
+            if !handedOff { socket.close() }
             trimIfPending()
         }
         try? socket.setSendTimeout(configuration.writeTimeout)
@@ -340,6 +343,19 @@ final class HTTPConnection {
             } else if !completed {
                 exchange.close()
             }
+        case .handOff(let takeOver):
+            let message = HTTPResponseEncoder.head(
+                status: response.status, headers: response.headers, framing: bodyAllowed ? .untilClose : .none, closing: true,
+                version: head.version)
+            completed = (try? socket.sendAll(message)) != nil
+            if completed && sendsBody && bodyAllowed {
+                logRequest(head.method, target: head.target, status: response.status, bytes: 0, since: started,
+                           note: "handed off", headers: head.headers)
+                handedOff = true
+                takeOver(socket)
+                return false
+            }
+            closing = true
         }
         logRequest(head.method, target: head.target, status: response.status, bytes: sent, since: started,
                    note: completed ? nil : "incomplete", headers: head.headers)

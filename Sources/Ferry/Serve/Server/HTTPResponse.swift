@@ -23,6 +23,11 @@ package struct HTTPResponse: Sendable {
         /// closure throws, the response is cut short (the client sees an incomplete body) and
         /// the connection is closed. It is not called for `HEAD` requests.
         case stream(@Sendable (HTTPBodyWriter) async throws -> Void)
+        /// The connection itself, after the head (sent with no length, `Connection: close`):
+        /// the closure takes the socket, and with it the duty to close it. The connection's
+        /// thread ends and its slot is freed, so a long-lived response (a change feed) costs
+        /// no thread. A `HEAD` request gets the head alone; the closure is not called.
+        case handOff(@Sendable (Socket) -> Void)
     }
 
     /// The status.
@@ -55,6 +60,14 @@ package struct HTTPResponse: Sendable {
         self.status = status
         self.headers = headers
         self.body = .stream(stream)
+    }
+
+    /// Makes a response whose connection is handed to `takeOver` once the head is sent (see
+    /// ``Body/handOff(_:)``).
+    package init(status: HTTPStatus = .ok, headers: HTTPHeaders = [:], handOff takeOver: @escaping @Sendable (Socket) -> Void) {
+        self.status = status
+        self.headers = headers
+        self.body = .handOff(takeOver)
     }
 
     /// A JSON error response, `{"error": "message"}`, as the server itself sends for

@@ -17,7 +17,8 @@ package struct HTTPServerConfiguration: Sendable {
     /// The largest request body accepted (`413` beyond, answered before the body is read).
     package var maximumBodyBytes: Int
     /// The most connections served at once, each on its own thread. A connection beyond this
-    /// is accepted, answered `503` and closed.
+    /// is accepted, answered `503` and closed. A connection whose response took it over
+    /// (``HTTPResponse/Body/handOff(_:)``, a change feed's subscriber) no longer counts.
     package var maximumConnections: Int
     /// How long a new connection may stay silent before it is closed without an answer.
     package var firstRequestTimeout: Duration

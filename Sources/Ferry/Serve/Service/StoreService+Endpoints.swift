@@ -80,6 +80,8 @@ extension StoreService {
                 id, from: from, limit: min(limit, RemoteProtocol.maximumPageSize), byteBound: byteBound, store: store, name: name)
         case .checkpoint(let replicaText):
             return try await saveCheckpoint(request, store: store, name: name, replicaText: replicaText)
+        case .feed:
+            return try await feed(of: store, name: name, request: request)
         case .push:
             throw ServiceFailure(.internalServerError, "unreachable")
         }

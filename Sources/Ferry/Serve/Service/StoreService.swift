@@ -24,6 +24,8 @@ package struct StoreService: HTTPHandler {
     let log: @Sendable (String) -> Void
     /// The states offered to joining replicas lately, so their pages are read by position.
     let offeredStates = OfferedStates()
+    /// The change feeds' subscribers, on a thread of their own.
+    package let feeds: ChangeFeedHub
 
     /// Serves the stores under `root`.
     /// - Parameters:
@@ -32,19 +34,27 @@ package struct StoreService: HTTPHandler {
     ///   - storeOptions: how stores are opened (clock, lock timeout, warnings).
     ///   - maximumClockSkew: the bound on pushed changes' stamps ahead of this clock, in ms.
     ///   - maximumOpenStores: the most stores kept open at once (least recently used closed first).
+    ///   - feed: the change feeds' limits and heartbeat.
     ///   - log: receives operational messages (a store that failed to open, say).
     package init(
         root: String, policy: AccessPolicy, storeOptions: StoreOptions = StoreOptions(),
-        maximumClockSkew: UInt64 = 86_400_000, maximumOpenStores: Int = 256, log: @escaping @Sendable (String) -> Void = { _ in }
+        maximumClockSkew: UInt64 = 86_400_000, maximumOpenStores: Int = 256,
+        feed: ChangeFeedHub.Configuration = ChangeFeedHub.Configuration(), log: @escaping @Sendable (String) -> Void = { _ in }
     ) {
-        self.registry = StoreRegistry(root: root, options: storeOptions, maximumOpen: maximumOpenStores)
+        let registry = StoreRegistry(root: root, options: storeOptions, maximumOpen: maximumOpenStores)
+        self.registry = registry
         self.policy = policy
         self.maximumClockSkew = maximumClockSkew
         self.log = log
+        self.feeds = ChangeFeedHub(configuration: feed, readHead: { name in Self.feedPosition(of: name, in: registry) }, log: log)
     }
 
-    /// Closes every open store. Call after the server has stopped.
-    package func close() { registry.closeAll() }
+    /// Closes every subscriber of the change feeds and every open store. Call after the
+    /// server has stopped.
+    package func close() {
+        feeds.stop()
+        registry.closeAll()
+    }
 
     /// The largest body each kind of request may send: a push up to the server's limit; the
     /// others are small (a changes query's knowledge, a checkpoint).
@@ -96,6 +106,9 @@ package struct StoreService: HTTPHandler {
         case .push:
             try require(request, [.post])
             return true
+        case .feed:
+            try require(request, [.get])
+            return false
         case .checkpoint:
             // A checkpoint is written by the client and names a replica: only a token that may
             // write to the store may save one (a reader could otherwise fill the folder, or

@@ -216,8 +216,19 @@ public final class LiveSync: @unchecked Sendable {
                 "an S3 hub tells no one of a change: its heads are listed \(Self.text(schedule.first)) after activity, "
                     + "then twice as long each quiet round, up to every \(Self.text(schedule.interval))"))
         case .served:
-            // Issue 50, item 3: a served store's change feed (server-sent events) calls `wake()` here.
-            break
+            // The server's change feed says when its journal grew.
+            do {
+                let transport = try peer.makeTransport(options: options.storeOptions, httpClient: options.httpClient)
+                if let served = transport as? HTTPTransport {
+                    forwarders.append(
+                        ServedFeedFollower(
+                            feed: served.changeFeed, interval: options.interval, wake: { [signal] in signal.raise(.peerChanged) },
+                            note: { [continuation] in continuation.yield(.note($0)) }
+                        ).start())
+                }
+            } catch {
+                continuation.yield(.note("\(peer) cannot be followed (\(error)): its changes come at the interval"))
+            }
         case .backend:
             // An app backend's realtime feed calls `wake()` (the CLI's `RealtimeListener`).
             break
