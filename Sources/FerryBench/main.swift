@@ -139,7 +139,11 @@ for scale in scales {
     }
     section("writes") { try writeComparison(scale: scale, rounds: 3, workDirectory: directory) }
     // Not in the default suites: --only live.
-    section("live") { try watchedNoOpBenchmarks(scale: scale, workDirectory: directory, ferry: ferry) }
+    section("live") {
+        let edits = Int(ProcessInfo.processInfo.environment["FERRY_BENCH_LIVE_EDITS"] ?? "") ?? 200
+        return try livePropagationBenchmarks(workDirectory: directory, ferry: ferry, edits: edits)
+            + watchedNoOpBenchmarks(scale: scale, workDirectory: directory, ferry: ferry)
+    }
     section("sync") { try syncBenchmarks(scale: scale, workDirectory: directory, ferry: ferry) }
     await asyncSection("remote") { try await remoteBenchmarks(scale: scale, workDirectory: directory) }
     await asyncSection("hub") { try await hubBenchmarks(scale: scale, workDirectory: directory, ferry: ferry) }

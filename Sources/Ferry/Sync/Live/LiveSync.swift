@@ -159,7 +159,7 @@ public final class LiveSync: @unchecked Sendable {
         while !signal.isClosed {
             do {
                 let report = try await round()
-                quietRounds = report.changedAnything ? 0 : quietRounds + 1
+                quietRounds = Self.quietRounds(after: quietRounds, changedAnything: report.changedAnything, causes: causes)
                 // What an idle round costs: one with nothing to exchange (the first round may
                 // read what later ones find cached).
                 let idle = pollsPeer && report.plan == .upToDate && !causes.contains(.started)
@@ -180,6 +180,15 @@ public final class LiveSync: @unchecked Sendable {
                 : pollsPeer ? schedule.delay(afterQuietRounds: quietRounds) : options.interval
             causes = await signal.wait(timeout: delay)
         }
+    }
+
+    /// The quiet rounds in a row after a round (what ``PollSchedule`` backs off by): none once
+    /// something moved; one more after a quiet round, except one woken only by this store's
+    /// own writes (the echo of the round before, which moved something), so that the next look
+    /// at a polled peer is still a second away.
+    static func quietRounds(after quietRounds: Int, changedAnything: Bool, causes: Set<Cause>) -> Int {
+        if changedAnything { return 0 }
+        return causes == [.storeChanged] ? quietRounds : quietRounds + 1
     }
 
     /// Starts what tells the loop of a change: the store's watcher, and the peer's where the

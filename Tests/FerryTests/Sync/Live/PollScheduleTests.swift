@@ -10,6 +10,19 @@ import Testing
         #expect(schedule.delay(afterQuietRounds: 10_000) == .seconds(30), "no overflow however long it is idle")
     }
 
+    /// A round that moved something is followed by one woken by its own writes: that echo must
+    /// not back the next look off to two seconds (an S3 hub's edits then took 2 s, not 1).
+    @Test func theEchoOfARoundThatMovedSomethingIsNotAQuietLook() {
+        var quiet = LiveSync.quietRounds(after: 3, changedAnything: true, causes: [.peerChanged])
+        #expect(quiet == 0)
+        quiet = LiveSync.quietRounds(after: quiet, changedAnything: false, causes: [.storeChanged])
+        #expect(quiet == 0)
+        #expect(PollSchedule(interval: .seconds(30)).delay(afterQuietRounds: quiet) == .seconds(1))
+        // A quiet round at the deadline, or one the peer or the app woke, backs off.
+        #expect(LiveSync.quietRounds(after: 0, changedAnything: false, causes: []) == 1)
+        #expect(LiveSync.quietRounds(after: 1, changedAnything: false, causes: [.storeChanged, .woken]) == 2)
+    }
+
     @Test func anIntervalShorterThanTheFirstDelayIsTheDelay() {
         let schedule = PollSchedule(interval: .milliseconds(500))
         #expect(schedule.delay(afterQuietRounds: 0) == .milliseconds(500))
