@@ -72,6 +72,19 @@ import Testing
             return result
         }
 
+        /// Waits until the server's clock (its Date header, in whole seconds) reads
+        /// `milliseconds` or later, each wait ending when the server's last answer says it
+        /// will; `false` after 30 s.
+        func waitForServerClock(toReach milliseconds: Int64) async throws -> Bool {
+            let start = ContinuousClock.now
+            while ContinuousClock.now - start < .seconds(30) {
+                guard let now = try await client().records(in: "Note", perPage: 1).serverTime else { return false }
+                if now >= milliseconds { return true }
+                await Deadline.reached(after: Double(milliseconds - now) / 1000)
+            }
+            return false
+        }
+
         /// An edit as another client makes it: the base revision it read, and a new one.
         func webEdit(_ ferryID: String, _ fields: [String: JSONValue]) async throws {
             let id = PocketBaseRecordID.backendID(for: ferryID)
@@ -222,9 +235,13 @@ import Testing
         let deleted = try await fixture.sync(laptop, purgeAfter: 1000, force: true)
         #expect(deleted.pushed == 2 && deleted.purged == 0, "\(deleted)")
         #expect(try await fixture.serverRecords()["n1"]?["ferry_deleted"] == true)
-        // The backend's clock comes from the Date header, in whole seconds: past 2 s, the
-        // deletes are older than 1 s by it.
-        try await Task.sleep(nanoseconds: 2_500_000_000)
+        // The backend's clock comes from the Date header, in whole seconds: once it reads 2 s
+        // past the later delete, the deletes are older than 1 s by it.
+        let records = try await fixture.serverRecords()
+        let deletedAt = try ["n1", "n2"].map { id in
+            try #require(records[id]?["updated"]?.stringValue.flatMap { ISO8601Milliseconds.parse($0.replacingOccurrences(of: " ", with: "T")) })
+        }.max() ?? 0
+        #expect(try await fixture.waitForServerClock(toReach: deletedAt + 2000))
 
         let racing = RacingBackend(PocketBaseBackend(client: fixture.client())) {
             try await fixture.webEdit("n2", ["title": "restored", "ferry_deleted": false])

@@ -198,12 +198,9 @@ import FerryURLSession
         // A push in small pages, with the server killed while it runs.
         var options = SyncOptions()
         options.pageSize = 100
-        let transport = HubTransport(storage: try storage(server, "s3://hub/notes"))
-        let sync = Task { try await a.sync(with: transport, options: options) }
-        while transport.requestCount ?? 0 < 8 { try await Task.sleep(nanoseconds: 2_000_000) }
-        server.kill()
+        let transport = HubTransport(storage: KilledAtRequest(8, of: server, storage: try storage(server, "s3://hub/notes")))
         do {
-            _ = try await sync.value
+            _ = try await a.sync(with: transport, options: options)
             Issue.record("the sync finished although the server was killed")
         } catch {
             #expect("\(error)".contains("s3://hub/"), "\(error)")
@@ -280,5 +277,53 @@ import FerryURLSession
             }
             #expect(try StoreVerifier(path: store.path).verify().isClean)
         }
+    }
+}
+
+/// An S3 hub whose server is killed as its `n`th request starts: a sync stopped part way
+/// through, at the same point every run.
+final class KilledAtRequest: HubStorage, @unchecked Sendable {
+    private let server: SeaweedFS
+    private let storage: any HubStorage
+    private let killAt: Int
+    private let lock = NSLock()
+    private var started = 0
+
+    init(_ killAt: Int, of server: SeaweedFS, storage: any HubStorage) {
+        self.killAt = killAt
+        self.server = server
+        self.storage = storage
+    }
+
+    var location: String { storage.location }
+    var requestCount: Int { storage.requestCount }
+    var notices: [String] { storage.notices }
+
+    private func starting() {
+        let kill = lock.withLock { () -> Bool in
+            started += 1
+            return started == killAt
+        }
+        if kill { server.kill() }
+    }
+
+    func list(prefix: String) async throws(HubError) -> [HubObject] {
+        starting()
+        return try await storage.list(prefix: prefix)
+    }
+
+    func get(_ key: String) async throws(HubError) -> (bytes: [UInt8], tag: String)? {
+        starting()
+        return try await storage.get(key)
+    }
+
+    func put(_ key: String, _ bytes: [UInt8], createOnly: Bool) async throws(HubError) -> String {
+        starting()
+        return try await storage.put(key, bytes, createOnly: createOnly)
+    }
+
+    func delete(_ key: String) async throws(HubError) {
+        starting()
+        try await storage.delete(key)
     }
 }

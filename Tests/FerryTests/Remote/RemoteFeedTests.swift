@@ -125,14 +125,17 @@ import Testing
         }
         defer { client.close() }
         #expect(client.status == 200)
-        // The client reads nothing while the store changes, one commit at a time, until the
-        // server says it told the subscriber to pull (or far more commits than the buffers hold).
+        // The client reads nothing while the store changes, one commit at a time (each
+        // announced before the next, so each is an event of its own), until the server says it
+        // told the subscriber to pull (or far more commits than the buffers hold).
+        let alice = try StoreName("alice")
         var commits = 0
         while server.service.feeds.subscribersToldToPull == 0 && commits < 1000 {
             commits += 1
             try store.put(["n": .integer(Int64(commits)), "padding": .string(String(repeating: "x", count: 64))], entity: notes,
                           id: RecordID("\(commits)"))
-            if commits % 20 == 0 { try await Task.sleep(for: .milliseconds(1)) }
+            let position = store.headSequence
+            try #require(try await eventually { server.service.feeds.announcedPosition(of: alice) >= position })
         }
         #expect(server.service.feeds.subscribersToldToPull == 1, "after \(commits) commits")
         // Now it reads: what fit in the buffers, then one pull that covers the rest, then the

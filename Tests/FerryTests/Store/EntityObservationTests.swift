@@ -28,10 +28,7 @@ import FerryTestSupport
             }
             return seen
         }
-        let watchdog = Task {
-            try await Task.sleep(for: .seconds(60))
-            reading.cancel()
-        }
+        let watchdog = Deadline.cancel(reading, after: 60)
         defer { watchdog.cancel() }
         #expect(try await reading.value == [["n1"], ["n1", "n2"]])
     }

@@ -32,10 +32,8 @@ import FerryTestSupport
             await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
                 let once = ResumeOnce(continuation)
                 withObservationTracking { _ = observed.records } onChange: { once.resume() }
-                Task {
-                    do { try await Task.sleep(until: deadline) } catch {}
-                    once.resume()
-                }
+                let left = ContinuousClock.now.duration(to: deadline).components
+                Task { await Deadline.reached(after: Double(left.seconds) + Double(left.attoseconds) / 1e18); once.resume() }
             }
         }
         return true

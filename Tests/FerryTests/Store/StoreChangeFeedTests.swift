@@ -15,10 +15,7 @@ import FerryTestSupport
             }
             return taken
         }
-        let watchdog = Task {
-            try await Task.sleep(for: .seconds(60))
-            reading.cancel()
-        }
+        let watchdog = Deadline.cancel(reading, after: 60)
         defer { watchdog.cancel() }
         let taken = try await reading.value
         #expect(taken.count == count, "the feed gave \(taken.count) of \(count) changes within 60 s")

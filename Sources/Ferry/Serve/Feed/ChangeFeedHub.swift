@@ -61,6 +61,7 @@ package final class ChangeFeedHub: @unchecked Sendable {
     private var running: DispatchSemaphore?
     private var subscribers = 0
     private var toldToPull = 0
+    private var announced: [StoreName: UInt64] = [:]
 
     /// Makes a hub; its thread starts with the first subscriber.
     /// - Parameters:
@@ -150,6 +151,15 @@ package final class ChangeFeedHub: @unchecked Sendable {
 
     /// How many subscribers fell behind and were sent a `pull` instead of their events.
     package var subscribersToldToPull: Int { lock.withLock { toldToPull } }
+
+    /// The latest journal position of `store` the loop has announced to its subscribers (0
+    /// before any): what a commit waits for to be its own event.
+    package func announcedPosition(of store: StoreName) -> UInt64 { lock.withLock { announced[store] ?? 0 } }
+
+    /// Notes that the loop announced `store`'s head at `sequence`.
+    func announced(_ store: StoreName, through sequence: UInt64) {
+        lock.withLock { announced[store] = max(announced[store] ?? 0, sequence) }
+    }
 
     /// Counts a subscriber that fell behind.
     func toldToPull(_ store: StoreName) {

@@ -84,6 +84,7 @@ final class FeedLoop {
                     if subscriber.closing && !wasClosing { hub.toldToPull(store) }
                     flush(fd)
                 }
+                hub.announced(store, through: head.sequence)
             }
             if again { readHead(of: store) }
         }

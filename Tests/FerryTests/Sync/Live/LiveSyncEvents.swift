@@ -21,7 +21,7 @@ func waitForEvent(of live: LiveSync, seconds: Double = 60, matching matches: @es
             return false
         }
         group.addTask {
-            do { try await Task.sleep(for: .seconds(seconds)) } catch {}
+            await Deadline.reached(after: seconds)
             return false
         }
         let first = await group.next() ?? false

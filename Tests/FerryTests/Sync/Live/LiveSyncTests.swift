@@ -46,10 +46,7 @@ import FerryTestSupport
             await live.stop()
             return true
         }
-        let watchdog = Task {
-            try await Task.sleep(for: .seconds(60))
-            stopped.cancel()
-        }
+        let watchdog = Deadline.cancel(stopped, after: 60)
         defer { watchdog.cancel() }
         #expect(await stopped.value)
         var rest = 0
