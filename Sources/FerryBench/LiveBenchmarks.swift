@@ -25,8 +25,9 @@ func watchedNoOpBenchmarks(scale: Int, workDirectory: String, ferry: String) thr
     let scannedStatus = try median(["status", a], runs: 3)
     let scannedSync = try median(["sync", a, b], runs: 3)
 
-    let watchers = try [a, b].map { try WatchProcess(ferry: ferry, store: $0) }
+    let watchers = try [a, b].map { try LiveChild(ferry, ["watch", $0], log: $0 + ".watch.log") }
     defer { watchers.forEach { $0.stop() } }
+    for watcher in watchers { try watcher.waitForLog("ferry watch: watching", seconds: 60) }
     // The first of each, with nothing to start from, scans.
     _ = try median(["sync", a, b], runs: 1)
     let status = try median(["status", a], runs: 9)
@@ -39,29 +40,4 @@ func watchedNoOpBenchmarks(scale: Int, workDirectory: String, ferry: String) thr
             name: "default sync a b, no-op, both watched", scale: scale, value: Format.milliseconds(sync), target: "≤ 30 ms",
             met: sync <= 0.03, note: "without it " + Format.milliseconds(scannedSync)),
     ]
-}
-
-/// A `ferry watch` process, ready once it said so.
-private final class WatchProcess {
-    private let process = Process()
-
-    init(ferry: String, store: String) throws {
-        let output = Pipe()
-        process.executableURL = URL(fileURLWithPath: ferry)
-        process.arguments = ["watch", store]
-        process.standardOutput = output
-        process.standardError = FileHandle.nullDevice
-        try process.run()
-        var said = Data()
-        while !said.contains(UInt8(ascii: "\n")) {
-            let more = output.fileHandleForReading.availableData
-            guard !more.isEmpty else { throw BenchError("ferry watch \(store) ended before it was ready") }
-            said += more
-        }
-    }
-
-    func stop() {
-        process.terminate()
-        process.waitUntilExit()
-    }
 }

@@ -139,7 +139,7 @@ private func holds(_ file: String, _ edit: Int) -> Bool {
 }
 
 /// A `ferry` process with its stderr and stdout in a log file, stopped with SIGTERM.
-private final class LiveChild {
+final class LiveChild {
     private let process = Process()
     private let log: String
 
