@@ -46,7 +46,7 @@ import FerryTestSupport
             await live.stop()
             return true
         }
-        let watchdog = Deadline.cancel(stopped, after: 60)
+        let watchdog = Deadline.cancel(stopped, after: 300)
         defer { watchdog.cancel() }
         #expect(await stopped.value)
         var rest = 0
