@@ -1,52 +1,49 @@
 /// Writes stored records back as remote JSON: the inverse of ``RecordConverter``.
 ///
 /// Exportable attributes go under their remote keys (dotted key paths become nested objects),
-/// missing ones as `null`; links become ids, inline objects or Rails nested attributes. A record
-/// exported under its parent leaves out the relationship back to that parent, and a record is
-/// never expanded inside itself, so cycles are cut.
+/// missing ones as `null`; links become ids, inline objects or Rails nested attributes.
+///
+/// Inline, every linked record is written in full once in the whole export, the first time it
+/// is met; everywhere else it recurs (another item's link, a link back to a record being
+/// written around it, past ``maximumNesting`` levels) it is a reference: an object that holds
+/// only its primary key, which an import reads as "link, change nothing". Lists therefore stay
+/// complete, which an import relies on (a list is the whole list), and a many-to-many graph
+/// writes each record once rather than once per path to it. A record written under its parent
+/// leaves out the relationship back to that parent, and, when the exported entity declares the
+/// inverse, its relationships to the exported entity: the items carry those links themselves.
 struct Exporter {
     let store: Store
     let schema: Schema?
     let options: ExportOptions
-    private var documents: [RecordKey: [String: JSONValue]] = [:]
+    /// The entity whose records are the items; its links are written from the items' side.
+    let exportedEntity: EntityName
+    /// The linked records already written in full: only their keys, not their documents.
+    private var written: Set<RecordKey> = []
     /// The children of derived to-manys, read once per entity and member.
     private let backLinks: BackLinkIndex
 
-    /// The deepest chain of inline records written.
+    /// The deepest chain of inline records written; deeper ones are references.
     static let maximumNesting = 32
 
-    init(store: Store, schema: Schema?, options: ExportOptions) {
+    init(store: Store, schema: Schema?, options: ExportOptions, exporting entity: EntityName) {
         self.store = store
         self.schema = schema
         self.options = options
+        exportedEntity = entity
         backLinks = BackLinkIndex(store: store)
     }
 
     // MARK: Reading
 
-    /// A live record's document, read once.
-    mutating func document(of key: RecordKey) throws(ImportError) -> [String: JSONValue]? {
-        if let document = documents[key] { return document }
+    /// A live record's document; `nil` when there is none (a link to a deleted record).
+    func document(of key: RecordKey) throws(ImportError) -> [String: JSONValue]? {
         let document: JSONValue?
         do { document = try store.get(entity: key.entity, id: key.id) } catch { throw .store(error) }
-        guard let members = document?.objectValue else { return nil }
-        documents[key] = members
-        return members
-    }
-
-    /// Every live record of `entity`, remembered for later look-ups.
-    mutating func records(of entity: EntityName) throws(ImportError) -> [(id: RecordID, document: [String: JSONValue])] {
-        let records: [(id: RecordID, document: JSONValue)]
-        do { records = try store.records(of: entity) } catch { throw .store(error) }
-        return records.map { record in
-            let members = record.document.objectValue ?? [:]
-            documents[RecordKey(entity: entity, id: record.id)] = members
-            return (record.id, members)
-        }
+        return document?.objectValue
     }
 
     /// The ids `document` links to through `relationship`: in stored order when ordered, else sorted.
-    mutating func linkedIDs(
+    func linkedIDs(
         of key: RecordKey, document: [String: JSONValue], relationship: Schema.Relationship, entity: Schema.Entity
     ) throws(ImportError) -> [RecordID] {
         guard let schema else { return [] }
@@ -79,21 +76,33 @@ struct Exporter {
             for (member, value) in document {
                 set(value, at: [undeclaredKey(member, entity: key.entity.rawValue, convention: .camel)], in: &object)
             }
+            // A record made by `put` or by hand may not hold its id: the export always does.
+            if object["id"] == nil { object["id"] = .string(key.id.rawValue) }
             return .object(object)
         }
         var object: [String: JSONValue] = [:]
         var handled: Set<String> = [entity.primaryKey]
-        set(document[entity.primaryKey] ?? .null, at: [options.keys == .asis ? entity.primaryKey : "id"], in: &object)
+        set(primaryKeyValue(of: key, document: document), at: [primaryKeyMember(of: entity)], in: &object)
         for attribute in entity.attributes where attribute.name != entity.primaryKey {
             handled.insert(attribute.name)
             guard attribute.exportable else { continue }
             set(document[attribute.name] ?? .null, at: keyPath(of: attribute, in: entity), in: &object)
         }
         for relationship in entity.relationships {
-            if case .id(let member) = schema?.linkStorage(of: relationship, in: entity) { handled.insert(member) }
-            if case .ids(let member) = schema?.linkStorage(of: relationship, in: entity) { handled.insert(member) }
+            let storage = schema?.linkStorage(of: relationship, in: entity)
+            var listMember: String?
+            if case .id(let member) = storage { handled.insert(member) }
+            if case .ids(let member) = storage {
+                handled.insert(member)
+                listMember = member
+            }
             guard relationship.exportable, relationship.name != skipping else { continue }
+            // Under an item, a link to the exported entity is written by the items themselves.
+            if !ancestors.isEmpty, relationship.target == exportedEntity, relationship.inverse != nil { continue }
             let targets = try linkedIDs(of: key, document: document, relationship: relationship, entity: entity)
+            // A list the record never held (made by `put` or by hand) is not written as `[]`,
+            // which an import would store: it is left out, which an import reads as "keep".
+            if let listMember, document[listMember] == nil, targets.isEmpty { continue }
             try exportRelationship(relationship, of: key, in: entity, targets: targets, ancestors: ancestors, into: &object)
         }
         for (member, value) in document where !handled.contains(member) {
@@ -126,12 +135,15 @@ struct Exporter {
             break
         }
         let inside = ancestors.union([key])
-        guard inside.count < Self.maximumNesting else { return }
         var exported: [JSONValue] = []
         for target in targets {
             let targetKey = RecordKey(entity: relationship.target, id: target)
-            // A record is never expanded inside itself: the link back is cut.
-            guard !inside.contains(targetKey), let document = try document(of: targetKey) else { continue }
+            guard !written.contains(targetKey), !inside.contains(targetKey), inside.count < Self.maximumNesting else {
+                if isLive(targetKey) { exported.append(reference(to: targetKey)) }
+                continue
+            }
+            guard let document = try document(of: targetKey) else { continue }
+            written.insert(targetKey)
             exported.append(try export(targetKey, document: document, skipping: relationship.inverse, ancestors: inside))
         }
         if options.relationships == .array {
@@ -146,6 +158,35 @@ struct Exporter {
             for (index, value) in exported.enumerated() { byIndex[String(index)] = value }
             set(.object(byIndex), at: parent + [member], in: &object)
         }
+    }
+
+    /// Whether `key` is a live record (a link may name one that was deleted).
+    func isLive(_ key: RecordKey) -> Bool {
+        store.index.records[key]?.isLive ?? false
+    }
+
+    /// A record written again where it recurs: only its primary key.
+    func reference(to key: RecordKey) -> JSONValue {
+        guard let entity = schema?.entities[key.entity] else { return .object(["id": .string(key.id.rawValue)]) }
+        return .object([primaryKeyMember(of: entity): primaryKeyValue(of: key, document: nil)])
+    }
+
+    /// The member the primary key is written under: `id`, or its own name for `asis` keys.
+    func primaryKeyMember(of entity: Schema.Entity) -> String {
+        options.keys == .asis ? entity.primaryKey : "id"
+    }
+
+    /// A record's primary key as stored, or, for a record that does not hold it (made by
+    /// `put` or by hand), its id in the primary key's type.
+    func primaryKeyValue(of key: RecordKey, document: [String: JSONValue]?) -> JSONValue {
+        let entity = schema?.entities[key.entity]
+        if let stored = document?[entity?.primaryKey ?? "id"], !stored.isNull { return stored }
+        if let entity, entity.attribute(named: entity.primaryKey)?.type == .integer,
+            let integer = Int64(key.id.rawValue), String(integer) == key.id.rawValue
+        {
+            return .integer(integer)
+        }
+        return .string(key.id.rawValue)
     }
 
     /// Where an attribute goes in the remote JSON for the chosen key style.

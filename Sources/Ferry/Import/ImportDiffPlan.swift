@@ -147,7 +147,8 @@ public struct ImportDiffPlan: Sendable, Equatable {
                 }
                 continue
             }
-            let (merged, changedKeys) = Self.merge(members, into: current)
+            let item = Self.withoutImpliedKey(members, primaryKey: primaryKey, id: id, stored: current)
+            let (merged, changedKeys) = Self.merge(item, into: current)
             if changedKeys.isEmpty {
                 unchanged.append(id)
             } else if operations.contains(.update) {
@@ -182,6 +183,18 @@ public struct ImportDiffPlan: Sendable, Equatable {
         } catch {
             throw .invalidItemID(index: index, reason: error.description)
         }
+    }
+
+    /// The item without its primary key member when the stored record does not hold one (it was
+    /// made by `put` or by hand) and the item's names the record's own id: the id is implied by
+    /// the record's key, so an export of such a record imports back as no change.
+    static func withoutImpliedKey(
+        _ item: [String: JSONValue], primaryKey: String, id: RecordID, stored: [String: JSONValue]
+    ) -> [String: JSONValue] {
+        guard stored[primaryKey] == nil, let value = item[primaryKey], ImportBatch.linkID(value) == id else { return item }
+        var item = item
+        item.removeValue(forKey: primaryKey)
+        return item
     }
 
     /// The stored members with the item's members merged in (`null` removes), and the keys whose

@@ -189,7 +189,9 @@ struct Importer {
             return .unchanged
         }
         guard let current = try batch.current(key) else { return .unchanged }
-        let (merged, changed) = ImportDiffPlan.merge(members, into: current)
+        let primaryKey = schema?.entities[key.entity]?.primaryKey ?? "id"
+        let item = ImportDiffPlan.withoutImpliedKey(members, primaryKey: primaryKey, id: key.id, stored: current)
+        let (merged, changed) = ImportDiffPlan.merge(item, into: current)
         if changed.isEmpty {
             if batch.entries[key] == nil { batch.unchanged.insert(key) }
             return .unchanged

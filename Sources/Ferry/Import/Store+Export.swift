@@ -21,7 +21,8 @@ extension Store {
 
     /// The records of `entity` as ``exportRecords(of:options:)`` gives them, one at a time and
     /// sorted by id, with one record's document in memory at a time (and those it links to,
-    /// when relationships are exported): a million records export in flat memory.
+    /// when relationships are exported, whose keys are kept so that each is written in full
+    /// once): a million records export in flat memory.
     ///
     /// ```swift
     /// var writer = PrettyJSONArrayWriter()
@@ -34,7 +35,7 @@ extension Store {
         of entity: EntityName, options: ExportOptions = ExportOptions(), progress: WorkProgressHandler? = nil,
         _ body: (JSONValue) throws(ImportError) -> Void
     ) throws(ImportError) {
-        var exporter = try makeExporter(options)
+        var exporter = try makeExporter(options, exporting: entity)
         let now = options.now ?? Int64(clamping: self.options.clock.milliseconds())
         var failure: ImportError?
         var total: Int?
@@ -73,7 +74,7 @@ extension Store {
     ///   such record (or it is outside ``ExportOptions/scope``); the errors of
     ///   ``exportRecords(of:options:)``.
     public func exportRecord(_ id: RecordID, of entity: EntityName, options: ExportOptions = ExportOptions()) throws(ImportError) -> JSONValue {
-        var exporter = try makeExporter(options)
+        var exporter = try makeExporter(options, exporting: entity)
         let key = RecordKey(entity: entity, id: id)
         guard let document = try exporter.document(of: key) else { throw .store(.recordNotFound(key)) }
         let now = options.now ?? Int64(clamping: self.options.clock.milliseconds())
@@ -81,9 +82,9 @@ extension Store {
         return try exporter.export(key, document: document)
     }
 
-    private func makeExporter(_ options: ExportOptions) throws(ImportError) -> Exporter {
+    private func makeExporter(_ options: ExportOptions, exporting entity: EntityName) throws(ImportError) -> Exporter {
         var schema = options.schema
         if schema == nil { schema = try self.schema() }
-        return Exporter(store: self, schema: schema, options: options)
+        return Exporter(store: self, schema: schema, options: options, exporting: entity)
     }
 }

@@ -325,7 +325,9 @@ struct StreamedImport {
             let state = states[position]
             if scoped[position] {
                 let stored = try storedDocument(key, state: state) ?? [:]
-                let (merged, changed) = ImportDiffPlan.merge(item.members, into: stored)
+                let itemMembers = ImportDiffPlan.withoutImpliedKey(
+                    item.members, primaryKey: schema?.entities[entity]?.primaryKey ?? "id", id: item.id, stored: stored)
+                let (merged, changed) = ImportDiffPlan.merge(itemMembers, into: stored)
                 if changed.isEmpty {
                     plan.counts.unchanged += 1
                     continue
