@@ -55,6 +55,8 @@ public struct HTTPStatus: Sendable, Hashable, CustomStringConvertible, Expressib
     public static let accepted = HTTPStatus(code: 202)
     /// `204 No Content`.
     public static let noContent = HTTPStatus(code: 204)
+    /// `206 Partial Content`: the range asked for (`Range: bytes=0-99`).
+    public static let partialContent = HTTPStatus(code: 206)
     /// `304 Not Modified`.
     public static let notModified = HTTPStatus(code: 304)
     /// `400 Bad Request`.
@@ -83,6 +85,8 @@ public struct HTTPStatus: Sendable, Hashable, CustomStringConvertible, Expressib
     public static let uriTooLong = HTTPStatus(code: 414)
     /// `415 Unsupported Media Type`.
     public static let unsupportedMediaType = HTTPStatus(code: 415)
+    /// `416 Range Not Satisfiable`.
+    public static let rangeNotSatisfiable = HTTPStatus(code: 416)
     /// `422 Unprocessable Content`.
     public static let unprocessableContent = HTTPStatus(code: 422)
     /// `429 Too Many Requests`.

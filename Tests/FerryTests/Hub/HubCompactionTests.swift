@@ -274,12 +274,12 @@ extension HubCompactionTests {
         #expect(try await HubVerifier(storage: storage).verify().isClean)
 
         // A snapshot that lost one version, with its manifest and parts rewritten to match.
-        let manifestBytes = try #require(try await storage.get(HubSnapshot.manifestKey(snapshotID))?.bytes)
+        let manifestBytes = try #require(try await storage.get(HubSnapshot.manifestKey(snapshotID), limit: HubSnapshot.maximumManifestByteCount)?.bytes)
         let real = try HubSnapshot(manifest: manifestBytes, id: snapshotID, location: hub)
         var versions: [Change] = []
         for part in real.parts {
             let key = HubSnapshot.partKey(snapshot: snapshotID, part: part)
-            versions += try HubSnapshot.decodePart(try #require(try await storage.get(key)?.bytes), expected: part, key: key, location: hub)
+            versions += try HubSnapshot.decodePart(try #require(try await storage.get(key, limit: HubSnapshot.maximumPartByteCount)?.bytes), expected: part, key: key, location: hub)
         }
         let dropped = versions.remove(at: 5)
         let encoded = HubSnapshot.encodePart(1, of: versions, limit: 1_000)
@@ -296,7 +296,7 @@ extension HubCompactionTests {
 
         // One byte of a part changed.
         let partKey = HubSnapshot.partKey(snapshot: snapshotID, part: real.parts[0])
-        var bytes = try #require(try await storage.get(partKey)?.bytes)
+        var bytes = try #require(try await storage.get(partKey, limit: HubSnapshot.maximumPartByteCount)?.bytes)
         let index = try #require(bytes.firstIndex(of: UInt8(ascii: "r")))
         bytes[index] = UInt8(ascii: "s")
         try Data(bytes).write(to: URL(fileURLWithPath: hub + "/" + partKey))
@@ -449,8 +449,8 @@ final class HidingHubStorage: HubStorage, @unchecked Sendable {
     func list(prefix: String) async throws(HubError) -> [HubObject] {
         try await folder.list(prefix: prefix).filter { !$0.key.contains(hiding) }
     }
-    func get(_ key: String) async throws(HubError) -> (bytes: [UInt8], tag: String)? {
-        key.contains(hiding) ? nil : try await folder.get(key)
+    func get(_ key: String, limit: Int) async throws(HubError) -> (bytes: [UInt8], tag: String)? {
+        key.contains(hiding) ? nil : try await folder.get(key, limit: limit)
     }
     func put(_ key: String, _ bytes: [UInt8], createOnly: Bool) async throws(HubError) -> String {
         try await folder.put(key, bytes, createOnly: createOnly)

@@ -166,7 +166,7 @@ import FerryURLSession
         await #expect(throws: HubError.alreadyExists(location: "s3://hub/x/segments/a/1.seg")) {
             _ = try await hub.put("segments/a/1.seg", Array("second".utf8), createOnly: true)
         }
-        let read = try #require(try await hub.get("segments/a/1.seg"))
+        let read = try #require(try await hub.get("segments/a/1.seg", limit: HubSegment.maximumByteCount))
         #expect(read.bytes == Array("first".utf8))
         #expect(read.tag == tag)
         // Listing follows continuation tokens past 1,000 keys.
@@ -222,7 +222,7 @@ import FerryURLSession
         let source = try storage(server, from)
         var copied: [String: [UInt8]] = [:]
         for object in try await source.list(prefix: "") {
-            if let fetched = try await source.get(object.key) { copied[object.key] = fetched.bytes }
+            if let fetched = try await source.get(object.key, limit: Int.max) { copied[object.key] = fetched.bytes }
         }
         return copied
     }
@@ -312,9 +312,9 @@ final class KilledAtRequest: HubStorage, @unchecked Sendable {
         return try await storage.list(prefix: prefix)
     }
 
-    func get(_ key: String) async throws(HubError) -> (bytes: [UInt8], tag: String)? {
+    func get(_ key: String, limit: Int) async throws(HubError) -> (bytes: [UInt8], tag: String)? {
         starting()
-        return try await storage.get(key)
+        return try await storage.get(key, limit: limit)
     }
 
     func put(_ key: String, _ bytes: [UInt8], createOnly: Bool) async throws(HubError) -> String {

@@ -37,7 +37,7 @@ public enum Hub {
     /// - Throws: ``HubError/noHub(location:)`` when there is no hub there.
     @discardableResult
     public static func reidentify(_ storage: any HubStorage) async throws(HubError) -> (old: HubDescriptor, new: HubDescriptor) {
-        guard let bytes = try await storage.get(HubDescriptor.key)?.bytes else { throw .noHub(location: storage.location) }
+        guard let bytes = try await storage.get(HubDescriptor.key, limit: HubDescriptor.maximumByteCount)?.bytes else { throw .noHub(location: storage.location) }
         let old = try HubDescriptor(bytes: bytes, location: storage.location)
         var new = old
         new.id = .generate()
@@ -49,7 +49,7 @@ public enum Hub {
     public static func status(of storage: any HubStorage, clock: any WallClock = SystemClock()) async throws(HubError) -> HubStatus {
         let objects = try await storage.list(prefix: "")
         guard objects.contains(where: { $0.key == HubDescriptor.key }),
-            let descriptorBytes = try await storage.get(HubDescriptor.key)?.bytes
+            let descriptorBytes = try await storage.get(HubDescriptor.key, limit: HubDescriptor.maximumByteCount)?.bytes
         else { throw .noHub(location: storage.location) }
         let descriptor = try HubDescriptor(bytes: descriptorBytes, location: storage.location)
         var status = HubStatus(descriptor: descriptor, location: storage.location)
@@ -60,7 +60,7 @@ public enum Hub {
         }
         var snapshots: [HubSnapshot] = []
         for object in objects {
-            guard let id = HubSnapshot.id(ofManifestKey: object.key), let bytes = try await storage.get(object.key)?.bytes else { continue }
+            guard let id = HubSnapshot.id(ofManifestKey: object.key), let bytes = try await storage.get(object.key, limit: HubSnapshot.maximumManifestByteCount)?.bytes else { continue }
             do {
                 let snapshot = try HubSnapshot(manifest: bytes, id: id, location: storage.location)
                 snapshots.append(snapshot)
@@ -79,7 +79,7 @@ public enum Hub {
                 status.ignored.append(object.key)
                 continue
             }
-            guard let bytes = try await storage.get(object.key)?.bytes else { continue }
+            guard let bytes = try await storage.get(object.key, limit: HubHead.maximumByteCount)?.bytes else { continue }
             do { heads.append(try HubHead(bytes: bytes, key: object.key, expected: replica, location: storage.location)) } catch {
                 status.unreadable.append("\(object.key): \(error)")
             }

@@ -81,7 +81,7 @@ public struct HubCompactor: Sendable {
         let objects = try await storage.list(prefix: "")
         var present: [String: HubObject] = [:]
         for object in objects { present[object.key] = object }
-        guard present[HubDescriptor.key] != nil, let descriptorBytes = try await storage.get(HubDescriptor.key)?.bytes else {
+        guard present[HubDescriptor.key] != nil, let descriptorBytes = try await storage.get(HubDescriptor.key, limit: HubDescriptor.maximumByteCount)?.bytes else {
             throw .noHub(location: storage.location)
         }
         let descriptor = try HubDescriptor(bytes: descriptorBytes, location: storage.location)
@@ -91,7 +91,7 @@ public struct HubCompactor: Sendable {
         for object in objects where object.key.hasPrefix("heads/") && object.key.hasSuffix(".json") {
             let name = String(object.key.dropFirst("heads/".count).dropLast(".json".count))
             guard let replica = ReplicaID(name), HubHead.key(of: replica) == object.key else { continue }  // not Ferry's
-            guard let bytes = try await storage.get(object.key)?.bytes else { continue }
+            guard let bytes = try await storage.get(object.key, limit: HubHead.maximumByteCount)?.bytes else { continue }
             do { heads[replica] = try HubHead(bytes: bytes, key: object.key, expected: replica, location: storage.location) } catch {
                 throw refuse("\(object.key) cannot be read (\(error)), so what that replica has read is unknown")
             }
@@ -100,7 +100,7 @@ public struct HubCompactor: Sendable {
         // The newest snapshot whose parts are all here is the base to build on.
         var snapshots: [HubSnapshot] = []
         for object in objects {
-            guard let id = HubSnapshot.id(ofManifestKey: object.key), let bytes = try await storage.get(object.key)?.bytes else { continue }
+            guard let id = HubSnapshot.id(ofManifestKey: object.key), let bytes = try await storage.get(object.key, limit: HubSnapshot.maximumManifestByteCount)?.bytes else { continue }
             do {
                 let snapshot = try HubSnapshot(manifest: bytes, id: id, location: storage.location)
                 guard snapshot.hub == descriptor.id else {
@@ -243,7 +243,7 @@ public struct HubCompactor: Sendable {
         if let base {
             for part in base.parts {
                 let key = HubSnapshot.partKey(snapshot: base.id, part: part)
-                guard let bytes = try await storage.get(key)?.bytes else { throw refuse("\(key) vanished while it was being read; run again") }
+                guard let bytes = try await storage.get(key, limit: HubSnapshot.maximumPartByteCount)?.bytes else { throw refuse("\(key) vanished while it was being read; run again") }
                 for change in try HubSnapshot.decodePart(bytes, expected: part, key: key, location: storage.location) {
                     try check(change, at: key)
                     state.incorporate(change)
@@ -256,7 +256,7 @@ public struct HubCompactor: Sendable {
             guard from < to else { continue }
             for segment in head.segments[from..<to] {
                 let key = head.key(of: segment)
-                guard let bytes = try await storage.get(key)?.bytes else { throw refuse("\(key) vanished while it was being read; run again") }
+                guard let bytes = try await storage.get(key, limit: HubSegment.maximumByteCount)?.bytes else { throw refuse("\(key) vanished while it was being read; run again") }
                 let decoded: [Change]
                 do { decoded = try HubSegment.decode(bytes, expected: segment, replica: replica, key: key, location: storage.location).changes } catch {
                     throw refuse("\(key) cannot be read (\(error)); compact again once it has fully arrived, or run 'ferry verify'")

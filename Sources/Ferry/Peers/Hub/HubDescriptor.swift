@@ -5,6 +5,8 @@ public struct HubDescriptor: Sendable, Hashable {
     public static let currentFormat: Int64 = 1
     /// The descriptor's key.
     public static let key = "hub.json"
+    /// The most bytes a hub's description may hold; a larger one is not read.
+    public static let maximumByteCount = 1 << 16
 
     /// The hub's identity.
     public var id: ReplicaID
@@ -34,7 +36,7 @@ public struct HubDescriptor: Sendable, Hashable {
     ///   ``HubError/malformed(location:key:reason:)`` for anything that is not a descriptor.
     public init(bytes: [UInt8], location: String) throws(HubError) {
         let value: JSONValue
-        do { value = try JSONParser.parse(bytes, options: .init(maximumDepth: 8, maximumByteCount: 1 << 16)) } catch {
+        do { value = try JSONParser.parse(bytes, options: .init(maximumDepth: 8, maximumByteCount: Self.maximumByteCount)) } catch {
             throw .malformed(location: location, key: Self.key, reason: error.description)
         }
         guard let format = value["ferry-hub"]?.integerValue else {

@@ -5,6 +5,8 @@
 public struct HubHead: Sendable, Hashable {
     /// The head format this Ferry writes.
     public static let currentFormat: Int64 = 1
+    /// The most bytes a head may hold; a larger one is not read.
+    public static let maximumByteCount = 64 << 20
 
     /// The range of one origin's changes in a segment.
     public struct OriginRange: Sendable, Hashable {
@@ -112,7 +114,7 @@ public struct HubHead: Sendable, Hashable {
     public init(bytes: [UInt8], key: String, expected: ReplicaID, location: String) throws(HubError) {
         func bad(_ reason: String) -> HubError { .malformed(location: location, key: key, reason: reason) }
         let value: JSONValue
-        do { value = try JSONParser.parse(bytes, options: .init(maximumDepth: 16, maximumByteCount: 64 << 20)) } catch {
+        do { value = try JSONParser.parse(bytes, options: .init(maximumDepth: 16, maximumByteCount: Self.maximumByteCount)) } catch {
             throw bad(error.description)
         }
         guard let format = value["ferry-hub-head"]?.integerValue else { throw bad("no \"ferry-hub-head\" format number") }

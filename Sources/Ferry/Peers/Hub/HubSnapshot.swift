@@ -18,6 +18,10 @@ public struct HubSnapshot: Sendable, Equatable {
     public static let format: Int64 = 1
     /// Versions per part.
     public static let partChangeLimit = 10_000
+    /// The most bytes a snapshot's manifest may hold; a larger one is not read.
+    public static let maximumManifestByteCount = 64 << 20
+    /// The most bytes a snapshot's part may hold (as a segment); a larger one is not read.
+    public static let maximumPartByteCount = HubSegment.maximumByteCount
     /// The prefix of manifests.
     public static let manifestPrefix = "hub-snapshots/"
 
@@ -108,7 +112,7 @@ public struct HubSnapshot: Sendable, Equatable {
         func bad(_ reason: String) -> HubError { .malformed(location: location, key: key, reason: reason) }
         guard SHA256.hash(bytes) == id else { throw bad("its content does not match its name (incomplete or altered)") }
         let value: JSONValue
-        do { value = try JSONParser.parse(bytes, options: .init(maximumDepth: 8, maximumByteCount: 64 << 20)) } catch {
+        do { value = try JSONParser.parse(bytes, options: .init(maximumDepth: 8, maximumByteCount: Self.maximumManifestByteCount)) } catch {
             throw bad(error.description)
         }
         guard let format = value["ferry-hub-snapshot"]?.integerValue else { throw bad("no \"ferry-hub-snapshot\" format number") }

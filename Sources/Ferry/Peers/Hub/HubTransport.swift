@@ -168,7 +168,7 @@ public final class HubTransport: ReplicaAwarePeer, SnapshotSource, RequestCounti
             hubID = id
             return
         }
-        guard let fetched = try await hub({ () async throws(HubError) in try await storage.get(HubDescriptor.key) }) else {
+        guard let fetched = try await hub({ () async throws(HubError) in try await storage.get(HubDescriptor.key, limit: HubDescriptor.maximumByteCount) }) else {
             throw .hub(.noHub(location: storage.location))
         }
         let descriptor = try await hub { () throws(HubError) in try HubDescriptor(bytes: fetched.bytes, location: storage.location) }
@@ -189,7 +189,7 @@ public final class HubTransport: ReplicaAwarePeer, SnapshotSource, RequestCounti
                 continue
             }
             let key = HubHead.key(of: replica)
-            let fetched = try await hub { () async throws(HubError) in try await storage.get(key) }
+            let fetched = try await hub { () async throws(HubError) in try await storage.get(key, limit: HubHead.maximumByteCount) }
             guard let fetched else {
                 if let cached = cache.heads[replica] { heads[replica] = cached.head }
                 continue
@@ -340,7 +340,7 @@ public final class HubTransport: ReplicaAwarePeer, SnapshotSource, RequestCounti
             let bytes: [UInt8]
             if let early = prefetched.removeValue(forKey: key) {
                 bytes = early
-            } else if let fetched = try await hub({ () async throws(HubError) in try await storage.get(key) }) {
+            } else if let fetched = try await hub({ () async throws(HubError) in try await storage.get(key, limit: HubSegment.maximumByteCount) }) {
                 bytes = fetched.bytes
             } else {
                 collectedNotes.append("\(name) has not arrived yet; its changes are left for the next sync")
@@ -389,7 +389,7 @@ public final class HubTransport: ReplicaAwarePeer, SnapshotSource, RequestCounti
                 continue
             }
             let key = HubSnapshot.manifestKey(id)
-            guard let fetched = try await hub({ () async throws(HubError) in try await storage.get(key) }) else { continue }
+            guard let fetched = try await hub({ () async throws(HubError) in try await storage.get(key, limit: HubSnapshot.maximumManifestByteCount) }) else { continue }
             do {
                 let snapshot = try HubSnapshot(manifest: fetched.bytes, id: id, location: storage.location)
                 guard snapshot.hub == hubID else {
@@ -438,7 +438,7 @@ public final class HubTransport: ReplicaAwarePeer, SnapshotSource, RequestCounti
                 first.number <= newest.covers[replica] ?? 0
             else { continue }
             let key = head.key(of: first)
-            if let fetched = try await hub({ () async throws(HubError) in try await storage.get(key) }) {
+            if let fetched = try await hub({ () async throws(HubError) in try await storage.get(key, limit: HubSegment.maximumByteCount) }) {
                 prefetched[key] = fetched.bytes
             } else {
                 let last = heads[localReplica]?.updated
@@ -472,7 +472,7 @@ public final class HubTransport: ReplicaAwarePeer, SnapshotSource, RequestCounti
         guard nextPart < snapshot.parts.count else { return false }
         let part = snapshot.parts[nextPart]
         let key = HubSnapshot.partKey(snapshot: snapshot.id, part: part)
-        guard let fetched = try await hub({ () async throws(HubError) in try await storage.get(key) }) else {
+        guard let fetched = try await hub({ () async throws(HubError) in try await storage.get(key, limit: HubSnapshot.maximumPartByteCount) }) else {
             throw .hub(.malformed(location: storage.location, key: key,
                 reason: "this part of the snapshot has not arrived yet, or a newer compaction replaced it; sync again"))
         }

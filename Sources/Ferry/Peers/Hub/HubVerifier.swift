@@ -44,7 +44,7 @@ public struct HubVerifier: Sendable {
     /// - Throws: ``HubError`` when the location is not a hub or cannot be read at all.
     public func verify() async throws(HubError) -> Report {
         let objects = try await storage.list(prefix: "")
-        guard objects.contains(where: { $0.key == HubDescriptor.key }), let descriptorBytes = try await storage.get(HubDescriptor.key)?.bytes else {
+        guard objects.contains(where: { $0.key == HubDescriptor.key }), let descriptorBytes = try await storage.get(HubDescriptor.key, limit: HubDescriptor.maximumByteCount)?.bytes else {
             throw .noHub(location: storage.location)
         }
         let descriptor = try HubDescriptor(bytes: descriptorBytes, location: storage.location)
@@ -58,7 +58,7 @@ public struct HubVerifier: Sendable {
         for object in objects where object.key.hasPrefix("heads/") && object.key.hasSuffix(".json") {
             let name = String(object.key.dropFirst("heads/".count).dropLast(".json".count))
             guard let replica = ReplicaID(name), HubHead.key(of: replica) == object.key else { continue }
-            guard let bytes = try await storage.get(object.key)?.bytes else { continue }
+            guard case .bytes(let bytes) = try await read(object.key, limit: HubHead.maximumByteCount, into: &report) else { continue }
             let head: HubHead
             do { head = try HubHead(bytes: bytes, key: object.key, expected: replica, location: storage.location) } catch {
                 report.findings.append("\(object.key): \(error)")
@@ -71,8 +71,11 @@ public struct HubVerifier: Sendable {
                 let key = head.key(of: segment)
                 defer { previous = segment.hash }
                 let covering = snapshots.indices.filter { snapshots[$0].snapshot.covers[replica, default: 0] >= segment.number }
-                guard present.contains(key), let bytes = try await storage.get(key)?.bytes else {
-                    if covering.isEmpty {
+                let read = present.contains(key) ? try await read(key, limit: HubSegment.maximumByteCount, into: &report) : .absent
+                guard case .bytes(let bytes) = read else {
+                    if read == .refused {
+                        continue
+                    } else if covering.isEmpty {
                         report.missing.append(key)
                     } else {
                         report.collected += 1
@@ -167,7 +170,9 @@ public struct HubVerifier: Sendable {
     ) async throws(HubError) -> [CheckedSnapshot] {
         var result: [CheckedSnapshot] = []
         for object in objects {
-            guard let id = HubSnapshot.id(ofManifestKey: object.key), let bytes = try await storage.get(object.key)?.bytes else { continue }
+            guard let id = HubSnapshot.id(ofManifestKey: object.key),
+                case .bytes(let bytes) = try await read(object.key, limit: HubSnapshot.maximumManifestByteCount, into: &report)
+            else { continue }
             let snapshot: HubSnapshot
             do { snapshot = try HubSnapshot(manifest: bytes, id: id, location: storage.location) } catch {
                 report.findings.append("\(object.key): \(error)")
@@ -182,8 +187,9 @@ public struct HubVerifier: Sendable {
             var versions = 0
             for part in snapshot.parts {
                 let key = HubSnapshot.partKey(snapshot: id, part: part)
-                guard present.contains(key), let partBytes = try await storage.get(key)?.bytes else {
-                    report.missing.append(key)
+                let read = present.contains(key) ? try await read(key, limit: HubSnapshot.maximumPartByteCount, into: &report) : .absent
+                guard case .bytes(let partBytes) = read else {
+                    if read == .absent { report.missing.append(key) }
                     checked.readAll = false
                     continue
                 }
@@ -211,5 +217,26 @@ public struct HubVerifier: Sendable {
             result.append(checked)
         }
         return result
+    }
+
+    /// What reading one object for the check gave.
+    private enum ObjectRead: Equatable {
+        case bytes([UInt8])
+        /// Gone (between the listing and the read).
+        case absent
+        /// Over the limit of its kind: a finding, and never read.
+        case refused
+    }
+
+    /// Reads `key` for the check; an object over `limit` bytes becomes a finding.
+    private func read(_ key: String, limit: Int, into report: inout Report) async throws(HubError) -> ObjectRead {
+        do {
+            guard let fetched = try await storage.get(key, limit: limit) else { return .absent }
+            return .bytes(fetched.bytes)
+        } catch {
+            guard case .malformed(_, _, let reason) = error else { throw error }
+            report.findings.append("\(key): \(reason)")
+            return .refused
+        }
     }
 }

@@ -60,15 +60,18 @@ public final class FolderHubStorage: HubStorage, @unchecked Sendable {
         }
     }
 
-    public func get(_ key: String) async throws(HubError) -> (bytes: [UInt8], tag: String)? {
+    public func get(_ key: String, limit: Int) async throws(HubError) -> (bytes: [UInt8], tag: String)? {
         counter.add()
         let path = root + "/" + key
+        let read: (bytes: [UInt8], tag: String, size: Int64)?
         do {
             let file = try FileDescriptor.open(path, .readOnly)
-            return try file.closeAfter { () throws(SystemError) in
+            read = try file.closeAfter { () throws(SystemError) -> (bytes: [UInt8], tag: String, size: Int64)? in
                 let status = try file.status()
                 guard status.kind == .regular else { return nil }
-                return (try file.readToEnd(), Self.tag(of: status))
+                // Measured before it is read: an object over the limit is never read.
+                guard status.size <= Int64(limit) else { return ([], "", status.size) }
+                return (try file.readToEnd(), Self.tag(of: status), status.size)
             }
         } catch {
             if error.isNotFound || error.isNotADirectory {
@@ -77,6 +80,12 @@ public final class FolderHubStorage: HubStorage, @unchecked Sendable {
             }
             throw .storage("\(path): \(error.message)")
         }
+        guard let read else { return nil }
+        // A file that grew past the limit between the measure and the read is refused too.
+        guard read.size <= Int64(limit), read.bytes.count <= limit else {
+            throw refusal(of: key, size: max(read.size, Int64(read.bytes.count)), limit: limit)
+        }
+        return (read.bytes, read.tag)
     }
 
     public func put(_ key: String, _ bytes: [UInt8], createOnly: Bool) async throws(HubError) -> String {

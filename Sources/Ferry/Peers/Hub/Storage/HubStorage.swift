@@ -26,7 +26,12 @@ public protocol HubStorage: AnyObject, Sendable {
     /// - Throws: ``HubError/missingRoot(location:)`` when the hub's folder or bucket is missing.
     func list(prefix: String) async throws(HubError) -> [HubObject]
     /// The object's bytes and tag, `nil` when there is none.
-    func get(_ key: String) async throws(HubError) -> (bytes: [UInt8], tag: String)?
+    ///
+    /// An object larger than `limit` bytes is refused before it is read (a folder's file is
+    /// measured first; S3 is asked for at most `limit + 1` bytes, with a range): someone who can
+    /// write to the hub must not make a reader hold gigabytes.
+    /// - Throws: ``HubError/malformed(location:key:reason:)`` for an object over `limit`.
+    func get(_ key: String, limit: Int) async throws(HubError) -> (bytes: [UInt8], tag: String)?
     /// Writes an object durably and returns its tag. With `createOnly`, an existing object is
     /// never replaced: the call throws ``HubError/alreadyExists(location:)`` instead.
     func put(_ key: String, _ bytes: [UInt8], createOnly: Bool) async throws(HubError) -> String
@@ -38,4 +43,15 @@ public protocol HubStorage: AnyObject, Sendable {
 
 extension HubStorage {
     public var notices: [String] { [] }
+
+    /// The refusal of an object of `size` bytes, over the `limit` its kind may be.
+    func refusal(of key: String, size: Int64, limit: Int) -> HubError {
+        .malformed(
+            location: location, key: key,
+            reason: "it is \(Self.mebibytes(size)), over the \(Self.mebibytes(Int64(limit))) such an object may be; it was not read")
+    }
+
+    private static func mebibytes(_ bytes: Int64) -> String {
+        bytes < 1 << 20 ? "\(bytes) bytes" : String(format: "%.1f MiB", Double(bytes) / Double(1 << 20))
+    }
 }

@@ -46,6 +46,32 @@ public final class S3Client: Sendable {
         }
     }
 
+    /// At most the first `limit + 1` bytes of an object (a ranged GET: one request, whatever the
+    /// object's size), with its ETag and whole size; `nil` when there is no such key. The bytes
+    /// are the whole object only when `size` is at most `limit`.
+    public func getObject(bucket: String, key: String, limit: Int) async throws(HubError) -> (bytes: [UInt8], etag: String, size: Int64)? {
+        let response = try await send(.get, bucket: bucket, key: key, headers: [("Range", "bytes=0-\(limit)")])
+        let etag = Self.unquoted(response.headers["etag"] ?? "")
+        switch response.status {
+        case .partialContent:
+            // `Content-Range: bytes 0-99/1234`: the whole size follows the slash.
+            let range = response.headers["content-range"] ?? ""
+            guard let total = range.split(separator: "/").last.flatMap({ Int64($0) }) else {
+                throw .storage("GET s3://\(bucket)/\(key): a partial answer without its whole size (Content-Range: \(range))")
+            }
+            return (response.body, etag, total)
+        case .ok:
+            // A service that ignores ranges sends the whole object.
+            return (response.body, etag, Int64(response.body.count))
+        case .rangeNotSatisfiable:
+            // An empty object has no byte 0.
+            guard let whole = try await getObject(bucket: bucket, key: key) else { return nil }
+            return (whole.bytes, whole.etag, Int64(whole.bytes.count))
+        case .notFound where errorCode(response) != "NoSuchBucket": return nil
+        default: throw failure(response, "GET", bucket: bucket, key: key)
+        }
+    }
+
     /// The object's ETag and size; `nil` when there is no such key.
     public func headObject(bucket: String, key: String) async throws(HubError) -> (etag: String, size: Int64)? {
         let response = try await send(.head, bucket: bucket, key: key)
@@ -168,7 +194,7 @@ public final class S3Client: Sendable {
         let exchange = await httpClient.send(retrying: retry, counting: counter) { _ in
             var request = HTTPClientRequest(
                 method: method, url: url, headers: headers, body: method == .put ? (body ?? []) : body,
-                responseHeaderNames: ["etag", "content-length", "content-type"])
+                responseHeaderNames: ["etag", "content-length", "content-type", "content-range"])
             request.headers += signer.sign(method: method.rawValue, url: url, headers: headers, payloadHash: payloadHash, date: Date())
             return request
         }

@@ -29,8 +29,9 @@ public final class S3HubStorage: HubStorage, @unchecked Sendable {
         }
     }
 
-    public func get(_ key: String) async throws(HubError) -> (bytes: [UInt8], tag: String)? {
-        guard let object = try await client.getObject(bucket: s3Location.bucket, key: fullKey(key)) else { return nil }
+    public func get(_ key: String, limit: Int) async throws(HubError) -> (bytes: [UInt8], tag: String)? {
+        guard let object = try await client.getObject(bucket: s3Location.bucket, key: fullKey(key), limit: limit) else { return nil }
+        guard object.size <= Int64(limit) else { throw refusal(of: key, size: object.size, limit: limit) }
         return (object.bytes, object.etag)
     }
 
