@@ -108,6 +108,12 @@ struct RecordFileCheck {
                 kind: .staleRecordFile, path: path, record: key,
                 message: "stale: the file holds an older version of \(key); a crash interrupted the update, opening the store repairs it")
         }
+        if let problem = Self.problem(in: bytes) {
+            return VerificationFinding(
+                kind: .invalidRecordFile, path: path, record: key,
+                message: "edited by hand: \(problem); or 'ferry get \(layout.root) \(key.entity.rawValue) \(key.id.rawValue) > \(layout.root)/\(path)' "
+                    + "puts the journal's version back")
+        }
         return VerificationFinding(
             kind: .modifiedRecordFile, path: path, record: key,
             message: "modified: the file differs from the journal's version of \(key) (seq \(state.winner.sequence)); a hand edit, not committed")
@@ -115,6 +121,9 @@ struct RecordFileCheck {
 
     /// A regular file under `records/<Entity>/`, named for `key`, that no live record accounts for.
     private func checkUnaccounted(_ key: RecordKey, path: String, in replay: ReplayTable) -> VerificationFinding {
+        if case .bytes(let bytes) = Self.read(layout.root + "/" + path), let problem = Self.problem(in: bytes) {
+            return VerificationFinding(kind: .invalidRecordFile, path: path, record: key, message: "created by hand: \(problem)")
+        }
         guard let index = replay.index(of: key), let state = state(at: index, in: replay) else {
             return VerificationFinding(
                 kind: .unexpectedRecordFile, path: path, record: key,
@@ -131,6 +140,23 @@ struct RecordFileCheck {
         return VerificationFinding(
             kind: .fileOfDeletedRecord, path: path, record: key,
             message: "re-created: \(key) was deleted (seq \(state.winner.sequence)) but has a file; a hand edit, not committed")
+    }
+
+    /// Why `commit` would refuse a record file of these bytes (not JSON, or not an object), or
+    /// `nil`.
+    static func problem(in bytes: [UInt8]) -> String? {
+        let parsed: JSONValue
+        do { parsed = try JSONParser.parse(bytes, options: parsing) } catch {
+            return "invalid JSON at line \(error.line), column \(error.column): \(error.reason)"
+        }
+        guard case .object = parsed else { return "a record must be a JSON object, not \(parsed.kindName)" }
+        return nil
+    }
+
+    /// ``problem(in:)`` for the file at `path`; `nil` when it cannot be read.
+    static func problem(inFileAt path: String) -> String? {
+        guard case .bytes(let bytes) = read(path) else { return nil }
+        return problem(in: bytes)
     }
 
     /// What reading a record file gave.

@@ -97,6 +97,20 @@ final class ProgressLine: @unchecked Sendable {
         return try work(handler)
     }
 
+    /// Writes `text` as a line of its own, whether or not the progress line is drawn (erasing
+    /// it first, to be drawn again by the next update): a note that must be seen before the
+    /// work it is about.
+    func note(_ text: String) {
+        let erase: Bool = lock.withLock {
+            defer {
+                drawn = false
+                lastDraw = nil
+            }
+            return drawn
+        }
+        write((erase ? "\r\u{1B}[K" : "") + text + "\n")
+    }
+
     /// Erases the line, if one was drawn.
     func finish() {
         let erase: Bool = lock.withLock {
