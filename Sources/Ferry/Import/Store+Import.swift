@@ -101,7 +101,7 @@ extension Store {
             guard let readWholeReason, case .invalidJSON(let line, let column, let reason) = error else { throw error }
             throw .invalidJSON(line: line, column: column, reason: "\(reason); it must be read whole because \(readWholeReason)")
         }
-        reading.finish()
+        reading.finish(count: bytes.count)
         let parserOptions = JSONParser.Options(maximumDepth: self.options.maximumDepth + 1, maximumByteCount: options.maximumInputBytes)
         let parsed: JSONValue
         let parsing = ProgressCounter("parsing", total: bytes.count, unit: .bytes, handler: options.progress)

@@ -37,7 +37,7 @@ public struct IgnoreRules: Sendable {
 
     /// Rules made of the built-in list and then `patterns` (lines as in `.ferryignore`).
     public init(patterns: [String] = []) {
-        self.patterns = (Self.builtIn + patterns).compactMap(Pattern.init(line:))
+        self.patterns = Self.builtIn.compactMap { Pattern(line: $0, isListed: true) } + patterns.compactMap { Pattern(line: $0, isListed: false) }
     }
 
     /// The built-in list and the store's `.ferryignore`, if it has one.
@@ -58,13 +58,10 @@ public struct IgnoreRules: Sendable {
         let components = path.split(separator: "/").map(String.init)
         guard let last = components.last, !last.hasPrefix(".tmp-") else { return false }
         for end in components.indices {
+            let isFolder = end < components.count - 1 || isFolder
             // A folder of a long id's pieces (`<240 bytes>~`) is Ferry's, whatever `*~` says.
-            if end < components.count - 1, components[end].utf8.count == RecordFileName.pieceLength + 1,
-                components[end].hasSuffix("~")
-            {
-                continue
-            }
-            if decide(components[...end], isFolder: end < components.count - 1 || isFolder) { return true }
+            if isFolder, components[end].utf8.count == RecordFileName.pieceLength + 1, components[end].hasSuffix("~") { continue }
+            if decide(components[...end], isFolder: isFolder) { return true }
         }
         return false
     }
@@ -86,10 +83,11 @@ public struct IgnoreRules: Sendable {
         /// Holds a `/`: matched against the whole path, not one name.
         var isAnchored: Bool
 
-        init?(line: String) {
+        /// - Parameter isListed: a pattern of the built-in list, where `#` starts no comment.
+        init?(line: String, isListed: Bool) {
             var text = Substring(line)
             while text.last == " " || text.last == "\t" { text = text.dropLast() }
-            guard !text.isEmpty, !text.hasPrefix("#") else { return nil }
+            guard !text.isEmpty, isListed || !text.hasPrefix("#") else { return nil }
             isNegated = text.hasPrefix("!")
             if isNegated { text = text.dropFirst() }
             if text.hasPrefix("\\") { text = text.dropFirst() }  // `\#`, `\!`: the character itself

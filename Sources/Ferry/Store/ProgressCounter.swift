@@ -43,8 +43,10 @@ struct ProgressCounter {
         }
     }
 
-    /// Ends the step: all of it is done.
-    func finish() {
-        handler?(WorkProgress(task: task, done: total ?? done, total: total ?? done, unit: unit))
+    /// Ends the step: all of it is done, `count` when the step learned its size only as it
+    /// ended (the bytes of a file read whole).
+    func finish(count: Int? = nil) {
+        let all = count ?? total ?? done
+        handler?(WorkProgress(task: task, done: all, total: all, unit: unit))
     }
 }
