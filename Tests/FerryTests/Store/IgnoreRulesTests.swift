@@ -76,4 +76,48 @@ import Testing
         let doc = try String(contentsOfFile: SampleFiles.directory + "/../docs/FORMAT.md", encoding: .utf8)
         for pattern in IgnoreRules.builtIn { #expect(doc.contains("`\(pattern)`"), "\(pattern)") }
     }
+
+    /// The store's watcher passes over leftovers (no scan for a swap file), not over a file a
+    /// person named (a scan finds it as a record).
+    @Test func theWatcherPassesOverLeftoversOnly() throws {
+        let directory = try TemporaryDirectory()
+        let (store, folder) = try HandNamedFileTests.notes(directory)
+        defer { store.close() }
+        let key = RecordKey(entity: HandNamedFileTests.note, id: try RecordID("first"))
+        func changes(after write: () throws -> Void) throws -> StoreWatcher.Changes {
+            let watcher = try StoreWatcher(storeAt: store.path)
+            defer { watcher.stop() }
+            try write()
+            // The kernel reports in order: once the record's edit is heard, so is what came before.
+            try HandNamedFileTests.write(store.layout.recordFile(key), #"{"text": "edited"}"#)
+            var all = StoreWatcher.Changes()
+            let deadline = ContinuousClock.now.advanced(by: .seconds(60))
+            while !all.recordFiles.contains(key) && ContinuousClock.now < deadline {
+                guard let next = watcher.nextChanges(timeout: .seconds(1)) else { continue }
+                all.recordFiles.formUnion(next.recordFiles)
+                all.otherFilesChanged = all.otherFilesChanged || next.otherFilesChanged
+            }
+            #expect(all.recordFiles.contains(key))
+            return all
+        }
+        let leftovers = try changes {
+            for name in [".first.json.swp", ".DS_Store", "first.json~"] { try HandNamedFileTests.write(folder + name, "junk") }
+        }
+        #expect(!leftovers.otherFilesChanged)
+        let named = try changes { try HandNamedFileTests.write(folder + "Todo.json", "{}") }
+        #expect(named.otherFilesChanged)
+    }
+
+    /// `ferry diff --files` (a comparison of record files) sees no difference in leftovers.
+    @Test func leftoversAreNoDifferenceBetweenReplicas() async throws {
+        let directory = try TemporaryDirectory()
+        let (laptop, folder) = try HandNamedFileTests.notes(directory, "laptop")
+        defer { laptop.close() }
+        let phone = try Store.create(at: directory.subpath("phone"))
+        defer { phone.close() }
+        _ = try await laptop.sync(with: FolderTransport(path: phone.path))
+        for name in [".first.json.swp", ".DS_Store", "first.json~"] { try HandNamedFileTests.write(folder + name, "junk") }
+        let comparison = try laptop.compare(with: phone, includingFiles: true)
+        #expect(comparison.files.isEmpty, "\(comparison.files)")
+    }
 }
