@@ -63,7 +63,8 @@ extension RecordFileCheck {
             let number = UInt32(entities.number(of: entity))
             RecordFileWalker.forEach(under: layout.records + "/" + entityFolder.name) { file in
                 let path = folderPath + "/" + file.relativePath
-                if ignoreRules.ignores(path) { return }
+                // A name Ferry writes is always a record's; any other entry may be a leftover.
+                if file.kind != .regular || RecordFileName.id(fromRelativePath: file.relativePath) == nil, ignoreRules.ignores(path) { return }
                 if file.kind == .symbolicLink {
                     findings.append(VerificationFinding(kind: .symbolicLink, path: path, message: linkMessage))
                     return
@@ -159,7 +160,14 @@ extension RecordFileCheck {
         let canonical = "records/" + entity.rawValue + "/" + RecordFileName.relativePath(for: id)
         let folder = layout.records + "/" + entity.rawValue + "/"
         let folded = relativePath.lowercased()
-        if hasCaseTwin || (folded != relativePath && FileSystem.exists(folder + folded)) {
+        // On a case-insensitive file system the folded name is this very file.
+        let isTwin: Bool
+        if folded != relativePath, let twin = try? FileSystem.status(folder + folded), let own = try? FileSystem.status(folder + relativePath) {
+            isTwin = twin.inode != own.inode
+        } else {
+            isTwin = false
+        }
+        if hasCaseTwin || isTwin {
             return VerificationFinding(
                 kind: .strayFile, path: path, record: key,
                 message: "ambiguous: another file here has the same name but for case, one file on a case-insensitive file system")

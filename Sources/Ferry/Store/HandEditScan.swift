@@ -329,6 +329,8 @@ final class HandEditScan {
         var handNamed = HandNamedFiles(store: store)
         for file in unclaimed {
             guard let id = RecordFileName.id(fromRelativePath: file.relativeName) else {
+                // A name Ferry writes is always a record's; any other may be a leftover.
+                if ignoreRules.ignores(file.displayPath) { continue }
                 if !file.relativeName.contains("/"), let id = RecordFileName.handMadeID(fromFileName: file.name) {
                     handNamed.add(file, id: id)
                 } else {

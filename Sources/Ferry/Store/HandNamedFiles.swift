@@ -32,7 +32,8 @@ struct HandNamedFiles {
             let canonical = store.layout.relativeRecordPath(key)
             let folded = file.name.lowercased()
             var others = byFoldedName[file.directory + "/" + folded, default: []].filter { $0 != file.displayPath }
-            if folded != file.name, FileSystem.exists(file.directory + "/" + folded) {
+            // On a case-insensitive file system the folded name is this very file.
+            if folded != file.name, let twin = try? FileSystem.status(file.directory + "/" + folded), twin.inode != file.status.inode {
                 others.append("records/\(file.entity.rawValue)/\(folded)")
             }
             if !others.isEmpty {

@@ -7,7 +7,8 @@
 /// matches folders only, a leading `!` takes a file back, and a pattern holding a `/` is matched
 /// against the whole path from the store's root (`records/Note/drafts/`) where any other is
 /// matched against each name in the path. The last pattern that matches decides. Ferry's own
-/// temporary files (`.tmp-…`) are recognised before any rule is asked.
+/// temporary files (`.tmp-…`) and the folders of long ids are never ignored, and the scans ask
+/// no rule of a canonical record file name: it is always its record's file.
 ///
 /// ```swift
 /// let rules = try IgnoreRules.load(storeRoot: "./notes")
@@ -68,9 +69,19 @@ public struct IgnoreRules: Sendable {
 
     /// What the last matching pattern says of the entry whose path is `components`.
     private func decide(_ components: ArraySlice<String>, isFolder: Bool) -> Bool {
+        guard let last = components.last else { return false }
+        let name = Array(last.unicodeScalars)[...]
+        var path: ArraySlice<Unicode.Scalar>?
         var ignored = false
-        for pattern in patterns where pattern.isNegated == ignored {
-            if pattern.matches(components, isFolder: isFolder) { ignored = !pattern.isNegated }
+        for pattern in patterns where pattern.isNegated == ignored && (isFolder || !pattern.foldersOnly) {
+            let subject: ArraySlice<Unicode.Scalar>
+            if pattern.isAnchored {
+                if path == nil { path = Array(components.joined(separator: "/").unicodeScalars)[...] }
+                subject = path ?? name
+            } else {
+                subject = name
+            }
+            if Pattern.match(pattern.glob[...], subject) { ignored = !pattern.isNegated }
         }
         return ignored
     }
@@ -99,14 +110,8 @@ public struct IgnoreRules: Sendable {
             glob = Array(text.unicodeScalars)
         }
 
-        func matches(_ components: ArraySlice<String>, isFolder: Bool) -> Bool {
-            guard isFolder || !foldersOnly, let last = components.last else { return false }
-            let subject = isAnchored ? components.joined(separator: "/") : last
-            return Self.match(glob[...], Array(subject.unicodeScalars)[...])
-        }
-
         /// Glob matching: `*` any run without `/`, `?` one character but `/`.
-        private static func match(_ glob: ArraySlice<Unicode.Scalar>, _ text: ArraySlice<Unicode.Scalar>) -> Bool {
+        static func match(_ glob: ArraySlice<Unicode.Scalar>, _ text: ArraySlice<Unicode.Scalar>) -> Bool {
             var glob = glob
             var text = text
             var star: (glob: ArraySlice<Unicode.Scalar>, text: ArraySlice<Unicode.Scalar>)?

@@ -52,6 +52,20 @@ final class RecordFolderCount: @unchecked Sendable {
         return folders
     }
 
+    /// Whether a name holds only the bytes of canonical record file names (so the ignore rules
+    /// need not be asked of it): no allocation, as every file of every folder is looked at.
+    static func mayBeCanonical(_ name: String) -> Bool {
+        name.utf8.allSatisfy { byte in
+            switch byte {
+            case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "0")...UInt8(ascii: "9"), UInt8(ascii: "-"), UInt8(ascii: "_"),
+                UInt8(ascii: "."), UInt8(ascii: "^"), UInt8(ascii: "%"), UInt8(ascii: "A")...UInt8(ascii: "F"):
+                return true
+            default:
+                return false
+            }
+        }
+    }
+
     private func countAll() {
         folders = entities.map { entity in
             var folder = Folder()
@@ -59,7 +73,16 @@ final class RecordFolderCount: @unchecked Sendable {
             do {
                 try FileSystem.forEachEntry(ofDirectory: recordsPath + "/" + entity.rawValue) { entry in
                     if entry.name.hasPrefix(".tmp-") { return }
-                    if ignoreRules.ignores("records/\(entity.rawValue)/\(entry.name)", isFolder: entry.kind == .directory) { return }
+                    // Only what is not counted as a record file is asked (a name Ferry writes is
+                    // always a record's; the rules are for the few others).
+                    let length = entry.name.utf8.count
+                    let isRecordShaped = entry.kind == .regular && entry.name.hasSuffix(RecordFileName.fileExtension) && length > suffix
+                        && length - suffix <= RecordFileName.pieceLength
+                    if !(isRecordShaped && Self.mayBeCanonical(entry.name)), !(entry.kind == .directory && entry.name.hasSuffix("~")),
+                        ignoreRules.ignores("records/\(entity.rawValue)/\(entry.name)", isFolder: entry.kind == .directory)
+                    {
+                        return
+                    }
                     switch entry.kind {
                     case .directory where entry.name.hasSuffix("~"):
                         folder.longIDFolders.append(entry.name)

@@ -261,7 +261,10 @@ extension Store {
             try FileSystem.forEachEntry(ofDirectory: path) { entry in
                 if entry.name.hasPrefix(".tmp-") { return }
                 let relativeName = relativePrefix + entry.name
-                if ignoreRules.ignores("records/\(entity.rawValue)/\(relativeName)", isFolder: entry.kind == .directory) { return }
+                // Regular files are asked once they prove unclaimed (see ``HandEditScan``).
+                if entry.kind != .regular, ignoreRules.ignores("records/\(entity.rawValue)/\(relativeName)", isFolder: entry.kind == .directory) {
+                    return
+                }
                 if entry.kind == .directory {
                     if entry.name.hasSuffix("~") {
                         folders.append(entry.name)
