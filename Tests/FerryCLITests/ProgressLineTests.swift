@@ -25,6 +25,22 @@ import Testing
             write: { terminal.write($0) })
     }
 
+    /// A note is its own line, shown even where no progress line is drawn, and it erases a line
+    /// that is drawn, which the next update draws again (issue 52, item 4b).
+    @Test func aNoteIsALineOfItsOwn() {
+        let terminal = Terminal()
+        let drawn = line(terminal)
+        drawn.update(WorkProgress(task: "checking input", done: 5, total: 100, unit: .bytes))
+        drawn.note("note: reading x.json whole")
+        drawn.update(WorkProgress(task: "checking input", done: 6, total: 100, unit: .bytes))
+        #expect(terminal.writes.count == 3)
+        #expect(terminal.writes[1] == "\r\u{1B}[Knote: reading x.json whole\n")
+        #expect(terminal.writes[2].hasPrefix("\rverify: checking input"))
+        let silent = Terminal()
+        line(silent, enabled: false).note("note: reading x.json whole")
+        #expect(silent.writes == ["note: reading x.json whole\n"])
+    }
+
     @Test func showsDoneTotalRateAndTimeLeft() {
         let records = WorkProgress(task: "record files", done: 250_000, total: 1_000_000, unit: .items("records"))
         #expect(

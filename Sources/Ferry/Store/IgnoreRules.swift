@@ -60,8 +60,9 @@ public struct IgnoreRules: Sendable {
         guard let last = components.last, !last.hasPrefix(".tmp-") else { return false }
         for end in components.indices {
             let isFolder = end < components.count - 1 || isFolder
-            // A folder of a long id's pieces (`<240 bytes>~`) is Ferry's, whatever `*~` says.
-            if isFolder, components[end].utf8.count == RecordFileName.pieceLength + 1, components[end].hasSuffix("~") { continue }
+            // A folder named like the pieces of a long id (`<240 bytes>~`) is Ferry's to judge,
+            // whatever `*~` says: a piece, or a problem.
+            if isFolder, components[end].hasSuffix("~") { continue }
             if decide(components[...end], isFolder: isFolder) { return true }
         }
         return false

@@ -40,7 +40,8 @@ import Testing
     /// The steps of an import read whole that writes, in order.
     static let wholeImportSteps = [
         "reading input", "parsing", "converting", "comparing", "nested records", "linking", "delete rules", "checking",
-        "hand edits", "journaling", "appending to the journal", "index", "record files", "index file",
+        "hand edits", "journaling", "appending to the journal", "index", "record files", "writing record files",
+        "confirming record files", "index file",
     ]
 
     @Test func aDependentInputSaysItIsReadWholeThenReportsEveryStep() throws {
