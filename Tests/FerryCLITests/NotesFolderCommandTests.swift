@@ -9,14 +9,23 @@ import Testing
 @Suite struct NotesFolderCommandTests {
     static let note = try! EntityName("Note")
 
-    /// A store of notes `first`, `second`, `third`, `gone` (deleted) and `Plan`.
-    static func notes(_ directory: TemporaryDirectory, _ name: String = "notes") throws -> String {
+    /// A store of notes `first`, `second`, `third`, `gone` (deleted), `Plan` and `Shopping List`;
+    /// with `stale`, also `old` and `dropped` (deleted) whose files hold an earlier version.
+    static func notes(_ directory: TemporaryDirectory, _ name: String = "notes", stale: Bool = false) throws -> String {
         let store = try Store.create(at: directory.subpath(name))
-        for id in ["first", "second", "third", "gone", "Plan"] {
+        defer { store.close() }
+        for id in ["first", "second", "third", "gone", "Plan", "Shopping List"] {
             try store.put(["text": .string(id)], entity: note, id: RecordID(id))
         }
         try store.delete(entity: note, id: RecordID("gone"))
-        store.close()
+        guard stale else { return store.path }
+        for id in ["old", "dropped"] {
+            let key = RecordKey(entity: note, id: try RecordID(id))
+            try store.put(["v": 1], entity: note, id: key.id)
+            let earlier = try FileSystem.readFile(store.layout.recordFile(key))
+            if id == "old" { try store.put(["v": 2], entity: note, id: key.id) } else { try store.delete(entity: note, id: key.id) }
+            _ = try FileSystem.writeFileAtomically(store.layout.recordFile(key), earlier, durable: false)
+        }
         return store.path
     }
 
@@ -28,7 +37,7 @@ import Testing
     /// it quotes are run as quoted.
     @Test func verifysAdviceFixesEveryRecordFileFinding() throws {
         let directory = try TemporaryDirectory()
-        let store = try Self.notes(directory)
+        let store = try Self.notes(directory, stale: true)
         let folder = store + "/records/Note/"
         try Self.write(folder + "first.json", #"{"text": "first, edited"}"#)  // modified
         try Self.write(folder + "new.json", #"{"text": "new"}"#)  // created
@@ -37,6 +46,7 @@ import Testing
         try Self.write(folder + "broken.json", #"{"text": "#)  // created, not JSON
         try Self.write(folder + "second.json", "{oops")  // modified, not JSON
         try FileManager.default.removeItem(atPath: folder + "third.json")  // missing
+        try FileManager.default.removeItem(atPath: folder + "^shopping%20^list.json")  // missing, an id with a space
         try Self.write(folder + "notes.txt", "shopping")  // not a record file
         try FileManager.default.createDirectory(atPath: folder + "sub", withIntermediateDirectories: false)  // a stray folder
         try Self.write(folder + "sub/x.json", "{}")
@@ -54,15 +64,18 @@ import Testing
         #expect(finding("broken.json").contains("invalid record file (fix it, then run ferry commit)"), "\(finding("broken.json"))")
         #expect(finding("second.json").contains("'ferry get "), "\(finding("second.json"))")
         #expect(finding("third.json").contains("'ferry get "), "\(finding("third.json"))")
+        #expect(finding("^shopping%20^list.json").contains(#" Note "Shopping List" > "#), "\(finding("^shopping%20^list.json"))")
+        #expect(finding("old.json").contains("stale: ") && finding("old.json").contains("'ferry get "), "\(finding("old.json"))")
+        #expect(finding("dropped.json").contains("remove the file"), "\(finding("dropped.json"))")
         let notARecord = "not a record (move it out of records/, or list it in .ferryignore)"
         for name in ["notes.txt", "sub/x.json", "Plan.json", "Idea.json", "IDEA.json"] {
             #expect(finding(name).contains(notARecord), "\(finding(name))")
         }
-        #expect(findings.count == 12, "\(verify)")
+        #expect(findings.count == 15, "\(verify)")
 
         // What it says, done: the quoted commands run as quoted, the rest as said.
         let binary = try ferryBinaryPath()
-        for line in [finding("second.json"), finding("third.json")] {
+        for line in [finding("second.json"), finding("third.json"), finding("^shopping%20^list.json"), finding("old.json")] {
             guard let start = line.range(of: "'ferry get "), let end = line[start.upperBound...].firstIndex(of: "'") else { continue }
             let command = binary + " get " + line[start.upperBound..<end]
             let restored = try runProgram("/bin/sh", ["-c", command])
@@ -73,6 +86,7 @@ import Testing
         try Self.write(store + "/.ferryignore", "records/Note/sub/\n")
         try FileManager.default.removeItem(atPath: folder + "Plan.json")
         try FileManager.default.removeItem(atPath: folder + "IDEA.json")
+        try FileManager.default.removeItem(atPath: folder + "dropped.json")
         let committed = try runFerry(["commit", store])
         #expect(committed.exitCode == 0, "\(committed)")
         #expect(committed.stdout.contains("records/Note/Todo.json (record \"Todo\", renamed to records/Note/^todo.json)"), "\(committed)")
@@ -91,13 +105,13 @@ import Testing
         {
             try Self.write(laptop + "/" + path, "junk {")
         }
-        try Self.write(laptop + "/records/Note/Shopping List.json", #"{"items": ["milk"]}"#)
+        try Self.write(laptop + "/records/Note/Grocery List.json", #"{"items": ["milk"]}"#)
         let status = try runFerry(["status", laptop])
         #expect(status.exitCode == 0 && !status.stdout.contains("invalid") && status.stderr.isEmpty, "\(status)")
         let sync = try runFerry(["sync", laptop, phone])
         #expect(sync.exitCode == 0, "\(sync)")
         #expect(!sync.stderr.contains("warning"), "\(sync)")
-        let got = try runFerry(["get", phone, "Note", "Shopping List"])
+        let got = try runFerry(["get", phone, "Note", "Grocery List"])
         #expect(got.exitCode == 0 && got.stdout.contains("milk"), "\(got)")
         for store in [laptop, phone] {
             let verify = try runFerry(["verify", store])
