@@ -95,6 +95,35 @@ import Testing
         #expect(after.stdout.contains("ok:"), "\(after)")
     }
 
+    /// A conflict file removed by hand: a commit would not bring it back; the resolve that
+    /// verify quotes ends the conflict, and verify is clean.
+    @Test func aMissingConflictFileIsFixedAsVerifySays() throws {
+        let directory = try TemporaryDirectory()
+        let (a, b) = (directory.subpath("a"), directory.subpath("b"))
+        for arguments in [
+            ["init", a], ["init", b], ["put", a, "Note", "n", "--json", #"{"v": 1}"#], ["sync", a, b],
+            ["put", a, "Note", "n", "--json", #"{"v": 2}"#], ["put", b, "Note", "n", "--json", #"{"v": 3}"#], ["sync", a, b],
+        ] {
+            let result = try runFerry(arguments)
+            #expect(result.exitCode == 0, "\(arguments): \(result)")
+        }
+        let conflictFiles = try FileManager.default.subpathsOfDirectory(atPath: a + "/conflicts").filter { $0.hasSuffix(".json") }
+        #expect(conflictFiles.count == 1)
+        for file in conflictFiles { try FileManager.default.removeItem(atPath: a + "/conflicts/" + file) }
+        let verify = try runFerry(["verify", a])
+        #expect(verify.exitCode != 0)
+        #expect(verify.stdout.contains("missing conflict file (resolve the conflict)"), "\(verify)")
+        guard let start = verify.stdout.range(of: "'ferry resolve "), let end = verify.stdout[start.upperBound...].firstIndex(of: "'") else {
+            Issue.record("no command quoted: \(verify)")
+            return
+        }
+        let command = try ferryBinaryPath() + " resolve " + verify.stdout[start.upperBound..<end]
+        let resolved = try runProgram("/bin/sh", ["-c", command])
+        #expect(resolved.exitCode == 0, "\(command): \(resolved)")
+        let after = try runFerry(["verify", a])
+        #expect(after.exitCode == 0, "\(after)")
+    }
+
     /// Leftovers of editors, systems and drives: not a word from status, commit, sync or verify.
     @Test func leftoversAreNeverAWarning() throws {
         let directory = try TemporaryDirectory()

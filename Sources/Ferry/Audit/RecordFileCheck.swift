@@ -59,7 +59,9 @@ struct RecordFileCheck {
                     findings.append(
                         VerificationFinding(
                             kind: .missingConflictFile, path: relative(conflictPath), record: key,
-                            message: "deleted: the losing version \(loser.identity) of \(key) has no conflict file"))
+                            message: "deleted: the losing version \(loser.identity) of \(key) has no conflict file; "
+                                + "'ferry resolve \([layout.root, key.entity.rawValue, key.id.rawValue].map(Self.shellWord).joined(separator: " ")) --take winner' "
+                                + "ends the conflict (the losing version stays in 'ferry show --history')"))
                 }
             }
         }

@@ -23,6 +23,9 @@ public struct VerificationFinding: Sendable, Hashable, CustomStringConvertible {
         /// A live record's file is gone: deleted by hand, or never written (a write that
         /// failed); a commit would journal a deletion, so the advice is to restore it first.
         case missingFile = "missing-file"
+        /// A conflicted record's losing version has no file under `conflicts/`; a commit would
+        /// not bring it back, so the advice is to resolve the conflict.
+        case missingConflictFile = "missing-conflict-file"
         /// A symbolic link under `records/`, which Ferry does not follow.
         case link = "symbolic-link"
         /// The index image (a cache) disagrees with the journal.
@@ -38,6 +41,7 @@ public struct VerificationFinding: Sendable, Hashable, CustomStringConvertible {
             case .uncommittedEdit: return "uncommitted edit (run ferry commit)"
             case .invalidFile: return "invalid record file (fix it, then run ferry commit)"
             case .notARecord: return "not a record (move it out of records/, or list it in .ferryignore)"
+            case .missingConflictFile: return "missing conflict file (resolve the conflict)"
             case .missingFile: return "missing record file (restore it from the journal, or delete the record)"
             case .link: return "symbolic link (Ferry follows none under records/)"
             case .index: return "index"
@@ -109,8 +113,10 @@ public struct VerificationFinding: Sendable, Hashable, CustomStringConvertible {
                 return .tampering
             case .tornTail, .staleRecordFile:
                 return .interruptedWrite
-            case .modifiedRecordFile, .unexpectedRecordFile, .fileOfDeletedRecord, .missingConflictFile:
+            case .modifiedRecordFile, .unexpectedRecordFile, .fileOfDeletedRecord:
                 return .uncommittedEdit
+            case .missingConflictFile:
+                return .missingConflictFile
             case .missingRecordFile:
                 return .missingFile
             case .invalidRecordFile:
