@@ -25,6 +25,47 @@ import Testing
             write: { terminal.write($0) })
     }
 
+    /// A note is its own line, shown even where no progress line is drawn, and it erases a line
+    /// that is drawn, which the next update draws again (issue 52, item 4b).
+    @Test func aNoteIsALineOfItsOwn() {
+        let terminal = Terminal()
+        let drawn = line(terminal)
+        drawn.update(WorkProgress(task: "checking input", done: 5, total: 100, unit: .bytes))
+        drawn.note("note: reading x.json whole")
+        drawn.update(WorkProgress(task: "checking input", done: 6, total: 100, unit: .bytes))
+        #expect(terminal.writes.count == 3)
+        #expect(terminal.writes[1] == "\r\u{1B}[Knote: reading x.json whole\n")
+        #expect(terminal.writes[2].hasPrefix("\rverify: checking input"))
+        let silent = Terminal()
+        line(silent, enabled: false).note("note: reading x.json whole")
+        #expect(silent.writes == ["note: reading x.json whole\n"])
+    }
+
+    /// A step that reports nothing for a while is still redrawn, by the heartbeat, with how long
+    /// it has been at it; the heartbeat stops with the line (issue 52, item 4b).
+    @Test func aQuietStepIsRedrawnByTheHeartbeat() {
+        let written = NSCondition()
+        let terminal = Terminal()
+        let drawn = ProgressLine(
+            label: "import", isEnabled: true, width: 120, interval: 0.25, clock: { terminal.time },
+            write: { text in
+                written.lock()
+                terminal.write(text)
+                written.broadcast()
+                written.unlock()
+            }, heartbeat: 0.01)
+        drawn.update(WorkProgress(task: "parsing", done: 0, total: 108_000_000, unit: .bytes))
+        terminal.time = 5
+        // Waits for the event (the redraw), bounded by a deadline, never a fixed time.
+        let deadline = Date(timeIntervalSinceNow: 60)
+        written.lock()
+        while !terminal.writes.contains(where: { $0.contains("working, 0:05") }) && written.wait(until: deadline) {}
+        written.unlock()
+        #expect(terminal.writes.contains { $0 == "\rimport: parsing  0.0 MB/108.0 MB  working, 0:05\u{1B}[K" }, "\(terminal.writes)")
+        drawn.finish()
+        #expect(terminal.writes.last == "\r\u{1B}[K")
+    }
+
     @Test func showsDoneTotalRateAndTimeLeft() {
         let records = WorkProgress(task: "record files", done: 250_000, total: 1_000_000, unit: .items("records"))
         #expect(

@@ -40,8 +40,15 @@ extension RecordFileCheck {
         var lowest = UInt64.max
         var highest: UInt64 = 0
         var total = 0
+        var oddNames: [(relativePath: String, entity: EntityName, path: String)] = []
+        let ignoreRules: IgnoreRules
+        do { ignoreRules = try IgnoreRules.load(storeRoot: layout.root) } catch {
+            findings.append(VerificationFinding(kind: .unreadableFile, path: IgnoreRules.fileName, message: "unreadable: \(error)"))
+            ignoreRules = IgnoreRules()
+        }
         for entityFolder in (try? FileSystem.contents(ofDirectory: layout.records)) ?? [] {
             let folderPath = "records/" + entityFolder.name
+            if ignoreRules.ignores(folderPath, isFolder: entityFolder.kind == .directory) { continue }
             if entityFolder.kind == .symbolicLink {
                 findings.append(VerificationFinding(kind: .symbolicLink, path: folderPath, message: linkMessage))
                 continue
@@ -49,23 +56,25 @@ extension RecordFileCheck {
             guard entityFolder.kind == .directory, let entity = try? EntityName(entityFolder.name) else {
                 findings.append(
                     VerificationFinding(
-                        kind: .unexpectedRecordFile, path: folderPath,
+                        kind: .strayFile, path: folderPath,
                         message: "unexpected: not an entity folder (records/<Entity>/<id>.json)"))
                 continue
             }
             let number = UInt32(entities.number(of: entity))
             RecordFileWalker.forEach(under: layout.records + "/" + entityFolder.name) { file in
                 let path = folderPath + "/" + file.relativePath
+                // A name Ferry writes is always a record's; any other entry may be a leftover.
+                if file.kind != .regular || RecordFileName.id(fromRelativePath: file.relativePath) == nil, ignoreRules.ignores(path) { return }
                 if file.kind == .symbolicLink {
                     findings.append(VerificationFinding(kind: .symbolicLink, path: path, message: linkMessage))
                     return
                 }
                 guard file.kind == .regular else {
-                    findings.append(VerificationFinding(kind: .unexpectedRecordFile, path: path, message: "unexpected: not a regular file"))
+                    findings.append(VerificationFinding(kind: .strayFile, path: path, message: "unexpected: not a regular file"))
                     return
                 }
                 guard RecordFileName.id(fromRelativePath: file.relativePath) != nil else {
-                    findings.append(VerificationFinding(kind: .unexpectedRecordFile, path: path, message: "unexpected: not a record file name"))
+                    oddNames.append((file.relativePath, entity, path))
                     return
                 }
                 listing.append(to: 0) { bytes in
@@ -77,6 +86,12 @@ extension RecordFileCheck {
                 highest = max(highest, file.inode)
                 total += 1
             }
+        }
+        var foldedNames: [String: Int] = [:]
+        for odd in oddNames { foldedNames[odd.path.lowercased(), default: 0] += 1 }
+        for odd in oddNames {
+            let twins = foldedNames[odd.path.lowercased(), default: 0] > 1
+            findings.append(handNamedFinding(odd.relativePath, entity: odd.entity, path: odd.path, hasCaseTwin: twins))
         }
         guard total > 0 else { return findings }
 
@@ -131,5 +146,41 @@ extension RecordFileCheck {
             ranges.discard(range)
         }
         return findings
+    }
+
+    /// The finding for a file whose name is not canonical: one a person gave (`Todo.json`) is an
+    /// uncommitted edit that `commit` journals and renames, unless it is ambiguous; any other
+    /// is no record (see ``RecordFileName/handMadeID(fromFileName:)``).
+    /// - Parameter hasCaseTwin: another odd name in its folder differs from it only in case.
+    private func handNamedFinding(_ relativePath: String, entity: EntityName, path: String, hasCaseTwin: Bool) -> VerificationFinding {
+        guard !relativePath.contains("/"), let id = RecordFileName.handMadeID(fromFileName: relativePath) else {
+            return VerificationFinding(kind: .strayFile, path: path, message: "unexpected: \(RecordFileName.advice(forOddName: relativePath))")
+        }
+        let key = RecordKey(entity: entity, id: id)
+        let canonical = "records/" + entity.rawValue + "/" + RecordFileName.relativePath(for: id)
+        let folder = layout.records + "/" + entity.rawValue + "/"
+        let folded = relativePath.lowercased()
+        // On a case-insensitive file system the folded name is this very file.
+        let isTwin: Bool
+        if folded != relativePath, let twin = try? FileSystem.status(folder + folded), let own = try? FileSystem.status(folder + relativePath) {
+            isTwin = twin.inode != own.inode
+        } else {
+            isTwin = false
+        }
+        if hasCaseTwin || isTwin {
+            return VerificationFinding(
+                kind: .strayFile, path: path, record: key,
+                message: "ambiguous: another file here has the same name but for case, one file on a case-insensitive file system")
+        }
+        if FileSystem.exists(layout.root + "/" + canonical) {
+            return VerificationFinding(
+                kind: .strayFile, path: path, record: key, message: "ambiguous: a second file for the record \(key), beside \(canonical)")
+        }
+        if let problem = Self.problem(inFileAt: layout.root + "/" + path) {
+            return VerificationFinding(kind: .invalidRecordFile, path: path, record: key, message: "created by hand: \(problem)")
+        }
+        return VerificationFinding(
+            kind: .unexpectedRecordFile, path: path, record: key,
+            message: "created: a file named by hand for the record \(key), not committed; 'ferry commit' journals it and renames it to \(canonical)")
     }
 }

@@ -59,7 +59,9 @@ struct RecordFileCheck {
                     findings.append(
                         VerificationFinding(
                             kind: .missingConflictFile, path: relative(conflictPath), record: key,
-                            message: "deleted: the losing version \(loser.identity) of \(key) has no conflict file"))
+                            message: "deleted: the losing version \(loser.identity) of \(key) has no conflict file; "
+                                + "'ferry resolve \([layout.root, key.entity.rawValue, key.id.rawValue].map(Self.shellWord).joined(separator: " ")) --take winner' "
+                                + "ends the conflict (the losing version stays in 'ferry show --history')"))
                 }
             }
         }
@@ -76,6 +78,28 @@ struct RecordFileCheck {
         path.hasPrefix(layout.root + "/") ? String(path.dropFirst(layout.root.count + 1)) : path
     }
 
+    /// The command that writes the journal's version of `key` to its file at `path` (relative
+    /// to the store), quoted as `verify` advises it.
+    private func restoreCommand(_ key: RecordKey, path: String) -> String {
+        let words = [layout.root, key.entity.rawValue, key.id.rawValue].map(Self.shellWord)
+        return "'ferry get \(words.joined(separator: " ")) > \(Self.shellWord(layout.root + "/" + path))'"
+    }
+
+    /// `text` as one word of a POSIX shell: as it is when it holds only characters the shell
+    /// takes literally, else in double quotes (an id such as `Shopping List`).
+    static func shellWord(_ text: String) -> String {
+        let literal = !text.isEmpty && text.unicodeScalars.allSatisfy { scalar in
+            scalar.properties.isAlphabetic || ("0"..."9").contains(scalar) || "_./%@+,:=-".unicodeScalars.contains(scalar)
+        }
+        if literal { return text }
+        var quoted = "\""
+        for character in text {
+            if "\"\\$`".contains(character) { quoted.append("\\") }
+            quoted.append(character)
+        }
+        return quoted + "\""
+    }
+
     /// Compares a live record's file with the replay's winner.
     private func checkLive(_ index: Int, in replay: ReplayTable) -> VerificationFinding? {
         let key = replay.key(at: index)
@@ -86,7 +110,7 @@ struct RecordFileCheck {
             return VerificationFinding(
                 kind: .missingRecordFile, path: path, record: key,
                 message: "the journal has this record but its file is gone (a write that failed, or a deletion by hand): "
-                    + "'ferry get \(layout.root) \(key.entity.rawValue) \(key.id.rawValue) > \(layout.root)/\(path)' restores it; "
+                    + "\(restoreCommand(key, path: path)) restores it; "
                     + "to delete the record, 'ferry delete' it (a 'ferry commit' now would journal the loss)")
         case .unreadable:
             return VerificationFinding(kind: .unreadableFile, path: path, record: key, message: "unreadable record file")
@@ -106,7 +130,13 @@ struct RecordFileCheck {
         if isOlderVersion(bytes, of: state) {
             return VerificationFinding(
                 kind: .staleRecordFile, path: path, record: key,
-                message: "stale: the file holds an older version of \(key); a crash interrupted the update, opening the store repairs it")
+                message: "stale: the file holds an older version of \(key), from a crash during the update or put back by hand; "
+                    + "\(restoreCommand(key, path: path)) puts the journal's version back, or 'ferry commit' journals the older content")
+        }
+        if let problem = Self.problem(in: bytes) {
+            return VerificationFinding(
+                kind: .invalidRecordFile, path: path, record: key,
+                message: "edited by hand: \(problem); or \(restoreCommand(key, path: path)) puts the journal's version back")
         }
         return VerificationFinding(
             kind: .modifiedRecordFile, path: path, record: key,
@@ -115,6 +145,9 @@ struct RecordFileCheck {
 
     /// A regular file under `records/<Entity>/`, named for `key`, that no live record accounts for.
     private func checkUnaccounted(_ key: RecordKey, path: String, in replay: ReplayTable) -> VerificationFinding {
+        if case .bytes(let bytes) = Self.read(layout.root + "/" + path), let problem = Self.problem(in: bytes) {
+            return VerificationFinding(kind: .invalidRecordFile, path: path, record: key, message: "created by hand: \(problem)")
+        }
         guard let index = replay.index(of: key), let state = state(at: index, in: replay) else {
             return VerificationFinding(
                 kind: .unexpectedRecordFile, path: path, record: key,
@@ -126,11 +159,29 @@ struct RecordFileCheck {
         if isOlderVersion(bytes, of: state) {
             return VerificationFinding(
                 kind: .staleRecordFile, path: path, record: key,
-                message: "stale: \(key) was deleted (seq \(state.winner.sequence)) but a crash left its file; opening the store removes it")
+                message: "stale: \(key) was deleted (seq \(state.winner.sequence)) but its file is there, from a crash during the "
+                    + "deletion or put back by hand; remove the file, or 'ferry commit' journals the record again")
         }
         return VerificationFinding(
             kind: .fileOfDeletedRecord, path: path, record: key,
             message: "re-created: \(key) was deleted (seq \(state.winner.sequence)) but has a file; a hand edit, not committed")
+    }
+
+    /// Why `commit` would refuse a record file of these bytes (not JSON, or not an object), or
+    /// `nil`.
+    static func problem(in bytes: [UInt8]) -> String? {
+        let parsed: JSONValue
+        do { parsed = try JSONParser.parse(bytes, options: parsing) } catch {
+            return "invalid JSON at line \(error.line), column \(error.column): \(error.reason)"
+        }
+        guard case .object = parsed else { return "a record must be a JSON object, not \(parsed.kindName)" }
+        return nil
+    }
+
+    /// ``problem(in:)`` for the file at `path`; `nil` when it cannot be read.
+    static func problem(inFileAt path: String) -> String? {
+        guard case .bytes(let bytes) = read(path) else { return nil }
+        return problem(in: bytes)
     }
 
     /// What reading a record file gave.

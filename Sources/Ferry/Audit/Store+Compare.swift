@@ -142,10 +142,16 @@ extension Store {
         }
     }
 
-    /// Compares every file under both stores' `records/` byte for byte.
+    /// Compares every file under both stores' `records/` byte for byte, but those each store's
+    /// ``IgnoreRules`` pass over (an editor's swap file is no difference).
     static func compareRecordFiles(_ first: StoreLayout, _ second: StoreLayout) throws(AuditError) -> [ReplicaComparison.FileDifference] {
-        let firstFiles = RecordFileWalker.relativePaths(under: first.records)
-        let secondFiles = RecordFileWalker.relativePaths(under: second.records)
+        func files(_ layout: StoreLayout) throws(AuditError) -> [String] {
+            let rules: IgnoreRules
+            do { rules = try IgnoreRules.load(storeRoot: layout.root) } catch { throw .store(error) }
+            return RecordFileWalker.relativePaths(under: layout.records).filter { !rules.ignores("records/" + $0) }
+        }
+        let firstFiles = try files(first)
+        let secondFiles = try files(second)
         var differences: [ReplicaComparison.FileDifference] = []
         let secondSet = Set(secondFiles)
         let firstSet = Set(firstFiles)

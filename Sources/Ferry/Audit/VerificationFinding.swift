@@ -14,9 +14,18 @@ public struct VerificationFinding: Sendable, Hashable, CustomStringConvertible {
         case interruptedWrite = "interrupted-write"
         /// A record file edited, created or deleted by hand and not yet journaled.
         case uncommittedEdit = "uncommitted-edit"
+        /// A record file edited or created by hand that `commit` would refuse: not a JSON
+        /// object.
+        case invalidFile = "invalid-file"
+        /// A file or folder under `records/` that is no record: a name Ferry cannot read as an
+        /// id, a second file for one record, a stray folder.
+        case notARecord = "not-a-record"
         /// A live record's file is gone: deleted by hand, or never written (a write that
         /// failed); a commit would journal a deletion, so the advice is to restore it first.
         case missingFile = "missing-file"
+        /// A conflicted record's losing version has no file under `conflicts/`; a commit would
+        /// not bring it back, so the advice is to resolve the conflict.
+        case missingConflictFile = "missing-conflict-file"
         /// A symbolic link under `records/`, which Ferry does not follow.
         case link = "symbolic-link"
         /// The index image (a cache) disagrees with the journal.
@@ -30,6 +39,9 @@ public struct VerificationFinding: Sendable, Hashable, CustomStringConvertible {
             case .tampering: return "tampering"
             case .interruptedWrite: return "interrupted write"
             case .uncommittedEdit: return "uncommitted edit (run ferry commit)"
+            case .invalidFile: return "invalid record file (fix it, then run ferry commit)"
+            case .notARecord: return "not a record (move it out of records/, or list it in .ferryignore)"
+            case .missingConflictFile: return "missing conflict file (resolve the conflict)"
             case .missingFile: return "missing record file (restore it from the journal, or delete the record)"
             case .link: return "symbolic link (Ferry follows none under records/)"
             case .index: return "index"
@@ -75,6 +87,12 @@ public struct VerificationFinding: Sendable, Hashable, CustomStringConvertible {
         case missingRecordFile = "missing-record-file"
         /// A file under `records/` with no live record: created by hand, or not a record file.
         case unexpectedRecordFile = "unexpected-record-file"
+        /// A record file edited or created by hand that is not a JSON object.
+        case invalidRecordFile = "invalid-record-file"
+        /// An entry under `records/` that cannot be a record's file: an odd name, a folder or
+        /// special file where record files go, or a file named by hand for a record that
+        /// has a file already.
+        case strayFile = "stray-file"
         /// A record deleted in the journal still has a file.
         case fileOfDeletedRecord = "file-of-deleted-record"
         /// A conflicted record's losing version has no file under `conflicts/`.
@@ -95,10 +113,16 @@ public struct VerificationFinding: Sendable, Hashable, CustomStringConvertible {
                 return .tampering
             case .tornTail, .staleRecordFile:
                 return .interruptedWrite
-            case .modifiedRecordFile, .unexpectedRecordFile, .fileOfDeletedRecord, .missingConflictFile:
+            case .modifiedRecordFile, .unexpectedRecordFile, .fileOfDeletedRecord:
                 return .uncommittedEdit
+            case .missingConflictFile:
+                return .missingConflictFile
             case .missingRecordFile:
                 return .missingFile
+            case .invalidRecordFile:
+                return .invalidFile
+            case .strayFile:
+                return .notARecord
             case .symbolicLink:
                 return .link
             case .indexMismatch:

@@ -20,10 +20,15 @@ public struct ImportOptions: Sendable {
     public var operations: ImportOperations = .all
     /// Plan and report without writing (`--dry-run`).
     public var isDryRun = false
-    /// Told how far a streamed import has got: the input read while checking it (bytes, out of
-    /// the file's size when known), then the records written. The whole-input path reports
-    /// nothing.
+    /// Told how far an import has got, step by step: a streamed import's input read while
+    /// checking it (bytes, out of the file's size when known), then the records written; an
+    /// input read whole, its reading, parsing, converting, comparing, linking, checking,
+    /// journaling, index and record files. Every step reports as it starts and as it ends,
+    /// and every 1,024 items in between.
     public var progress: WorkProgressHandler?
+    /// Told, once and before the work starts, when an array is read whole instead of streamed
+    /// (memory and time then grow with the whole input), with why: `ferry import` prints it.
+    public var readingWholeNote: (@Sendable (_ reason: String) -> Void)?
     /// The key convention for every entity, overriding the schema (`--keys camel`). Without it,
     /// an entity declared in `schema.json` uses its `keys`, and an undeclared one keeps keys as
     /// they are.

@@ -23,7 +23,9 @@ extension Importer {
         changes.reserveCapacity(batch.order.count)
         let maximumDepth = store.options.maximumDepth
         let maximumBytes = store.options.maximumDocumentBytes
+        var checking = ProgressCounter("checking", total: batch.order.count, handler: progress)
         for key in batch.order {
+            checking.advance()
             guard let entry = batch.entries[key] else { continue }
             switch entry.pending {
             case .delete:
@@ -54,6 +56,7 @@ extension Importer {
                 writes.append(.put(key, document))
             }
         }
+        checking.finish()
         for key in batch.unchanged where batch.entries[key] == nil {
             count(key) { $0.unchanged += 1 }
         }
@@ -75,13 +78,17 @@ extension Importer {
                 refusalsAfterEdits += found.problems.map { store.unjournaledEdit($0).description }
             } else if journaledEdits.isEmpty {
                 let edits: [StoreStatus.Edit]
+                let editCheck = ProgressCounter("hand edits", total: keys.count, handler: progress)
                 do { edits = try store.journalHandEdits(overwrittenBy: keys).edits } catch { throw .store(error) }
+                editCheck.finish()
                 if !edits.isEmpty { return try run(conversion, journaledEdits: edits.map(\.path)) }
             }
         }
         if !options.isDryRun, !writes.isEmpty {
             // Checked just above, unless this is the plan made after journaling edits: then
             // once more, for a file edited meanwhile.
+            store.writeProgress = progress
+            defer { store.writeProgress = nil }
             do {
                 let result = try store.performLocalWrites(writes, keepingHandEdits: !journaledEdits.isEmpty)
                 journalEntries = result.entries.count

@@ -15,6 +15,10 @@ struct Importer {
     /// The children of derived to-manys, shared by a streamed import's parts.
     var backLinkIndex: BackLinkIndex? = nil
 
+    /// Told how far each step has got: a whole import's steps, not a streamed import's parts
+    /// (whose caller reports them as they are written).
+    var progress: WorkProgressHandler? { part == .whole ? options.progress : nil }
+
     /// What a run imports.
     enum Part: Equatable {
         /// The whole input, as one batch: stored records in scope that no item names are deleted.
@@ -101,7 +105,9 @@ struct Importer {
         batch.entries.reserveCapacity(conversion.items.count - storedPositions.count + conversion.nestedOrder.count)
         batch.order.reserveCapacity(conversion.items.count - storedPositions.count + conversion.nestedOrder.count)
         var withheldIndexes: Set<Int> = []
+        var comparing = ProgressCounter("comparing", total: conversion.items.count, unit: .items("items"), handler: progress)
         for (position, item) in conversion.items.enumerated() {
+            comparing.advance()
             let key = RecordKey(entity: entity, id: item.id)
             let origin = ImportOrigin(index: item.index, keyPath: "")
             batch.named.insert(key)
@@ -124,8 +130,11 @@ struct Importer {
             }
         }
 
+        comparing.finish()
         // Records split off from nested objects: created or updated, never deleted for being absent.
+        var nesting = ProgressCounter("nested records", total: conversion.nestedOrder.count, handler: progress)
         for key in conversion.nestedOrder {
+            nesting.advance()
             guard let record = conversion.nested[key] else { continue }
             guard !record.indexes.isSubset(of: withheldIndexes) else {
                 // Its members would still merge with those met in another part of a streamed import.
@@ -140,9 +149,13 @@ struct Importer {
             }
         }
 
-        for link in conversion.linkSets where !withheldIndexes.contains(link.origin.index) {
-            try batch.apply(link)
+        nesting.finish()
+        var linking = ProgressCounter("linking", total: conversion.linkSets.count, unit: .items("links"), handler: progress)
+        for link in conversion.linkSets {
+            linking.advance()
+            if !withheldIndexes.contains(link.origin.index) { try batch.apply(link) }
         }
+        linking.finish()
 
         if let parent {
             var targets: [RecordID] = []
@@ -165,7 +178,9 @@ struct Importer {
                 batch.withheld.deletes += gone
             }
         }
+        let denyRules = ProgressCounter("delete rules", total: nil, handler: progress)
         try batch.checkDenyRules()
+        denyRules.finish()
         if let touches {
             touches.writes += batch.order
             touches.backLinkWrites += try batch.changedBackLinks()

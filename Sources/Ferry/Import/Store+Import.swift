@@ -89,16 +89,26 @@ extension Store {
                 return try withImportLock { () throws(ImportError) in try importer.run() }
             }
         }
+        // Said before the work: reading whole costs memory and time in the whole input's size.
+        if let readWholeReason {
+            options.readingWholeNote?("the items' links depend on each other across batches (\(readWholeReason))")
+        } else if options.parent != nil {
+            options.readingWholeNote?("--parent imports the children as one batch")
+        }
         let bytes: [UInt8]
+        let reading = ProgressCounter("reading input", total: nil, unit: .bytes, handler: options.progress)
         do { bytes = try input.readAll(limit: options.maximumInputBytes) } catch {
             guard let readWholeReason, case .invalidJSON(let line, let column, let reason) = error else { throw error }
             throw .invalidJSON(line: line, column: column, reason: "\(reason); it must be read whole because \(readWholeReason)")
         }
+        reading.finish(count: bytes.count)
         let parserOptions = JSONParser.Options(maximumDepth: self.options.maximumDepth + 1, maximumByteCount: options.maximumInputBytes)
         let parsed: JSONValue
+        let parsing = ProgressCounter("parsing", total: bytes.count, unit: .bytes, handler: options.progress)
         do { parsed = try JSONParser.parse(bytes, options: parserOptions) } catch {
             throw .invalidJSON(line: error.line, column: error.column, reason: error.reason)
         }
+        parsing.finish()
         return try importRecords(parsed, into: entity, options: options)
     }
 
@@ -155,7 +165,9 @@ extension Store {
             (items, isSingleItem) = ([input], true)
         default: throw .topLevelNotAnArray(kind: input.kindName)
         }
+        let converting = ProgressCounter("converting", total: items.count, unit: .items("items"), handler: options.progress)
         var conversion = try RecordConverter.convert(items, entity: entity, schema: schema, keys: options.keys)
+        converting.finish()
         conversion.isSingleItem = isSingleItem
         let importer = Importer(store: self, schema: schema, options: options)
         return try withImportLock { () throws(ImportError) in try importer.run(conversion) }

@@ -302,10 +302,20 @@ final class UnnamedFileQueue: @unchecked Sendable {
 
     /// Waits until every file handed to ``link(_:)`` is named (or could not be), making files
     /// meanwhile; returns what became of each, by index.
-    func linkResults() -> Outcomes {
+    /// - Parameter progress: told, every `stride` files and outside the queue's lock, how many
+    ///   of the files handed to it the worker has named, out of how many.
+    func linkResults(stride: Int = 1_024, progress: ((_ named: Int, _ total: Int) -> Void)? = nil) -> Outcomes {
         condition.lock()
         defer { condition.unlock() }
+        var reported = 0
         while !linkingDone && !workerDone {
+            if let progress, let targets, nextTarget - reported >= stride {
+                reported = nextTarget
+                condition.unlock()
+                progress(reported, targets.count)
+                condition.lock()
+                continue
+            }
             if makeOne() { continue }
             condition.wait()
         }

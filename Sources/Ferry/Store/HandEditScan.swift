@@ -17,6 +17,8 @@ final class HandEditScan {
 
     private let store: Store
     private let progress: WorkProgressHandler?
+    /// What under `records/` is neither a record nor a problem (read as the scan starts).
+    private var ignoreRules = IgnoreRules()
     private let now = FileSystem.currentTimeNanoseconds()
     /// The walk goes over a copy of the table; confirming a file updates the store's own.
     private let records: RecordTable
@@ -53,11 +55,12 @@ final class HandEditScan {
     /// Runs the scan.
     /// - Returns: the hand edits and the files that cannot be read as records, sorted by path.
     func run() throws(StoreError) -> StoreStatus {
+        ignoreRules = try IgnoreRules.load(storeRoot: store.path)
         try listEntityFolders()
         openFolders()
         defer { for folder in folderHandles.values { folder.handle.close() } }
         // Meanwhile another thread counts what the folders hold.
-        let listing = RecordFolderCount(recordsPath: store.layout.records, entities: folders)
+        let listing = RecordFolderCount(recordsPath: store.layout.records, entities: folders, ignoring: ignoreRules)
         listing.start()
         walkIndex()
         let counted = listing.wait()
@@ -100,14 +103,15 @@ final class HandEditScan {
         }
         for directory in entries.sorted(by: { $0.name < $1.name }) {
             let relative = "records/" + directory.name
+            if directory.name.hasPrefix(".tmp-") || ignoreRules.ignores(relative, isFolder: directory.kind == .directory) { continue }
             // Its files would be missed, so read as deleted, and deleted through the link.
             if directory.kind == .symbolicLink { throw .linkInRecords(path: store.path + "/" + relative) }
             guard directory.kind == .directory else {
-                status.problems.append(.init(path: relative, reason: "not inside an entity folder (records/<Entity>/<id>.json)"))
+                status.problems.append(.init(path: relative, reason: "not inside an entity folder (records/<Entity>/<id>.json): move it out of records/, or list it in .ferryignore"))
                 continue
             }
             guard let entity = try? EntityName(directory.name) else {
-                status.problems.append(.init(path: relative, reason: "folder name is not a valid entity name"))
+                status.problems.append(.init(path: relative, reason: "folder name is not a valid entity name (a letter, then letters, digits or _): move it out of records/, or list it in .ferryignore"))
                 continue
             }
             folders.append(entity)
@@ -304,8 +308,8 @@ final class HandEditScan {
             let path = store.layout.records + "/" + entity.rawValue
             guard let folder = counted[number], folder.recordFiles == claimedInFolder[number] else {
                 try store.collectUnclaimedFiles(
-                    entity: entity, path: path, relativePrefix: "", encodedPrefix: "", claimed: sortedClaims(), into: &unclaimed,
-                    status: &status)
+                    entity: entity, path: path, relativePrefix: "", encodedPrefix: "", claimed: sortedClaims(), ignoring: ignoreRules,
+                    into: &unclaimed, status: &status)
                 continue
             }
             status.problems += folder.problems
@@ -319,17 +323,25 @@ final class HandEditScan {
                 try store.collectUnclaimedFiles(
                     entity: entity, path: path + "/" + longIDs, relativePrefix: longIDs + "/",
                     encodedPrefix: longIDs.utf8.count == RecordFileName.pieceLength + 1 ? String(longIDs.dropLast()) : nil,
-                    claimed: sortedClaims(), into: &unclaimed, status: &status)
+                    claimed: sortedClaims(), ignoring: ignoreRules, into: &unclaimed, status: &status)
             }
         }
+        var handNamed = HandNamedFiles(store: store)
         for file in unclaimed {
             guard let id = RecordFileName.id(fromRelativePath: file.relativeName) else {
-                status.problems.append(.init(path: file.displayPath, reason: store.fileNameAdvice(file.relativeName)))
+                // A name Ferry writes is always a record's; any other may be a leftover.
+                if ignoreRules.ignores(file.displayPath) { continue }
+                if !file.relativeName.contains("/"), let id = RecordFileName.handMadeID(fromFileName: file.name) {
+                    handNamed.add(file, id: id)
+                } else {
+                    status.problems.append(.init(path: file.displayPath, reason: RecordFileName.advice(forOddName: file.relativeName)))
+                }
                 continue
             }
             let key = RecordKey(entity: file.entity, id: id)
             store.examine(key, state: store.index.records[key], file: file, into: &status, now: now)
         }
+        handNamed.settle(into: &status, now: now)
     }
 
     /// The claims, sorted once for look-ups.

@@ -23,14 +23,17 @@ final class RecordFolderCount: @unchecked Sendable {
 
     private let recordsPath: String
     private let entities: [EntityName]
+    /// What is left out of the count, as if absent.
+    private let ignoreRules: IgnoreRules
     /// Per entity, in order; `nil` for a folder that could not be listed (the scan lists it
     /// again itself, and reports why).
     private var folders: [Folder?] = []
     private let done = DispatchGroup()
 
-    init(recordsPath: String, entities: [EntityName]) {
+    init(recordsPath: String, entities: [EntityName], ignoring ignoreRules: IgnoreRules) {
         self.recordsPath = recordsPath
         self.entities = entities
+        self.ignoreRules = ignoreRules
     }
 
     /// Starts counting on a thread of its own (see ``RecordFileStatBatch/start()``).
@@ -49,6 +52,20 @@ final class RecordFolderCount: @unchecked Sendable {
         return folders
     }
 
+    /// Whether a name holds only the bytes of canonical record file names (so the ignore rules
+    /// need not be asked of it): no allocation, as every file of every folder is looked at.
+    static func mayBeCanonical(_ name: String) -> Bool {
+        name.utf8.allSatisfy { byte in
+            switch byte {
+            case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "0")...UInt8(ascii: "9"), UInt8(ascii: "-"), UInt8(ascii: "_"),
+                UInt8(ascii: "."), UInt8(ascii: "^"), UInt8(ascii: "%"), UInt8(ascii: "A")...UInt8(ascii: "F"):
+                return true
+            default:
+                return false
+            }
+        }
+    }
+
     private func countAll() {
         folders = entities.map { entity in
             var folder = Folder()
@@ -56,11 +73,21 @@ final class RecordFolderCount: @unchecked Sendable {
             do {
                 try FileSystem.forEachEntry(ofDirectory: recordsPath + "/" + entity.rawValue) { entry in
                     if entry.name.hasPrefix(".tmp-") { return }
+                    // Only what is not counted as a record file is asked (a name Ferry writes is
+                    // always a record's; the rules are for the few others).
+                    let length = entry.name.utf8.count
+                    let isRecordShaped = entry.kind == .regular && entry.name.hasSuffix(RecordFileName.fileExtension) && length > suffix
+                        && length - suffix <= RecordFileName.pieceLength
+                    if !(isRecordShaped && Self.mayBeCanonical(entry.name)), !(entry.kind == .directory && entry.name.hasSuffix("~")),
+                        ignoreRules.ignores("records/\(entity.rawValue)/\(entry.name)", isFolder: entry.kind == .directory)
+                    {
+                        return
+                    }
                     switch entry.kind {
                     case .directory where entry.name.hasSuffix("~"):
                         folder.longIDFolders.append(entry.name)
                     case .directory:
-                        folder.problems.append(.init(path: "records/\(entity.rawValue)/\(entry.name)", reason: "unexpected folder"))
+                        folder.problems.append(.init(path: "records/\(entity.rawValue)/\(entry.name)", reason: "unexpected folder (an entity folder holds record files only): move it out of records/, or list it in .ferryignore"))
                     case .regular:
                         let length = entry.name.utf8.count
                         if entry.name.hasSuffix(RecordFileName.fileExtension), length > suffix, length - suffix <= RecordFileName.pieceLength {
@@ -71,7 +98,7 @@ final class RecordFolderCount: @unchecked Sendable {
                     case .symbolicLink:
                         folder.links.append("records/\(entity.rawValue)/\(entry.name)")
                     default:
-                        folder.problems.append(.init(path: "records/\(entity.rawValue)/\(entry.name)", reason: "not a regular file"))
+                        folder.problems.append(.init(path: "records/\(entity.rawValue)/\(entry.name)", reason: "not a regular file: move it out of records/, or list it in .ferryignore"))
                     }
                 }
             } catch {

@@ -13,12 +13,16 @@ extension Store {
 
     /// Journals every hand edit as an ordinary change from this replica, in one batch.
     /// Files that are not valid JSON objects are reported and left untouched; the other edits
-    /// still commit.
+    /// still commit. A file a person named (`Todo.json`) is renamed to its record's canonical
+    /// name first (``StoreStatus/Edit/canonicalPath``).
     /// - Parameter progress: Called as the index's records are matched with their files.
     @discardableResult
     public func commit(progress: WorkProgressHandler? = nil) throws(StoreError) -> CommitReport {
         try withWriteLock { () throws(StoreError) -> CommitReport in
             let (status, remember) = try searchForEdits(progress: progress)
+            // Files a person named take their records' canonical names first: should the
+            // journaling fail, each is an uncommitted edit under its new name.
+            try moveHandNamedFiles(status.edits)
             _ = try performLocalWrites(Self.writes(journaling: status.edits), keepingHandEdits: false)
             // Journaled: the next search need not look at them again, unless touched since.
             remember(StoreStatus(edits: [], problems: status.problems))
@@ -247,7 +251,7 @@ extension Store {
     /// Lists an entity folder (and the `~` folders of long ids inside it), streamed, and adds
     /// to `files` each regular file whose sort key is not in `claimed` (sorted).
     func collectUnclaimedFiles(
-        entity: EntityName, path: String, relativePrefix: String, encodedPrefix: String?, claimed: [Int],
+        entity: EntityName, path: String, relativePrefix: String, encodedPrefix: String?, claimed: [Int], ignoring ignoreRules: IgnoreRules,
         into files: inout [RecordFileListing.File], status: inout StoreStatus
     ) throws(StoreError) {
         var folders: [String] = []
@@ -257,11 +261,15 @@ extension Store {
             try FileSystem.forEachEntry(ofDirectory: path) { entry in
                 if entry.name.hasPrefix(".tmp-") { return }
                 let relativeName = relativePrefix + entry.name
+                // Regular files are asked once they prove unclaimed (see ``HandEditScan``).
+                if entry.kind != .regular, ignoreRules.ignores("records/\(entity.rawValue)/\(relativeName)", isFolder: entry.kind == .directory) {
+                    return
+                }
                 if entry.kind == .directory {
                     if entry.name.hasSuffix("~") {
                         folders.append(entry.name)
                     } else {
-                        status.problems.append(.init(path: "records/\(entity.rawValue)/\(relativeName)", reason: "unexpected folder"))
+                        status.problems.append(.init(path: "records/\(entity.rawValue)/\(relativeName)", reason: "unexpected folder (an entity folder holds record files only): move it out of records/, or list it in .ferryignore"))
                     }
                     return
                 }
@@ -270,7 +278,7 @@ extension Store {
                     return
                 }
                 guard entry.kind == .regular else {
-                    status.problems.append(.init(path: "records/\(entity.rawValue)/\(relativeName)", reason: "not a regular file"))
+                    status.problems.append(.init(path: "records/\(entity.rawValue)/\(relativeName)", reason: "not a regular file: move it out of records/, or list it in .ferryignore"))
                     return
                 }
                 // Only a path shaped as Ferry writes it can be claimed: whole pieces in the
@@ -311,7 +319,7 @@ extension Store {
             try collectUnclaimedFiles(
                 entity: entity, path: path + "/" + folder, relativePrefix: relativePrefix + folder + "/",
                 encodedPrefix: folder.utf8.count == RecordFileName.pieceLength + 1 ? encodedPrefix.map { $0 + folder.dropLast() } : nil,
-                claimed: claimed, into: &files, status: &status)
+                claimed: claimed, ignoring: ignoreRules, into: &files, status: &status)
         }
     }
 
@@ -364,13 +372,5 @@ extension Store {
             status.edits.append(.init(kind: .created, key: key, path: displayPath, document: document))
         }
         return nil
-    }
-
-    func fileNameAdvice(_ name: String) -> String {
-        let stem = name.hasSuffix(".json") ? String(name.dropLast(5)) : name
-        guard name.hasSuffix(".json"), let id = try? RecordID(stem) else {
-            return "not a record file name (records/<Entity>/<encoded id>.json)"
-        }
-        return "not a canonical record file name; for id \(quoted(id.rawValue)) use \(RecordFileName.relativePath(for: id))"
     }
 }

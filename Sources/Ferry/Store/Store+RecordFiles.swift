@@ -64,14 +64,22 @@ extension Store {
         defer { ownQueue?.finish() }
         if files?.earlyNames.isEmpty ?? false { files?.queue.link(named.map { ($0.index, writes[$0.position].path) }) }
         // While the worker names the new files, this thread writes the others.
+        var progress = ProgressCounter("writing record files", total: writes.count, handler: writeProgress)
+        defer { progress.finish() }
         func writeOne(_ position: Int, isNew: Bool) {
             let write = writes[position]
             do { try writeRecordFile(write.key, path: write.path, document: write.document, isNew: isNew) } catch { note(error) }
+            progress.advance()
         }
         for position in unprepared { writeOne(position, isNew: true) }
         for position in writes.indices where !writes[position].isNew { writeOne(position, isNew: false) }
         if let queue = files?.queue {
-            let outcomes = queue.linkResults()
+            var namedSoFar = 0
+            let outcomes = queue.linkResults { count, _ in
+                progress.advance(by: count - namedSoFar)
+                namedSoFar = count
+            }
+            progress.advance(by: named.count - namedSoFar)
             for (index, position) in named {
                 switch outcomes[index] {
                 case .linked(let linked):
@@ -108,6 +116,8 @@ extension Store {
     /// few milliseconds (FAT's two seconds), are left to the scan, as is a file that cannot be
     /// read back.
     func confirmWrittenFiles(_ writes: [RecordFileWrite]) {
+        let progress = ProgressCounter("confirming record files", total: writes.count, handler: writeProgress)
+        defer { progress.finish() }
         guard writes.count >= Store.confirmationThreshold else { return }
         var stamps: [(position: Int, stamp: FileStamp)] = []
         stamps.reserveCapacity(writes.count)

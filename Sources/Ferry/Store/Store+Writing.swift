@@ -133,8 +133,10 @@ extension Store {
             prepared = try startNewRecordFiles(writes, canonicalForms: canonicalForms, firstSequence: head + 1, slots: slots, plan: &plan)
         }
         // The plan foresaw every error below; should one still happen, nothing named stays.
+        var journaling = ProgressCounter("journaling", total: writes.count, handler: writeProgress)
         do throws(StoreError) {
             for offset in writes.indices {
+                journaling.advance()
                 let key = writes[offset].key
                 let slot = slots.ofWrite[offset]
                 var current = overlay[slot]
@@ -187,6 +189,7 @@ extension Store {
             if let prepared { undoEarlyNames(prepared) }
             throw error
         }
+        journaling.finish()
         assert(prepared == nil || prepared?.entryCount == pending.count, "the plan of a batch's new files counted its entries wrong")
         let seen = overlay
         let entries: [JournalEntry]
@@ -225,7 +228,9 @@ extension Store {
     ) throws(StoreError) -> [JournalEntry] {
         if pending.isEmpty { return [] }
         let entries: [JournalEntry]
+        let appending = ProgressCounter("appending to the journal", total: pending.count, handler: writeProgress)
         do { entries = try journal.append(pending) } catch { throw .journal(error) }
+        appending.finish()
         index.records.reserveCapacity(adding: pending.count)
         // Each record's state before and after the batch, by slot (see ``BatchSlots``), and
         // the records in the order the batch first touched them.
@@ -237,7 +242,9 @@ extension Store {
         var afterBySlot = [RecordState?](repeating: nil, count: slots.count)
         var order: [(key: RecordKey, slot: Int)] = []
         order.reserveCapacity(slots.count)
+        var indexing = ProgressCounter("index", total: entries.count, handler: writeProgress)
         for (offset, entry) in entries.enumerated() {
+            indexing.advance()
             let slot = slots.ofEntry[offset]
             let isFirst = afterBySlot[slot] == nil
             let application = index.apply(entry, contentHash: contentHashes?[offset], before: isFirst ? known?.before(slot) : nil)
@@ -250,8 +257,11 @@ extension Store {
         }
         // Plain file writes (a live record with a new winner, no conflict files) are gathered
         // and written together (new files with a worker thread's help); the rest one by one.
+        indexing.finish()
         var fileWrites: [RecordFileWrite] = []
+        var planning = ProgressCounter("record files", total: order.count, handler: writeProgress)
         for (key, slot) in order {
+            planning.advance()
             guard let after = afterBySlot[slot] else { continue }
             let before = beforeBySlot[slot]
             if let write = try plainFileWrite(key, before: before, after: after, documents: documents, prepared: prepared?.file(ofSlot: slot)) {
@@ -261,7 +271,10 @@ extension Store {
             }
         }
         try writeRecordFiles(fileWrites, prepared: prepared)
+        planning.finish()
+        let merging = ProgressCounter("index file", total: nil, handler: writeProgress)
         try mergeIndexIfDue()
+        merging.finish()
         return entries
     }
 

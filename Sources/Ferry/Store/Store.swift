@@ -37,6 +37,9 @@ public final class Store: @unchecked Sendable {
     /// A merge interval for the current run of writes, lower than ``StoreOptions/mergeInterval``
     /// (see ``StreamedImport``); `nil` for the store's.
     var mergeIntervalOverride: Int?
+    /// Told how far the local writes of the current run have got (journaling, the index, the
+    /// record files), step by step; set by an import around its write, `nil` otherwise.
+    var writeProgress: WorkProgressHandler?
     /// The most record states held in memory after a batch of writes, since the store was
     /// opened: what the merge interval bounds.
     var inMemoryHighWater = 0

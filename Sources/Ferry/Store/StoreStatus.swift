@@ -11,6 +11,10 @@ public struct StoreStatus: Sendable, Hashable {
         public var path: String
         /// The file's document (for created and modified).
         public var document: JSONValue?
+        /// For a file a person named (`records/Note/Todo.json`), the path of its record's
+        /// canonical file, relative to the store (`records/Note/^todo.json`): `commit` renames
+        /// the file there before it journals the edit (see ``RecordFileName/handMadeID(fromFileName:)``).
+        public var canonicalPath: String? = nil
     }
 
     /// A file that cannot be committed: invalid JSON, not an object, or a name Ferry did not make.

@@ -25,7 +25,7 @@ enum CommitCommand: Command {
         } else if report.committed.isEmpty && report.problems.isEmpty {
             context.stdout.line("nothing to commit")
         } else {
-            EditReport.print(edits: report.committed, problems: report.problems, context: context)
+            EditReport.print(edits: report.committed, problems: report.problems, committed: true, context: context)
             context.stdout.line("committed \(report.committed.count) change\(report.committed.count == 1 ? "" : "s")")
         }
         for problem in report.problems { context.stderr.line("error: \(problem.path): \(problem.reason) (left untouched)") }

@@ -96,6 +96,12 @@ enum ImportCommand: Command {
         // A progress line on a terminal: the input checked, then the records written.
         let progress = ProgressLine.standardError("import", context: context, enabled: !arguments.flag("json"))
         options.progress = progress.handler
+        let inputName = file == "-" ? "standard input" : file
+        let inputSize = spool ?? (file == "-" ? nil : context.absolutePath(file))
+        let sizeText = inputSize.flatMap { try? FileSystem.status($0)?.size }.map { " (\(ProgressLine.megabytes(Double($0))))" } ?? ""
+        options.readingWholeNote = { reason in
+            progress.note("note: reading \(inputName)\(sizeText) whole instead of streaming it, so memory and time grow with it: \(reason)")
+        }
         let report: ImportReport
         do {
             defer { progress.finish() }

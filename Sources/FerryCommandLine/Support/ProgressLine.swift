@@ -33,14 +33,21 @@ final class ProgressLine: @unchecked Sendable {
     private var taskStart = 0.0
     private var lastDraw: Double?
     private var drawn = false
+    /// The last report, and when it came: what a quiet step's line is redrawn from.
+    private var lastProgress: WorkProgress?
+    private var lastReport = 0.0
+    /// Redraws the line while a step reports nothing (see ``redrawIfQuiet()``), when asked for.
+    private var heartbeat: ProgressHeartbeat?
 
     /// - Parameters:
     ///   - isEnabled: Draw at all (standard error is a terminal and no `--json`).
     ///   - clock: Seconds since any fixed point.
     ///   - write: Writes text to the terminal as it is.
+    ///   - heartbeat: Seconds between two redraws of a step that reports nothing meanwhile, on a
+    ///     thread of the line's own from its first update until ``finish()``; none when `nil`.
     init(
         label: String, isEnabled: Bool, width: Int = 80, interval: Double = 0.25,
-        clock: @escaping @Sendable () -> Double, write: @escaping @Sendable (String) -> Void
+        clock: @escaping @Sendable () -> Double, write: @escaping @Sendable (String) -> Void, heartbeat: Double? = nil
     ) {
         self.label = label
         self.isEnabled = isEnabled
@@ -48,6 +55,9 @@ final class ProgressLine: @unchecked Sendable {
         self.interval = interval
         self.clock = clock
         self.write = write
+        if let heartbeat, isEnabled {
+            self.heartbeat = ProgressHeartbeat(interval: heartbeat) { [weak self] in self?.redrawIfQuiet() }
+        }
     }
 
     /// The line for a command: on standard error when it is a terminal and `enabled`, with the
@@ -57,7 +67,7 @@ final class ProgressLine: @unchecked Sendable {
         let columns = context.environment["COLUMNS"].flatMap { Int($0) } ?? 80
         return ProgressLine(
             label: label, isEnabled: enabled && context.stderrIsTerminal && context.verbosity != .quiet, width: columns,
-            clock: { ProcessInfo.processInfo.systemUptime }, write: { stderr.write($0) })
+            clock: { ProcessInfo.processInfo.systemUptime }, write: { stderr.write($0) }, heartbeat: 1)
     }
 
     /// The callback to hand to the library.
@@ -71,7 +81,10 @@ final class ProgressLine: @unchecked Sendable {
     func update(_ progress: WorkProgress) {
         guard isEnabled else { return }
         let now = clock()
+        heartbeat?.start()
         let text: String? = lock.withLock {
+            lastProgress = progress
+            lastReport = now
             if progress.task != task {
                 task = progress.task
                 taskStart = now
@@ -97,8 +110,39 @@ final class ProgressLine: @unchecked Sendable {
         return try work(handler)
     }
 
-    /// Erases the line, if one was drawn.
+    /// Writes `text` as a line of its own, whether or not the progress line is drawn (erasing
+    /// it first, to be drawn again by the next update): a note that must be seen before the
+    /// work it is about.
+    func note(_ text: String) {
+        let erase: Bool = lock.withLock {
+            defer {
+                drawn = false
+                lastDraw = nil
+            }
+            return drawn
+        }
+        write((erase ? "\r\u{1B}[K" : "") + text + "\n")
+    }
+
+    /// Redraws the line of a step that has reported nothing for a heartbeat or more, with how
+    /// long it has been at it (`import: parsing  0.0 MB/108.0 MB  working, 0:04`), so a step
+    /// that reports only as it ends still shows it is alive.
+    func redrawIfQuiet() {
+        let text: String? = lock.withLock {
+            let now = clock()
+            guard drawn, let progress = lastProgress, now - lastReport >= 1 else { return nil }
+            lastDraw = now
+            let line = Self.format(progress, label: label, elapsed: now - taskStart, width: Int.max)
+                + "  working, " + Self.duration(now - taskStart)
+            let limit = max(1, width - 1)
+            return line.count <= limit ? line : String(line.prefix(limit - 1)) + "…"
+        }
+        if let text { write("\r" + text + "\u{1B}[K") }
+    }
+
+    /// Erases the line, if one was drawn, and stops the heartbeat.
     func finish() {
+        heartbeat?.stop()
         let erase: Bool = lock.withLock {
             defer { drawn = false }
             return drawn

@@ -122,7 +122,7 @@ import Testing
         #expect(kinds.contains("missingRecordFile p4"), "\(kinds)")
         #expect(kinds.contains("fileOfDeletedRecord p8"), "\(kinds)")
         #expect(kinds.contains("unexpectedRecordFile fresh"), "\(kinds)")
-        #expect(kinds.contains("unexpectedRecordFile records/Product/notes.txt"), "\(kinds)")
+        #expect(kinds.contains("strayFile records/Product/notes.txt"), "\(kinds)")
         #expect(report.findings.count == 6, "\(kinds)")
         #expect(report.recordCount == 119)
     }

@@ -51,6 +51,10 @@ public final class StoreWatcher: @unchecked Sendable {
     }
 
     private let layout: StoreLayout
+    /// What under `records/` is no change of note (an editor's swap file): as the store's
+    /// `.ferryignore` was when the watch began; the built-in list alone if it could not be read
+    /// (its files then cost a scan, never a missed edit).
+    private let ignoreRules: IgnoreRules
     private let cookieFolder: String?
     private let fileModifications: Bool
     private let events: DirectoryEvents
@@ -73,6 +77,7 @@ public final class StoreWatcher: @unchecked Sendable {
     ///     close: an edit in progress is then known before the editor closes the file.
     public init(storeAt path: String, cookieFolder: String? = nil, fileModifications: Bool = false) throws(SystemError) {
         layout = StoreLayout(root: path)
+        ignoreRules = (try? IgnoreRules.load(storeRoot: path)) ?? IgnoreRules()
         self.cookieFolder = cookieFolder
         self.fileModifications = fileModifications
         events = try DirectoryEvents()
@@ -193,7 +198,9 @@ public final class StoreWatcher: @unchecked Sendable {
             } else if let cookieFolder, FileSystem.parentPath(of: event.path) == cookieFolder {
                 let name = FileSystem.lastComponent(of: event.path)
                 if event.kind == .written && !name.hasPrefix(".tmp-") { changes.cookies.insert(name) }
-            } else if event.path.hasPrefix(layout.records + "/") && !FileSystem.lastComponent(of: event.path).hasPrefix(".tmp-") {
+            } else if event.path.hasPrefix(layout.records + "/") && !FileSystem.lastComponent(of: event.path).hasPrefix(".tmp-")
+                && !isIgnored(event.path)
+            {
                 changes.otherFilesChanged = true
             }
         }
@@ -208,6 +215,11 @@ public final class StoreWatcher: @unchecked Sendable {
               let id = RecordFileName.id(fromRelativePath: String(relative[relative.index(after: slash)...]))
         else { return nil }
         return RecordKey(entity: entity, id: id)
+    }
+
+    /// Whether the file at `path` (under `records/`) is one a scan passes over.
+    private func isIgnored(_ path: String) -> Bool {
+        ignoreRules.ignores(String(path.dropFirst(layout.root.count + 1)))
     }
 
     /// Whether a folder under `records/` is one Ferry makes: an entity's, or a folder of long
@@ -228,7 +240,7 @@ public final class StoreWatcher: @unchecked Sendable {
                 keys.formUnion(recordKeys(under: path, changes: &changes))
             } else if let key = recordKey(at: path) {
                 keys.insert(key)
-            } else if !entry.name.hasPrefix(".tmp-") {
+            } else if !entry.name.hasPrefix(".tmp-") && !isIgnored(path) {
                 changes.otherFilesChanged = true
             }
         }
