@@ -395,7 +395,7 @@ final class RacingBackend: ForwardingBackend, @unchecked Sendable {
         set { if newValue == nil { racesLeft -= 1 } }
     }
 
-    override func softDeleted(in collection: String, updatedBefore cutoff: String, limit: Int) async throws(BackendError) -> [(backendID: String, revision: String)] {
+    override func softDeleted(in collection: String, updatedBefore cutoff: String, limit: Int) async throws(BackendError) -> [SoftDeletedRecord] {
         let found = try await inner.softDeleted(in: collection, updatedBefore: cutoff, limit: limit)
         if let race {
             self.race = nil
@@ -410,11 +410,11 @@ final class RacingBackend: ForwardingBackend, @unchecked Sendable {
         }
         return await inner.write(writes)
     }
-    override func update(_ record: BackendRecord, base: String, clearing: [String: JSONValue]) async throws(BackendError) -> BackendWriteOutcome {
+    override func update(_ record: BackendRecord, base: String, baseUpdated: String?, clearing: [String: JSONValue]) async throws(BackendError) -> BackendWriteOutcome {
         if let race {
             self.race = nil
             do { try await race() } catch { throw BackendError(.protocolViolation, "the racing edit failed: \(error)") }
         }
-        return try await inner.update(record, base: base, clearing: clearing)
+        return try await inner.update(record, base: base, baseUpdated: baseUpdated, clearing: clearing)
     }
 }

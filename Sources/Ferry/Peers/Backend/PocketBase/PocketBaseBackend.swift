@@ -85,9 +85,10 @@ public final class PocketBaseBackend: SyncBackend {
         }
     }
 
-    public func update(_ record: BackendRecord, base: String, clearing: [String: JSONValue]) async throws(BackendError) -> BackendWriteOutcome {
+    public func update(_ record: BackendRecord, base: String, baseUpdated: String?, clearing: [String: JSONValue]) async throws(BackendError) -> BackendWriteOutcome {
         var body = Self.body(record, clearing: clearing)
         body[PocketBaseSetup.baseRevisionMember] = .string(base)
+        if let baseUpdated { body[PocketBaseSetup.baseUpdatedMember] = .string(baseUpdated) }
         do {
             let stored = try await client.update(in: record.collection, id: record.backendID, fields: body)
             return .written(try Self.checked(stored, sent: record, in: record.collection))
@@ -98,13 +99,13 @@ public final class PocketBaseBackend: SyncBackend {
         }
     }
 
-    public func softDeleted(in collection: String, updatedBefore cutoff: String, limit: Int) async throws(BackendError) -> [(backendID: String, revision: String)] {
+    public func softDeleted(in collection: String, updatedBefore cutoff: String, limit: Int) async throws(BackendError) -> [SoftDeletedRecord] {
         let page = try await client.records(
             in: collection, filter: "\(PocketBaseSetup.deletedField) = true && updated < \(Self.literal(cutoff))", sort: "updated,id",
-            page: 1, perPage: limit, fields: "id,\(PocketBaseSetup.revisionField)")
+            page: 1, perPage: limit, fields: "id,updated,\(PocketBaseSetup.revisionField)")
         return page.items.compactMap { item in
-            guard let id = item["id"]?.stringValue else { return nil }
-            return (id, item[PocketBaseSetup.revisionField]?.stringValue ?? "")
+            guard let id = item["id"]?.stringValue, let updated = item["updated"]?.stringValue else { return nil }
+            return SoftDeletedRecord(backendID: id, revision: item[PocketBaseSetup.revisionField]?.stringValue ?? "", updated: updated)
         }
     }
 
@@ -112,11 +113,12 @@ public final class PocketBaseBackend: SyncBackend {
     /// batch (one transaction) where the server takes batches; otherwise the update, then the
     /// delete: a client would have to read the record in between, and write it under the
     /// revision just set, to lose its write.
-    public func purge(in collection: String, backendID: String, revision: String) async throws(BackendError) -> Bool {
+    public func purge(in collection: String, record: SoftDeletedRecord) async throws(BackendError) -> Bool {
+        let backendID = record.backendID
         let path = "/api/collections/\(PocketBaseLocation.escape(collection))/records/\(PocketBaseLocation.escape(backendID))"
         let claim: [String: JSONValue] = [
-            PocketBaseSetup.baseRevisionMember: .string(revision), PocketBaseSetup.revisionField: .string("ferry-purge:" + revision),
-            PocketBaseSetup.deletedField: true,
+            PocketBaseSetup.baseRevisionMember: .string(record.revision), PocketBaseSetup.baseUpdatedMember: .string(record.updated),
+            PocketBaseSetup.revisionField: .string("ferry-purge:" + record.revision), PocketBaseSetup.deletedField: true,
         ]
         let what = "purge \(collection)/\(backendID)"
         if batches.allowed != false {
@@ -183,6 +185,7 @@ public final class PocketBaseBackend: SyncBackend {
             let collection = PocketBaseLocation.escape(write.record.collection)
             if let base = write.base {
                 body[PocketBaseSetup.baseRevisionMember] = .string(base)
+                if let baseUpdated = write.baseUpdated { body[PocketBaseSetup.baseUpdatedMember] = .string(baseUpdated) }
                 return .init(method: "PATCH", path: "/api/collections/\(collection)/records/\(PocketBaseLocation.escape(write.record.backendID))", body: body)
             }
             body["id"] = .string(write.record.backendID)

@@ -22,8 +22,15 @@ public struct PocketBaseSetup: Sendable {
     public static let idField = "ferry_id", revisionField = "ferry_rev", deletedField = "ferry_deleted"
     /// The body member an update carries: the revision it was made from.
     public static let baseRevisionMember = "ferry_base_rev"
-    /// The compare-and-set every update rule holds.
+    /// The body member Ferry's updates carry besides: the record's `updated` when Ferry last saw
+    /// it, which every write moves (a superuser's, a hook's), whatever it does to `ferry_rev`.
+    public static let baseUpdatedMember = "ferry_base_updated"
+    /// The compare-and-set every update rule holds: the base revision, a new revision, and,
+    /// when the writer sends it (Ferry always does), the base `updated`.
     public static let compareAndSet = "ferry_rev = @request.body.ferry_base_rev && @request.body.ferry_rev != ferry_rev"
+        + " && (@request.body.ferry_base_updated:isset = false || @request.body.ferry_base_updated = updated)"
+    /// The compare-and-set of setups before Ferry compared `updated` (replaced by ``compareAndSet``).
+    static let revisionOnlyCompareAndSet = "ferry_rev = @request.body.ferry_base_rev && @request.body.ferry_rev != ferry_rev"
     static let signedIn = "@request.auth.id != \"\""
     /// Field names PocketBase keeps for itself.
     static let reservedNames: Set<String> = ["id", "created", "updated", "collectionId", "collectionName", "expand"]
