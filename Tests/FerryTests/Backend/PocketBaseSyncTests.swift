@@ -20,12 +20,13 @@ import Testing
             let directory = try TemporaryDirectory()
             guard let server = try PocketBaseServer.startIfAvailable(in: directory.subpath("pb")) else { return nil }
             let fixture = Fixture(directory: directory, server: server, location: try PocketBaseLocation(parsing: server.location))
-            var setup = PocketBaseSetup(collections: [.init(name: "Note", fields: ["title": .text, "rank": .number, "done": .bool, "body": .text, "data": .json])])
-            setup.syncUser = ("laptop@example.com", "laptop-password-1", "users")
-            _ = try await setup.run(with: fixture.client(superuser: true))
             var web = PocketBaseSetup(collections: [])
             web.syncUser = ("web@example.com", "web-password-123", "users")
             _ = try await web.run(with: fixture.client(superuser: true))
+            var setup = PocketBaseSetup(collections: [.init(name: "Note", fields: ["title": .text, "rank": .number, "done": .bool, "body": .text, "data": .json])])
+            setup.syncUser = ("laptop@example.com", "laptop-password-1", "users")
+            setup.access = .users(["laptop@example.com", "web@example.com"])
+            _ = try await setup.run(with: fixture.client(superuser: true))
             return fixture
         }
 
