@@ -81,6 +81,49 @@ import Testing
         #expect(try await admin.collection(named: "Other") == nil)
     }
 
+    /// An app whose users each own records: each reads and writes its own; a record Ferry
+    /// creates is owned by the sync user, and the owner is not part of the documents.
+    @Test func eachUserOwnsTheRecordsItCreates() async throws {
+        guard let fixture = try await Fixture.start() else { return }
+        defer { fixture.server.stop() }
+        let admin = fixture.client(superuser: true)
+        var setup = PocketBaseSetup(collections: [.init(name: "Diary", fields: ["title": .text])])
+        setup.access = .owner(field: "owner")
+        let lines = try await setup.run(with: admin)
+        #expect(lines.first?.contains("each user reads and writes only the records whose owner is them") == true, "\(lines)")
+        #expect(lines.contains("Diary: createRule: @request.auth.collectionName = \"users\" && @request.body.owner = @request.auth.id \(PocketBaseAccess.mark)"), "\(lines)")
+
+        let diary = try EntityName("Diary")
+        let laptop = try fixture.store("laptop")
+        try laptop.put(["title": "mine"], entity: diary, id: RecordID("d1"))
+        func sync() async throws -> SyncReport {
+            var options = BackendPeer.Options(entities: [diary])
+            options.ownerField = "owner"
+            let peer = BackendPeer(backend: PocketBaseBackend(client: fixture.client(), ownerField: "owner"), options: options)
+            return try await SyncEngine(store: laptop, transport: peer).run()
+        }
+        let first = try await sync()
+        #expect(first.pushed == 1, "\(first)")
+        let laptopID = try await fixture.client().signIn().id
+        let stored = try #require(try await admin.records(in: "Diary").items.first)
+        #expect(stored["owner"] == .string(laptopID) && stored["title"] == "mine", "\(stored)")
+
+        // Another user sees none of it, and its own records stay its own.
+        #expect(try await fixture.web.records(in: "Diary").items.isEmpty)
+        let webID = try await fixture.web.signIn().id
+        _ = try await fixture.web.create(in: "Diary", fields: ["title": "the web's", "owner": .string(webID)])
+        let handOver = await Self.backendError {
+            _ = try await fixture.web.create(in: "Diary", fields: ["title": "planted", "owner": .string(laptopID)])
+        }
+        #expect(handOver != nil, "no one creates records in another user's name")
+        try laptop.put(["title": "mine, edited"], entity: diary, id: RecordID("d1"))
+        let second = try await sync()
+        #expect(second.pulled == 0 && second.pushed == 1 && second.conflicts.isEmpty, "\(second)")
+        #expect(try laptop.records(of: diary).map(\.document) == [["title": "mine, edited"]], "the owner is not part of the document")
+        let idle = try await sync()
+        #expect(idle.pulled == 0 && idle.pushed == 0, "\(idle)")
+    }
+
     /// A collection a setup before closed access opened to any signed-in user is closed by the
     /// next setup, which prints the rules it wrote; an app's own rules are kept, the open ones
     /// named, and a setup asked to open them wider refuses.

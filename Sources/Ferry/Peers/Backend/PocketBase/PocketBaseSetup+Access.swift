@@ -3,9 +3,13 @@
 /// over an app's own rule, which is kept (and named when it is open).
 extension PocketBaseSetup {
     /// The rules for `access`, after checking what they name: the users exist (or are the sync
-    /// user to create), the role's field exists in the auth collection.
-    func resolve(_ access: PocketBaseAccess, with client: PocketBaseClient) async throws(BackendError) -> PocketBaseAccess.Rules {
+    /// user to create), the role's field exists in the auth collection; and, for owned records,
+    /// the owner's relation field each collection needs.
+    func resolve(
+        _ access: PocketBaseAccess, with client: PocketBaseClient
+    ) async throws(BackendError) -> (rules: PocketBaseAccess.Rules, ownerField: [String: JSONValue]?) {
         var ids: [String] = []
+        var ownerField: [String: JSONValue]?
         switch access {
         case .users(let emails):
             for email in emails {
@@ -22,17 +26,20 @@ extension PocketBaseSetup {
             guard Self.isValidFieldName(field) else {
                 throw BackendError(.setup, "\(quoted(field)): not a PocketBase field name (letters, digits and _)")
             }
+            let auth = try await client.collection(named: authCollection)
             if case .role = access {
-                let auth = try await client.collection(named: authCollection)
                 let names = auth?["fields"]?.arrayValue?.compactMap { $0.objectValue?["name"]?.stringValue } ?? []
                 guard names.contains(field) else {
                     throw BackendError(.setup, "\(authCollection).\(field): the auth collection has no such field to hold the role; add it first")
                 }
+            } else {
+                guard let id = auth?["id"]?.stringValue else { throw BackendError(.setup, "\(authCollection): no such auth collection") }
+                ownerField = ["name": .string(field), "type": "relation", "collectionId": .string(id), "maxSelect": 1]
             }
         case .anySignedInUser:
             break
         }
-        return access.rules(authCollection: authCollection, userIDs: ids)
+        return (access.rules(authCollection: authCollection, userIDs: ids), ownerField)
     }
 
     /// The id of the user with `email` in `collection`; `nil` when there is none.

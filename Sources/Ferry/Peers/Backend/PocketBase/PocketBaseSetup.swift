@@ -78,11 +78,12 @@ public struct PocketBaseSetup: Sendable {
         }
         let access = access ?? syncUser.map { .users([$0.email]) }
         var rules: PocketBaseAccess.Rules?
-        if let access { rules = try await resolve(access, with: client) }
+        var ownerField: [String: JSONValue]?
+        if let access { (rules, ownerField) = try await resolve(access, with: client) }
         var plans: [(collection: Collection, existing: [String: JSONValue]?, changes: [String: JSONValue], lines: [String])] = []
         for collection in collections {
             let existing = try await client.collection(named: collection.name)
-            let (changes, lines) = try Self.plan(collection, existing: existing, access: access, rules: rules)
+            let (changes, lines) = try Self.plan(collection, existing: existing, access: access, rules: rules, ownerField: ownerField)
             plans.append((collection, existing, changes, lines))
         }
         var done: [String] = []
@@ -123,7 +124,8 @@ public struct PocketBaseSetup: Sendable {
     /// What to send for `collection` (a whole description to create it, or the members to
     /// change), and a line per change.
     static func plan(
-        _ collection: Collection, existing: [String: JSONValue]?, access: PocketBaseAccess?, rules: PocketBaseAccess.Rules?
+        _ collection: Collection, existing: [String: JSONValue]?, access: PocketBaseAccess?, rules: PocketBaseAccess.Rules?,
+        ownerField: [String: JSONValue]? = nil
     ) throws(BackendError) -> ([String: JSONValue], [String]) {
         let name = collection.name
         for field in collection.fields.keys.sorted() {
@@ -143,6 +145,7 @@ public struct PocketBaseSetup: Sendable {
             ("created", ["name": "created", "type": "autodate", "onCreate": true, "onUpdate": false]),
             ("updated", ["name": "updated", "type": "autodate", "onCreate": true, "onUpdate": true]),
         ]
+        if let ownerField, let fieldName = ownerField["name"]?.stringValue { wanted.append((fieldName, ownerField)) }
         let index = "CREATE INDEX `idx_ferry_\(name)_updated` ON `\(name)` (`updated`)"
 
         guard let existing else {
