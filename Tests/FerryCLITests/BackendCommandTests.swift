@@ -24,10 +24,13 @@ let syncUser = ["POCKETBASE_EMAIL": "laptop@example.com", "POCKETBASE_PASSWORD":
                                  environment: environment)
         #expect(setup.exitCode == 0, "\(setup)")
         let lines = setup.stdout.split(separator: "\n").map(String.init)
-        #expect(lines.count == 3, "\(lines)")
-        #expect(lines.first?.hasPrefix("created collection Note (9 fields: done, rank, tags, title, ferry_id,") == true, "\(lines)")
-        #expect(lines.dropFirst().first?.hasPrefix("created collection Product (5 fields: ferry_id,") == true, "\(lines)")
-        #expect(lines.last == "created the sync user laptop@example.com in users")
+        #expect(lines.count == 7, "\(lines)")
+        #expect(lines.first == "created the sync user laptop@example.com in users")
+        #expect(lines.dropFirst().first?.hasPrefix("created collection Note (9 fields: done, rank, tags, title, ferry_id,") == true, "\(lines)")
+        #expect(lines.dropFirst().first?.hasSuffix("only laptop@example.com may read and write; every update is a compare-and-set on ferry_rev and updated)") == true, "\(lines)")
+        #expect(lines.dropFirst(4).first?.hasPrefix("created collection Product (5 fields: ferry_id,") == true, "\(lines)")
+        // The rules it wrote, printed.
+        #expect(lines.last?.hasPrefix("Product: updateRule: @request.auth.collectionName = \"users\" && (@request.auth.id = \"") == true, "\(lines)")
 
         let again = try runFerry(["backend", "setup", server.location, "--entities", "Note,Product", "--from", laptop, "--create-user", "--json"],
                                  environment: environment)
@@ -57,6 +60,18 @@ let syncUser = ["POCKETBASE_EMAIL": "laptop@example.com", "POCKETBASE_PASSWORD":
         #expect(try runFerry(["put", badField, "Note", "n1", "--json", #"{"my-field": 1}"#]).exitCode == 0)
         let refused = try runFerry(["backend", "setup", server.location, "--entities", "Note", "--from", badField], environment: server.superuserEnvironment)
         #expect(refused.exitCode != 0 && refused.stderr.contains("Note.my-field: PocketBase field names are letters, digits and _"), "\(refused)")
+        // Closed by default: a setup that names no one (no option, no POCKETBASE_EMAIL) makes nothing.
+        let nobody = try runFerry(["backend", "setup", server.location, "--entities", "Note"], environment: server.superuserEnvironment)
+        #expect(nobody.exitCode != 0 && nobody.stderr == "error: Note: say who may read and write it: --allow-user EMAIL, --allow-role FIELD=VALUE or "
+            + "--owner-field FIELD (or set POCKETBASE_EMAIL to the sync user); see docs/BACKENDS.md, Who may read and write\n", "\(nobody)")
+        let badRole = try runFerry(["backend", "setup", server.location, "--entities", "Note", "--allow-role", "team"], environment: server.superuserEnvironment)
+        #expect(badRole.exitCode == 2 && badRole.stderr.contains("--allow-role team: write it FIELD=VALUE"), "\(badRole)")
+        let two = try runFerry(["backend", "setup", server.location, "--entities", "Note", "--allow-user", "a@example.com", "--open-to-signed-in-users"],
+                               environment: server.superuserEnvironment)
+        #expect(two.exitCode == 2 && two.stderr.contains("give one of --allow-user"), "\(two)")
+        let missing = try runFerry(["backend", "setup", server.location, "--entities", "Note", "--allow-user", "nobody@example.com"],
+                                   environment: server.superuserEnvironment)
+        #expect(missing.exitCode != 0 && missing.stderr == "error: users: no user nobody@example.com to let read and write; create it first (--create-user makes the sync user)\n", "\(missing)")
     }
 }
 
@@ -172,7 +187,7 @@ let syncUser = ["POCKETBASE_EMAIL": "laptop@example.com", "POCKETBASE_PASSWORD":
         let setup = try runFerry(["backend", "setup", server.location, "--mapping", mapping, "--from", laptop, "--create-user"],
                                  environment: server.superuserEnvironment.merging(user) { $1 })
         #expect(setup.exitCode == 0, "\(setup)")
-        #expect(setup.stdout.hasPrefix("created collection products (7 fields: price_cents, title, ferry_id,"), "\(setup.stdout)")
+        #expect(setup.stdout.contains("\ncreated collection products (7 fields: price_cents, title, ferry_id,"), "\(setup.stdout)")
 
         let first = try runFerry(["sync", laptop, server.location, "--mapping", mapping], environment: user)
         #expect(first.exitCode == 0 && first.stdout.hasPrefix("full-push: pulled 0, pushed 1, 0 conflicts ("), "\(first)")

@@ -31,7 +31,7 @@ extension PeerAddress {
             }
             guard let backend else { throw .transport("\(location) is an app backend: give the entities to sync with it") }
             let client = PocketBaseClient(location: location, credentials: backend.credentials, httpClient: httpClient)
-            return BackendPeer(backend: PocketBaseBackend(client: client), options: backend.options)
+            return BackendPeer(backend: PocketBaseBackend(client: client, ownerField: backend.options.ownerField), options: backend.options)
         }
     }
 

@@ -12,9 +12,12 @@ enum BackendCommand: Command {
             setup creates or updates, for each entity, a PocketBase collection of the same name (or the one \
             --mapping FILE names): a field per top-level member of the records (read from --from STORE), Ferry's fields ferry_id, ferry_rev and \
             ferry_deleted, created/updated autodate fields with an index on updated, and rules under which \
-            signed-in users read and write and every update is a compare-and-set on ferry_rev that PocketBase \
-            enforces. It changes only what is missing, says what it changed, and refuses a collection whose \
-            fields cannot hold the records, naming the field, before changing anything. See docs/BACKENDS.md.
+            only the identities it names read and write (closed by default: the sync user, POCKETBASE_EMAIL; \
+            or --allow-user, --allow-role, --owner-field) and every update is a compare-and-set on ferry_rev \
+            and updated that PocketBase enforces. It prints the rules it writes, keeps a collection's own rules \
+            (naming those open to anyone or to any signed-in user), changes only what is missing, and refuses \
+            a collection whose fields cannot hold the records, naming the field, before changing anything. \
+            See docs/BACKENDS.md.
             It signs in as a superuser: POCKETBASE_SUPERUSER_EMAIL and POCKETBASE_SUPERUSER_PASSWORD. With \
             --create-user it also creates the ordinary user sync runs as (POCKETBASE_EMAIL, POCKETBASE_PASSWORD) \
             in the auth collection (POCKETBASE_AUTH_COLLECTION, default users).
@@ -30,6 +33,10 @@ enum BackendCommand: Command {
             .value("mapping", valueName: "file", help: "A JSON file naming each entity's collection and renamed fields (docs/BACKENDS.md)."),
             .value("from", valueName: "store", help: "A store whose records give the collections' fields."),
             .flag("create-user", help: "Create the sync user from POCKETBASE_EMAIL/POCKETBASE_PASSWORD if missing."),
+            .value("allow-user", valueName: "email", help: "Only this user may read and write (default: POCKETBASE_EMAIL).", repeatable: true),
+            .value("allow-role", valueName: "field=value", help: "Only users whose auth-collection field holds the value may read and write."),
+            .value("owner-field", valueName: "field", help: "Each user reads and writes only the records whose relation field names them."),
+            .flag("open-to-signed-in-users", help: "OPEN: any signed-in user may read and write (anyone who can sign up)."),
             .flag("batch", help: "Turn on PocketBase's batch API (pushes then send up to 50 writes per request)."),
             .flag("json", help: "Print one JSON object."),
         ],
@@ -65,6 +72,8 @@ enum BackendCommand: Command {
             }
             setup.syncUser = (email, password, collection)
         }
+        setup.access = try access(arguments, environment: context.environment)
+        if let collection = context.environment["POCKETBASE_AUTH_COLLECTION"], !collection.isEmpty { setup.authCollection = collection }
         let httpClient = try context.httpClientOrHandOff(for: locationText)
         let client = PocketBaseClient(
             location: location, credentials: try PocketBaseCredentials.forSetup(environment: context.environment), httpClient: httpClient)
@@ -81,5 +90,26 @@ enum BackendCommand: Command {
             for line in changes { context.stdout.line(line) }
         }
         return .success
+    }
+
+    /// Who may read and write: the one access option given, else the sync user
+    /// (`POCKETBASE_EMAIL`); `nil` when neither says (the setup then asks for one).
+    private static func access(_ arguments: ParsedArguments, environment: [String: String]) throws(UsageError) -> PocketBaseAccess? {
+        var chosen: [PocketBaseAccess] = []
+        let users = arguments.options("allow-user")
+        if !users.isEmpty { chosen.append(.users(users)) }
+        if let role = arguments.option("allow-role") {
+            let parts = role.split(separator: "=", maxSplits: 1).map(String.init)
+            guard parts.count == 2, !parts[0].isEmpty else { throw UsageError("--allow-role \(role): write it FIELD=VALUE, as --allow-role team=kitchen") }
+            chosen.append(.role(field: parts[0], value: parts[1]))
+        }
+        if let field = arguments.option("owner-field") { chosen.append(.owner(field: field)) }
+        if arguments.flag("open-to-signed-in-users") { chosen.append(.anySignedInUser) }
+        guard chosen.count <= 1 else {
+            throw UsageError("give one of --allow-user, --allow-role, --owner-field and --open-to-signed-in-users")
+        }
+        if let access = chosen.first { return access }
+        if let email = environment["POCKETBASE_EMAIL"], !email.isEmpty { return .users([email]) }
+        return nil
     }
 }

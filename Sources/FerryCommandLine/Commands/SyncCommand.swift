@@ -61,6 +61,7 @@ enum SyncCommand: Command {
             .value("interval", valueName: "seconds", help: "With --watch: sync at least this often (an idle s3:// hub: 3600/interval requests an hour).", default: "30"),
             .value("entities", valueName: "A,B", help: "With an app backend (pocketbase+http://…): the entities to sync, each a collection."),
             .value("mapping", valueName: "file", help: "With an app backend: a JSON file naming each entity's collection and renamed fields."),
+            .value("owner-field", valueName: "field", help: "With an app backend whose users each own records: the owner's relation field (docs/BACKENDS.md)."),
             .value("purge-after", valueName: "duration", help: "With an app backend: delete records marked deleted this long ago outright (or never).", default: "30d"),
         ],
         examples: ["ferry sync ./laptop ./phone --dry-run"])
@@ -103,7 +104,7 @@ enum SyncCommand: Command {
         if case .backend(let location) = peer {
             backend = try backendSettings(arguments, location: location, context: context)
         } else {
-            for option in ["entities", "mapping", "purge-after"] where !arguments.options(option).isEmpty {
+            for option in ["entities", "mapping", "purge-after", "owner-field"] where !arguments.options(option).isEmpty {
                 throw UsageError("--\(option) is for app backends (pocketbase+http://…)")
             }
         }
@@ -176,6 +177,7 @@ enum SyncCommand: Command {
         }
         var options = BackendPeer.Options(mapping: mapping)
         if let retention = try arguments.milliseconds("purge-after") { options.purgeAfterMilliseconds = retention }
+        options.ownerField = arguments.option("owner-field")
         return BackendPeer.Settings(options: options, credentials: try PocketBaseCredentials.forSync(environment: context.environment))
     }
 }

@@ -195,7 +195,7 @@ final class FailingWrites: ForwardingBackend, @unchecked Sendable {
     override func create(_ record: BackendRecord, clearing: [String: JSONValue]) async throws(BackendError) -> BackendWriteOutcome {
         throw BackendError(.unreachable, "no answer")
     }
-    override func update(_ record: BackendRecord, base: String, clearing: [String: JSONValue]) async throws(BackendError) -> BackendWriteOutcome {
+    override func update(_ record: BackendRecord, base: String, baseUpdated: String?, clearing: [String: JSONValue]) async throws(BackendError) -> BackendWriteOutcome {
         throw BackendError(.unreachable, "no answer")
     }
     override func write(_ writes: [BackendWrite]) async -> [Result<BackendWriteOutcome, BackendError>] {

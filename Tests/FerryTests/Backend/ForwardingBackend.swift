@@ -16,17 +16,17 @@ class ForwardingBackend: SyncBackend, @unchecked Sendable {
     }
     func count(in collection: String) async throws(BackendError) -> Int { try await inner.count(in: collection) }
     func ids(in collection: String) async throws(BackendError) -> Set<String> { try await inner.ids(in: collection) }
-    func softDeleted(in collection: String, updatedBefore cutoff: String, limit: Int) async throws(BackendError) -> [(backendID: String, revision: String)] {
+    func softDeleted(in collection: String, updatedBefore cutoff: String, limit: Int) async throws(BackendError) -> [SoftDeletedRecord] {
         try await inner.softDeleted(in: collection, updatedBefore: cutoff, limit: limit)
     }
-    func purge(in collection: String, backendID: String, revision: String) async throws(BackendError) -> Bool {
-        try await inner.purge(in: collection, backendID: backendID, revision: revision)
+    func purge(in collection: String, record: SoftDeletedRecord) async throws(BackendError) -> Bool {
+        try await inner.purge(in: collection, record: record)
     }
     func create(_ record: BackendRecord, clearing: [String: JSONValue]) async throws(BackendError) -> BackendWriteOutcome {
         try await inner.create(record, clearing: clearing)
     }
-    func update(_ record: BackendRecord, base: String, clearing: [String: JSONValue]) async throws(BackendError) -> BackendWriteOutcome {
-        try await inner.update(record, base: base, clearing: clearing)
+    func update(_ record: BackendRecord, base: String, baseUpdated: String?, clearing: [String: JSONValue]) async throws(BackendError) -> BackendWriteOutcome {
+        try await inner.update(record, base: base, baseUpdated: baseUpdated, clearing: clearing)
     }
     func write(_ writes: [BackendWrite]) async -> [Result<BackendWriteOutcome, BackendError>] {
         await inner.write(writes)

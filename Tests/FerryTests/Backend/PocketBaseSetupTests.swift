@@ -31,7 +31,11 @@ import Testing
 
         func setUp(_ collections: [PocketBaseSetup.Collection], user: Bool = true) async throws -> [String] {
             var setup = PocketBaseSetup(collections: collections)
-            if user { setup.syncUser = ("laptop@example.com", "laptop-password-1", "users") }
+            if user {
+                setup.syncUser = ("laptop@example.com", "laptop-password-1", "users")
+            } else {
+                setup.access = .anySignedInUser  // these tests are about fields and ids
+            }
             return try await setup.run(with: superuser)
         }
     }
@@ -40,9 +44,15 @@ import Testing
         guard let fixture = try Fixture.start() else { return }
         defer { fixture.server.stop() }
         let lines = try await fixture.setUp([.init(name: "Note", fields: ["title": .text, "rank": .number, "done": .bool, "tags": .json])])
-        #expect(lines.count == 2, "\(lines)")
-        #expect(lines[0].hasPrefix("created collection Note (9 fields: done, rank, tags, title, ferry_id, ferry_rev, ferry_deleted, created, updated;"))
-        #expect(lines[1] == "created the sync user laptop@example.com in users")
+        #expect(lines.count == 4, "\(lines)")
+        #expect(lines[0] == "created the sync user laptop@example.com in users")
+        #expect(lines[1] == "created collection Note (9 fields: done, rank, tags, title, ferry_id, ferry_rev, ferry_deleted, created, updated; "
+            + "only laptop@example.com may read and write; every update is a compare-and-set on ferry_rev and updated)")
+        // The rules it wrote, printed: the sync user only, by id.
+        let userID = PocketBaseSetup.userID(for: "laptop@example.com")
+        let only = "@request.auth.collectionName = \"users\" && (@request.auth.id = \"\(userID)\")"
+        #expect(lines[2] == "Note: listRule, viewRule, createRule, deleteRule: \(only) \(PocketBaseAccess.mark)")
+        #expect(lines[3] == "Note: updateRule: \(only) && \(PocketBaseSetup.compareAndSet) \(PocketBaseAccess.mark)")
         // A second run finds everything in place.
         #expect(try await fixture.setUp([.init(name: "Note", fields: ["title": .text, "rank": .number, "done": .bool, "tags": .json])]).isEmpty)
 
@@ -79,16 +89,24 @@ import Testing
             "fields": [["name": "name", "type": "text"], ["name": "price", "type": "number"]],
             "listRule": "", "viewRule": "", "createRule": "@request.auth.id != \"\"", "updateRule": "@request.auth.verified = true",
         ])
-        let lines = try await fixture.setUp([.init(name: "Product", fields: ["name": .text, "price": .number])], user: false)
+        let lines = try await fixture.setUp([.init(name: "Product", fields: ["name": .text, "price": .number])])
+        let only = "@request.auth.collectionName = \"users\" && (@request.auth.id = \"\(PocketBaseSetup.userID(for: "laptop@example.com"))\")"
         #expect(lines == [
+            "created the sync user laptop@example.com in users",
             "Product: added fields ferry_id, ferry_rev, ferry_deleted, created, updated",
             "Product: added an index on updated",
-            "Product: deleteRule was superusers only; now signed-in users (sync runs as an ordinary user)",
+            "warning: Product.listRule is the app's own rule \"\", open to anyone, signed in or not; kept",
+            "warning: Product.viewRule is the app's own rule \"\", open to anyone, signed in or not; kept",
+            "warning: Product.createRule is the app's own rule \"@request.auth.id != \\\"\\\"\", open to any signed-in user (anyone who can sign up); kept",
             "Product: updateRule now (@request.auth.verified = true) && \(PocketBaseSetup.compareAndSet) (other clients must send ferry_base_rev and a new ferry_rev; see docs/BACKENDS.md)",
-        ])
+            "Product: deleteRule was superusers only; now only laptop@example.com may read and write",
+            "Product: deleteRule: \(only) \(PocketBaseAccess.mark)",
+        ], "\(lines)")
         let collection = try #require(try await admin.collection(named: "Product"))
         #expect(collection["listRule"] == "" && collection["createRule"] == "@request.auth.id != \"\"")
-        #expect(try await fixture.setUp([.init(name: "Product", fields: ["name": .text, "price": .number])], user: false).isEmpty)
+        // A second run changes nothing, and names the open rules again.
+        let again = try await fixture.setUp([.init(name: "Product", fields: ["name": .text, "price": .number])])
+        #expect(again.count == 3 && again.allSatisfy { $0.hasPrefix("warning: ") }, "\(again)")
     }
 
     @Test func aFieldThatCannotHoldTheRecordsIsNamedAndNothingChanges() async throws {

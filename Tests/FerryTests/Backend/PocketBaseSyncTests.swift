@@ -20,12 +20,13 @@ import Testing
             let directory = try TemporaryDirectory()
             guard let server = try PocketBaseServer.startIfAvailable(in: directory.subpath("pb")) else { return nil }
             let fixture = Fixture(directory: directory, server: server, location: try PocketBaseLocation(parsing: server.location))
-            var setup = PocketBaseSetup(collections: [.init(name: "Note", fields: ["title": .text, "rank": .number, "done": .bool, "body": .text, "data": .json])])
-            setup.syncUser = ("laptop@example.com", "laptop-password-1", "users")
-            _ = try await setup.run(with: fixture.client(superuser: true))
             var web = PocketBaseSetup(collections: [])
             web.syncUser = ("web@example.com", "web-password-123", "users")
             _ = try await web.run(with: fixture.client(superuser: true))
+            var setup = PocketBaseSetup(collections: [.init(name: "Note", fields: ["title": .text, "rank": .number, "done": .bool, "body": .text, "data": .json])])
+            setup.syncUser = ("laptop@example.com", "laptop-password-1", "users")
+            setup.access = .users(["laptop@example.com", "web@example.com"])
+            _ = try await setup.run(with: fixture.client(superuser: true))
             return fixture
         }
 
@@ -395,7 +396,7 @@ final class RacingBackend: ForwardingBackend, @unchecked Sendable {
         set { if newValue == nil { racesLeft -= 1 } }
     }
 
-    override func softDeleted(in collection: String, updatedBefore cutoff: String, limit: Int) async throws(BackendError) -> [(backendID: String, revision: String)] {
+    override func softDeleted(in collection: String, updatedBefore cutoff: String, limit: Int) async throws(BackendError) -> [SoftDeletedRecord] {
         let found = try await inner.softDeleted(in: collection, updatedBefore: cutoff, limit: limit)
         if let race {
             self.race = nil
@@ -410,11 +411,11 @@ final class RacingBackend: ForwardingBackend, @unchecked Sendable {
         }
         return await inner.write(writes)
     }
-    override func update(_ record: BackendRecord, base: String, clearing: [String: JSONValue]) async throws(BackendError) -> BackendWriteOutcome {
+    override func update(_ record: BackendRecord, base: String, baseUpdated: String?, clearing: [String: JSONValue]) async throws(BackendError) -> BackendWriteOutcome {
         if let race {
             self.race = nil
             do { try await race() } catch { throw BackendError(.protocolViolation, "the racing edit failed: \(error)") }
         }
-        return try await inner.update(record, base: base, clearing: clearing)
+        return try await inner.update(record, base: base, baseUpdated: baseUpdated, clearing: clearing)
     }
 }

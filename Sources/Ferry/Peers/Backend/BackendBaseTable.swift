@@ -1,8 +1,10 @@
 /// The bases of one collection's records (see ``BackendState``), in `bases/<collection>/`:
 ///
 /// - `table`: a header line `ferry-bases<tab>1<tab><count>`, then one line per record sorted by
-///   backend id (bytes): `<backend id>	<revision>	<0|1 deleted>	<Ferry id>	<vector>`, the
-///   vector as `replica:counter` pairs joined by `,`;
+///   backend id (bytes): `<backend id>	<revision>	<0|1 deleted>	<Ferry id>	<vector>	<updated>	<content>`,
+///   the vector as `replica:counter` pairs joined by `,`, `updated` as the backend wrote it and
+///   `content` the hex SHA-256 of the record's content (``BackendRecord/contentDigest``); lines
+///   written before Ferry kept those two end after the vector;
 /// - `log`: the changes since the table was written, one line each, `+<tab>` and a table line
 ///   for a new base, `-<tab><backend id>` for a forgotten one.
 ///
@@ -418,14 +420,30 @@ final class BackendBaseTable {
             output.append(58)
             output += String(counter).utf8
         }
+        if base.updated != nil || base.content != nil {
+            output.append(9)
+            output += escaped(base.updated ?? "")
+            output.append(9)
+            output += (base.content?.hex ?? "").utf8
+        }
         output.append(10)
     }
 
     static func decode(_ line: ArraySlice<UInt8>) -> (String, Base)? {
         let fields = line.split(separator: 9, omittingEmptySubsequences: false)
-        guard fields.count == 5, let id = unescaped(fields[0]), let revision = unescaped(fields[1]),
+        guard fields.count == 5 || fields.count == 7, let id = unescaped(fields[0]), let revision = unescaped(fields[1]),
               fields[2].count == 1, let ferryID = unescaped(fields[3])
         else { return nil }
+        var updated: String?
+        var content: SHA256Digest?
+        if fields.count == 7 {
+            guard let text = unescaped(fields[5]), let hex = String(validatingUTF8Bytes: Array(fields[6])) else { return nil }
+            updated = text.isEmpty ? nil : text
+            if !hex.isEmpty {
+                guard let digest = SHA256Digest(hex: hex) else { return nil }
+                content = digest
+            }
+        }
         var counters: [ReplicaID: UInt64] = [:]
         for pair in fields[4].split(separator: 44) {
             guard let colon = pair.firstIndex(of: 58), let text = String(validatingUTF8Bytes: Array(pair[..<colon])),
@@ -435,7 +453,7 @@ final class BackendBaseTable {
             counters[replica] = counter
         }
         let deleted = fields[2].first == 49
-        return (id, Base(ferryID: ferryID, revision: revision, version: VersionVector(counters), isDeleted: deleted))
+        return (id, Base(ferryID: ferryID, revision: revision, version: VersionVector(counters), isDeleted: deleted, updated: updated, content: content))
     }
 
     static func escaped(_ text: String) -> [UInt8] {

@@ -81,7 +81,9 @@ extension BackendPeer {
         }
         for (backendID, base, held) in older {
             // What it holds is older than anything the store's version descends from: written over.
-            let now = BackendState.Base(ferryID: base.ferryID, revision: held.revision, version: VersionVector(), isDeleted: held.isDeleted)
+            let now = BackendState.Base(
+                ferryID: base.ferryID, revision: held.revision, version: VersionVector(), isDeleted: held.isDeleted, updated: held.updated,
+                content: held.contentDigest)
             pending.pulledBases[collection, default: [:]][backendID] = .init(base: now, counter: 0)
         }
         pending.forgetHeld(except: state.proxy)

@@ -29,24 +29,71 @@ extension BackendPeer {
         else { return }
         let document: JSONValue?
         do { document = try replica.versions(of: key).first?.document } catch { throw .store(error) }
-        if let how = difference(record, from: document, entry: entry, key: key) {
+        if let how = comparison(of: record, with: document, entry: entry).difference {
             pending.agreeing.remove(key)
             pending.differing[key] = how
         }
     }
 
-    /// How `record`, which holds the store's version `document` of `key`, differs from it; `nil`
-    /// when every field holds the store's value.
-    private func difference(_ record: BackendRecord, from document: JSONValue?, entry: BackendMapping.Entry, key: RecordKey) -> String? {
-        guard let fields = try? entry.fields(of: document?.objectValue ?? [:], record: "\(key)") else { return nil }
+    /// How a backend record compares with a document of the store.
+    enum Comparison: Equatable {
+        /// Every field holds the document's value.
+        case same
+        /// A field holds a value of another kind (a text field given a number keeps `"3"`): the
+        /// collection cannot hold the document as it is, which a sync names.
+        case coerced(String)
+        /// A field holds another value of the same kind, or a value the document does not have:
+        /// someone wrote other content.
+        case different(String)
+
+        /// Whether someone wrote other content.
+        var isDifferent: Bool {
+            if case .different = self { return true }
+            return false
+        }
+
+        /// How they differ; `nil` when they do not.
+        var difference: String? {
+            switch self {
+            case .same: return nil
+            case .coerced(let how), .different(let how): return how
+            }
+        }
+    }
+
+    /// How `record` compares with the store's `document` of the same record (`nil`: a delete).
+    func comparison(of record: BackendRecord, with document: JSONValue?, entry: BackendMapping.Entry) -> Comparison {
+        guard let object = document?.objectValue else {
+            return record.isDeleted ? .same : .different("it is live there, deleted here")
+        }
+        if record.isDeleted { return .different("it is deleted there, live here") }
+        guard let fields = try? entry.fields(of: object, record: "\(record.collection)/\(record.backendID)") else { return .same }
         for name in fields.keys.sorted() {
             let wanted = fields[name] ?? .null
-            guard let held = record.fields[name] else { return "it has no field \(name)" }
+            guard let held = record.fields[name] else { return .coerced("it has no field \(name)") }
             if held == wanted || (held.doubleValue != nil && held.doubleValue == wanted.doubleValue) { continue }
             if wanted == .null && Self.isEmpty(held) { continue }  // an empty field stands for null
-            return "\(name) is \(Self.shown(held)) there, \(Self.shown(wanted)) here"
+            let how = "\(name) is \(Self.shown(held)) there, \(Self.shown(wanted)) here"
+            return Self.kind(of: held) == Self.kind(of: wanted) ? .different(how) : .coerced(how)
         }
-        return nil
+        for name in record.fields.keys.sorted() where fields[name] == nil && entry.member(forField: name) != nil {
+            if let held = record.fields[name], !Self.isEmpty(held) {
+                return .different("\(name) is \(Self.shown(held)) there, absent here")
+            }
+        }
+        return .same
+    }
+
+    /// A value's kind, as a backend field holds it (integers and doubles are both numbers).
+    private static func kind(of value: JSONValue) -> Int {
+        switch value {
+        case .null: return 0
+        case .bool: return 1
+        case .integer, .double: return 2
+        case .string: return 3
+        case .array: return 4
+        case .object: return 5
+        }
     }
 
     /// A value in a note, cut short.
@@ -70,7 +117,9 @@ extension BackendPeer {
         // From the watermark less the overlap window, or, when the last pull began longer than
         // the window after the watermark, from the watermark itself: every record written
         // before then had committed by then, and was seen.
-        let since = state.watermarks[collection].map { watermark -> String in
+        // A collection whose bases lack `updated` (kept since) is listed whole, once.
+        let since = state.watermarks[collection].flatMap { watermark -> String? in
+            guard state.updatedKnown.contains(collection) else { return nil }
             guard let listed = state.listedAt[collection] else { return Self.earlier(watermark, by: options.overlapMilliseconds) }
             return min(watermark, Self.earlier(listed, by: options.overlapMilliseconds))
         }
@@ -123,6 +172,12 @@ extension BackendPeer {
 
     /// Turns one listed record into the stand-in's next change when it is new to the store,
     /// and notes its base.
+    ///
+    /// A record is what Ferry last saw when its revision, `updated` and content are the base's.
+    /// Anything else was written since, by whoever: a revision of Ferry's form is taken as
+    /// Ferry's write only when the store holds that change of this record and the record holds
+    /// its content; every other write (a superuser's, a hook's, a client that kept or borrowed a
+    /// revision) becomes a change of the stand-in.
     /// - Parameter frontier: the store's (whether it holds a version Ferry wrote there).
     /// - Returns: whether the record is one Ferry had not seen on the backend.
     private func take(
@@ -136,7 +191,9 @@ extension BackendPeer {
         }
         let key = RecordKey(entity: entity, id: id)
         let base = try pulledOrSavedBase(collection, record.backendID)
-        if base?.revision == record.revision, let watermark = state.watermarks[collection], record.updated <= watermark {
+        let seen = base?.isSame(as: record) == true
+        let seenSurely = seen && base?.updated != nil && base?.content != nil
+        if seenSurely, let watermark = state.watermarks[collection], record.updated <= watermark {
             // Listed again in the overlap window, unchanged since an earlier sync listed it and
             // checked its values (what that check found is kept): nothing to read here.
             return false
@@ -146,23 +203,41 @@ extension BackendPeer {
         let current: RecordState?
         do { current = try replica.state(of: key) } catch { throw .store(error) }
         try checkHeldValues(record, of: key, current: current, entry: entry)
-        if base?.revision == record.revision { return false }
-        if let identity = Self.identity(ofRevision: record.revision), frontier.knowledge[identity.origin] >= identity.counter {
-            if let base, base.version[identity.origin] >= identity.counter {
-                // A version of Ferry's older than the one Ferry last saw there: the backend went
-                // back in time (``checkForGoneRecords(_:reachedLatestWrite:)`` repairs it).
-                pending.heldOlder.insert(collection)
+        if seenSurely { return false }
+        if seen, var base {
+            // A base from before Ferry kept `updated`: the record is still the write Ferry saw when
+            // it holds the content of the change the base names.
+            let named = Self.identity(ofRevision: base.revision) ?? ChangeIdentity(origin: state.proxy, counter: base.version[state.proxy])
+            if let stored = try storedVersion(named, of: key, current: current),
+               !comparison(of: record, with: stored.document, entry: entry).isDifferent {
+                base.updated = record.updated
+                base.content = record.contentDigest
+                setPulledBase(base, for: record.backendID, in: collection, counter: 0)
                 return false
             }
-            // Written by Ferry, and this store has that change: nothing to pull.
-            let version = current?.versions.first { $0.identity == identity }?.version ?? current?.mergedVersion ?? VersionVector()
-            setPulledBase(.init(ferryID: record.ferryID, revision: record.revision, version: version, isDeleted: record.isDeleted),
-                          for: record.backendID, in: collection, counter: 0)
-            return base == nil
+        }
+        if let identity = Self.identity(ofRevision: record.revision), frontier.knowledge[identity.origin] >= identity.counter {
+            if let stored = try storedVersion(identity, of: key, current: current),
+               !comparison(of: record, with: stored.document, entry: entry).isDifferent {
+                if let base, base.version[identity.origin] >= identity.counter, !(base.updated.map { record.updated > $0 } ?? false) {
+                    // A version of Ferry's older than the one Ferry last saw there, and no newer
+                    // write: the backend went back in time (``checkForGoneRecords(_:reachedLatestWrite:)`` repairs it).
+                    pending.heldOlder.insert(collection)
+                    return false
+                }
+                // Written by Ferry, and this store has that change of this record: nothing to pull.
+                setPulledBase(.init(ferryID: record.ferryID, revision: record.revision, version: stored.version, isDeleted: record.isDeleted,
+                                    updated: record.updated, content: record.contentDigest),
+                              for: record.backendID, in: collection, counter: 0)
+                return base == nil
+            }
+            note("\(collection)/\(record.backendID) (\(key)): its revision \(record.revision) names a change of Ferry's whose content it does not "
+                + "hold; pulled as another client's edit")
         }
         if record.isDeleted && base == nil && current?.isLive != true {
             // Deleted before this store ever saw it: nothing to delete here.
-            setPulledBase(.init(ferryID: record.ferryID, revision: record.revision, version: current?.mergedVersion ?? VersionVector(), isDeleted: true),
+            setPulledBase(.init(ferryID: record.ferryID, revision: record.revision, version: current?.mergedVersion ?? VersionVector(), isDeleted: true,
+                                updated: record.updated, content: record.contentDigest),
                           for: record.backendID, in: collection, counter: 0)
             return true
         }
@@ -177,9 +252,32 @@ extension BackendPeer {
             operation = .put(.object(Self.document(from: entry.document(of: record.fields), local: localDocument)))
         }
         let change = makeChange(key: key, operation: operation, base: base?.version)
-        setPulledBase(.init(ferryID: record.ferryID, revision: record.revision, version: change.version, isDeleted: record.isDeleted),
+        setPulledBase(.init(ferryID: record.ferryID, revision: record.revision, version: change.version, isDeleted: record.isDeleted,
+                            updated: record.updated, content: record.contentDigest),
                       for: record.backendID, in: collection, counter: change.counter)
         return base == nil
+    }
+
+    /// The change `identity` of `key` as the store holds it: one of its current versions, or an
+    /// earlier one found along the record's chain in the journal; `nil` when the store holds no
+    /// such change of this record (a revision borrowed from another record, or history archived).
+    func storedVersion(
+        _ identity: ChangeIdentity, of key: RecordKey, current: RecordState?
+    ) throws(SyncError) -> (version: VersionVector, document: JSONValue?)? {
+        guard let replica, let current, identity.counter > 0 else { return nil }
+        if current.versions.contains(where: { $0.identity == identity }) {
+            let versions: [(version: RecordVersion, document: JSONValue?)]
+            do { versions = try replica.versions(of: key) } catch { throw .store(error) }
+            if let found = versions.first(where: { $0.version.identity == identity }) { return (found.version.version, found.document) }
+        }
+        var sequence = current.lastSequence
+        for _ in 0..<1024 where sequence > 0 {
+            guard let entry = try? replica.journalEntry(at: sequence), entry.change.key == key else { return nil }  // archived: unknown
+            if entry.change.identity == identity { return (entry.change.version, entry.change.operation.document) }
+            if entry.previousSequenceOfRecord >= sequence { return nil }
+            sequence = entry.previousSequenceOfRecord
+        }
+        return nil
     }
 
     /// The stand-in's next change to `key`, descending from `base`, added to the exchange.

@@ -24,7 +24,7 @@ extension BackendPeer {
             guard let job = try pushJob(for: key, replica: replica, localProxy: localProxy, refused: &refused) else { continue }
             jobs.append(job)
         }
-        let outcomes = await backend.write(jobs.map { BackendWrite(record: $0.record, base: $0.base, clearing: $0.clearing) })
+        let outcomes = await backend.write(jobs.map { BackendWrite(record: $0.record, base: $0.base, baseUpdated: $0.baseUpdated, clearing: $0.clearing) })
         var deferred = Set<RecordKey>()
         var failure: BackendError?
         for (job, outcome) in zip(jobs, outcomes) {
@@ -34,7 +34,8 @@ extension BackendPeer {
                     pending.latestWritten[job.record.collection] = stored.updated
                 }
                 pending.pushedBases[job.record.collection, default: [:]][job.record.backendID] = .init(
-                    ferryID: job.key.id.rawValue, revision: job.record.revision, version: job.version, isDeleted: job.record.isDeleted)
+                    ferryID: job.key.id.rawValue, revision: job.record.revision, version: job.version, isDeleted: job.record.isDeleted,
+                    updated: stored.updated, content: stored.contentDigest)
                 if job.base == nil { pending.created[job.record.collection, default: 0] += 1 }
                 result.applied += 1
             case .success(.stale):
@@ -110,7 +111,7 @@ extension BackendPeer {
         let record = BackendRecord(
             collection: collection, backendID: backendID, ferryID: key.id.rawValue, revision: revision, isDeleted: winner.isDelete,
             updated: "", fields: fields)
-        return PushJob(key: key, record: record, base: base?.revision, clearing: clearing, version: winner.version)
+        return PushJob(key: key, record: record, base: base?.revision, baseUpdated: base?.updated, clearing: clearing, version: winner.version)
     }
 
     /// The base a write is made from: the one this exchange wrote, else the one it pulled when
@@ -129,6 +130,8 @@ extension BackendPeer {
         var record: BackendRecord
         /// The base revision; `nil` to create.
         var base: String?
+        /// The base's `updated`, when known.
+        var baseUpdated: String?
         var clearing: [String: JSONValue]
         var version: VersionVector
     }

@@ -32,6 +32,8 @@ extension BackendPeer {
             for (collection, mark) in pending.listedAt { state.listedAt[collection] = mark }
             for (collection, kinds) in pending.fieldKinds { state.fieldKinds[collection] = kinds }
             for (collection, count) in pending.knownCounts { state.knownCounts[collection] = count }
+            // Every collection was listed (whole, where its bases lacked `updated`).
+            state.updatedKnown.formUnion(pending.knownCounts.keys)
             state.differing = differingRecords()
             if !pending.pulled.isEmpty { standIn.marks[standIn.sequence] = standIn.hash }
         }
@@ -95,7 +97,7 @@ extension BackendPeer {
                 let found = try await backend.softDeleted(in: collection, updatedBefore: cutoff, limit: 200)
                 let fresh = found.filter { !refused.contains($0.backendID) }
                 for record in fresh {
-                    if try await backend.purge(in: collection, backendID: record.backendID, revision: record.revision) {
+                    if try await backend.purge(in: collection, record: record) {
                         if try bases.base(for: record.backendID) != nil {
                             bases.remove(record.backendID)
                             known = max(0, known - 1)

@@ -51,6 +51,10 @@ public final class BackendPeer: ReplicaAwarePeer, RequestCounting, @unchecked Se
         /// longer than this still cannot resurrect it by mistake: the record's disappearance
         /// arrives as a delete, which an edit made there meets as a conflict.
         public var purgeAfterMilliseconds: Int64? = 30 * 86_400_000
+        /// The relation field that names each record's owner, where each user owns records
+        /// (``PocketBaseAccess/owner(field:)``): not part of the documents; a record Ferry
+        /// creates is owned by the signed-in user.
+        public var ownerField: String?
 
         /// Each entity with the collection of the same name.
         public init(entities: [EntityName]) {

@@ -41,6 +41,11 @@ struct BackendState: Sendable {
     var fieldKinds: [String: [String: PocketBaseFieldKind]] = [:]
     /// Where the stand-in replica's journal ends (see ``StandIn``).
     var standIn = StandIn()
+    /// The collections whose bases all hold the record's `updated` and content digest. A
+    /// collection of a state written before Ferry kept them is not one: its next pull lists it
+    /// whole, so that every base learns them (and a record another client changed under the
+    /// same revision is found).
+    var updatedKnown: Set<String> = []
 
     /// The stand-in replica as a journal that holds what the backend has: every change Ferry
     /// pushed there and every change pulled from it, in the order they were saved. Only its
@@ -97,13 +102,27 @@ struct BackendState: Sendable {
         }
     }
 
-    /// One record's base.
+    /// One record's base: what Ferry last saw or wrote of it on the backend.
     struct Base: Sendable, Equatable {
         /// The record's Ferry id.
         var ferryID: String
         var revision: String
         var version: VersionVector
         var isDeleted: Bool
+        /// The record's `updated` as Ferry last saw it: every write moves it, whoever makes it
+        /// (a superuser's too), so a push is conditional on it. `nil` in a base written before
+        /// Ferry kept it (unknown: the content decides, see ``BackendPeer``'s pull).
+        var updated: String? = nil
+        /// The digest of the record's content as Ferry last saw it (``BackendRecord/contentDigest``);
+        /// `nil` when unknown, as `updated`.
+        var content: SHA256Digest? = nil
+
+        /// Whether `record` is the very write Ferry last saw: the same revision, `updated` and
+        /// content (what is unknown is not compared).
+        func isSame(as record: BackendRecord) -> Bool {
+            revision == record.revision && updated.map { $0 == record.updated } ?? true
+                && content.map { $0 == record.contentDigest } ?? true
+        }
     }
 
     /// The folder of the backend at `location` in `store`.
@@ -130,6 +149,7 @@ struct BackendState: Sendable {
         for (collection, mark) in object["latestWritten"]?.objectValue ?? [:] { state.latestWritten[collection] = mark.stringValue }
         for (collection, mark) in object["purgedAt"]?.objectValue ?? [:] { state.purgedAt[collection] = mark.stringValue }
         state.pushedThrough = UInt64(object["pushedThrough"]?.integerValue ?? 0)
+        state.updatedKnown = Set(object["updatedKnown"]?.arrayValue?.compactMap(\.stringValue) ?? [])
         for item in object["deferred"]?.arrayValue ?? [] {
             guard let pair = item.arrayValue, pair.count == 2, let entity = pair[0].stringValue.flatMap({ try? EntityName($0) }),
                   let id = pair[1].stringValue.flatMap({ try? RecordID($0) })
@@ -173,6 +193,7 @@ struct BackendState: Sendable {
         object["knownCounts"] = .object(knownCounts.mapValues { .integer(Int64($0)) })
         object["fieldKinds"] = .object(fieldKinds.mapValues { .object($0.mapValues { .string($0.rawValue) }) })
         object["standIn"] = standIn.jsonValue
+        object["updatedKnown"] = .array(updatedKnown.sorted().map { .string($0) })
         do {
             _ = try FileSystem.createDirectories(folder)
             _ = try FileSystem.writeFileAtomically(folder + "/state.json", JSONValue.object(object).prettyBytes(), durable: true)

@@ -27,6 +27,12 @@ public struct BackendRecord: Sendable, Equatable {
         self.updated = updated
         self.fields = fields
     }
+
+    /// A digest of what the record holds: its Ferry id, whether it is deleted, and its fields
+    /// (canonical JSON). Another client's edit that keeps the revision changes it.
+    public var contentDigest: SHA256Digest {
+        SHA256.hash(JSONValue.array([.string(ferryID), .bool(isDeleted), .object(fields)]).canonicalBytes())
+    }
 }
 
 /// One page of records in (updated, id) order.
@@ -49,12 +55,16 @@ public struct BackendWrite: Sendable {
     public var record: BackendRecord
     /// The revision the write was made from; `nil` to create the record.
     public var base: String?
+    /// The record's `updated` when Ferry last saw it (``BackendRecord/updated``): the update is
+    /// refused when it moved, whoever moved it. `nil` when unknown (only the revision is compared).
+    public var baseUpdated: String?
     /// The empty value of each field the record's document no longer has.
     public var clearing: [String: JSONValue]
 
-    public init(record: BackendRecord, base: String?, clearing: [String: JSONValue]) {
+    public init(record: BackendRecord, base: String?, baseUpdated: String? = nil, clearing: [String: JSONValue]) {
         self.record = record
         self.base = base
+        self.baseUpdated = baseUpdated
         self.clearing = clearing
     }
 }
@@ -66,6 +76,20 @@ public enum BackendWriteOutcome: Sendable, Equatable {
     /// Refused because the record changed since its base revision (or, for a create, exists
     /// already): pull, then decide.
     case stale
+}
+
+/// A record marked deleted, as a purge finds it: which, and the write it holds.
+public struct SoftDeletedRecord: Sendable, Equatable {
+    public var backendID: String
+    public var revision: String
+    /// Its `updated` (the purge is refused when it moved).
+    public var updated: String
+
+    public init(backendID: String, revision: String, updated: String) {
+        self.backendID = backendID
+        self.revision = revision
+        self.updated = updated
+    }
 }
 
 /// The few operations Ferry's backend sync needs of an app backend. PocketBase is one
@@ -100,19 +124,20 @@ public protocol SyncBackend: Sendable {
     /// Creates a record whose backend id is `record.backendID`; ``BackendWriteOutcome/stale`` when it exists.
     func create(_ record: BackendRecord, clearing: [String: JSONValue]) async throws(BackendError) -> BackendWriteOutcome
 
-    /// Replaces a record's fields if its revision is still `base`; ``BackendWriteOutcome/stale``
-    /// when it is not (or the record is gone). `clearing` gives the empty value of each field the
-    /// record's document no longer has.
-    func update(_ record: BackendRecord, base: String, clearing: [String: JSONValue]) async throws(BackendError) -> BackendWriteOutcome
+    /// Replaces a record's fields if its revision is still `base` and, when `baseUpdated` is
+    /// given, it was last written at `baseUpdated` (no write since, by anyone);
+    /// ``BackendWriteOutcome/stale`` when not (or the record is gone). `clearing` gives the empty
+    /// value of each field the record's document no longer has.
+    func update(_ record: BackendRecord, base: String, baseUpdated: String?, clearing: [String: JSONValue]) async throws(BackendError) -> BackendWriteOutcome
 
     /// Records of `collection` marked deleted whose last write is older than `cutoff` (the
     /// backend's clock, in the form of its `updated` field), oldest first, at most `limit`:
-    /// their backend id and revision.
-    func softDeleted(in collection: String, updatedBefore cutoff: String, limit: Int) async throws(BackendError) -> [(backendID: String, revision: String)]
+    /// their backend id, revision and `updated`.
+    func softDeleted(in collection: String, updatedBefore cutoff: String, limit: Int) async throws(BackendError) -> [SoftDeletedRecord]
 
-    /// Deletes a record outright if its revision is still `revision` and it is still marked
-    /// deleted, as one step the backend enforces; `false` when it changed meanwhile (it stays).
-    func purge(in collection: String, backendID: String, revision: String) async throws(BackendError) -> Bool
+    /// Deletes a record outright if it is still `record` (its revision and `updated`) and still
+    /// marked deleted, as one step the backend enforces; `false` when it changed meanwhile (it stays).
+    func purge(in collection: String, record: SoftDeletedRecord) async throws(BackendError) -> Bool
 
     /// Runs many writes, in any order and as many at once as suits the backend; each
     /// outcome in the writes' order. The default runs ``create(_:clearing:)`` and
@@ -146,7 +171,7 @@ extension SyncBackend {
                     group.addTask {
                         do throws(BackendError) {
                             if let base = write.base {
-                                return (index, .success(try await update(write.record, base: base, clearing: write.clearing)))
+                                return (index, .success(try await update(write.record, base: base, baseUpdated: write.baseUpdated, clearing: write.clearing)))
                             }
                             return (index, .success(try await create(write.record, clearing: write.clearing)))
                         } catch {

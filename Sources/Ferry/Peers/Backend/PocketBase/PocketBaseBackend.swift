@@ -9,9 +9,14 @@ public final class PocketBaseBackend: SyncBackend {
     /// Whether the server takes batches: unknown until tried.
     private let batches = BatchAvailability()
 
-    public init(client: PocketBaseClient, batchSize: Int = 50) {
+    /// The relation field naming each record's owner (``PocketBaseAccess/owner(field:)``), or
+    /// `nil`: left out of the records' fields, and set to the signed-in user on a create.
+    public let ownerField: String?
+
+    public init(client: PocketBaseClient, batchSize: Int = 50, ownerField: String? = nil) {
         self.client = client
         self.batchSize = batchSize
+        self.ownerField = ownerField
     }
 
     public var location: String { client.location.description }
@@ -50,7 +55,7 @@ public final class PocketBaseBackend: SyncBackend {
             in: collection, filter: clauses.isEmpty ? nil : clauses.joined(separator: " && "), sort: "updated,id", page: 1, perPage: limit)
         var records: [BackendRecord] = []
         records.reserveCapacity(page.items.count)
-        for item in page.items { records.append(try Self.record(item, in: collection)) }
+        for item in page.items { records.append(withoutOwner(try Self.record(item, in: collection))) }
         let serverTime = page.serverTime.map {
             ISO8601Milliseconds.format(signedMilliseconds: $0).replacingOccurrences(of: "T", with: " ")
         }
@@ -76,21 +81,23 @@ public final class PocketBaseBackend: SyncBackend {
     public func create(_ record: BackendRecord, clearing: [String: JSONValue]) async throws(BackendError) -> BackendWriteOutcome {
         var body = Self.body(record, clearing: clearing)
         body["id"] = .string(record.backendID)
+        owned(&body)
         do {
             let stored = try await client.create(in: record.collection, fields: body)
-            return .written(try Self.checked(stored, sent: record, in: record.collection))
+            return .written(withoutOwner(try Self.checked(stored, sent: record, in: record.collection)))
         } catch where error.kind == .invalid && error.message.contains("id: ") {
             // The id is taken: another replica or client created it meanwhile.
             return .stale
         }
     }
 
-    public func update(_ record: BackendRecord, base: String, clearing: [String: JSONValue]) async throws(BackendError) -> BackendWriteOutcome {
+    public func update(_ record: BackendRecord, base: String, baseUpdated: String?, clearing: [String: JSONValue]) async throws(BackendError) -> BackendWriteOutcome {
         var body = Self.body(record, clearing: clearing)
         body[PocketBaseSetup.baseRevisionMember] = .string(base)
+        if let baseUpdated { body[PocketBaseSetup.baseUpdatedMember] = .string(baseUpdated) }
         do {
             let stored = try await client.update(in: record.collection, id: record.backendID, fields: body)
-            return .written(try Self.checked(stored, sent: record, in: record.collection))
+            return .written(withoutOwner(try Self.checked(stored, sent: record, in: record.collection)))
         } catch where error.kind == .notFound {
             // The update rule refused a stale base revision (or the record is gone): PocketBase
             // answers both with 404.
@@ -98,13 +105,13 @@ public final class PocketBaseBackend: SyncBackend {
         }
     }
 
-    public func softDeleted(in collection: String, updatedBefore cutoff: String, limit: Int) async throws(BackendError) -> [(backendID: String, revision: String)] {
+    public func softDeleted(in collection: String, updatedBefore cutoff: String, limit: Int) async throws(BackendError) -> [SoftDeletedRecord] {
         let page = try await client.records(
             in: collection, filter: "\(PocketBaseSetup.deletedField) = true && updated < \(Self.literal(cutoff))", sort: "updated,id",
-            page: 1, perPage: limit, fields: "id,\(PocketBaseSetup.revisionField)")
+            page: 1, perPage: limit, fields: "id,updated,\(PocketBaseSetup.revisionField)")
         return page.items.compactMap { item in
-            guard let id = item["id"]?.stringValue else { return nil }
-            return (id, item[PocketBaseSetup.revisionField]?.stringValue ?? "")
+            guard let id = item["id"]?.stringValue, let updated = item["updated"]?.stringValue else { return nil }
+            return SoftDeletedRecord(backendID: id, revision: item[PocketBaseSetup.revisionField]?.stringValue ?? "", updated: updated)
         }
     }
 
@@ -112,11 +119,12 @@ public final class PocketBaseBackend: SyncBackend {
     /// batch (one transaction) where the server takes batches; otherwise the update, then the
     /// delete: a client would have to read the record in between, and write it under the
     /// revision just set, to lose its write.
-    public func purge(in collection: String, backendID: String, revision: String) async throws(BackendError) -> Bool {
+    public func purge(in collection: String, record: SoftDeletedRecord) async throws(BackendError) -> Bool {
+        let backendID = record.backendID
         let path = "/api/collections/\(PocketBaseLocation.escape(collection))/records/\(PocketBaseLocation.escape(backendID))"
         let claim: [String: JSONValue] = [
-            PocketBaseSetup.baseRevisionMember: .string(revision), PocketBaseSetup.revisionField: .string("ferry-purge:" + revision),
-            PocketBaseSetup.deletedField: true,
+            PocketBaseSetup.baseRevisionMember: .string(record.revision), PocketBaseSetup.baseUpdatedMember: .string(record.updated),
+            PocketBaseSetup.revisionField: .string("ferry-purge:" + record.revision), PocketBaseSetup.deletedField: true,
         ]
         let what = "purge \(collection)/\(backendID)"
         if batches.allowed != false {
@@ -183,9 +191,11 @@ public final class PocketBaseBackend: SyncBackend {
             let collection = PocketBaseLocation.escape(write.record.collection)
             if let base = write.base {
                 body[PocketBaseSetup.baseRevisionMember] = .string(base)
+                if let baseUpdated = write.baseUpdated { body[PocketBaseSetup.baseUpdatedMember] = .string(baseUpdated) }
                 return .init(method: "PATCH", path: "/api/collections/\(collection)/records/\(PocketBaseLocation.escape(write.record.backendID))", body: body)
             }
             body["id"] = .string(write.record.backendID)
+            owned(&body)
             return .init(method: "POST", path: "/api/collections/\(collection)/records", body: body)
         }
         do {
@@ -197,7 +207,7 @@ public final class PocketBaseBackend: SyncBackend {
                     continue
                 }
                 do throws(BackendError) {
-                    outcomes.append(.success(.written(try Self.checked(stored, sent: write.record, in: write.record.collection))))
+                    outcomes.append(.success(.written(withoutOwner(try Self.checked(stored, sent: write.record, in: write.record.collection)))))
                 } catch {
                     outcomes.append(.failure(error))
                 }
@@ -221,6 +231,19 @@ public final class PocketBaseBackend: SyncBackend {
     }
 
     // MARK: Mapping
+
+    /// A record without the owner field (not part of a document).
+    private func withoutOwner(_ record: BackendRecord) -> BackendRecord {
+        guard let ownerField else { return record }
+        var record = record
+        record.fields[ownerField] = nil
+        return record
+    }
+
+    /// A create's body, owned by the signed-in user.
+    private func owned(_ body: inout [String: JSONValue]) {
+        if let ownerField, let id = client.identity?.id { body[ownerField] = .string(id) }
+    }
 
     /// The body of a write: the document's members, the fields it no longer has emptied, and Ferry's fields.
     static func body(_ record: BackendRecord, clearing: [String: JSONValue]) -> [String: JSONValue] {

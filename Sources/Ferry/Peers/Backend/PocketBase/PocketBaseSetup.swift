@@ -13,18 +13,27 @@ import Foundation
 ///   change), `ferry_deleted` (bool: Ferry's soft delete);
 /// - `created` and `updated` autodate fields (collections made through the API have none), and
 ///   an index on `updated`, which incremental pulls read by;
-/// - rules: signed-in users may list, view, create and delete; an update must carry
-///   `ferry_base_rev` equal to the stored `ferry_rev`, and a new `ferry_rev`:
-///   `ferry_rev = @request.body.ferry_base_rev && @request.body.ferry_rev != ferry_rev`
-///   (added to an existing update rule with `&&`). A stale write is refused with 404.
+/// - rules that let only the identities ``access`` names list, view, create, update and delete
+///   (``PocketBaseAccess``: closed by default to the sync user), and make every update a
+///   compare-and-set PocketBase enforces: `ferry_base_rev` equal to the stored `ferry_rev`, a new
+///   `ferry_rev`, and, when sent (Ferry always does), `ferry_base_updated` equal to `updated`
+///   (``compareAndSet``). A stale write is refused with 404. A collection's own rules (the
+///   app's) are kept, with the compare-and-set added to its update rule; those open to anyone
+///   or to any signed-in user are named, and a setup asked to open them wider refuses.
 public struct PocketBaseSetup: Sendable {
     /// The fields Ferry keeps its bookkeeping in.
     public static let idField = "ferry_id", revisionField = "ferry_rev", deletedField = "ferry_deleted"
     /// The body member an update carries: the revision it was made from.
     public static let baseRevisionMember = "ferry_base_rev"
-    /// The compare-and-set every update rule holds.
+    /// The body member Ferry's updates carry besides: the record's `updated` when Ferry last saw
+    /// it, which every write moves (a superuser's, a hook's), whatever it does to `ferry_rev`.
+    public static let baseUpdatedMember = "ferry_base_updated"
+    /// The compare-and-set every update rule holds: the base revision, a new revision, and,
+    /// when the writer sends it (Ferry always does), the base `updated`.
     public static let compareAndSet = "ferry_rev = @request.body.ferry_base_rev && @request.body.ferry_rev != ferry_rev"
-    static let signedIn = "@request.auth.id != \"\""
+        + " && (@request.body.ferry_base_updated:isset = false || @request.body.ferry_base_updated = updated)"
+    /// The compare-and-set of setups before Ferry compared `updated` (replaced by ``compareAndSet``).
+    static let revisionOnlyCompareAndSet = "ferry_rev = @request.body.ferry_base_rev && @request.body.ferry_rev != ferry_rev"
     /// Field names PocketBase keeps for itself.
     static let reservedNames: Set<String> = ["id", "created", "updated", "collectionId", "collectionName", "expand"]
 
@@ -49,6 +58,10 @@ public struct PocketBaseSetup: Sendable {
     public var enableBatch = false
     /// Create this ordinary user (email, password) in `users` if it is not there.
     public var syncUser: (email: String, password: String, collection: String)?
+    /// Who may read and write the collections; `nil`: only the sync user (``syncUser``).
+    public var access: PocketBaseAccess?
+    /// The auth collection the users of ``access`` are in.
+    public var authCollection = "users"
 
     public init(collections: [Collection]) {
         self.collections = collections
@@ -63,13 +76,24 @@ public struct PocketBaseSetup: Sendable {
         guard identity.isSuperuser else {
             throw BackendError(.forbidden, "setup needs a superuser, not a \(quoted(identity.collection)) record")
         }
+        let access = access ?? syncUser.map { .users([$0.email]) }
+        var rules: PocketBaseAccess.Rules?
+        var ownerField: [String: JSONValue]?
+        if let access { (rules, ownerField) = try await resolve(access, with: client) }
         var plans: [(collection: Collection, existing: [String: JSONValue]?, changes: [String: JSONValue], lines: [String])] = []
         for collection in collections {
             let existing = try await client.collection(named: collection.name)
-            let (changes, lines) = try Self.plan(collection, existing: existing)
+            let (changes, lines) = try Self.plan(collection, existing: existing, access: access, rules: rules, ownerField: ownerField)
             plans.append((collection, existing, changes, lines))
         }
         var done: [String] = []
+        if let user = syncUser, try await userID(of: user.email, in: user.collection, with: client) == nil {
+            _ = try await client.create(in: user.collection, fields: [
+                "id": .string(Self.userID(for: user.email)), "email": .string(user.email), "password": .string(user.password),
+                "passwordConfirm": .string(user.password), "verified": true,
+            ])
+            done.append("created the sync user \(user.email) in \(user.collection)")
+        }
         for plan in plans where !plan.lines.isEmpty {
             guard let existing = plan.existing else {
                 try await client.createCollection(plan.changes)
@@ -92,17 +116,6 @@ public struct PocketBaseSetup: Sendable {
                 done.append("turned on the batch API (at most \(batch["maxRequests"]?.integerValue ?? 50) requests per batch)")
             }
         }
-        if let user = syncUser {
-            let filter = "email = '\(user.email.replacingOccurrences(of: "\\", with: "\\\\").replacingOccurrences(of: "'", with: "\\'"))'"
-            let found = try await client.records(in: user.collection, filter: filter, perPage: 1, fields: "id")
-            if found.items.isEmpty {
-                _ = try await client.create(in: user.collection, fields: [
-                    "email": .string(user.email), "password": .string(user.password), "passwordConfirm": .string(user.password),
-                    "verified": true,
-                ])
-                done.append("created the sync user \(user.email) in \(user.collection)")
-            }
-        }
         return done
     }
 
@@ -110,7 +123,10 @@ public struct PocketBaseSetup: Sendable {
 
     /// What to send for `collection` (a whole description to create it, or the members to
     /// change), and a line per change.
-    static func plan(_ collection: Collection, existing: [String: JSONValue]?) throws(BackendError) -> ([String: JSONValue], [String]) {
+    static func plan(
+        _ collection: Collection, existing: [String: JSONValue]?, access: PocketBaseAccess?, rules: PocketBaseAccess.Rules?,
+        ownerField: [String: JSONValue]? = nil
+    ) throws(BackendError) -> ([String: JSONValue], [String]) {
         let name = collection.name
         for field in collection.fields.keys.sorted() {
             guard isValidFieldName(field) else {
@@ -129,18 +145,19 @@ public struct PocketBaseSetup: Sendable {
             ("created", ["name": "created", "type": "autodate", "onCreate": true, "onUpdate": false]),
             ("updated", ["name": "updated", "type": "autodate", "onCreate": true, "onUpdate": true]),
         ]
+        if let ownerField, let fieldName = ownerField["name"]?.stringValue { wanted.append((fieldName, ownerField)) }
         let index = "CREATE INDEX `idx_ferry_\(name)_updated` ON `\(name)` (`updated`)"
 
         guard let existing else {
+            guard let access, let rules else { throw accessNeeded(name) }
             var description: [String: JSONValue] = [
                 "name": .string(name), "type": "base", "fields": .array(wanted.map { .object($0.field) }),
                 "indexes": [.string(index)],
             ]
-            for rule in ["listRule", "viewRule", "createRule", "deleteRule"] { description[rule] = .string(signedIn) }
-            description["updateRule"] = .string("\(signedIn) && \(compareAndSet)")
+            for (ruleName, rule) in rules.byName { description[ruleName] = .string(rule) }
             let line = "created collection \(name) (\(wanted.count) fields: \(wanted.map(\.name).joined(separator: ", ")); "
-                + "signed-in users may read and write; every update is a compare-and-set on ferry_rev)"
-            return (description, [line])
+                + "\(access.summary); every update is a compare-and-set on ferry_rev and updated)"
+            return (description, [line] + ruleLines(name, rules.byName))
         }
 
         guard existing["type"]?.stringValue == "base" else {
@@ -180,21 +197,9 @@ public struct PocketBaseSetup: Sendable {
             changes["indexes"] = .array(indexes)
             lines.append("\(name): added an index on updated")
         }
-        for rule in ["listRule", "viewRule", "createRule", "deleteRule"] where existing[rule]?.stringValue == nil {
-            changes[rule] = .string(signedIn)
-            lines.append("\(name): \(rule) was superusers only; now signed-in users (sync runs as an ordinary user)")
-        }
-        let update = existing["updateRule"]?.stringValue
-        if update?.contains(compareAndSet) != true {
-            let rule: String
-            switch update {
-            case nil: rule = "\(signedIn) && \(compareAndSet)"
-            case ""?: rule = compareAndSet
-            case let current?: rule = "(\(current)) && \(compareAndSet)"
-            }
-            changes["updateRule"] = .string(rule)
-            lines.append("\(name): updateRule now \(rule) (other clients must send ferry_base_rev and a new ferry_rev; see docs/BACKENDS.md)")
-        }
+        let (ruleChanges, ruleLines) = try planRules(of: name, existing: existing, access: access, rules: rules)
+        changes.merge(ruleChanges) { $1 }
+        lines += ruleLines
         return (changes, lines)
     }
 
