@@ -157,6 +157,11 @@ class Shell:
                 raise RuntimeError("the shell ended")
             if line.rstrip("\n") == marker:
                 return "".join(output)
+            if line.rstrip("\n").endswith(marker):
+                # The command's last line had no newline (`curl -s` of JSON): the marker
+                # followed it on the same line. Take that line as if it ended.
+                output.append(line.rstrip("\n")[: -len(marker)] + "\n")
+                return "".join(output)
             output.append(line)
             if time.monotonic() > deadline:
                 raise RuntimeError("timed out")
