@@ -27,8 +27,10 @@ import Testing
     @Test func aBookKeepsTheFirstNameAndRefusesBadOnes() throws {
         let (a, b) = (ReplicaID.generate(), ReplicaID.generate())
         var book = ReplicaNameBook([a: "phone"])
-        #expect(!book.learn([a: "impostor"]))
-        #expect(book.learn([b: "tablet", ReplicaID.generate(): "two\nlines", ReplicaID.generate(): String(repeating: "x", count: 65)]))
+        let renamed = book.learn([a: "impostor"])
+        #expect(!renamed)
+        let added = book.learn([b: "tablet", ReplicaID.generate(): "two\nlines", ReplicaID.generate(): String(repeating: "x", count: 65)])
+        #expect(added)
         #expect(book.names == [a: "phone", b: "tablet"])
         let directory = try TemporaryDirectory()
         let store = try Store.create(at: directory.subpath("s"), name: "mine")
