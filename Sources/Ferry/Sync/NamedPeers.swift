@@ -88,3 +88,21 @@ public struct NamedPeers: Sendable, Hashable {
         do { try FileSystem.writeFileAtomically(layout.namedPeers, jsonValue.prettyBytes(), durable: true) } catch { throw .io(error) }
     }
 }
+
+extension Store {
+    /// Changes the store's named peers under its write lock (so two `ferry remote add` at once
+    /// both count): read, changed by `change`, and written durably when it changed them.
+    ///
+    /// ```swift
+    /// let replaced = try store.updateNamedPeers { peers in peers.add(usb) }
+    /// ```
+    public func updateNamedPeers<T>(_ change: (inout NamedPeers) -> T) throws(StoreError) -> T {
+        try withWriteLock { () throws(StoreError) -> T in
+            var peers = try NamedPeers.load(from: layout)
+            let before = peers
+            let result = change(&peers)
+            if peers != before { try peers.save(to: layout) }
+            return result
+        }
+    }
+}

@@ -58,21 +58,23 @@ enum RemoteCommand: Command {
         // The store must be one: its folder is opened (and its lock taken) for every action.
         let store = try context.openStore(storePath)
         defer { store.close() }
-        var peers = try NamedPeers.load(from: store.layout)
         switch action {
         case "add":
             let peer = try peerToAdd(arguments, context: context)
-            let replaced = peers.peers[peer.name] != nil
-            peers.add(peer)
-            try peers.save(to: store.layout)
+            let replaced = try store.updateNamedPeers { peers in
+                defer { peers.add(peer) }
+                return peers.peers[peer.name] != nil
+            }
             context.stdout.line("\(replaced ? "replaced" : "added") \(peer.name): \(describe(peer))")
         case "remove":
             let name = try arguments.requiredPositional("name")
-            guard peers.remove(named: name) != nil else { throw unknown(name, among: peers, storePath: storePath) }
-            try peers.save(to: store.layout)
+            guard try store.updateNamedPeers({ $0.remove(named: name) }) != nil else {
+                throw unknown(name, among: try NamedPeers.load(from: store.layout), storePath: storePath)
+            }
             context.stdout.line("removed \(name)")
         default:
             if arguments.positional("name") != nil { throw UsageError("'ferry remote list' takes no name") }
+            let peers = try NamedPeers.load(from: store.layout)
             if arguments.flag("json") {
                 context.printJSONLine(peers.jsonValue)
             } else if peers.peers.isEmpty {
