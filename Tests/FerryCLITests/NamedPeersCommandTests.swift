@@ -86,6 +86,23 @@ import Testing
         #expect(both.exitCode == 2 && both.stderr.contains("write ./phone for the folder"), "\(both)")
     }
 
+    @Test func anOptionGivenOnTheCommandLineWinsOverTheRememberedOne() throws {
+        let directory = try TemporaryDirectory()
+        let (laptop, phone) = (directory.subpath("laptop"), directory.subpath("phone"))
+        #expect(try runFerry(["init", laptop, "--name", "laptop"]).exitCode == 0)
+        #expect(try runFerry(["init", phone, "--name", "phone"]).exitCode == 0)
+        for id in ["a", "b"] { #expect(try runFerry(["put", laptop, "Note", id, "--json", "{}"]).exitCode == 0) }
+        #expect(try runFerry(["remote", "add", "phone", phone, "--max-delete", "0", "--max-delete-count", "0", "--store", laptop]).exitCode == 0)
+        #expect(try runFerry(["sync", laptop, "phone"]).exitCode == 0)
+        for id in ["a", "b"] { #expect(try runFerry(["delete", phone, "Note", id]).exitCode == 0) }
+        let guarded = try runFerry(["sync", laptop, "phone"])
+        #expect(guarded.exitCode != 0 && guarded.stderr.contains("--force"), "the remembered guard holds: \(guarded)")
+        #expect(try runFerry(["get", laptop, "Note", "a"]).exitCode == 0)
+        let allowed = try runFerry(["sync", laptop, "phone", "--max-delete", "100"])
+        #expect(allowed.exitCode == 0, "\(allowed)")
+        #expect(try runFerry(["get", laptop, "Note", "a"]).exitCode != 0, "the deletes came")
+    }
+
     @Test func syncWithNoPeerSyncsEveryNamedPeerAndGoesOnPastOneThatFails() throws {
         let directory = try TemporaryDirectory()
         let (laptop, phone, tablet) = (directory.subpath("laptop"), directory.subpath("phone"), directory.subpath("tablet"))

@@ -7,15 +7,15 @@ enum RemoteCommand: Command {
         name: "remote",
         abstract: "Name the peers a store syncs with, with their options: add, list, remove.",
         discussion: """
-            add NAME LOCATION remembers a peer (a store folder, a hub, a 'ferry serve' URL or a PocketBase) under a \\
-            name, with the sync options given (--policy, --entities, --mapping, --purge-after, --endpoint, --token-file, \\
-            --max-delete, --max-delete-count, --max-skew, --history, --pull-only, --push-only, --no-commit); adding a \\
-            name again replaces it. Then 'ferry sync <store> NAME' syncs with it, and 'ferry sync <store>' with every \\
-            named peer in turn. A name is letters, digits, '.', '_' and '-'. The location is checked as 'ferry sync' \\
-            reads it; paths (the location, --mapping, --token-file) are kept absolute, and a mapping file is read again \\
+            add NAME LOCATION remembers a peer (a store folder, a hub, a 'ferry serve' URL or a PocketBase) under a \
+            name, with the sync options given (--policy, --entities, --mapping, --purge-after, --endpoint, --token-file, \
+            --max-delete, --max-delete-count, --max-skew, --history, --pull-only, --push-only, --no-commit); adding a \
+            name again replaces it. Then 'ferry sync <store> NAME' syncs with it, and 'ferry sync <store>' with every \
+            named peer in turn. A name is letters, digits, '.', '_' and '-'. The location is checked as 'ferry sync' \
+            reads it; paths (the location, --mapping, --token-file) are kept absolute, and a mapping file is read again \
             at each sync.
-            Credentials are never written to the store: a URL with a user or password in it and --token are refused. \\
-            Give them at sync time as today: FERRY_TOKEN or --token-file for 'ferry serve', POCKETBASE_EMAIL and \\
+            Credentials are never written to the store: a URL with a user or password in it and --token are refused. \
+            Give them at sync time as today: FERRY_TOKEN or --token-file for 'ferry serve', POCKETBASE_EMAIL and \
             POCKETBASE_PASSWORD (or POCKETBASE_TOKEN) for a PocketBase, the AWS variables or ~/.aws for S3.
              ferry remote add usb /media/usb/data --store ./laptop
              ferry remote add kitchen pocketbase+http://127.0.0.1:8090 --entities Note --policy merge --store ./laptop
