@@ -205,7 +205,9 @@ enum SyncCommand: Command {
         _ arguments: ParsedArguments, location: PocketBaseLocation, context: CommandContext
     ) throws -> BackendPeer.Settings {
         guard let mapping = try arguments.backendMapping(context: context) else {
-            throw UsageError("give the entities to sync with \(location): --entities Product,Note (or --mapping FILE)")
+            throw UsageError(
+                "give the entities to sync with \(location): --entities Product,Note (or --mapping FILE); "
+                    + "'ferry remote add NAME \(location) --entities …' remembers them for 'ferry sync <store> NAME'")
         }
         var options = BackendPeer.Options(mapping: mapping)
         if let retention = try arguments.milliseconds("purge-after") { options.purgeAfterMilliseconds = retention }
