@@ -29,6 +29,11 @@ import Testing
         let fromTablet = try runFerry(["log", laptop, "--origin", "tablet"])
         #expect(fromTablet.exitCode == 0 && fromTablet.stdout.contains("tablet") && fromTablet.stdout.contains("Note/t1"), "\(fromTablet)")
 
+        let history = try runFerry(["show", laptop, "Note", "n1", "--history"])
+        #expect(history.exitCode == 0 && history.stdout.contains("phone"), "\(history)")
+        let diff = try runFerry(["diff", laptop, tablet])
+        #expect(diff.stdout.contains("phone:1"), "\(diff)")
+
         // Both edit n1: laptop's conflict names phone's version.
         #expect(try runFerry(["put", phone, "Note", "n1", "--json", #"{"t": 2}"#]).exitCode == 0)
         #expect(try runFerry(["put", laptop, "Note", "n1", "--json", #"{"t": 3}"#]).exitCode == 0)
