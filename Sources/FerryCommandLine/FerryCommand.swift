@@ -24,6 +24,7 @@ enum FerryCommand {
             ReidentifyCommand.self,
             CompactCommand.self,
             SyncCommand.self,
+            RemoteCommand.self,
             WatchCommand.self,
             HubCommand.self,
             BackendCommand.self,

@@ -7,6 +7,8 @@
 ///   conflicts/<Entity>/<file>  losing versions awaiting resolution
 ///   journal/                   append-only change journal
 ///   .ferry/                    engine state: index, lock, …
+///     names.json               names of replicas heard from peers (see ReplicaNameBook)
+///     remotes.json             named peers: `ferry remote add` (see NamedPeers)
 ///     watch/                   a running hand-edit monitor's state (see HandEditMonitor)
 ///     peers/<peer id>/         everything remembered of one peer (see PeerMemory):
 ///       checkpoint.json          a store or hub peer's sync checkpoint
@@ -41,6 +43,10 @@ public struct StoreLayout: Sendable, Hashable {
     public var lock: String { engine + "/lock" }
     /// What this store remembers of its peers, one folder per peer (see `PeerMemory`).
     public var peers: String { engine + "/peers" }
+    /// The names of replicas heard from peers (see ``ReplicaNameBook``).
+    public var replicaNames: String { engine + "/names.json" }
+    /// The peers this store syncs with by name (see ``NamedPeers``).
+    public var namedPeers: String { engine + "/remotes.json" }
     /// The snapshots the store joined from, and the frontier they brought (see ``SnapshotJoins``).
     public var snapshotJoins: String { engine + "/base.json" }
     /// The new record files a large batch names before its journal entries are durable

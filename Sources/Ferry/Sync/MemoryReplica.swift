@@ -23,6 +23,8 @@ public final class MemoryReplica: SyncTransport, SyncReplica, WriteCheck, @unche
     public let wallClock: any WallClock
 
     private let lock = NSLock()
+    /// The names of replicas its peers passed on.
+    private var heardNames = ReplicaNameBook()
     private var entries: [JournalEntry] = []
     private var lines: [[UInt8]] = []
     private var knownFrontier = ReplicaFrontier(knowledge: VersionVector(), digests: [:])
@@ -117,7 +119,7 @@ public final class MemoryReplica: SyncTransport, SyncReplica, WriteCheck, @unche
     // MARK: SyncTransport (as a peer)
 
     public func open() async throws(SyncError) -> PeerInfo {
-        PeerInfo(replica: replicaID, name: name, format: StoreManifest.currentFormat, head: head)
+        PeerInfo(replica: replicaID, name: name, format: StoreManifest.currentFormat, head: head, names: knownReplicaNames)
     }
 
     public func close() async {}
@@ -146,11 +148,26 @@ public final class MemoryReplica: SyncTransport, SyncReplica, WriteCheck, @unche
     public func saveCheckpoint(_ checkpoint: PeerCheckpoint) async throws(SyncError) {
         let own = checkpoint.storeCheckpoint
         lock.withLock { savedCheckpoints[own.peer] = own }
+        do { try learnReplicaNames(checkpoint.names) } catch { throw .store(error) }
     }
 
     // MARK: SyncReplica (as the replica a sync runs for)
 
     public var replicaName: String? { name }
+
+    public var knownReplicaNames: [ReplicaID: String] {
+        lock.withLock {
+            var names = heardNames.names
+            if let name { names[replicaID] = name }
+            return names
+        }
+    }
+
+    public func learnReplicaNames(_ heard: [ReplicaID: String]) throws(StoreError) {
+        var heard = heard
+        heard[replicaID] = nil
+        lock.withLock { _ = heardNames.learn(heard) }
+    }
     public var location: String { peerDescription }
     public var instance: String? { nil }
     public var cacheLayout: StoreLayout? { nil }

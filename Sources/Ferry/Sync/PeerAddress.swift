@@ -68,7 +68,7 @@ public enum PeerAddress: Sendable, Hashable, CustomStringConvertible {
 
     /// The lower-cased scheme of `text` when it starts with one (`name://`, the name a letter
     /// then letters, digits, `+`, `-` or `.`); `nil` for a path.
-    static func scheme(of text: String) -> String? {
+    package static func scheme(of text: String) -> String? {
         guard let range = text.range(of: "://") else { return nil }
         let scheme = text[..<range.lowerBound]
         let isScheme = scheme.first?.isLetter == true

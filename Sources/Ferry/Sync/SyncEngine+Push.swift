@@ -82,6 +82,9 @@ extension SyncEngine {
             finalLocal = StoreMark(position: position, hash: hash ?? .zero)
         }
         let time = SystemClock().milliseconds()
+        // Names first: they are not what the checkpoint covers, and one that fails to save is
+        // heard again on the next sync.
+        do { try replica.learnReplicaNames(exchange.peerInfo.namesHeard) } catch { throw .store(error) }
         if checkpoints.savesLocal {
             let checkpoint = SyncCheckpoint(
                 peer: exchange.peerInfo.replica, peerMark: checkpoints.peerMark, localPosition: finalLocal.position,
@@ -92,7 +95,7 @@ extension SyncEngine {
             try await transport.saveCheckpoint(
                 PeerCheckpoint(
                     replica: replica.replicaID, replicaName: replica.replicaName, replicaMark: finalLocal,
-                    peerMark: checkpoints.peerMark, recordCount: replica.recordCount, time: time))
+                    peerMark: checkpoints.peerMark, recordCount: replica.recordCount, time: time, names: replica.knownReplicaNames))
         }
     }
 }

@@ -10,6 +10,10 @@ public protocol SyncReplica: AnyObject, Sendable {
     var replicaID: ReplicaID { get }
     /// Its short name (`laptop`), when it has one.
     var replicaName: String? { get }
+    /// Every replica name it knows, its own included: what it passes on to its peers.
+    var knownReplicaNames: [ReplicaID: String] { get }
+    /// Keeps the names a peer passed on, for replicas it has no name for.
+    func learnReplicaNames(_ heard: [ReplicaID: String]) throws(StoreError)
     /// Where it is, for messages: a store's path.
     var location: String { get }
     /// Which folder it is (device and inode), to tell a copy of a store folder from the

@@ -64,10 +64,13 @@ public struct PeerInfo: Sendable, Hashable {
     /// it was asked only to count them), with the files it could not read as records; `nil`
     /// when it did not look. The sync report counts them and lists the files.
     public var handEdits: StoreStatus?
+    /// The names of replicas the peer knows (a store's own and those it heard of, every name in
+    /// a hub's heads): a store keeps those it has none for, so names travel with the changes.
+    public var names: [ReplicaID: String]
 
     public init(
         replica: ReplicaID, name: String?, format: Int64, mark: PeerMark, isEmpty: Bool, latestModification: HybridTimestamp,
-        changeCount: Int? = nil, instance: String? = nil, handEdits: StoreStatus? = nil
+        changeCount: Int? = nil, instance: String? = nil, handEdits: StoreStatus? = nil, names: [ReplicaID: String] = [:]
     ) {
         self.replica = replica
         self.name = name
@@ -78,16 +81,25 @@ public struct PeerInfo: Sendable, Hashable {
         self.changeCount = changeCount
         self.instance = instance
         self.handEdits = handEdits
+        self.names = names
     }
 
     /// A store peer, described by its journal head.
     public init(
-        replica: ReplicaID, name: String?, format: Int64, head: StoreHead, instance: String? = nil, handEdits: StoreStatus? = nil
+        replica: ReplicaID, name: String?, format: Int64, head: StoreHead, instance: String? = nil, handEdits: StoreStatus? = nil,
+        names: [ReplicaID: String] = [:]
     ) {
         self.init(
             replica: replica, name: name, format: format, mark: PeerMark(StoreMark(head)), isEmpty: head.sequence == 0,
             latestModification: head.latestModification, changeCount: Int(clamping: head.sequence), instance: instance,
-            handEdits: handEdits)
+            handEdits: handEdits, names: names)
+    }
+
+    /// Every name the peer passed on, with its own: what the syncing store learns of it.
+    public var namesHeard: [ReplicaID: String] {
+        var heard = names
+        if let name { heard[replica] = name }
+        return heard
     }
 }
 
@@ -147,8 +159,15 @@ public struct PeerCheckpoint: Sendable, Hashable {
     public var recordCount: Int
     /// When the exchange finished, milliseconds since 1970.
     public var time: UInt64
+    /// Every replica name the store knows, its own included: the peer keeps those it has none
+    /// for (a hub in the store's head), so names travel on.
+    public var names: [ReplicaID: String]
 
-    public init(replica: ReplicaID, replicaName: String?, replicaMark: StoreMark, peerMark: PeerMark?, recordCount: Int, time: UInt64) {
+    public init(
+        replica: ReplicaID, replicaName: String?, replicaMark: StoreMark, peerMark: PeerMark?, recordCount: Int, time: UInt64,
+        names: [ReplicaID: String] = [:]
+    ) {
+        self.names = names
         self.replica = replica
         self.replicaName = replicaName
         self.replicaMark = replicaMark

@@ -43,6 +43,17 @@ struct ParsedArguments: Sendable {
         self.flagsGiven = []
     }
 
+    /// These arguments with others joined in: `positionals` replace those of their names, and
+    /// `options` come before the values given (so a value given wins, as the last one does);
+    /// `flags` are added. How a named peer's location and remembered options join a command line.
+    func joining(positionals: [String: String], options: [String: String], flags: Set<String>) -> ParsedArguments {
+        var positionalValues = self.positionalValues
+        for (name, value) in positionals { positionalValues[name] = [value] }
+        var optionValues = self.optionValues
+        for (name, value) in options { optionValues[name] = [value] + (optionValues[name] ?? []) }
+        return ParsedArguments(spec: spec, positionals: positionalValues, options: optionValues, flags: flagsGiven.union(flags))
+    }
+
     // MARK: Positional arguments
 
     /// The value of a positional argument; `nil` when an optional one was left out. For a

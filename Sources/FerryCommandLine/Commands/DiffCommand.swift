@@ -103,7 +103,7 @@ enum DiffCommand: Command {
         }
         var text = ""
         for diverged in comparison.divergedReplicas {
-            text += "diverged: both hold a different change \(diverged.counter) of replica \(diverged.origin.short) "
+            text += "diverged: both hold a different change \(diverged.counter) of replica \(names.label(for: diverged.origin)) "
                 + "(one store is a copy of the other's folder; run 'ferry reidentify' on the copy)\n"
         }
         for (entries, name) in [(comparison.onlyInFirst, first), (comparison.onlyInSecond, second)] where !entries.isEmpty {

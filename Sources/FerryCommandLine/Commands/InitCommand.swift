@@ -1,4 +1,5 @@
 import Ferry
+import Foundation
 
 /// `ferry init <dir> [--name NAME]`: makes a new, empty store.
 enum InitCommand: Command {
@@ -12,14 +13,16 @@ enum InitCommand: Command {
             """,
         arguments: [.required("dir", help: "The directory to create the store in.")],
         options: [
-            .value("name", valueName: "name", help: "A short name for this replica (shown by 'ferry log')."),
+            .value("name", valueName: "name", help: "A short name for this replica, shown by log, conflicts, show and diff on every replica (default: this host's name)."),
             .flag("json", help: "Print the new store's details as JSON."),
         ],
         examples: ["ferry init ./laptop --name laptop"])
 
     static func run(_ arguments: ParsedArguments, context: CommandContext) async throws -> ExitCode {
         let path = try arguments.requiredPositional("dir")
-        let name = arguments.option("name")
+        // Without --name, the host's name (its first label, sanitized): a replica is never nameless
+        // unless the host has none.
+        let name = arguments.option("name") ?? ReplicaNames.defaultName(forHost: ProcessInfo.processInfo.hostName)
         if let name, name.isEmpty || name.count > 64 || name.contains(where: { $0.isNewline || $0 == "\t" }) {
             throw UsageError("--name must be 1 to 64 characters on one line")
         }

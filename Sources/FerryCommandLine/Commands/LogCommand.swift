@@ -92,7 +92,7 @@ struct LogPage {
     init(names: ReplicaNames, head: UInt64) {
         self.names = names
         sequenceWidth = String(head).count
-        originWidth = max(8, names.names.values.map(\.count).max() ?? 0)
+        originWidth = names.widestLabel
     }
 
     mutating func flush(to output: OutputWriter) {

@@ -33,10 +33,18 @@ enum SyncCommand: Command {
             An app backend (pocketbase+http://host:port) syncs the same way, with every option here; \
             --entities or --mapping say what, and POCKETBASE_EMAIL/POCKETBASE_PASSWORD as whom (see docs/BACKENDS.md).
              ferry sync ./laptop pocketbase+http://127.0.0.1:8090 --entities Note --dry-run
+            A peer named with 'ferry remote add' syncs by its name, with the options it was added with (options \
+            given here win); with no peer, every named peer syncs in turn, each said and reported, and the exit \
+            status is non-zero when any failed (see 'ferry remote --help').
+             ferry remote add usb /media/usb/data --policy merge --store ./laptop
+             ferry sync ./laptop usb
+             ferry sync ./laptop
             """,
         arguments: [
             .required("store", help: "The local store directory."),
-            .required("peer", help: "A peer store directory, a hub folder, s3://bucket/prefix, http(s)://host:port/<name>, or pocketbase+http(s)://host:port."),
+            .optional(
+                "peer",
+                help: "A peer store directory, a hub folder, s3://bucket/prefix, http(s)://host:port/<name>, pocketbase+http(s)://host:port, or the name of a peer added with 'ferry remote add' (none: every named peer, in turn)."),
         ],
         options: [
             .flag("dry-run", help: "Print the plan and the counts; change nothing."),
@@ -64,28 +72,73 @@ enum SyncCommand: Command {
             .value("owner-field", valueName: "field", help: "With an app backend whose users each own records: the owner's relation field (docs/BACKENDS.md)."),
             .value("purge-after", valueName: "duration", help: "With an app backend: delete records marked deleted this long ago outright (or never).", default: "30d"),
         ],
-        examples: ["ferry sync ./laptop ./phone --dry-run"])
+        examples: ["ferry sync ./laptop ./phone --dry-run", "ferry sync ./laptop usb", "ferry sync ./laptop"])
 
     static func run(_ arguments: ParsedArguments, context: CommandContext) async throws -> ExitCode {
         let storePath = try arguments.requiredPositional("store")
+        // No peer: every named peer in turn; a peer's name: that peer, with what it remembers.
+        guard let peerText = arguments.positional("peer") else {
+            return try await syncEveryNamedPeer(arguments, storePath: storePath, context: context)
+        }
+        if let named = try namedPeer(peerText, storePath: storePath, context: context) {
+            return try await syncOnce(arguments.remembering(named), storePath: storePath, context: context, named: named.name)
+        }
+        return try await syncOnce(arguments, storePath: storePath, context: context)
+    }
+
+    /// One sync (or one watch) of the store with the peer its arguments name.
+    /// - Parameter named: the peer's name, when it is a named peer (a JSON report says it).
+    static func syncOnce(
+        _ arguments: ParsedArguments, storePath: String, context: CommandContext, named: String? = nil
+    ) async throws -> ExitCode {
         let peerText = try arguments.requiredPositional("peer")
         // The peer decides first: one that needs the network goes to ferry-remote before any
         // other argument is read, so every check below runs once, in the process that syncs.
         let token = try bearerToken(arguments, context: context)
         let peer = try context.peerAddress(peerText, token: token)
         let httpClient = peer.needsHTTPClient ? try context.httpClientOrHandOff(for: peerText) : nil
+        var options = try checkedOptions(arguments, peer: peer, peerText: peerText)
+        let interval = try arguments.double("interval") ?? 30
+        guard interval >= 0.1 else { throw UsageError("--interval must be at least 0.1 seconds") }
+        if arguments.flag("watch") && arguments.flag("dry-run") { throw UsageError("--watch and --dry-run do not go together") }
+        if context.stderrIsTerminal && !arguments.flag("json") { options.progress = SyncProgressPrinter(context: context).callback }
+
+        var backend: BackendPeer.Settings?
+        if case .backend(let location) = peer {
+            backend = try backendSettings(arguments, location: location, context: context)
+        }
+        var s3: S3Configuration?
+        if case .s3Hub = peer {
+            s3 = try S3Configuration.fromEnvironment(context.environment, endpoint: arguments.option("endpoint"))
+        }
+        if arguments.flag("restamp") { try restamp(storePath, maximumSkew: options.maximumClockSkewMilliseconds, context: context) }
+        let store = try context.openStore(storePath)
+        defer { store.close() }
+        var runner = SyncRunner(
+            store: store, peer: peer, options: options, commitFirst: !arguments.flag("no-commit"), context: context,
+            json: arguments.flag("json"), httpClient: httpClient, s3: s3)
+        runner.peerName = named
+        if let backend {
+            // One peer for every sync of a watch: its session is signed in once.
+            runner.transport = try peer.makeTransport(options: context.storeOptions(), httpClient: httpClient, backend: backend)
+        }
+        if arguments.flag("watch") {
+            return try await runner.watch(interval: interval)
+        }
+        return try await runner.once()
+    }
+
+    /// The sync options of a command line, each checked against the peer it is for: what
+    /// `ferry sync` runs with, and what `ferry remote add` checks before it remembers them.
+    static func checkedOptions(_ arguments: ParsedArguments, peer: PeerAddress, peerText: String) throws -> SyncOptions {
         guard let policy = ConflictPolicy(rawValue: arguments.option("policy") ?? "keep-both") else {
             throw UsageError("--policy must be keep-both, lww or merge, got '\(arguments.option("policy") ?? "")'")
         }
         let maxDelete = try arguments.integer("max-delete", in: 0...100) ?? 50
         let deletionFloor = try arguments.integer("max-delete-count", in: 0...Int(Int32.max)) ?? 10
         let maxSkew = try arguments.integer("max-skew", in: 1...(10 * 365 * 86400)) ?? 86400
-        let interval = try arguments.double("interval") ?? 30
-        guard interval >= 0.1 else { throw UsageError("--interval must be at least 0.1 seconds") }
-        if arguments.flag("watch") && arguments.flag("dry-run") { throw UsageError("--watch and --dry-run do not go together") }
         if arguments.flag("pull-only") && arguments.flag("push-only") { throw UsageError("--pull-only and --push-only do not go together") }
         if arguments.flag("commit") && arguments.flag("no-commit") { throw UsageError("--commit and --no-commit do not go together") }
-
         var options = SyncOptions(policy: policy)
         options.dryRun = arguments.flag("dry-run")
         options.force = arguments.flag("force")
@@ -98,11 +151,11 @@ enum SyncCommand: Command {
         options.history = history
         if arguments.flag("pull-only") { options.direction = .pullOnly }
         if arguments.flag("push-only") { options.direction = .pushOnly }
-        if context.stderrIsTerminal && !arguments.flag("json") { options.progress = SyncProgressPrinter(context: context).callback }
-
-        var backend: BackendPeer.Settings?
-        if case .backend(let location) = peer {
-            backend = try backendSettings(arguments, location: location, context: context)
+        if case .backend = peer {
+            if history == .full { throw UsageError("--history full is for peer stores, not app backends") }
+            for option in ["token", "token-file", "endpoint"] where arguments.option(option) != nil {
+                throw UsageError("--\(option) is not for app backends (credentials come from POCKETBASE_EMAIL/POCKETBASE_PASSWORD or POCKETBASE_TOKEN)")
+            }
         } else {
             for option in ["entities", "mapping", "purge-after", "owner-field"] where !arguments.options(option).isEmpty {
                 throw UsageError("--\(option) is for app backends (pocketbase+http://…)")
@@ -111,26 +164,10 @@ enum SyncCommand: Command {
         if history == .full && peer.isHub {
             throw UsageError("--history full is for peer stores: a hub keeps snapshots of old history, not all of it (see 'ferry hub compact')")
         }
-        var s3: S3Configuration?
-        if case .s3Hub = peer {
-            s3 = try S3Configuration.fromEnvironment(context.environment, endpoint: arguments.option("endpoint"))
-        } else if arguments.option("endpoint") != nil {
+        if case .s3Hub = peer {} else if arguments.option("endpoint") != nil {
             throw UsageError("--endpoint is for s3:// hubs; \(peerText) is \(peer.needsHTTPClient ? "a server" : "a folder")")
         }
-        if arguments.flag("restamp") { try restamp(storePath, maximumSkew: options.maximumClockSkewMilliseconds, context: context) }
-        let store = try context.openStore(storePath)
-        defer { store.close() }
-        var runner = SyncRunner(
-            store: store, peer: peer, options: options, commitFirst: !arguments.flag("no-commit"), context: context,
-            json: arguments.flag("json"), httpClient: httpClient, s3: s3)
-        if let backend {
-            // One peer for every sync of a watch: its session is signed in once.
-            runner.transport = try peer.makeTransport(options: context.storeOptions(), httpClient: httpClient, backend: backend)
-        }
-        if arguments.flag("watch") {
-            return try await runner.watch(interval: interval)
-        }
-        return try await runner.once()
+        return options
     }
 
     /// `--restamp`: the store's unpublished changes stamped past the bound are journaled again,
@@ -168,12 +205,10 @@ enum SyncCommand: Command {
     static func backendSettings(
         _ arguments: ParsedArguments, location: PocketBaseLocation, context: CommandContext
     ) throws -> BackendPeer.Settings {
-        if arguments.option("history") == "full" { throw UsageError("--history full is for peer stores, not app backends") }
-        for option in ["token", "token-file", "endpoint"] where arguments.option(option) != nil {
-            throw UsageError("--\(option) is not for app backends (credentials come from POCKETBASE_EMAIL/POCKETBASE_PASSWORD or POCKETBASE_TOKEN)")
-        }
         guard let mapping = try arguments.backendMapping(context: context) else {
-            throw UsageError("give the entities to sync with \(location): --entities Product,Note (or --mapping FILE)")
+            throw UsageError(
+                "give the entities to sync with \(location): --entities Product,Note (or --mapping FILE); "
+                    + "'ferry remote add NAME \(location) --entities …' remembers them for 'ferry sync <store> NAME'")
         }
         var options = BackendPeer.Options(mapping: mapping)
         if let retention = try arguments.milliseconds("purge-after") { options.purgeAfterMilliseconds = retention }
@@ -196,6 +231,8 @@ struct SyncRunner {
     /// The peer to sync with every time, when it is made once (an app backend, whose session
     /// a watch keeps); else each sync makes its own.
     var transport: (any SyncTransport)?
+    /// The peer's name, when it is a named peer (`ferry remote add`): a JSON report says it.
+    var peerName: String?
 
     func once() async throws -> ExitCode {
         let report = try await syncOnce(options)
@@ -246,7 +283,9 @@ struct SyncRunner {
 
     private func print(_ report: SyncReport) {
         if json {
-            context.printJSONLine(report.jsonValue)
+            var value = report.jsonValue
+            if let peerName { value["remote"] = .string(peerName) }
+            context.printJSONLine(value)
             return
         }
         if let merging = report.merging {

@@ -177,7 +177,18 @@ public final class BackendPeer: ReplicaAwarePeer, RequestCounting, @unchecked Se
             await close()
             throw error
         }
-        return PeerInfo(replica: state.proxy, name: "backend", format: StoreManifest.currentFormat, head: head)
+        return PeerInfo(replica: state.proxy, name: standInName, format: StoreManifest.currentFormat, head: head)
+    }
+
+    /// The name the backend's stand-in replica goes by in `ferry log`: its kind and where it
+    /// is, `pocketbase@127.0.0.1:8090` for `pocketbase+http://127.0.0.1:8090`.
+    public var standInName: String {
+        let location = backend.location
+        guard let range = location.range(of: "://") else { return String(location.prefix(ReplicaNameBook.longestName)) }
+        let kind = location[..<range.lowerBound].split(separator: "+").first.map(String.init) ?? "backend"
+        var place = location[range.upperBound...]
+        while place.hasSuffix("/") { place = place.dropLast() }
+        return String((kind + "@" + place).prefix(ReplicaNameBook.longestName))
     }
 
     /// Releases the backend's lock in the store, and forgets what was not saved.

@@ -57,6 +57,9 @@ public struct HubHead: Sendable, Hashable {
     /// The highest clock stamp among its segments' changes.
     public var latestModification: HybridTimestamp
     public var segments: [Segment]
+    /// The names of other replicas this one knows (heard from its other peers), so that names
+    /// travel through the hub (`names` in the head; heads written before it have none).
+    public var names: [ReplicaID: String] = [:]
     /// For every other replica, how many of its segments this one has read (all of their
     /// changes are in its store): what `hub compact` may collect.
     public var read: [ReplicaID: UInt64]
@@ -103,6 +106,7 @@ public struct HubHead: Sendable, Hashable {
             "read": .object(Dictionary(uniqueKeysWithValues: read.map { ($0.key.rawValue, JSONValue.integer(Int64($0.value))) })),
         ]
         if let name { value["name"] = .string(name) }
+        if !names.isEmpty { value["names"] = ReplicaNameBook.json(names) }
         return value
     }
 
@@ -148,6 +152,7 @@ public struct HubHead: Sendable, Hashable {
             segments.append(Segment(number: UInt64(number), hash: hash, byteCount: byteCount, changeCount: Int(changeCount), origins: origins))
             expectedNumber += 1
         }
+        names = ReplicaNameBook.names(in: value["names"])
         for (replicaText, countValue) in value["read"]?.objectValue ?? [:] {
             guard let other = ReplicaID(replicaText), let count = countValue.integerValue, count >= 0 else { throw bad("bad \"read\" entry") }
             read[other] = UInt64(count)

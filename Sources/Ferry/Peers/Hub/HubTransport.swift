@@ -120,7 +120,17 @@ public final class HubTransport: ReplicaAwarePeer, SnapshotSource, RequestCounti
         let latest = heads.values.map(\.latestModification).max() ?? .zero
         return PeerInfo(
             replica: hubID ?? localReplica, name: "hub", format: StoreManifest.currentFormat, mark: mark(as: localReplica), isEmpty: total == 0,
-            latestModification: latest, changeCount: Int(clamping: total))
+            latestModification: latest, changeCount: Int(clamping: total), names: namesInHeads())
+    }
+
+    /// The names the heads give: each replica's own (which wins), then those it passed on.
+    private func namesInHeads() -> [ReplicaID: String] {
+        var names: [ReplicaID: String] = [:]
+        for head in heads.values.sorted(by: { $0.replica < $1.replica }) {
+            names.merge(head.names) { first, _ in first }
+        }
+        for head in heads.values { if let name = head.name { names[head.replica] = name } }
+        return names
     }
 
     /// Whether `head`, this replica's own head as the hub shows it, is one this store wrote
@@ -543,6 +553,7 @@ public final class HubTransport: ReplicaAwarePeer, SnapshotSource, RequestCounti
     public func saveCheckpoint(_ checkpoint: PeerCheckpoint) async throws(SyncError) {
         guard var head = own else { return }
         head.recordCount = checkpoint.recordCount
+        head.names = checkpoint.names.filter { $0.key != head.replica }
         if let known = localKnowledge {
             for (replica, other) in heads where replica != localReplica {
                 let read = other.segments.prefix { segment in !segment.hasChanges(beyond: known) }.count

@@ -220,9 +220,14 @@ public final class HTTPTransport: SyncTransport, SnapshotSource, WriteCheck, @un
 
     public func saveCheckpoint(_ exchange: PeerCheckpoint) async throws(SyncError) {
         let checkpoint = exchange.storeCheckpoint
+        // The names this store knows travel with its checkpoint; the server keeps those it lacks.
+        var body = checkpoint.jsonValue
+        // At most 200 of them, so the body stays well within the server's 64 KiB for a checkpoint.
+        let names = exchange.names.sorted { $0.key < $1.key }.prefix(200)
+        if !names.isEmpty { body["names"] = ReplicaNameBook.json(Dictionary(uniqueKeysWithValues: names.map { ($0.key, $0.value) })) }
         try await mapped { () throws(RemoteError) in
             let response = try await client.send(
-                "PUT", "/checkpoints/\(checkpoint.peer.rawValue)", body: checkpoint.jsonValue.canonicalBytes())
+                "PUT", "/checkpoints/\(checkpoint.peer.rawValue)", body: body.canonicalBytes())
             // A read-only token may not save the server's side of the checkpoint; this store's own
             // checkpoint, the one a sync plans from, is saved already.
             if response.status == .forbidden && response.protocolHeader != nil { return }

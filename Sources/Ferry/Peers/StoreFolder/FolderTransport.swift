@@ -88,7 +88,7 @@ public final class FolderTransport: SyncTransport, SnapshotSource, WriteCheck, @
         self.store = store
         return PeerInfo(
             replica: store.replicaID, name: store.manifest.name, format: store.manifest.format, head: store.head,
-            instance: store.instance, handEdits: handEditsFound)
+            instance: store.instance, handEdits: handEditsFound, names: store.knownReplicaNames)
     }
 
     public func close() async {
@@ -126,7 +126,10 @@ public final class FolderTransport: SyncTransport, SnapshotSource, WriteCheck, @
 
     public func saveCheckpoint(_ checkpoint: PeerCheckpoint) async throws(SyncError) {
         let store = try peer()
-        do { try store.saveCheckpoint(checkpoint.storeCheckpoint) } catch { throw .store(error) }
+        do {
+            try store.saveCheckpoint(checkpoint.storeCheckpoint)
+            try store.learnReplicaNames(checkpoint.names)
+        } catch { throw .store(error) }
     }
 
     // MARK: Joining from the peer's state

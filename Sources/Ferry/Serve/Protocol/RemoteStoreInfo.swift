@@ -2,7 +2,7 @@
 ///
 /// ```json
 /// {"format":1,"head":{"hash":"9f…","hlc":"1700000000123.0","seq":42},"name":"alice",
-///  "protocol":1,"replica":"6b1c…","store":"alice"}
+///  "names":{"f3a3…":"phone"},"protocol":1,"replica":"6b1c…","store":"alice"}
 /// ```
 package struct RemoteStoreInfo: Sendable, Hashable {
     /// The protocol version the server speaks.
@@ -17,6 +17,8 @@ package struct RemoteStoreInfo: Sendable, Hashable {
     package var format: Int64
     /// Where the store's journal ends.
     package var head: StoreHead
+    /// The names of other replicas the store heard of (`names`; absent from older servers).
+    package var names: [ReplicaID: String] = [:]
 
     /// Makes the info for a store.
     package init(protocolVersion: Int = RemoteProtocol.version, store: String, replica: ReplicaID, name: String?, format: Int64, head: StoreHead) {
@@ -29,11 +31,11 @@ package struct RemoteStoreInfo: Sendable, Hashable {
     }
 
     /// The store as a sync peer.
-    package var peer: PeerInfo { PeerInfo(replica: replica, name: name, format: format, head: head) }
+    package var peer: PeerInfo { PeerInfo(replica: replica, name: name, format: format, head: head, names: names) }
 
     /// The JSON object.
     package var jsonValue: JSONValue {
-        [
+        var value: JSONValue = [
             "protocol": .integer(Int64(protocolVersion)),
             "store": .string(store),
             "replica": .string(replica.rawValue),
@@ -44,6 +46,8 @@ package struct RemoteStoreInfo: Sendable, Hashable {
                 "hlc": .string(head.latestModification.description),
             ],
         ]
+        if !names.isEmpty { value["names"] = ReplicaNameBook.json(names) }
+        return value
     }
 
     /// Reads the info from a response body.
@@ -81,5 +85,6 @@ package struct RemoteStoreInfo: Sendable, Hashable {
         self.init(
             protocolVersion: Int(version), store: store, replica: replica, name: name, format: format,
             head: StoreHead(sequence: UInt64(sequence), hash: hash, latestModification: latest))
+        names = ReplicaNameBook.names(in: members["names"])
     }
 }

@@ -17,8 +17,10 @@ extension StoreService {
             // All a no-op sync costs: read on the request's task unless a writer holds the store.
             let head: StoreHead
             if let now = store.headWithoutWaiting() { head = now } else { head = await BlockingWork.run { store.head } }
-            let info = RemoteStoreInfo(
+            var info = RemoteStoreInfo(
                 store: name.rawValue, replica: store.replicaID, name: store.manifest.name, format: store.manifest.format, head: head)
+            // The names it heard (one small file; a damaged one passes none on until rewritten).
+            info.names = (try? ReplicaNameBook.load(from: store.layout))?.names ?? [:]
             return Self.json(info.jsonValue)
         case .knowledge:
             return try await work { () throws(ServiceFailure) -> HTTPResponse in
@@ -308,6 +310,7 @@ extension StoreService {
                 var saved = checkpoint
                 if let known = (try? store.checkpoint(for: replica))?.peerName { saved.peerName = known }
                 try store.saveCheckpoint(saved)
+                try store.learnReplicaNames(ReplicaNameBook.names(in: members["names"]))
             } catch let error as ServiceFailure {
                 throw error
             } catch let error as StoreError {
