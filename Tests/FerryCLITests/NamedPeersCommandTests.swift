@@ -151,4 +151,24 @@ import Testing
         let log = try runFerry(["log", phone, "--origin", "pocketbase@127.0.0.1:\(server.port)"])
         #expect(log.exitCode == 0 && log.stdout.contains("pocketbase@127.0.0.1:\(server.port)"), "\(log)")
     }
+
+    @Test func aBackendSyncedByItsURLRemembersItsEntities() async throws {
+        let directory = try TemporaryDirectory()
+        guard let server = try PocketBaseServer.startIfAvailable(in: directory.subpath("pb")) else { return }
+        defer { server.stop() }
+        let laptop = directory.subpath("laptop")
+        #expect(try runFerry(["init", laptop, "--name", "laptop"]).exitCode == 0)
+        #expect(try runFerry(["put", laptop, "Note", "n1", "--json", #"{"title": "a"}"#]).exitCode == 0)
+        #expect(try runFerry(["backend", "setup", server.location, "--entities", "Note", "--from", laptop, "--create-user"],
+                             environment: server.superuserEnvironment.merging(syncUser) { $1 }).exitCode == 0)
+        // Before any sync there is nothing to remember: the entities are asked for.
+        let unnamed = try runFerry(["sync", laptop, server.location], environment: syncUser)
+        #expect(unnamed.exitCode != 0 && unnamed.stderr.contains("--entities"), "\(unnamed)")
+        let first = try runFerry(["sync", laptop, server.location, "--entities", "Note"], environment: syncUser)
+        #expect(first.exitCode == 0 && first.stdout.contains("pushed 1"), "\(first)")
+        #expect(try runFerry(["put", laptop, "Note", "n2", "--json", #"{"title": "b"}"#]).exitCode == 0)
+        let again = try runFerry(["sync", laptop, server.location], environment: syncUser)
+        #expect(again.exitCode == 0 && again.stdout.contains("pushed 1"), "\(again)")
+        #expect(again.stderr.contains("note: syncing Note with \(server.location), as the last sync did"), "\(again)")
+    }
 }

@@ -105,7 +105,7 @@ enum SyncCommand: Command {
 
         var backend: BackendPeer.Settings?
         if case .backend(let location) = peer {
-            backend = try backendSettings(arguments, location: location, context: context)
+            backend = try backendSettings(arguments, location: location, storePath: storePath, context: context)
         }
         var s3: S3Configuration?
         if case .s3Hub = peer {
@@ -202,13 +202,20 @@ enum SyncCommand: Command {
 
     /// What to sync with an app backend, and as whom: `--entities` or `--mapping`,
     /// `--purge-after`, and an ordinary user's credentials from the environment.
+    /// Without `--entities` or `--mapping`, those of the store's last sync with this backend.
     static func backendSettings(
-        _ arguments: ParsedArguments, location: PocketBaseLocation, context: CommandContext
+        _ arguments: ParsedArguments, location: PocketBaseLocation, storePath: String, context: CommandContext
     ) throws -> BackendPeer.Settings {
-        guard let mapping = try arguments.backendMapping(context: context) else {
+        var given = try arguments.backendMapping(context: context)
+        if given == nil, let remembered = Store.rememberedBackendMapping(storeAt: context.absolutePath(storePath), for: location.description) {
+            let names = remembered.entities.map(\.rawValue).joined(separator: ",")
+            context.stderr.line("note: syncing \(names) with \(location), as the last sync did (--entities to choose others)")
+            given = remembered
+        }
+        guard let mapping = given else {
             throw UsageError(
                 "give the entities to sync with \(location): --entities Product,Note (or --mapping FILE); "
-                    + "'ferry remote add NAME \(location) --entities …' remembers them for 'ferry sync <store> NAME'")
+                    + "later syncs remember them, and 'ferry remote add NAME \(location) --entities …' names the backend")
         }
         var options = BackendPeer.Options(mapping: mapping)
         if let retention = try arguments.milliseconds("purge-after") { options.purgeAfterMilliseconds = retention }

@@ -179,6 +179,17 @@ public struct BackendMapping: Sendable, Equatable {
     /// The entities mapped.
     public var entities: [EntityName] { entries.map(\.entity) }
 
+    /// The mapping in the form of a mapping file, which ``init(parsing:)`` reads back.
+    public var jsonValue: JSONValue {
+        var object: [String: JSONValue] = [:]
+        for entry in entries {
+            var description: [String: JSONValue] = ["collection": .string(entry.collection)]
+            if !entry.fields.isEmpty { description["fields"] = .object(entry.fields.mapValues { .string($0) }) }
+            object[entry.entity.rawValue] = .object(description)
+        }
+        return .object(object)
+    }
+
     /// The entry of `entity` (the same names when the mapping does not list it).
     public func entry(for entity: EntityName) -> Entry {
         entries.first { $0.entity == entity } ?? Entry(entity: entity)

@@ -79,6 +79,19 @@ extension BackendPeer {
             do { try table.save(durable: true) } catch { throw .backend(error) }
         }
         do { try state.save(to: folder) } catch { throw .backend(error) }
+        try rememberMapping()
+    }
+
+    /// Keeps the mapping this sync used beside the state (`mapping.json`), so that the next
+    /// `ferry sync` with this backend needs no `--entities` (see
+    /// ``Store/rememberedBackendMapping(storeAt:for:)``); written only when it changed.
+    private func rememberMapping() throws(SyncError) {
+        let path = folder + "/" + BackendPeer.mappingFileName
+        let bytes = options.mapping.jsonValue.prettyBytes()
+        if let existing = try? FileSystem.readFile(path, limit: 1 << 20), existing == bytes { return }
+        do { _ = try FileSystem.writeFileAtomically(path, bytes, durable: true) } catch {
+            throw .backend(BackendError(.local, "\(path): \(error)"))
+        }
     }
 
     /// Deletes outright the records of `entity` marked deleted longer than `retention` ago,
@@ -118,5 +131,22 @@ extension BackendPeer {
             tally { $0.purged += purged }
             note("purged \(purged) record\(purged == 1 ? "" : "s") of \(collection) marked deleted longer than the retention period")
         }
+    }
+}
+
+extension BackendPeer {
+    /// The file beside a backend's state that keeps the mapping of its last sync.
+    static let mappingFileName = "mapping.json"
+}
+
+extension Store {
+    /// The entities and mapping of the last sync of the store at `path` with the app backend
+    /// at `location` (`pocketbase+http://host:8090`), which `ferry sync` uses when it is given
+    /// none; `nil` before any sync, or when the file is unreadable. The store is not opened.
+    public static func rememberedBackendMapping(storeAt path: String, for location: String) -> BackendMapping? {
+        let layout = StoreLayout(root: path)
+        let path = layout.peerMemory(for: .backend(location: location)).backend + "/" + BackendPeer.mappingFileName
+        guard let bytes = try? FileSystem.readFile(path, limit: 1 << 20) else { return nil }
+        return try? BackendMapping(parsing: bytes)
     }
 }
