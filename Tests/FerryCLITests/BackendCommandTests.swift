@@ -104,7 +104,10 @@ let syncUser = ["POCKETBASE_EMAIL": "laptop@example.com", "POCKETBASE_PASSWORD":
                                      environment: ["POCKETBASE_EMAIL": server.superuserEmail, "POCKETBASE_PASSWORD": server.superuserPassword,
                                                    "POCKETBASE_AUTH_COLLECTION": "_superusers"])
         #expect(superuser.exitCode != 0 && superuser.stderr.contains("bypass every API rule"), "\(superuser)")
-        let noEntities = try runFerry(["sync", laptop, server.location], environment: user)
+        // (A store that synced with the backend before remembers its entities: a new one is asked.)
+        let fresh = directory.subpath("fresh")
+        #expect(try runFerry(["init", fresh, "--name", "fresh"]).exitCode == 0)
+        let noEntities = try runFerry(["sync", fresh, server.location], environment: user)
         #expect(noEntities.exitCode == 2 && noEntities.stderr.contains("--entities"), "\(noEntities)")
         let watch = try runFerry(["sync", laptop, server.location, "--entities", "Note", "--dry-run", "--watch"], environment: user)
         #expect(watch.exitCode == 2 && watch.stderr.contains("--watch and --dry-run do not go together"), "\(watch)")
