@@ -147,8 +147,7 @@ public struct ImportDiffPlan: Sendable, Equatable {
                 }
                 continue
             }
-            let item = Self.withoutImpliedKey(members, primaryKey: primaryKey, id: id, stored: current)
-            let (merged, changedKeys) = Self.merge(item, into: current)
+            let (merged, changedKeys) = Self.merge(members, into: current, record: id, primaryKey: primaryKey)
             if changedKeys.isEmpty {
                 unchanged.append(id)
             } else if operations.contains(.update) {
@@ -185,16 +184,19 @@ public struct ImportDiffPlan: Sendable, Equatable {
         }
     }
 
-    /// The item without its primary key member when the stored record does not hold one (it was
-    /// made by `put` or by hand) and the item's names the record's own id: the id is implied by
-    /// the record's key, so an export of such a record imports back as no change.
-    static func withoutImpliedKey(
-        _ item: [String: JSONValue], primaryKey: String, id: RecordID, stored: [String: JSONValue]
-    ) -> [String: JSONValue] {
-        guard stored[primaryKey] == nil, let value = item[primaryKey], ImportBatch.linkID(value) == id else { return item }
+    /// ``merge(_:into:)`` for an item matched to the stored record `record`: when the record
+    /// does not hold its primary key member (it was made by `put` or by hand) and the item's
+    /// names the record's own id, that member is left out, as the id is implied by the record's
+    /// key; so an export of such a record imports back as no change.
+    static func merge(
+        _ item: [String: JSONValue], into stored: [String: JSONValue], record: RecordID, primaryKey: String
+    ) -> (merged: [String: JSONValue], changedKeys: [String]) {
+        guard stored[primaryKey] == nil, let value = item[primaryKey], ImportBatch.linkID(value) == record else {
+            return merge(item, into: stored)
+        }
         var item = item
         item.removeValue(forKey: primaryKey)
-        return item
+        return merge(item, into: stored)
     }
 
     /// The stored members with the item's members merged in (`null` removes), and the keys whose

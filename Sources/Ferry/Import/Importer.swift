@@ -205,8 +205,7 @@ struct Importer {
         }
         guard let current = try batch.current(key) else { return .unchanged }
         let primaryKey = schema?.entities[key.entity]?.primaryKey ?? "id"
-        let item = ImportDiffPlan.withoutImpliedKey(members, primaryKey: primaryKey, id: key.id, stored: current)
-        let (merged, changed) = ImportDiffPlan.merge(item, into: current)
+        let (merged, changed) = ImportDiffPlan.merge(members, into: current, record: key.id, primaryKey: primaryKey)
         if changed.isEmpty {
             if batch.entries[key] == nil { batch.unchanged.insert(key) }
             return .unchanged

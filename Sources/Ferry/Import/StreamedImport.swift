@@ -325,9 +325,8 @@ struct StreamedImport {
             let state = states[position]
             if scoped[position] {
                 let stored = try storedDocument(key, state: state) ?? [:]
-                let itemMembers = ImportDiffPlan.withoutImpliedKey(
-                    item.members, primaryKey: schema?.entities[entity]?.primaryKey ?? "id", id: item.id, stored: stored)
-                let (merged, changed) = ImportDiffPlan.merge(itemMembers, into: stored)
+                let (merged, changed) = ImportDiffPlan.merge(
+                    item.members, into: stored, record: item.id, primaryKey: schema?.entities[entity]?.primaryKey ?? "id")
                 if changed.isEmpty {
                     plan.counts.unchanged += 1
                     continue
