@@ -4,7 +4,7 @@
 ///
 /// It accepts exactly the lines ``JournalEntry/decode(line:)`` accepts that are also laid out
 /// canonically (`{"batch":…,"counter":…,"digest":…,"doc":…,"entity":…,"hash":…,"hlc":…,"id":…,
-/// "more":…,"op":…,"origin":…,"parent":…,"prev":…,"pseq":…,"seq":…,"vv":{…}}`, `batch` and `more`
+/// "more":…,"op":…,"origin":…,"parent":…,"prev":…,"pseq":…,"seq":…,"sig":…,"vv":{…}}`, `batch` and `more`
 /// only for an entry of a batch of several, `digest` and `parent` together or not at all, no whitespace), with the same checks on every field.
 /// Anything else gives `nil`, and the caller falls back to the general decoder, which also
 /// says what is wrong. A seeded randomized test holds the two decoders to the same answers.
@@ -75,8 +75,18 @@ enum CanonicalEntryDecoder {
         guard (digest == nil) == (parent == nil),
             reader.expect(#","prev":""#), let previousHash = reader.digest(),
             reader.expect(#"","pseq":"#), let previousSequence = reader.integer(),
-            reader.expect(#","seq":"#), let sequence = reader.integer(), sequence > 0,
-            reader.expect(#","vv":{"#), let version = reader.versionVector(),
+            reader.expect(#","seq":"#), let sequence = reader.integer(), sequence > 0
+        else { return nil }
+        var seal: ChangeSeal?
+        if reader.expect(#","sig":""#) {
+            let end = reader.position + ChangeSeal.textLength
+            guard digest != nil, end < line.count, line[end] == UInt8(ascii: "\""),
+                let read = ChangeSeal(textBytes: UnsafeRawBufferPointer(rebasing: line[reader.position..<end]))
+            else { return nil }
+            seal = read
+            reader.position = end + 1
+        }
+        guard reader.expect(#","vv":{"#), let version = reader.versionVector(),
             reader.expect("}"), reader.atEnd,
             version[origin] == counter
         else { return nil }
@@ -96,7 +106,7 @@ enum CanonicalEntryDecoder {
         default: return nil
         }
         var chain: ChangeChain?
-        if let digest, let parent { chain = ChangeChain(parent: parent, digest: digest) }
+        if let digest, let parent { chain = ChangeChain(parent: parent, digest: digest, seal: seal) }
         let change = Change(
             origin: origin, counter: counter, timestamp: timestamp, key: RecordKey(entity: entity, id: id),
             operation: operation, version: version, chain: chain)

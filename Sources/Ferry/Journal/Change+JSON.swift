@@ -17,7 +17,7 @@ extension JSONParser.Options {
 extension Change {
     /// The members a change's JSON object may have.
     public static let jsonFieldNames: Set<String> = [
-        "counter", "digest", "doc", "entity", "hlc", "id", "op", "origin", "parent", "vv",
+        "counter", "digest", "doc", "entity", "hlc", "id", "op", "origin", "parent", "sig", "vv",
     ]
 
     /// The change as a JSON object.
@@ -35,6 +35,7 @@ extension Change {
         if let chain {
             members["digest"] = .string(chain.digest.hex)
             members["parent"] = .string(chain.parent.hex)
+            if let seal = chain.seal { members["sig"] = .string(seal.text) }
         }
         return .object(members)
     }
@@ -66,6 +67,10 @@ extension Change {
         if let chain {
             output.append(contentsOf: #"","parent":""#.utf8)
             chain.parent.appendHexDigits(to: &output)
+            if let seal = chain.seal {
+                output.append(contentsOf: #"","sig":""#.utf8)
+                output.append(contentsOf: seal.textBytes)
+            }
         }
         output.append(contentsOf: #"","vv":"#.utf8)
         version.jsonValue.writeCanonical(to: &output)
@@ -126,6 +131,7 @@ extension Change {
         var chain: ChangeChain?
         switch (fields["digest"], fields["parent"]) {
         case (nil, nil):
+            guard fields["sig"] == nil else { throw ChangeDecodingError(field: "sig", "must come with \"digest\" and \"parent\"") }
             chain = nil
         case (let digestValue?, let parentValue?):
             guard let text = digestValue.stringValue, let digest = SHA256Digest(hex: text) else {
@@ -134,7 +140,14 @@ extension Change {
             guard let text = parentValue.stringValue, let parent = SHA256Digest(hex: text) else {
                 throw ChangeDecodingError(field: "parent", "must be 64 hex digits")
             }
-            chain = ChangeChain(parent: parent, digest: digest)
+            var seal: ChangeSeal?
+            if let sealValue = fields["sig"] {
+                guard let text = sealValue.stringValue, let read = ChangeSeal(text: text) else {
+                    throw ChangeDecodingError(field: "sig", "must be 192 hex digits: a public key and an Ed25519 signature")
+                }
+                seal = read
+            }
+            chain = ChangeChain(parent: parent, digest: digest, seal: seal)
         case (nil, _):
             throw ChangeDecodingError(field: "digest", "must come with \"parent\"")
         case (_, nil):

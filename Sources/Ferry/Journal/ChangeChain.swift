@@ -21,11 +21,15 @@ public struct ChangeChain: Sendable, Hashable {
     public var parent: SHA256Digest
     /// SHA-256 of the canonical JSON of the change's travelling fields and `parent`.
     public var digest: SHA256Digest
+    /// The origin's signature of ``digest``, on the last change of each batch it wrote (see
+    /// ``ChangeSeal``); `nil` on the others, and on every change made before changes were signed.
+    public var seal: ChangeSeal?
 
     /// Wraps a chain as read from a journal line or the wire.
-    public init(parent: SHA256Digest, digest: SHA256Digest) {
+    public init(parent: SHA256Digest, digest: SHA256Digest, seal: ChangeSeal? = nil) {
         self.parent = parent
         self.digest = digest
+        self.seal = seal
     }
 
     /// Computes the chain of `change`, which follows its origin's change whose digest is `parent`.

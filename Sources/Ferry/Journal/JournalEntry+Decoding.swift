@@ -33,7 +33,7 @@ extension JournalEntry {
         }
         let known: Set<String> = [
             "batch", "counter", "digest", "doc", "entity", "hash", "hlc", "id", "more", "op", "origin", "parent", "prev",
-            "pseq", "seq", "vv",
+            "pseq", "seq", "sig", "vv",
         ]
         if let unknown = fields.keys.first(where: { !known.contains($0) }) {
             throw EntryDecodingFailure("unknown field \"\(unknown)\"")

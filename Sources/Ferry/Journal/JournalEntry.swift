@@ -74,6 +74,7 @@ public struct JournalEntry: Sendable, Hashable {
         if let chain = change.chain {
             members["digest"] = .string(chain.digest.hex)
             members["parent"] = .string(chain.parent.hex)
+            if let seal = chain.seal { members["sig"] = .string(seal.text) }
         }
         if let batch {
             members["batch"] = .integer(Int64(batch.first))

@@ -2,9 +2,10 @@
 /// object twice.
 ///
 /// The line is the canonical form (keys sorted by code point, no whitespace) of
-/// `{"batch","counter","digest","doc","entity","hash","hlc","id","more","op","origin","parent","prev","pseq","seq","vv"}`
+/// `{"batch","counter","digest","doc","entity","hash","hlc","id","more","op","origin","parent","prev","pseq","seq","sig","vv"}`
 /// (`batch` and `more` only for entries of a batch of several; `digest` and `parent`, the
-/// change's ``ChangeChain``, for every entry written since changes carry digests);
+/// change's ``ChangeChain``, for every entry written since changes carry digests; `sig`, its
+/// ``ChangeSeal``, on the changes their origin signed);
 /// the hash is SHA-256 of the same canonical object without `"hash"`. Splicing the hash in
 /// between the parts before and after it gives exactly the canonical line, because `hash`
 /// sorts between `entity` and `hlc`.
@@ -76,6 +77,11 @@ struct JournalLineEncoder {
         tail.appendDecimal(previousSequenceOfRecord)
         tail.append(contentsOf: #","seq":"#.utf8)
         tail.appendDecimal(sequence)
+        if let seal = change.chain?.seal {
+            tail.append(contentsOf: #","sig":""#.utf8)
+            tail.append(contentsOf: seal.textBytes)
+            tail.append(UInt8(ascii: "\""))
+        }
         tail.append(contentsOf: #","vv":"#.utf8)
         change.version.writeCanonical(to: &tail)
         tail.append(UInt8(ascii: "}"))

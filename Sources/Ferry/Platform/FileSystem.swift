@@ -24,6 +24,16 @@ package enum FileSystem {
         throw error
     }
 
+    /// The permission bits of the file at `path` (`st_mode & 0o7777`, not following a link);
+    /// `nil` when nothing is there.
+    package static func permissions(of path: String) throws(SystemError) -> UInt32? {
+        var info = stat()
+        if lstat(path, &info) == 0 { return UInt32(info.st_mode) & 0o7777 }
+        let error = SystemError.current("stat", path: path)
+        if error.isNotFound || error.code == ENOTDIR { return nil }
+        throw error
+    }
+
     /// Whether anything exists at `path`.
     package static func exists(_ path: String) -> Bool {
         var info = stat()
@@ -179,11 +189,17 @@ package enum FileSystem {
     /// Writes a file by writing a temporary file beside it and renaming it into place, so a
     /// reader sees the old content or the new, never half of it.
     /// - Parameter durable: also `fsync` the file before the rename and the directory after.
+    /// - Parameter permissions: the new file's mode (0o600 for a secret: the temporary file is
+    ///   made with it, so the bytes are never readable by others, not even for a moment).
     /// - Returns: the status of the new file.
     @discardableResult
-    package static func writeFileAtomically(_ path: String, _ bytes: [UInt8], durable: Bool) throws(SystemError) -> FileStatus {
+    package static func writeFileAtomically(
+        _ path: String, _ bytes: [UInt8], durable: Bool, permissions: UInt32 = 0o644
+    ) throws(SystemError) -> FileStatus {
         let temporary = parentPath(of: path) + "/.tmp-" + lastComponent(of: path) + "-\(getpid())"
-        let file = try FileDescriptor.open(temporary, .writeOnly, options: [.create, .truncate])
+        // A temporary file left by a crash keeps its mode through O_TRUNC: start afresh.
+        if permissions != 0o644 { try? removeFile(temporary) }
+        let file = try FileDescriptor.open(temporary, .writeOnly, options: [.create, .truncate], permissions: permissions)
         let info: FileStatus
         do throws(SystemError) {
             try file.writeAll(bytes)

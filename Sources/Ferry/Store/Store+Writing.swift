@@ -123,6 +123,9 @@ extension Store {
         var unchanged = 0
         var counter = index.knowledge[replicaID]
         var parent = index.digests[replicaID] ?? .zero
+        // The batch's last change is signed, and every `sealInterval`th of a long one, so a
+        // receiver checks one signature a run (see ``ChangeSeal``).
+        let signingKey = try self.signingKey()
         let head = index.headSequence
         pending.reserveCapacity(writes.count)
         // New record files take longest: once the batch is large enough, a worker makes and
@@ -172,7 +175,8 @@ extension Store {
                 var change = Change(
                     origin: replicaID, counter: counter, timestamp: clock.tick(), key: key, operation: operation,
                     version: vector)
-                let chain = ChangeChain(change, parent: parent, canonicalDocument: canonical)
+                var chain = ChangeChain(change, parent: parent, canonicalDocument: canonical)
+                if counter % Store.sealInterval == 0 { chain.seal = ChangeSeal(signing: chain.digest, with: signingKey) }
                 change.chain = chain
                 parent = chain.digest
                 pending.append(
@@ -183,6 +187,10 @@ extension Store {
                 if let document = operation.document { documents[sequence] = document }
                 overlay[slot] = Pending(
                     lastSequence: sequence, vector: vector, liveHash: operation.document == nil ? nil : hash, before: current?.before)
+            }
+            if let last = pending.indices.last, var chain = pending[last].change.chain, chain.seal == nil {
+                chain.seal = ChangeSeal(signing: chain.digest, with: signingKey)
+                pending[last].change.chain = chain
             }
             try checkIndexIntegrity()
         } catch {

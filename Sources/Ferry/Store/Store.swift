@@ -46,6 +46,12 @@ public final class Store: @unchecked Sendable {
     var isClosed = false
     /// Swaps new record files in over old ones, reusing inodes (see ``FileReplacer``).
     let fileReplacer: FileReplacer
+    /// This replica's signing key, once read or made (see ``signingKey()``).
+    var loadedSigningKey: ReplicaSigningKey?
+    /// The keys held for other replicas, once read (see ``keyBook()``).
+    var loadedKeyBook: ReplicaKeyBook?
+    /// Digests of signed changes whose signatures were checked in this process (see ``SealCheck``).
+    var verifiedSeals = Set<SHA256Digest>()
 
     /// This replica's identity.
     public var replicaID: ReplicaID { manifest.replica }
@@ -86,8 +92,11 @@ public final class Store: @unchecked Sendable {
             for directory in [layout.records, layout.conflicts, layout.journal, layout.engine, layout.peers] {
                 try FileSystem.createDirectory(directory)
             }
+            // The replica's id is derived from its signing key, so the id speaks for the key.
+            let key = ReplicaSigningKey.generate()
+            try key.write(to: layout.signingKey)
             let manifest = StoreManifest(
-                replica: .generate(), name: name, created: ISO8601Milliseconds.format(milliseconds: options.clock.milliseconds()))
+                replica: ReplicaID(derivedFrom: key.publicKey), name: name, created: ISO8601Milliseconds.format(milliseconds: options.clock.milliseconds()))
             // The manifest is written last and durably: a half-made directory is not a store.
             try FileSystem.synchronizeDirectory(layout.root)
             try FileSystem.writeFileAtomically(layout.manifest, manifest.jsonValue.prettyBytes(), durable: true)

@@ -51,6 +51,8 @@ public enum StoreError: Error, Sendable, Equatable, CustomStringConvertible {
     case archiveNotWritable(path: String, reason: String)
     /// A peer needs changes that were archived (`ferry compact`) and the archive is not there.
     case historyArchived(store: String, position: UInt64, first: UInt64, archive: String)
+    /// The store's signing key (`.ferry/signing-key`) cannot be used.
+    case signingKeyUnreadable(path: String, reason: String)
 
     public var description: String {
         switch self {
@@ -105,6 +107,8 @@ public enum StoreError: Error, Sendable, Equatable, CustomStringConvertible {
         case .damagedCheckpoint(let path, let reason):
             return "\(path) (what this store last exchanged with that peer) is damaged: \(reason); nothing was synced; "
                 + "remove it to sync with that peer as if for the first time (a reconcile by record: nothing is lost)"
+        case .signingKeyUnreadable(let path, let reason):
+            return "\(path) (this replica's private signing key) cannot be used: \(reason); nothing was changed"
         case .damagedBase(let reason):
             return ".ferry/base.json (what this store took from a hub snapshot) is damaged: \(reason); move it aside "
                 + "and sync with that hub again, which restores it"

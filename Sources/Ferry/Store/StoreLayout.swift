@@ -41,6 +41,10 @@ public struct StoreLayout: Sendable, Hashable {
     /// swapped in over ``index`` or ``indexDelta`` when done.
     public var indexMerging: String { engine + "/index-merging" }
     public var lock: String { engine + "/lock" }
+    /// This replica's private signing key (mode 0600, never synced; see ``ReplicaSigningKey``).
+    public var signingKey: String { engine + "/signing-key" }
+    /// The public keys this store holds for other replicas (see ``ReplicaKeyBook``).
+    public var keyBook: String { engine + "/keys.json" }
     /// What this store remembers of its peers, one folder per peer (see `PeerMemory`).
     public var peers: String { engine + "/peers" }
     /// The names of replicas heard from peers (see ``ReplicaNameBook``).

@@ -25,6 +25,8 @@ public final class MemoryReplica: SyncTransport, SyncReplica, WriteCheck, @unche
     private let lock = NSLock()
     /// The names of replicas its peers passed on.
     private var heardNames = ReplicaNameBook()
+    /// Keys learned for replicas whose ids are not derived from keys.
+    private var keys = ReplicaKeyBook()
     private var entries: [JournalEntry] = []
     private var lines: [[UInt8]] = []
     private var knownFrontier = ReplicaFrontier(knowledge: VersionVector(), digests: [:])
@@ -213,6 +215,18 @@ public final class MemoryReplica: SyncTransport, SyncReplica, WriteCheck, @unche
         lock.withLock { batch(after: position, excluding: knowledge, limit: limit) }
     }
 
+    public func checkSignatures(_ changes: [Change], from source: String) throws(SyncError) {
+        var verified = Set<SHA256Digest>()
+        let book = lock.withLock { keys }
+        _ = try SealCheck.check(changes, book: book, source: source, verified: &verified)
+    }
+
+    public func ownPublicKey() -> ReplicaPublicKey? { nil }
+
+    public func requiresSignatures(from origin: ReplicaID) -> Bool {
+        origin.isKeyDerived || lock.withLock { keys[origin] != nil }
+    }
+
     public func receive(_ changes: [Change], from peer: String, maximumSkew: UInt64) throws(SyncError) -> ReceiveResult {
         try apply(changes, from: peer, maximumSkew: maximumSkew, asSnapshot: false)
     }
@@ -316,6 +330,10 @@ public final class MemoryReplica: SyncTransport, SyncReplica, WriteCheck, @unche
             case .diverged:
                 throw .divergedReplica(origin: change.origin, counter: change.counter, local: peerDescription, peer: peer, copy: nil)
             }
+        }
+        if !asSnapshot {
+            var verified = Set<SHA256Digest>()
+            for (origin, key) in try SealCheck.check(admitted, book: keys, source: peer, verified: &verified) { keys.hold(key, for: origin) }
         }
         for change in admitted {
             if asSnapshot { frontier = SnapshotJoins.raise(frontier, to: Self.frontier(of: change)) }

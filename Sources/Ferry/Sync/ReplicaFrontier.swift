@@ -50,7 +50,9 @@ public struct ReplicaFrontier: Sendable, Hashable {
         // Only this store makes changes of its own replica, and nothing descends from one it did not make.
         if origin == ownReplica || change.version[ownReplica] > knowledge[ownReplica] { return .diverged }
         guard change.counter == held + 1 else { return .gap(expected: held + 1) }
-        if let chain = change.chain, !chain.isLegacy(counter: change.counter) {
+        // An all-zero parent past counter 1 only ever came from a journal started before
+        // changes carried digests: never from a replica whose id is derived from its key.
+        if let chain = change.chain, !chain.isLegacy(counter: change.counter) || origin.isKeyDerived {
             let expectedParent = held == 0 ? SHA256Digest.zero : heldDigest
             if let expectedParent, chain.parent != expectedParent { return .diverged }
         }

@@ -197,8 +197,17 @@ extension Store {
                         refusal = .counterGap(peer: peer, origin: change.origin, expected: expected, found: change.counter)
                         return result
                     case .diverged:
-                        let copy = change.origin == replicaID ? path : peer
-                        refusal = .divergedReplica(origin: change.origin, counter: change.counter, local: path, peer: peer, copy: copy)
+                        if change.origin == replicaID {
+                            refusal = SealCheck.ownReplicaRefusal(change, among: changes, ownKey: existingPublicKey(), store: path, source: peer)
+                        } else {
+                            refusal = .divergedReplica(origin: change.origin, counter: change.counter, local: path, peer: peer, copy: peer)
+                        }
+                        return result
+                    }
+                }
+                if !asSnapshot {
+                    do throws(SyncError) { try checkAndLearnSignatures(admitted, from: peer) } catch {
+                        refusal = error
                         return result
                     }
                 }

@@ -47,6 +47,9 @@ extension SyncEngine {
         for change in changes {
             switch frontier.admit(change, ownReplica: receiver) {
             case .next, .alreadyKnown: continue
+            case .diverged where change.origin == replica.replicaID && receiver == replica.replicaID:
+                throw SealCheck.ownReplicaRefusal(
+                    change, among: changes, ownKey: replica.ownPublicKey(), store: replica.location, source: transport.peerDescription)
             case .diverged: throw diverged(origin: change.origin, counter: change.counter, peerInfo: peerInfo)
             case .gap(let expected):
                 throw .counterGap(peer: transport.peerDescription, origin: change.origin, expected: expected, found: change.counter)

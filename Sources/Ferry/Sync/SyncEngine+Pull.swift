@@ -29,12 +29,14 @@ extension SyncEngine {
                 return .failure(error)
             }
         }
+        let replica = self.replica
+        var runs = SealedRuns { replica.requiresSignatures(from: $0) }
         var batch = try await transport.changes(after: exchange.pulledThrough, excluding: localKnowledge, limit: pageSize)
         while true {
             let hasMore = batch.through < batch.head
             let after = batch.through
             async let following: Result<ChangeBatch, SyncError>? = hasMore ? await fetch(after: after) : nil
-            let admitted = admit(batch.changes, &exchange)
+            let admitted = runs.add(admit(batch.changes, &exchange))
             let received = try replica.receive(admitted, from: transport.peerDescription, maximumSkew: options.maximumClockSkewMilliseconds)
             result.pulled += received.applied
             exchange.pulledThrough = batch.through
@@ -43,6 +45,7 @@ extension SyncEngine {
             guard let next = await following else { break }
             batch = try next.get()
         }
+        if let unsigned = runs.unsignedRemainder(source: transport.peerDescription) { throw unsigned }
     }
 
     /// What a pull read and checked before applying any of it.
@@ -63,10 +66,12 @@ extension SyncEngine {
         let localKnowledge = exchange.localKnowledge
         var incoming = Incoming(checked: CheckedChanges(budget: options.maximumKeptChangeBytes, spoolDirectory: spoolDirectory))
         var frontier = exchange.localFrontier
+        var tails = SealTails()
         while true {
             let batch = try await transport.changes(after: exchange.pulledThrough, excluding: localKnowledge, limit: options.pageSize)
             let admitted = admit(batch.changes, &exchange)
             try checkChains(admitted, frontier: &frontier, receiver: replica.replicaID, peerInfo: exchange.peerInfo)
+            tails.add(admitted.filter { $0.counter > localKnowledge[$0.origin] })
             noteLocalDeletions(admitted, into: &incoming.deletions)
             if predicting {
                 let conflicted = predictedConflicts(admitted)
@@ -78,6 +83,8 @@ extension SyncEngine {
             report(SyncProgress(phase: .pulling, completed: incoming.checked.count, total: nil))
             if batch.through >= batch.head { break }
         }
+        // One signature an origin covers the whole pull, checked before anything is applied.
+        try replica.checkSignatures(tails.changes, from: transport.peerDescription)
         return incoming
     }
 
@@ -89,6 +96,8 @@ extension SyncEngine {
         var applied = 0
         var touched = exchange.touched
         let quarantine = exchange.quarantine
+        let replica = self.replica
+        var runs = SealedRuns { replica.requiresSignatures(from: $0) }
         let readAgain = try await forEachPage(of: incoming, after: firstPosition, from: transport.peerDescription) {
             (position, limit) async throws(SyncError) -> ChangeBatch in
             var batch = try await transport.changes(after: position, excluding: localKnowledge, limit: limit)
@@ -99,14 +108,17 @@ extension SyncEngine {
             }
             return batch
         } _: { (page) throws(SyncError) in
-            let received = try replica.receive(page, from: transport.peerDescription, maximumSkew: options.maximumClockSkewMilliseconds)
+            let run = runs.add(page)
+            guard !run.isEmpty else { return }
+            let received = try replica.receive(run, from: transport.peerDescription, maximumSkew: options.maximumClockSkewMilliseconds)
             result.pulled += received.applied
             result.committedEdits += received.committedEdits
-            applied += page.count
+            applied += run.count
             // Only a resolving policy needs them (a million keys would cost memory for nothing).
-            if options.policy != .keepBoth { for change in page { touched.insert(change.key) } }
+            if options.policy != .keepBoth { for change in run { touched.insert(change.key) } }
             report(SyncProgress(phase: .pulling, completed: applied, total: incoming.count))
         }
+        if let unsigned = runs.unsignedRemainder(source: transport.peerDescription) { throw unsigned }
         exchange.touched = touched
         result.changesReadAgain += readAgain
         result.changesSpooled += incoming.spool?.count ?? 0

@@ -50,10 +50,17 @@ extension SyncEngine {
         var peerMark = mark
         var offset = 0
         var contiguous = true
+        // Whether an origin signs is decided by this store's knowledge: a key-derived id, a
+        // key held, or a signature seen in what is pushed.
+        let replica = self.replica
+        var runs = SealedRuns { replica.requiresSignatures(from: $0) }
         let readAgain = try await forEachPage(of: outgoing.checked, after: exchange.start.local, from: replica.location) {
             (position, limit) throws(SyncError) -> ChangeBatch in try readLocal(after: position, excluding: peerKnowledge, limit: limit)
         } _: { (page) async throws(SyncError) in
-            let pushed = try await transport.push(page, maximumSkew: options.maximumClockSkewMilliseconds, continuing: peerMark)
+            // Each push ends signed, so the peer can check it on its own.
+            let run = runs.add(page)
+            guard !run.isEmpty else { return }
+            let pushed = try await transport.push(run, maximumSkew: options.maximumClockSkewMilliseconds, continuing: peerMark)
             result.pushed += pushed.applied
             result.committedEdits += pushed.committedEdits
             result.deferred += pushed.deferred
@@ -65,9 +72,10 @@ extension SyncEngine {
             } else {
                 contiguous = false
             }
-            offset += page.count
+            offset += run.count
             report(SyncProgress(phase: .pushing, completed: offset, total: outgoing.checked.count))
         }
+        if let unsigned = runs.unsignedRemainder(source: replica.location) { throw unsigned }
         result.changesReadAgain += readAgain
         return peerMark
     }

@@ -29,6 +29,13 @@ public enum SyncError: Error, Sendable, Equatable, CustomStringConvertible {
     /// A peer sent a change that skips counters of its origin: the store would then believe it
     /// has changes it never received, and never ask for them.
     case counterGap(peer: String, origin: ReplicaID, expected: UInt64, found: UInt64)
+    /// Changes of a replica that signs its work came without a signature of its key that covers
+    /// them (through `counter`), or with a signature that does not check: work published under
+    /// `origin` by someone who does not hold its key. Nothing was applied.
+    case unsignedWork(source: String, origin: ReplicaID, counter: UInt64, reason: String)
+    /// A change of the receiving store's own replica, which that store never made and which is
+    /// not signed by its key: someone else published under this store's identity.
+    case impersonated(store: String, source: String, counter: UInt64, reason: String)
     /// The store started joining from a hub's snapshot and was stopped before it finished: it
     /// syncs with nothing else until a sync with that hub completes the join.
     case joinInProgress(store: String, hub: String)
@@ -83,6 +90,13 @@ public enum SyncError: Error, Sendable, Equatable, CustomStringConvertible {
             return "\(local) and \(peer) hold different changes numbered \(counter) of replica \(origin.short): "
                 + "a store folder was copied (cp -r, a backup, a VM snapshot) and both copies went on changing; "
                 + "nothing was applied; give the copy a new identity with \(fix), which keeps its changes, then sync again"
+        case .unsignedWork(let source, let origin, let counter, let reason):
+            return "\(source): the changes of replica \(origin) through \(counter) are not its signed work (\(reason)); "
+                + "someone without its key published them; nothing was applied"
+        case .impersonated(let store, let source, let counter, let reason):
+            return "someone else published a change under this store's identity: \(source) holds change \(counter) of "
+                + "\(store)'s replica, which this store never made and which is \(reason); nothing was applied. "
+                + "This is not a copied store folder: do not reidentify; find who can write to \(source)"
         case .counterGap(let peer, let origin, let expected, let found):
             return "peer \(peer) sent change \(found) of replica \(origin.short) but this store's next change of it is \(expected); "
                 + "changes of one replica must arrive in order, without gaps; refusing the batch, nothing was changed. "

@@ -43,6 +43,14 @@ public protocol SyncReplica: AnyObject, Sendable {
     func changes(after position: UInt64, excluding knowledge: VersionVector, limit: Int) throws(StoreError) -> ChangeBatch
     /// Applies a peer's changes (see ``Store/receive(_:from:maximumSkew:)``).
     func receive(_ changes: [Change], from peer: String, maximumSkew: UInt64) throws(SyncError) -> ReceiveResult
+    /// Checks that `changes`, new to it and in order, are their origins' signed work (see
+    /// ``SealCheck``), without applying or learning anything: a sync checks a whole pull this
+    /// way before it applies any of it.
+    func checkSignatures(_ changes: [Change], from source: String) throws(SyncError)
+    /// The public half of its signing key, when it has one (see ``Store/publicKey()``).
+    func ownPublicKey() -> ReplicaPublicKey?
+    /// Whether an origin must sign its work here: its id is derived from a key, or a key is held for it.
+    func requiresSignatures(from origin: ReplicaID) -> Bool
     /// Applies a page of a snapshot's versions (see ``Store/receiveSnapshot(_:from:maximumSkew:)``).
     func receiveSnapshot(_ changes: [Change], from peer: String, maximumSkew: UInt64) throws(SyncError) -> ReceiveResult
     func beginJoin(_ join: SnapshotJoins.Join) throws(StoreError)
