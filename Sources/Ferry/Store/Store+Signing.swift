@@ -84,4 +84,7 @@ extension Store {
     /// Besides the last change of each batch, every change whose counter is a multiple of this
     /// is signed: what a receiver holds back until a signature covers it stays bounded.
     static let sealInterval: UInt64 = 1024
+    /// And a change is signed once the documents since the last signed one take this many
+    /// bytes, so that a push cut to fit a server's body limit can end signed.
+    static let sealBytes = 256 << 10
 }

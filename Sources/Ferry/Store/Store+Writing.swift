@@ -126,6 +126,7 @@ extension Store {
         // The batch's last change is signed, and every `sealInterval`th of a long one, so a
         // receiver checks one signature a run (see ``ChangeSeal``).
         let signingKey = try self.signingKey()
+        var bytesSinceSeal = 0
         let head = index.headSequence
         pending.reserveCapacity(writes.count)
         // New record files take longest: once the batch is large enough, a worker makes and
@@ -176,7 +177,11 @@ extension Store {
                     origin: replicaID, counter: counter, timestamp: clock.tick(), key: key, operation: operation,
                     version: vector)
                 var chain = ChangeChain(change, parent: parent, canonicalDocument: canonical)
-                if counter % Store.sealInterval == 0 { chain.seal = ChangeSeal(signing: chain.digest, with: signingKey) }
+                bytesSinceSeal += canonical?.count ?? 0
+                if counter % Store.sealInterval == 0 || bytesSinceSeal >= Store.sealBytes {
+                    chain.seal = ChangeSeal(signing: chain.digest, with: signingKey)
+                    bytesSinceSeal = 0
+                }
                 change.chain = chain
                 parent = chain.digest
                 pending.append(

@@ -53,6 +53,20 @@ struct SealedRuns {
             reason: "changes \(first.counter) to \(last.counter) carry no signature that covers them")
     }
 
+    /// For each change of `changes`, whether a run may end after it: every origin that signs
+    /// (a key-derived id, or one with a signed change among them) has its last change so far signed.
+    static func endsSigned(_ changes: [Change]) -> [Bool] {
+        var signing = Set<ReplicaID>()
+        for change in changes where change.chain?.seal != nil { signing.insert(change.origin) }
+        var open = Set<ReplicaID>()
+        return changes.map { change in
+            if change.origin.isKeyDerived || signing.contains(change.origin) {
+                if change.chain?.seal != nil { open.remove(change.origin) } else { open.insert(change.origin) }
+            }
+            return open.isEmpty
+        }
+    }
+
     private mutating func mustSign(_ origin: ReplicaID) -> Bool {
         if signing.contains(origin) { return true }
         if let known = required[origin] { return known }

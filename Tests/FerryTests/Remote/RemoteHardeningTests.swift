@@ -157,9 +157,13 @@ import FerryTestSupport
         let port = try server.start()
         defer { Task { await server.stop() } }
         let store = try Store.create(at: directory.subpath("local"))
-        for index in 0..<1500 {
-            try store.put(["title": .string("record \(index) " + String(repeating: "x", count: 300))],
-                          entity: EntityName("Note"), id: RecordID("n\(index)"))
+        // Batches of 100: one signature each, so the body is about the records' size, and
+        // the first 100 changes end signed.
+        for first in stride(from: 0, to: 1500, by: 100) {
+            try store.write((first..<(first + 100)).map { index in
+                .put(RecordKey(entity: try EntityName("Note"), id: try RecordID("n\(index)")),
+                     ["title": .string("record \(index) " + String(repeating: "x", count: 300))])
+            })
         }
         let changes = try store.changes(after: 0, excluding: VersionVector(), limit: 10_000).changes
         let large = PushRequest(changes: changes).bodyBytes()

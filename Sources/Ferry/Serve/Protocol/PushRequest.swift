@@ -27,21 +27,40 @@ package struct PushRequest: Sendable, Equatable {
 
     /// Cuts `changes` into runs whose encoded changes stay within `maximumBytes` (a change
     /// larger than that forms a run of its own), in order.
+    ///
+    /// Each group ends where every signing origin's last change is signed (see ``SealedRuns``),
+    /// so the server can check it on its own; a writer signs at least every 256 KiB of its
+    /// changes, so such a point comes well within any sane limit. Only when none does is a
+    /// group cut unsigned, and the server then refuses it with a clear error.
     package static func groups(of changes: [Change], maximumBytes: Int) -> [Group] {
-        var groups: [Group] = []
-        var current = Group(start: 0, count: 0, encoded: [])
-        for (index, change) in changes.enumerated() {
+        let endsSigned = SealedRuns.endsSigned(changes)
+        var encoded: [[UInt8]] = []
+        encoded.reserveCapacity(changes.count)
+        for change in changes {
             var one: [UInt8] = []
             change.writeCanonicalJSON(to: &one)
-            if current.count > 0 && current.encoded.count + 1 + one.count > maximumBytes {
-                groups.append(current)
-                current = Group(start: index, count: 0, encoded: [])
-            }
-            if current.count > 0 { current.encoded.append(UInt8(ascii: ",")) }
-            current.encoded += one
-            current.count += 1
+            encoded.append(one)
         }
-        if current.count > 0 { groups.append(current) }
+        var groups: [Group] = []
+        var start = 0
+        while start < changes.count {
+            var bytes = 0
+            var end = start
+            var lastSigned: Int?
+            while end < changes.count, end == start || bytes + 1 + encoded[end].count <= maximumBytes {
+                bytes += (end == start ? 0 : 1) + encoded[end].count
+                if endsSigned[end] { lastSigned = end }
+                end += 1
+            }
+            if end < changes.count, let lastSigned { end = lastSigned + 1 }
+            var group = Group(start: start, count: end - start, encoded: [])
+            for index in start..<end {
+                if index > start { group.encoded.append(UInt8(ascii: ",")) }
+                group.encoded += encoded[index]
+            }
+            groups.append(group)
+            start = end
+        }
         return groups
     }
 
