@@ -56,6 +56,8 @@ struct JournalScan: Sendable {
     private(set) var knowledge = VersionVector()
     /// The highest clock stamp replayed.
     private(set) var latestModification = HybridTimestamp.zero
+    /// Each origin's last change and last signed change, for the signature check.
+    private(set) var signatures = SignatureLedger()
 
     /// The replay's state at the index's head, as far as the scan knows it.
     struct IndexPoint: Sendable {
@@ -412,6 +414,7 @@ struct JournalScan: Sendable {
     /// Adds one entry to the replay, in order.
     private mutating func apply(_ entry: JournalEntry, hashes: DecodedLine.Hashes) {
         spill.add(ReplayTable.Entry(entry), content: hashes.content, file: hashes.file)
+        signatures.add(entry)
         let change = entry.change
         if knowledge[change.origin] < change.counter { knowledge[change.origin] = change.counter }
         if change.timestamp > latestModification { latestModification = change.timestamp }

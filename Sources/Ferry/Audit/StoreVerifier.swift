@@ -110,6 +110,12 @@ public struct StoreVerifier: Sendable {
         report.findings += chain.findings
         report.findings += anchorFindings(chain: chain, scan: scan, checkpoints: checkpoints)
         report.findings += scan.indexFindings
+        let book = (try? ReplicaKeyBook.read(at: layout.keyBook)) ?? ReplicaKeyBook()
+        report.findings += scan.signatures.findings(book: book) { sequence in
+            guard let segment = scan.segments.last(where: { $0.firstSequence <= sequence }) else { return ("journal", nil) }
+            return ("journal/\(segment.name)", Int(sequence - segment.firstSequence) + 1)
+        }
+        report.unsignedChanges = scan.signatures.unsignedChanges(book: book)
         report.checkedIndex = scan.comparedIndex
         report.entryCount = scan.lineCount
         report.segmentCount = scan.segments.count

@@ -103,13 +103,16 @@ public struct VerificationFinding: Sendable, Hashable, CustomStringConvertible {
         case unreadableFile = "unreadable-file"
         /// A folder or file under `records/` that is a symbolic link.
         case symbolicLink = "symbolic-link"
+        /// Changes of a replica that signs its work, not covered by a signature of its key
+        /// that checks: written by someone without its key (see docs/FORMAT.md, "Signed work").
+        case unsignedWork = "unsigned-work"
 
         /// The category the kind belongs to.
         public var category: Category {
             switch self {
             case .malformedLine, .editedLine, .reformattedLine, .rewrittenLine, .removedLines, .insertedLine,
                 .reorderedLine, .truncatedSegment, .missingSegment, .misnamedSegment, .truncatedJournal,
-                .rewrittenJournal:
+                .rewrittenJournal, .unsignedWork:
                 return .tampering
             case .tornTail, .staleRecordFile:
                 return .interruptedWrite

@@ -50,6 +50,9 @@ public struct VerificationReport: Sendable, Hashable {
     /// The archive, when the journal was compacted.
     public var archive: Archive?
     public var isClean: Bool { findings.isEmpty && snapshotJoinsProblem == nil }
+    /// For each replica that never signed its work (made before changes were signed), how
+    /// many of its changes the journal holds: their author cannot be proven, only their chain.
+    public var unsignedChanges: [ReplicaID: Int] = [:]
 
     /// Whether a finding shows the journal was tampered with.
     public var hasTampering: Bool { findings.contains { $0.category == .tampering } }
@@ -73,6 +76,7 @@ public struct VerificationReport: Sendable, Hashable {
             "checkedRecords": .bool(checkedRecords), "categories": .object(categories),
             "findings": .array(findings.map(\.jsonValue)), "base": snapshotJoins?.jsonValue ?? .null,
             "baseProblem": snapshotJoinsProblem.map { .string($0) } ?? .null, "archive": archive?.jsonValue ?? .null,
+            "unsigned": .object(Dictionary(uniqueKeysWithValues: unsignedChanges.map { ($0.key.rawValue, JSONValue.integer(Int64($0.value))) })),
         ]
     }
 }

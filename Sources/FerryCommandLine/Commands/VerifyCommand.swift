@@ -162,6 +162,11 @@ enum VerifyCommand: Command {
         if let pending = report.snapshotJoins?.pending {
             text += "note: a join from the hub at \(pending.location) was stopped before it finished; 'ferry sync' with it finishes it\n"
         }
+        if !report.unsignedChanges.isEmpty {
+            let changes = report.unsignedChanges.values.reduce(0, +)
+            text += "note: \(AuditText.plural(changes, "change")) of \(AuditText.plural(report.unsignedChanges.count, "replica")) that never signed "
+                + "(made before changes were signed): their chain is checked, who made them cannot be proven\n"
+        }
         if let archive = report.archive {
             let folders = archive.folders.joined(separator: ", ")
             text += archive.isPresent

@@ -144,6 +144,10 @@ import FerryTestSupport
         // Smuggled into the shared folder by someone who can write to it.
         shared.close()
         try smuggle([forged], into: directory.subpath("shared"))
+        // ferry verify names it, as tampering, at its journal line.
+        let verified = try StoreVerifier(path: directory.subpath("shared")).verify()
+        #expect(verified.hasTampering)
+        #expect(verified.findings.contains { $0.kind == .unsignedWork && $0.line != nil && $0.message.contains(victim.replicaID.rawValue) })
         // A third replica refuses it, naming the replica, and applies nothing.
         await #expect {
             _ = try await third.sync(with: FolderTransport(path: directory.subpath("shared")), options: history)
@@ -203,10 +207,14 @@ import FerryTestSupport
         _ = try await receiver.sync(with: FolderTransport(path: legacy.path))
         #expect(try receiver.records(of: notes).count == 2)
         #expect(try receiver.keyBook()[legacy.replicaID] == nil)
+        // verify says whose work it cannot prove.
+        let unproven = try StoreVerifier(path: receiver.path).verify()
+        #expect(unproven.isClean && unproven.unsignedChanges == [legacy.replicaID: 2])
         try legacy.put(["t": 1], entity: notes, id: RecordID("z"))
         let key = try legacy.publicKey()
         _ = try await receiver.sync(with: FolderTransport(path: legacy.path))
         #expect(try receiver.keyBook()[legacy.replicaID] == key)
+        #expect(try StoreVerifier(path: receiver.path).verify().unsignedChanges.isEmpty)
         // From then on, work under that id signed by another key is refused.
         let forged = try forgedNextChange(of: legacy, id: "x", signedBy: .generate())
         #expect(throws: SyncError.self) { _ = try receiver.receive([forged], from: "a co-writer", maximumSkew: 86_400_000) }

@@ -241,7 +241,7 @@ extension StoreService {
             do throws(SyncError) { result = try store.receive(push.changes, from: client, maximumSkew: skew) } catch {
                 switch error {
                 case .invalidChange: throw ServiceFailure(.badRequest, error.description)
-                case .clockSkew, .alteredChange, .counterGap:
+                case .clockSkew, .alteredChange, .counterGap, .unsignedWork, .impersonated:
                     throw ServiceFailure(.unprocessableContent, error.description)
                 case .divergedReplica: throw ServiceFailure(.conflict, error.description)
                 case .store(let storeError): throw failure(storeError, store: name)
