@@ -8,7 +8,7 @@ var scales = [10_000, 100_000]
 // "writes" repeats the store section's batched-put-versus-plain-writes pair three times and
 // gives the median: plain writes here run anywhere from 43k to 85k files/s from one round to
 // the next, so a single pair can land on either side of the 2x target.
-var suites: Set<String> = ["crypto", "store", "writes", "sync", "remote", "hub", "backend", "audit", "import"]
+var suites: Set<String> = ["crypto", "store", "writes", "sync", "signing", "remote", "hub", "backend", "audit", "import"]
 var keepWorkDirectory = false
 // Issue 19's opt-in scale run: every command at N records and at a tenth of N (at most 100k), plus the long-history
 // scenario (records x edits) beside its single-version twin.
@@ -52,7 +52,7 @@ while let argument = arguments.first {
     case "--help", "-h":
         print(
             """
-            usage: ferry-bench [--scales 10000,100000] [--only crypto,store,sync,remote,hub,backend,audit,import,writes,live] [--keep]
+            usage: ferry-bench [--scales 10000,100000] [--only crypto,store,sync,signing,remote,hub,backend,audit,import,writes,live] [--keep]
                    ferry-bench --scale 1000000 [--history 10000x50]   every command at 100k and at N records (opt-in;
                                                                       at 1M: about 80 minutes and 50 GB of disk)
                    ferry-bench --history 10000x50                     a long history's full pull beside its single-version twin
@@ -145,6 +145,7 @@ for scale in scales {
             + watchedNoOpBenchmarks(scale: scale, workDirectory: directory, ferry: ferry)
     }
     section("sync") { try syncBenchmarks(scale: scale, workDirectory: directory, ferry: ferry) }
+    await asyncSection("signing") { try await signingBenchmarks(scale: scale, workDirectory: directory) }
     await asyncSection("remote") { try await remoteBenchmarks(scale: scale, workDirectory: directory) }
     await asyncSection("hub") { try await hubBenchmarks(scale: scale, workDirectory: directory, ferry: ferry) }
     await asyncSection("backend") { try await backendBenchmarks(scale: scale, workDirectory: directory) }

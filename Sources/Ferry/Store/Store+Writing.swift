@@ -125,7 +125,7 @@ extension Store {
         var parent = index.digests[replicaID] ?? .zero
         // The batch's last change is signed, and every `sealInterval`th of a long one, so a
         // receiver checks one signature a run (see ``ChangeSeal``).
-        let signingKey = try self.signingKey()
+        let signingKey = options.signsWork ? try self.signingKey() : nil
         var bytesSinceSeal = 0
         let head = index.headSequence
         pending.reserveCapacity(writes.count)
@@ -178,7 +178,7 @@ extension Store {
                     version: vector)
                 var chain = ChangeChain(change, parent: parent, canonicalDocument: canonical)
                 bytesSinceSeal += canonical?.count ?? 0
-                if counter % Store.sealInterval == 0 || bytesSinceSeal >= Store.sealBytes {
+                if let signingKey, counter % Store.sealInterval == 0 || bytesSinceSeal >= Store.sealBytes {
                     chain.seal = ChangeSeal(signing: chain.digest, with: signingKey)
                     bytesSinceSeal = 0
                 }
@@ -193,7 +193,7 @@ extension Store {
                 overlay[slot] = Pending(
                     lastSequence: sequence, vector: vector, liveHash: operation.document == nil ? nil : hash, before: current?.before)
             }
-            if let last = pending.indices.last, var chain = pending[last].change.chain, chain.seal == nil {
+            if let signingKey, let last = pending.indices.last, var chain = pending[last].change.chain, chain.seal == nil {
                 chain.seal = ChangeSeal(signing: chain.digest, with: signingKey)
                 pending[last].change.chain = chain
             }

@@ -55,6 +55,10 @@ public struct StoreOptions: Sendable {
     /// small records (5,000 records of 8 KB made a full pull peak at 284 MB). At least one
     /// change is read whatever its size.
     public var maximumPageBytes: Int = 8 << 20
+    /// Whether the store signs its changes and checks the signatures of what it receives.
+    /// Only `ferry-bench` turns it off, to measure what signing costs side by side: a store
+    /// that neither signs nor checks cannot prove who made its changes.
+    package var signsWork = true
     /// Receives one-line warnings (a torn journal tail cut off, an index rebuilt).
     public var warningHandler: @Sendable (String) -> Void = { message in
         let line = Array((message + "\n").utf8)
