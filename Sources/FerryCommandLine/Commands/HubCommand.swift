@@ -35,6 +35,7 @@ enum HubCommand: Command {
             .value("endpoint", valueName: "url", help: "The S3 endpoint (default: $AWS_ENDPOINT_URL_S3, $AWS_ENDPOINT_URL, or AWS)."),
             .value("keep", valueName: "duration", help: "compact: replicas seen within this long must have read a segment before it goes (30d; also h, m)."),
             .flag("dry-run", help: "compact: say what would be written and deleted; change nothing."),
+            .value("store", short: "s", valueName: "dir", help: "compact: the store whose key signs the snapshot (default: the current directory, when it is a store)."),
             .flag("json", help: "Print one JSON object."),
         ],
         examples: ["ferry hub status ~/Dropbox/notes-hub"])
@@ -46,6 +47,7 @@ enum HubCommand: Command {
             throw UsageError("'\(action)' is not a hub action: use init, status, compact or reidentify")
         }
         if action != "compact" {
+            if arguments.option("store") != nil { throw UsageError("--store applies to 'ferry hub compact' only") }
             if arguments.option("keep") != nil { throw UsageError("--keep applies to 'ferry hub compact' only") }
             if arguments.flag("dry-run") { throw UsageError("--dry-run applies to 'ferry hub compact' only") }
         }
@@ -73,7 +75,18 @@ enum HubCommand: Command {
                 context.stdout.line("replicas that synced it before exchange every change with it once on their next sync")
             }
         case "compact":
-            let report = try await HubCompactor(storage: storage, retentionMilliseconds: retention, dryRun: arguments.flag("dry-run")).compact()
+            var compactor = HubCompactor(storage: storage, retentionMilliseconds: retention, dryRun: arguments.flag("dry-run"))
+            let signer = try signingStore(arguments, context: context)
+            if let signer {
+                defer { signer.close() }
+                try compactor.sign(as: signer)
+            }
+            var report = try await compactor.compact()
+            if signer == nil && report.wroteSnapshot {
+                report.notes.append(
+                    "the snapshot is unsigned (no store given: --store): replicas joining from it cannot prove its state; "
+                        + "compact from a replica's store to sign it")
+            }
             if arguments.flag("json") {
                 context.printJSONLine(report.jsonValue)
             } else {
@@ -104,6 +117,14 @@ enum HubCommand: Command {
         case .store, .hubFolder:
             return try location.hubStorage(httpClient: nil)
         }
+    }
+
+    /// The store whose key signs what this command writes to the hub: `--store`, else the
+    /// current directory when it is a store; `nil` when neither names one.
+    static func signingStore(_ arguments: ParsedArguments, context: CommandContext) throws -> Store? {
+        if let path = arguments.option("store") { return try context.openStore(path) }
+        guard FileSystem.exists(context.absolutePath(".") + "/ferry.json") else { return nil }
+        return try context.openStore(".")
     }
 
     /// `30d`, `12h`, `90m`, `45s`, in milliseconds.

@@ -53,6 +53,8 @@ public final class HubTransport: ReplicaAwarePeer, SnapshotSource, RequestCounti
     private var partOffset = 0
     /// Segments read while deciding whether a snapshot is needed, for the pull that follows.
     private var prefetched: [String: [UInt8]] = [:]
+    /// Snapshots proven this exchange (``HubSnapshotProof``), with what they rest on.
+    private var proven: [SHA256Digest: HubSnapshotProof.Outcome] = [:]
 
     /// A transport to the hub kept in `storage`.
     /// - Parameter clock: the time written into this replica's head.
@@ -106,6 +108,7 @@ public final class HubTransport: ReplicaAwarePeer, SnapshotSource, RequestCounti
         snapshotIDs = []
         offered = nil
         prefetched = [:]
+        proven = [:]
         // One listing: the descriptor and every head (both keys start with "h"; segments and
         // snapshots do not), with tags that say which changed since the last sync.
         let objects = try await hub { () async throws(HubError) in try await storage.list(prefix: "h") }
@@ -423,6 +426,14 @@ public final class HubTransport: ReplicaAwarePeer, SnapshotSource, RequestCounti
         }
         // Offered only once its first part is here: a cloud drive may show the manifest first.
         func offer(_ reason: SnapshotOffer.Reason) async throws(SyncError) -> SnapshotOffer? {
+            let outcome: HubSnapshotProof.Outcome
+            do { outcome = try await prove(newest) } catch {
+                // A snapshot proven wrong is refused; one not fully arrived is passed over, as below.
+                if case .hub(.snapshotRefused) = error { throw error }
+                guard reason != .resume else { throw error }
+                collectedNotes.append("snapshot \(newest.id.hex.prefix(12)) has not fully arrived (\(error)); its segments are read instead")
+                return nil
+            }
             offered = newest
             nextPart = 0
             partBuffer = []
@@ -435,7 +446,9 @@ public final class HubTransport: ReplicaAwarePeer, SnapshotSource, RequestCounti
                 collectedNotes.append("snapshot \(newest.id.hex.prefix(12)) has not fully arrived (\(error)); its segments are read instead")
                 return nil
             }
-            return SnapshotOffer(id: newest.id, frontier: newest.frontier, recordCount: newest.recordCount, changeCount: newest.changeCount, reason: reason)
+            return SnapshotOffer(
+                id: newest.id, frontier: newest.frontier, recordCount: newest.recordCount, changeCount: newest.changeCount, reason: reason,
+                statement: outcome == .unsigned ? nil : newest.manifestJSON)
         }
         if let pending, pending.source == hubID { return try await offer(.resume) }
         let covered = newest.frontier.knowledge.sortedCounters
@@ -461,6 +474,25 @@ public final class HubTransport: ReplicaAwarePeer, SnapshotSource, RequestCounti
             }
         }
         return nil
+    }
+
+    /// Proves `snapshot` before it is offered, once an exchange: refused unless its signed
+    /// statement is a writer's of this hub and its parts give it (see ``HubSnapshotProof``).
+    private func prove(_ snapshot: HubSnapshot) async throws(SyncError) -> HubSnapshotProof.Outcome {
+        if let outcome = proven[snapshot.id] { return outcome }
+        let heads = self.heads
+        let outcome = try await hub { () async throws(HubError) in
+            try await HubSnapshotProof(storage: storage).prove(snapshot) { key in
+                heads[ReplicaID(derivedFrom: key)] != nil ? nil : "which is not the key of any replica that writes to this hub"
+            }
+        }
+        if outcome == .unsigned {
+            collectedNotes.append(
+                "snapshot \(snapshot.id.hex.prefix(12)) was written before snapshots were signed: the state taken from it cannot be proven "
+                    + "('ferry hub compact' run from a replica's store writes a signed one)")
+        }
+        proven[snapshot.id] = outcome
+        return outcome
     }
 
     /// The offered snapshot's versions, one part read at a time.
