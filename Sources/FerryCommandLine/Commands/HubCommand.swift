@@ -26,10 +26,18 @@ enum HubCommand: Command {
              ferry hub status s3://team-bucket/notes --json
              ferry hub compact ~/Dropbox/notes-hub --keep 14d --dry-run
              ferry hub reidentify ~/Dropbox/notes-hub-copy
+            members lists, adds or removes the replicas that may write to the hub (their keys), signed by the store \
+            it runs from (--store, default: the current directory), which must be a member; the first add records that \
+            store first. Once a hub has members, a sync refuses work from any other replica (--trust-new admits it) and \
+            a removed member's later work; its earlier work stays.
+             ferry hub members add ~/Dropbox/notes-hub ../desk --store laptop
+             ferry hub members list ~/Dropbox/notes-hub
             """,
         arguments: [
             .required("action", help: "init, status, compact or reidentify."),
-            .required("location", help: "A hub folder, or s3://bucket/prefix."),
+            .required("location", help: "A hub folder, or s3://bucket/prefix (for members: list, add or remove, then the hub)."),
+            .optional("hub", help: "members: the hub."),
+            .optional("member", help: "members add/remove: the replica's id, or its store's folder."),
         ],
         options: [
             .value("endpoint", valueName: "url", help: "The S3 endpoint (default: $AWS_ENDPOINT_URL_S3, $AWS_ENDPOINT_URL, or AWS)."),
@@ -43,11 +51,13 @@ enum HubCommand: Command {
     static func run(_ arguments: ParsedArguments, context: CommandContext) async throws -> ExitCode {
         let action = try arguments.requiredPositional("action")
         let locationText = try arguments.requiredPositional("location")
-        guard ["init", "status", "compact", "reidentify"].contains(action) else {
-            throw UsageError("'\(action)' is not a hub action: use init, status, compact or reidentify")
+        guard ["init", "status", "compact", "reidentify", "members"].contains(action) else {
+            throw UsageError("'\(action)' is not a hub action: use init, status, compact, reidentify or members")
         }
+        if action == "members" { return try await runMembers(arguments, context: context) }
+        if arguments.positional("hub") != nil { throw UsageError("'ferry hub \(action)' takes one location") }
         if action != "compact" {
-            if arguments.option("store") != nil { throw UsageError("--store applies to 'ferry hub compact' only") }
+            if arguments.option("store") != nil { throw UsageError("--store applies to 'ferry hub compact' and 'ferry hub members' only") }
             if arguments.option("keep") != nil { throw UsageError("--keep applies to 'ferry hub compact' only") }
             if arguments.flag("dry-run") { throw UsageError("--dry-run applies to 'ferry hub compact' only") }
         }
