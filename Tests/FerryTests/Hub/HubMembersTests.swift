@@ -99,4 +99,42 @@ import FerryTestSupport
         }
         #expect(try laptop.get(entity: Self.notes, id: id("r1")) == nil)
     }
+
+    @Test func onAHubWithMembersOnlyAMembersSignedSnapshotIsWrittenAndTaken() async throws {
+        let directory = try TemporaryDirectory()
+        let (hub, laptop, phone) = try await hubWithAStranger(directory)
+        let storage = FolderHubStorage(root: hub)
+        // Unsigned, or signed by a stranger: refused before anything is written.
+        await #expect(throws: HubError.self) { _ = try await HubCompactor(storage: storage).compact() }
+        var byStranger = HubCompactor(storage: storage)
+        try byStranger.sign(as: phone)
+        await #expect(throws: HubError.self) { _ = try await byStranger.compact() }
+        let written = (try? FileManager.default.contentsOfDirectory(atPath: hub + "/hub-snapshots")) ?? []
+        #expect(written.isEmpty, "no snapshot was written")
+
+        // A co-writer strips a member's signature: a joiner refuses the snapshot.
+        _ = try await sync(laptop, hub, trustNew: true)
+        var byMember = HubCompactor(storage: storage)
+        try byMember.sign(as: laptop)
+        #expect(try await byMember.compact().wroteSnapshot)
+        let name = try #require(try FileManager.default.contentsOfDirectory(atPath: hub + "/hub-snapshots").first)
+        let oldID = try #require(HubSnapshot.id(ofManifestKey: "hub-snapshots/" + name))
+        var manifest = try #require(try JSONParser.parse(Array(try Data(contentsOf: URL(fileURLWithPath: hub + "/hub-snapshots/" + name)))).objectValue)
+        manifest["signer"] = nil
+        manifest["sig"] = nil
+        let bytes = JSONValue.object(manifest).canonicalBytes() + [UInt8(ascii: "\n")]
+        let newID = SHA256.hash(bytes)
+        try FileManager.default.moveItem(atPath: hub + "/snapshots/" + oldID.hex, toPath: hub + "/snapshots/" + newID.hex)
+        try FileManager.default.removeItem(atPath: hub + "/hub-snapshots/" + name)
+        try Data(bytes).write(to: URL(fileURLWithPath: hub + "/" + HubSnapshot.manifestKey(newID)))
+        let desk = try Store.create(at: directory.subpath("desk"), name: "desk")
+        do {
+            _ = try await sync(desk, hub)
+            Issue.record("an unsigned snapshot was taken on a hub with members")
+        } catch {
+            guard case SyncError.hub(.snapshotRefused(_, _, let reason)) = error else { throw error }
+            #expect(reason.contains("not signed, and this hub has members"), "\(reason)")
+        }
+        #expect(desk.headSequence == 0)
+    }
 }

@@ -131,11 +131,20 @@ public struct HubCompactor: Sendable {
             }
         }
         let base = snapshots.max { ($0.coveredSegments, $0.id.hex) < ($1.coveredSegments, $1.id.hex) }
+        // On a hub with members, only a member signs a snapshot (an unsigned one would be refused).
+        let members = try await HubMembers.read(from: storage, hub: descriptor.id, keys: objects.map(\.key))
+        if let members {
+            guard let signingKey else { throw refuse("the hub has members: run it from a member's store (--store), whose key signs the snapshot") }
+            guard members.member(withKey: signingKey.publicKey) != nil else {
+                throw refuse("the hub has members, and the store it runs from is not one (a member adds it with 'ferry hub members add')")
+            }
+        }
         var baseOutcome: HubSnapshotProof.Outcome?
         if let base {
             do {
                 baseOutcome = try await HubSnapshotProof(storage: storage).prove(base) { key in
-                    heads[ReplicaID(derivedFrom: key)] != nil || key == signingKey?.publicKey ? nil : "which is not the key of any replica that writes to this hub"
+                    if let members { return members.member(withKey: key) != nil ? nil : "which is not the key of a member of this hub" }
+                    return heads[ReplicaID(derivedFrom: key)] != nil || key == signingKey?.publicKey ? nil : "which is not the key of any replica that writes to this hub"
                 }
             } catch {
                 throw refuse("the snapshot to build on cannot be trusted (\(error))")

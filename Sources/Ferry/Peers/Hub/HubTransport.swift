@@ -496,6 +496,11 @@ public final class HubTransport: ReplicaAwarePeer, SnapshotSource, RequestCounti
                 return heads[ReplicaID(derivedFrom: key)] != nil ? nil : "which is not the key of any replica that writes to this hub"
             }
         }
+        if outcome == .unsigned, members != nil {
+            // Signatures stripped, or written by no member: the hub's members sign its snapshots.
+            throw .hub(.snapshotRefused(location: storage.location, key: HubSnapshot.manifestKey(snapshot.id),
+                reason: "it is not signed, and this hub has members, whose snapshots are signed"))
+        }
         if outcome == .unsigned {
             collectedNotes.append(
                 "snapshot \(snapshot.id.hex.prefix(12)) was written before snapshots were signed: the state taken from it cannot be proven "
