@@ -37,11 +37,16 @@ public struct SnapshotJoins: Sendable, Hashable {
         public var sequence: UInt64
         /// Records the snapshot held.
         public var records: Int
+        /// The writer's signed statement of the state joined (a hub snapshot's signed manifest,
+        /// see ``HubSnapshot``), proven when the join started; `nil` for an unsigned snapshot, a
+        /// store's state, or a join made before snapshots were signed.
+        public var statement: JSONValue?
 
         public init(
             source: ReplicaID, location: String, snapshot: SHA256Digest, started: UInt64, sequence: UInt64 = 0, records: Int = 0,
-            position: UInt64? = nil
+            position: UInt64? = nil, statement: JSONValue? = nil
         ) {
+            self.statement = statement
             self.position = position
             self.source = source
             self.location = location
@@ -87,6 +92,7 @@ public struct SnapshotJoins: Sendable, Hashable {
                 "records": .integer(Int64(join.records)),
             ]
             if let position = join.position { members["position"] = .integer(Int64(clamping: position)) }
+            if let statement = join.statement { members["statement"] = statement }
             return .object(members)
         }
         return [
@@ -115,9 +121,14 @@ public struct SnapshotJoins: Sendable, Hashable {
                 guard let value = item.integerValue, value >= 0 else { throw bad("a join's position is not a journal position") }
                 position = UInt64(value)
             }
+            var statement: JSONValue?
+            if let value = item["statement"], value != .null {
+                guard value.objectValue != nil else { throw bad("a join's statement is not an object") }
+                statement = value
+            }
             return Join(
                 source: hub, location: location, snapshot: snapshot, started: UInt64(at), sequence: UInt64(sequence), records: Int(records),
-                position: position)
+                position: position, statement: statement)
         }
         var joins: [Join] = []
         for item in value["joins"]?.arrayValue ?? [] { joins.append(try join(item)) }

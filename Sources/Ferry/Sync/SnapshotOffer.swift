@@ -34,10 +34,15 @@ public struct SnapshotOffer: Sendable, Equatable {
     /// the full history can take that instead.
     public var holdsHistory: Bool
 
+    /// The writer's signed statement of the state (a hub snapshot's signed manifest), proven
+    /// by the peer before it offered the snapshot; `nil` when there is none.
+    public var statement: JSONValue?
+
     public init(
         id: SHA256Digest, frontier: ReplicaFrontier, recordCount: Int, changeCount: Int, reason: Reason, position: UInt64? = nil,
-        holdsHistory: Bool = false
+        holdsHistory: Bool = false, statement: JSONValue? = nil
     ) {
+        self.statement = statement
         self.holdsHistory = holdsHistory
         self.id = id
         self.frontier = frontier

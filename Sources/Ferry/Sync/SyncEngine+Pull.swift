@@ -136,7 +136,7 @@ extension SyncEngine {
         if pending?.snapshot != offer.id, let identity = source.joinSource {
             let join = SnapshotJoins.Join(
                 source: identity.id, location: identity.location, snapshot: offer.id, started: SystemClock().milliseconds(),
-                position: offer.position)
+                position: offer.position, statement: offer.statement)
             do { try replica.beginJoin(join) } catch { throw .store(error) }
         }
         var read = 0

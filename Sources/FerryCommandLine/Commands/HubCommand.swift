@@ -26,15 +26,24 @@ enum HubCommand: Command {
              ferry hub status s3://team-bucket/notes --json
              ferry hub compact ~/Dropbox/notes-hub --keep 14d --dry-run
              ferry hub reidentify ~/Dropbox/notes-hub-copy
+            members lists, adds or removes the replicas that may write to the hub (their keys), signed by the store \
+            it runs from (--store, default: the current directory), which must be a member; the first add records that \
+            store first. Once a hub has members, a sync refuses work from any other replica (--trust-new admits it) and \
+            a removed member's later work; its earlier work stays.
+             ferry hub members add ~/Dropbox/notes-hub ../desk --store laptop
+             ferry hub members list ~/Dropbox/notes-hub
             """,
         arguments: [
             .required("action", help: "init, status, compact or reidentify."),
-            .required("location", help: "A hub folder, or s3://bucket/prefix."),
+            .required("location", help: "A hub folder, or s3://bucket/prefix (for members: list, add or remove, then the hub)."),
+            .optional("hub", help: "members: the hub."),
+            .optional("member", help: "members add/remove: the replica's id, or its store's folder."),
         ],
         options: [
             .value("endpoint", valueName: "url", help: "The S3 endpoint (default: $AWS_ENDPOINT_URL_S3, $AWS_ENDPOINT_URL, or AWS)."),
             .value("keep", valueName: "duration", help: "compact: replicas seen within this long must have read a segment before it goes (30d; also h, m)."),
             .flag("dry-run", help: "compact: say what would be written and deleted; change nothing."),
+            .value("store", short: "s", valueName: "dir", help: "compact: the store whose key signs the snapshot (default: the current directory, when it is a store)."),
             .flag("json", help: "Print one JSON object."),
         ],
         examples: ["ferry hub status ~/Dropbox/notes-hub"])
@@ -42,10 +51,13 @@ enum HubCommand: Command {
     static func run(_ arguments: ParsedArguments, context: CommandContext) async throws -> ExitCode {
         let action = try arguments.requiredPositional("action")
         let locationText = try arguments.requiredPositional("location")
-        guard ["init", "status", "compact", "reidentify"].contains(action) else {
-            throw UsageError("'\(action)' is not a hub action: use init, status, compact or reidentify")
+        guard ["init", "status", "compact", "reidentify", "members"].contains(action) else {
+            throw UsageError("'\(action)' is not a hub action: use init, status, compact, reidentify or members")
         }
+        if action == "members" { return try await runMembers(arguments, context: context) }
+        if arguments.positional("hub") != nil { throw UsageError("'ferry hub \(action)' takes one location") }
         if action != "compact" {
+            if arguments.option("store") != nil { throw UsageError("--store applies to 'ferry hub compact' and 'ferry hub members' only") }
             if arguments.option("keep") != nil { throw UsageError("--keep applies to 'ferry hub compact' only") }
             if arguments.flag("dry-run") { throw UsageError("--dry-run applies to 'ferry hub compact' only") }
         }
@@ -73,7 +85,18 @@ enum HubCommand: Command {
                 context.stdout.line("replicas that synced it before exchange every change with it once on their next sync")
             }
         case "compact":
-            let report = try await HubCompactor(storage: storage, retentionMilliseconds: retention, dryRun: arguments.flag("dry-run")).compact()
+            var compactor = HubCompactor(storage: storage, retentionMilliseconds: retention, dryRun: arguments.flag("dry-run"))
+            let signer = try signingStore(arguments, context: context)
+            if let signer {
+                defer { signer.close() }
+                try compactor.sign(as: signer)
+            }
+            var report = try await compactor.compact()
+            if signer == nil && report.wroteSnapshot {
+                report.notes.append(
+                    "the snapshot is unsigned (no store given: --store): replicas joining from it cannot prove its state; "
+                        + "compact from a replica's store to sign it")
+            }
             if arguments.flag("json") {
                 context.printJSONLine(report.jsonValue)
             } else {
@@ -104,6 +127,14 @@ enum HubCommand: Command {
         case .store, .hubFolder:
             return try location.hubStorage(httpClient: nil)
         }
+    }
+
+    /// The store whose key signs what this command writes to the hub: `--store`, else the
+    /// current directory when it is a store; `nil` when neither names one.
+    static func signingStore(_ arguments: ParsedArguments, context: CommandContext) throws -> Store? {
+        if let path = arguments.option("store") { return try context.openStore(path) }
+        guard FileSystem.exists(context.absolutePath(".") + "/ferry.json") else { return nil }
+        return try context.openStore(".")
     }
 
     /// `30d`, `12h`, `90m`, `45s`, in milliseconds.

@@ -51,6 +51,7 @@ enum SyncCommand: Command {
             .value("policy", valueName: "policy", help: "keep-both, lww or merge.", default: "keep-both"),
             .flag("json", help: "Print the report as one JSON object."),
             .flag("force", help: "Allow a sync that deletes more than --max-delete and --max-delete-count of a store's records."),
+            .flag("trust-new", help: "Hub: admit replicas that are not members of the hub yet, adding them to its members (each is named)."),
             .value("max-delete", valueName: "percent", help: "The largest share of records one sync may delete.", default: "50"),
             .value(
                 "max-delete-count", valueName: "records",
@@ -118,6 +119,7 @@ enum SyncCommand: Command {
             store: store, peer: peer, options: options, commitFirst: !arguments.flag("no-commit"), context: context,
             json: arguments.flag("json"), httpClient: httpClient, s3: s3)
         runner.peerName = named
+        runner.trustNew = arguments.flag("trust-new")
         if let backend {
             // One peer for every sync of a watch: its session is signed in once.
             runner.transport = try peer.makeTransport(options: context.storeOptions(), httpClient: httpClient, backend: backend)
@@ -238,6 +240,8 @@ struct SyncRunner {
     /// The peer to sync with every time, when it is made once (an app backend, whose session
     /// a watch keeps); else each sync makes its own.
     var transport: (any SyncTransport)?
+    /// Admit and add replicas that are not members of a hub (`--trust-new`).
+    var trustNew = false
     /// The peer's name, when it is a named peer (`ferry remote add`): a JSON report says it.
     var peerName: String?
 
@@ -282,6 +286,7 @@ struct SyncRunner {
         let handEdits: FolderTransport.HandEdits = !commitFirst || !options.direction.pushes ? .leave : options.dryRun ? .count : .commit
         let transport = try self.transport ?? peer.makeTransport(
             options: context.storeOptions(), httpClient: httpClient, handEdits: handEdits, s3: s3)
+        if let hub = transport as? HubTransport { hub.trustNew = trustNew }
         var report = try await SyncEngine(store: store, transport: transport, options: options).run()
         for problem in report.peerProblems { context.stderr.line("warning: \(peer)/\(problem.path): \(problem.reason) (not committed)") }
         report.committedEdits += committed

@@ -78,7 +78,8 @@ enum VerifyCommand: Command {
             context.stdout.write(text(report))
             for check in checks { context.stdout.write(text(check)) }
         }
-        return report.isClean && checks.allSatisfy(\.isProven) ? .success : .failure
+        let statementsHold = (report.snapshotJoins?.joins ?? []).allSatisfy { !statementText($0).hasPrefix("problem:") }
+        return report.isClean && statementsHold && checks.allSatisfy(\.isProven) ? .success : .failure
     }
 
     /// Checks each of the store's joins from `against` (a store) against it.
@@ -117,15 +118,27 @@ enum VerifyCommand: Command {
 
     static func verifyHub(_ location: String, arguments: ParsedArguments, context: CommandContext) async throws -> ExitCode {
         let storage = try HubCommand.hubStorage(location, endpoint: arguments.option("endpoint"), context: context)
-        let report: HubVerifier.Report
-        do { report = try await HubVerifier(storage: storage).verify() } catch {
+        var report: HubVerifier.Report
+        let snapshotNotes: [String]
+        do {
+            report = try await HubVerifier(storage: storage).verify()
+            let proof = try await HubSnapshotProof.verifyAll(in: storage)
+            report.findings += proof.findings
+            snapshotNotes = proof.notes
+        } catch {
             throw CLIError(error.description, exitCode: .usage)
         }
         if arguments.flag("json") {
-            context.printJSONLine(report.jsonValue)
+            var json = report.jsonValue
+            if case .object(var members) = json {
+                members["snapshotNotes"] = .array(snapshotNotes.map { .string($0) })
+                json = .object(members)
+            }
+            context.printJSONLine(json)
         } else {
             for finding in report.findings { context.stdout.line(finding) }
             for key in report.missing { context.stdout.line("\(key): listed by its head but not in the hub (not arrived yet, or lost)") }
+            for note in snapshotNotes { context.stdout.line("note: \(note)") }
             var scope = "\(AuditText.plural(report.heads, "head")), \(AuditText.plural(report.segments, "segment")), "
                 + "\(AuditText.plural(report.changes, "change"))"
             if report.snapshots > 0 || report.collected > 0 {
@@ -139,6 +152,22 @@ enum VerifyCommand: Command {
             }
         }
         return report.isClean ? .success : .failure
+    }
+
+    /// What a hub join rests on: its writer's signed statement of the state, checked again here.
+    static func statementText(_ join: SnapshotJoins.Join) -> String {
+        guard let statement = join.statement?.objectValue else {
+            return "the snapshot was not signed, so the state joined from it cannot be proven"
+        }
+        let bytes = JSONValue.object(statement).canonicalBytes() + [UInt8(ascii: "\n")]
+        guard SHA256.hash(bytes) == join.snapshot else {
+            return "problem: the signed statement kept for it is not that snapshot's manifest (.ferry/base.json altered)"
+        }
+        switch SignedObject.verdict(on: statement, domain: HubSnapshot.signatureDomain) {
+        case .signed(let key): return "its state was signed by key \(key.short)… and proven when it joined (the signature checks)"
+        case .unsigned: return "the snapshot was not signed, so the state joined from it cannot be proven"
+        case .invalid(let reason): return "problem: the signed statement kept for it does not check: \(reason)"
+        }
     }
 
     static func text(_ report: VerificationReport) -> String {
@@ -157,7 +186,7 @@ enum VerifyCommand: Command {
             }
             text += "note: joined from snapshot \(join.snapshot.hex.prefix(12)) of the hub at \(join.location) on "
                 + "\(ISO8601Milliseconds.format(milliseconds: join.started)) (journal entries up to \(join.sequence)): history before it "
-                + "is not held here; 'ferry verify \(join.location)' checks the snapshot against the hub's segments\n"
+                + "is not held here; 'ferry verify \(join.location)' checks the snapshot against the hub's segment; " + statementText(join) + "\n"
         }
         if let pending = report.snapshotJoins?.pending {
             text += "note: a join from the hub at \(pending.location) was stopped before it finished; 'ferry sync' with it finishes it\n"

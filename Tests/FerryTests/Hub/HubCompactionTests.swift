@@ -167,9 +167,9 @@ import FerryTestSupport
         _ = try await sync(laptop, hub)
         _ = try await compact(hub, partLimit: 10)
 
-        // Part 3 of 4 has not arrived: the join stops after two parts.
+        // Part 3 of 4 vanishes once the snapshot was proven: the join stops after two parts.
         let desk = try Store.create(at: directory.subpath("desk"), name: "desk")
-        let flaky = HidingHubStorage(root: hub, hiding: "/0003-")
+        let flaky = HidingHubStorage(root: hub, hiding: "/0003-", afterReads: 1)
         await #expect(throws: SyncError.self) { try await sync(desk, flaky) }
         #expect(desk.headSequence == 20)
         #expect(try desk.snapshotJoins()?.pending != nil)
@@ -438,10 +438,13 @@ extension HubCompactionTests {
 final class HidingHubStorage: HubStorage, @unchecked Sendable {
     let folder: FolderHubStorage
     let hiding: String
+    /// Reads of a hidden key that still find it (a joiner proves a snapshot before it joins).
+    private var visibleReads: Int
 
-    init(root: String, hiding: String) {
+    init(root: String, hiding: String, afterReads: Int = 0) {
         folder = FolderHubStorage(root: root)
         self.hiding = hiding
+        visibleReads = afterReads
     }
 
     var location: String { folder.location }
@@ -450,7 +453,10 @@ final class HidingHubStorage: HubStorage, @unchecked Sendable {
         try await folder.list(prefix: prefix).filter { !$0.key.contains(hiding) }
     }
     func get(_ key: String, limit: Int) async throws(HubError) -> (bytes: [UInt8], tag: String)? {
-        key.contains(hiding) ? nil : try await folder.get(key, limit: limit)
+        guard key.contains(hiding) else { return try await folder.get(key, limit: limit) }
+        guard visibleReads > 0 else { return nil }
+        visibleReads -= 1
+        return try await folder.get(key, limit: limit)
     }
     func put(_ key: String, _ bytes: [UInt8], createOnly: Bool) async throws(HubError) -> String {
         try await folder.put(key, bytes, createOnly: createOnly)

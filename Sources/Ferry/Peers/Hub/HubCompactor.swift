@@ -3,6 +3,11 @@
 /// retention window has read. A replica away for longer finds its missing changes collected;
 /// its next sync says so and re-joins it from the snapshot (see ``SnapshotOffer``).
 ///
+/// The snapshot's manifest is the compacting replica's signed statement of the state (its
+/// ``HubSnapshot/stateDigest``), when it compacts as a store (``sign(as:)``): replicas join only
+/// from a snapshot they can tie to such a statement. A base snapshot it builds on is proven
+/// first (``HubSnapshotProof``), so a forged one is never signed anew.
+///
 /// It never rewrites an object: the snapshot is new objects (written create-only, the manifest
 /// last); deleting is the only change to anything that exists. Before deleting, it has read
 /// every head (a head it cannot read stops it: it could not know what that replica has read).
@@ -21,6 +26,9 @@ public struct HubCompactor: Sendable {
     public var clock: any WallClock
     /// Versions per snapshot part (one part is read into memory at a time).
     public var partChangeLimit = HubSnapshot.partChangeLimit
+    /// The key that signs the snapshot: the compacting store's (``sign(as:)``); `nil` writes an
+    /// unsigned snapshot, which joining replicas cannot prove.
+    package var signingKey: ReplicaSigningKey?
 
     public init(storage: any HubStorage, retentionMilliseconds: UInt64 = 30 * 86_400_000, dryRun: Bool = false, clock: any WallClock = SystemClock()) {
         self.storage = storage
@@ -70,6 +78,12 @@ public struct HubCompactor: Sendable {
         }
     }
 
+    /// Signs the snapshots it writes with `store`'s key.
+    /// - Throws: ``StoreError`` when the store's key cannot be read.
+    public mutating func sign(as store: Store) throws(StoreError) {
+        signingKey = try store.signingKey()
+    }
+
     private func refuse(_ reason: String) -> HubError { .cannotCompact(location: storage.location, reason: reason) }
 
     /// Compacts the hub.
@@ -117,10 +131,31 @@ public struct HubCompactor: Sendable {
             }
         }
         let base = snapshots.max { ($0.coveredSegments, $0.id.hex) < ($1.coveredSegments, $1.id.hex) }
+        // On a hub with members, only a member signs a snapshot (an unsigned one would be refused).
+        let members = try await HubMembers.read(from: storage, hub: descriptor.id, keys: objects.map(\.key))
+        if let members {
+            guard let signingKey else { throw refuse("the hub has members: run it from a member's store (--store), whose key signs the snapshot") }
+            guard members.member(withKey: signingKey.publicKey) != nil else {
+                throw refuse("the hub has members, and the store it runs from is not one (a member adds it with 'ferry hub members add')")
+            }
+        }
+        var baseOutcome: HubSnapshotProof.Outcome?
+        if let base {
+            do {
+                baseOutcome = try await HubSnapshotProof(storage: storage).prove(base) { key in
+                    if let members { return members.member(withKey: key) != nil ? nil : "which is not the key of a member of this hub" }
+                    return heads[ReplicaID(derivedFrom: key)] != nil || key == signingKey?.publicKey ? nil : "which is not the key of any replica that writes to this hub"
+                }
+            } catch {
+                throw refuse("the snapshot to build on cannot be trusted (\(error))")
+            }
+        }
 
         let plan = coverage(heads: heads, base: base, present: present)
         var snapshot = base
-        if plan.covers.filter({ $0.value > 0 }) != (base?.covers ?? [:]) {
+        // An unsigned base (written before snapshots were signed) is written anew, signed.
+        let resign = signingKey != nil && baseOutcome == .unsigned
+        if resign || plan.covers.filter({ $0.value > 0 }) != (base?.covers ?? [:]) {
             snapshot = try await buildSnapshot(hub: descriptor.id, heads: heads, base: base, plan: plan, present: present, report: &report)
         }
         guard let snapshot else {
@@ -276,6 +311,7 @@ public struct HubCompactor: Sendable {
             }
         }
         let changes = state.sortedChanges
+        let stateDigest = HubSnapshot.stateDigest(of: changes)
         let liveCount = state.liveCount
         let recordCount = state.records.count
         state = HubState()
@@ -284,9 +320,10 @@ public struct HubCompactor: Sendable {
         let limit = max(1, partChangeLimit)
         let partCount = HubSnapshot.partCount(of: changes.count, limit: limit)
         let parts = partCount == 0 ? [] : (1...partCount).map { HubSnapshot.encodePart($0, of: changes, limit: limit).part }
-        let snapshot = HubSnapshot(
+        var snapshot = HubSnapshot(
             hub: hub, covers: plan.covers.filter { $0.value > 0 }, frontier: plan.frontier, recordCount: recordCount,
-            liveCount: liveCount, changeCount: changes.count, parts: parts)
+            liveCount: liveCount, changeCount: changes.count, parts: parts, stateDigest: stateDigest)
+        if let signingKey { snapshot = snapshot.signed(with: signingKey) }
         let id = snapshot.id
         guard !dryRun, present[HubSnapshot.manifestKey(id)] == nil else { return snapshot }
         for number in parts.indices.map({ $0 + 1 }) {

@@ -17,6 +17,14 @@ public enum HubError: Error, Sendable, Equatable, CustomStringConvertible {
     case incomplete(location: String, key: String)
     /// Another writer uses this replica's head: the store folder was copied.
     case foreignHeadWrite(location: String, replica: ReplicaID)
+    /// A snapshot that cannot be tied to a signed statement of a trusted writer, or whose
+    /// versions are not what that statement says: nothing was joined from it.
+    case snapshotRefused(location: String, key: String, reason: String)
+    /// An object written by a replica that is not a member of the hub (see ``HubMembers``):
+    /// nothing was taken from the hub.
+    case notAMember(location: String, replica: ReplicaID, key: String)
+    /// `ferry hub members add|remove` refused: one line why; the list was left as it was.
+    case membersRefused(location: String, reason: String)
     /// The storage refused or failed a request (one line: bucket, key, status, code).
     case storage(String)
     /// `hub compact` stopped before deleting anything: a head it could not read, a segment
@@ -46,6 +54,14 @@ public enum HubError: Error, Sendable, Equatable, CustomStringConvertible {
         case .foreignHeadWrite(let location, let replica):
             return "\(location): the head of replica \(replica.short) was written by someone else since this store last wrote it: "
                 + "this store folder was copied (run 'ferry reidentify' on the copy)"
+        case .snapshotRefused(let location, let key, let reason):
+            return "\(location): refused snapshot \(key): \(reason); nothing was taken from it (run 'ferry verify \(location)')"
+        case .notAMember(let location, let replica, let key):
+            return "\(location): \(key) was written by replica \(replica), which is not a member of this hub; nothing was taken "
+                + "from the hub. If that replica is one of yours, add it ('ferry hub members add \(location) \(replica)' from a "
+                + "member's store) or sync once with --trust-new"
+        case .membersRefused(let location, let reason):
+            return "\(location): \(reason); the hub's members were left as they were"
         case .cannotCompact(let location, let reason):
             return "cannot compact \(location): \(reason); nothing was deleted"
         case .storage(let message):

@@ -12,6 +12,12 @@
 ///   that change), counts, and each part's number, hash and size. Its id is the SHA-256 of its
 ///   bytes, which hold no time, so two compactions of the same segments write the same object.
 ///
+/// The manifest is the compacting replica's signed statement of the state (see
+/// ``SignedObject``, domain ``signatureDomain``): `"state"`, the ``stateDigest(of:)`` of its
+/// versions, `"signer"` and `"sig"`. A replica joins only from a snapshot whose versions give
+/// that digest, signed by a key it trusts; one written before snapshots were signed joins with
+/// a note that its state cannot be proven.
+///
 /// Manifest keys start with `h`, so the one listing a sync makes of heads shows them too.
 public struct HubSnapshot: Sendable, Equatable {
     /// The snapshot format.
@@ -44,6 +50,44 @@ public struct HubSnapshot: Sendable, Equatable {
     public var liveCount: Int
     public var changeCount: Int
     public var parts: [Part]
+    /// The digest of every version the parts hold, in their order (``stateDigest(of:)``);
+    /// `nil` in a snapshot written before snapshots were signed.
+    public var stateDigest: SHA256Digest?
+    /// The signing key and the signature (``SignedObject``), when the manifest is signed.
+    private var signerText: String?
+    private var signatureText: String?
+
+    /// The key that signed the manifest, when it names one (whether the signature checks is
+    /// ``signatureVerdict``).
+    public var signer: ReplicaPublicKey? { signerText.flatMap { ReplicaPublicKey(hex: $0) } }
+
+    /// What signatures of manifests are made over: `ferry-hub-snapshot-v1:` and the manifest.
+    public static let signatureDomain = "ferry-hub-snapshot-v1:"
+
+    /// What the manifest's signature says: unsigned, signed by a key, or not a valid signature.
+    public var signatureVerdict: SignedObject.Verdict {
+        SignedObject.verdict(on: manifestJSON.objectValue ?? [:], domain: Self.signatureDomain)
+    }
+
+    /// The snapshot with its manifest signed by `key` (its id changes with the signature).
+    package func signed(with key: ReplicaSigningKey) -> HubSnapshot {
+        var copy = self
+        copy.signerText = nil
+        copy.signatureText = nil
+        let members = SignedObject.signing(copy.manifestJSON.objectValue ?? [:], domain: Self.signatureDomain, with: key)
+        copy.signerText = key.publicKey.hex
+        copy.signatureText = members["sig"]?.stringValue
+        return copy
+    }
+
+    /// The state digest of versions in snapshot order: SHA-256 of their change digests, one
+    /// after another (32 bytes each). A change's digest covers its record, origin, counter,
+    /// stamp, content and parent, so the list of digests names the state exactly.
+    public static func stateDigest(of changes: some Sequence<Change>) -> SHA256Digest {
+        var hasher = SHA256()
+        for change in changes { hasher.update(change.digest.bytes) }
+        return hasher.finalize()
+    }
 
     /// The id: SHA-256 of the manifest's bytes.
     public var id: SHA256Digest { SHA256.hash(manifestBytes) }
@@ -80,7 +124,7 @@ public struct HubSnapshot: Sendable, Equatable {
         for (origin, counter) in frontier.knowledge.sortedCounters {
             frontierMembers[origin.rawValue] = [.integer(Int64(counter)), .string((frontier.digests[origin] ?? .zero).hex)]
         }
-        return [
+        var members: [String: JSONValue] = [
             "ferry-hub-snapshot": .integer(Self.format), "hub": .string(hub.rawValue),
             "covers": .object(Dictionary(uniqueKeysWithValues: covers.filter { $0.value > 0 }.map { ($0.key.rawValue, JSONValue.integer(Int64($0.value))) })),
             "frontier": .object(frontierMembers), "records": .integer(Int64(recordCount)), "live": .integer(Int64(liveCount)),
@@ -92,11 +136,19 @@ public struct HubSnapshot: Sendable, Equatable {
                 ]
             }),
         ]
+        if let stateDigest { members["state"] = .string(stateDigest.hex) }
+        if let signerText { members["signer"] = .string(signerText) }
+        if let signatureText { members["sig"] = .string(signatureText) }
+        return .object(members)
     }
 
     public var manifestBytes: [UInt8] { manifestJSON.canonicalBytes() + [UInt8(ascii: "\n")] }
 
-    init(hub: ReplicaID, covers: [ReplicaID: UInt64], frontier: ReplicaFrontier, recordCount: Int, liveCount: Int, changeCount: Int, parts: [Part]) {
+    init(
+        hub: ReplicaID, covers: [ReplicaID: UInt64], frontier: ReplicaFrontier, recordCount: Int, liveCount: Int, changeCount: Int, parts: [Part],
+        stateDigest: SHA256Digest? = nil
+    ) {
+        self.stateDigest = stateDigest
         self.hub = hub
         self.covers = covers
         self.frontier = frontier
@@ -143,9 +195,22 @@ public struct HubSnapshot: Sendable, Equatable {
             parts.append(Part(number: index + 1, hash: hash, byteCount: byteCount, changeCount: Int(count)))
         }
         guard parts.reduce(0, { $0 + $1.changeCount }) == Int(changes) else { throw bad("its parts do not add up to its changes") }
+        var stateDigest: SHA256Digest?
+        if let item = value["state"] {
+            guard let hex = item.stringValue, let digest = SHA256Digest(hex: hex) else { throw bad("its \"state\" is not a digest") }
+            stateDigest = digest
+        }
         self.init(
             hub: hub, covers: covers, frontier: ReplicaFrontier(knowledge: VersionVector(counters), digests: digests),
-            recordCount: Int(records), liveCount: Int(live), changeCount: Int(changes), parts: parts)
+            recordCount: Int(records), liveCount: Int(live), changeCount: Int(changes), parts: parts, stateDigest: stateDigest)
+        // Kept as written, so the manifest's bytes (its id) stay the same; checked by whoever joins.
+        if value["signer"] != nil || value["sig"] != nil {
+            guard let signer = value["signer"]?.stringValue, let signature = value["sig"]?.stringValue else {
+                throw bad("its \"signer\" and \"sig\" are not text")
+            }
+            signerText = signer
+            signatureText = signature
+        }
     }
 
     // MARK: Parts

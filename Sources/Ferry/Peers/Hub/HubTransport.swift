@@ -53,6 +53,12 @@ public final class HubTransport: ReplicaAwarePeer, SnapshotSource, RequestCounti
     private var partOffset = 0
     /// Segments read while deciding whether a snapshot is needed, for the pull that follows.
     private var prefetched: [String: [UInt8]] = [:]
+    /// The hub's members, as accepted (see ``HubMembership``).
+    private var membership = HubMembership(cachePath: nil)
+    /// Admit a replica that is not a member yet, adding it to the members (`--trust-new`).
+    public var trustNew = false
+    /// Snapshots proven this exchange (``HubSnapshotProof``), with what they rest on.
+    private var proven: [SHA256Digest: HubSnapshotProof.Outcome] = [:]
 
     /// A transport to the hub kept in `storage`.
     /// - Parameter clock: the time written into this replica's head.
@@ -69,7 +75,7 @@ public final class HubTransport: ReplicaAwarePeer, SnapshotSource, RequestCounti
     public var peerDescription: String { storage.location }
     public var joinSource: (id: ReplicaID, location: String)? { hubID.map { ($0, storage.location) } }
     public var notes: [String] {
-        var notes = storage.notices + collectedNotes
+        var notes = storage.notices + collectedNotes + membership.notes
         if let lostHistory {
             notes.append("\(lostHistory); republished \(republished) change\(republished == 1 ? "" : "s") this replica holds")
         }
@@ -82,6 +88,7 @@ public final class HubTransport: ReplicaAwarePeer, SnapshotSource, RequestCounti
         localReplica = replica.replicaID
         localName = replica.replicaName
         cacheMemory = replica.cacheLayout.map { HubCache.memory(for: storage.location, in: $0) }
+        membership = HubMembership(cachePath: cacheMemory.map { $0.folder + "/hub-members.json" })
     }
 
     /// Where the hub stands now (a hub whose descriptor names no id goes by the syncing
@@ -106,6 +113,7 @@ public final class HubTransport: ReplicaAwarePeer, SnapshotSource, RequestCounti
         snapshotIDs = []
         offered = nil
         prefetched = [:]
+        proven = [:]
         // One listing: the descriptor and every head (both keys start with "h"; segments and
         // snapshots do not), with tags that say which changed since the last sync.
         let objects = try await hub { () async throws(HubError) in try await storage.list(prefix: "h") }
@@ -114,6 +122,7 @@ public final class HubTransport: ReplicaAwarePeer, SnapshotSource, RequestCounti
         cache.snapshots = cache.snapshots.filter { snapshotIDs.contains($0.key) }
         try await readDescriptor(descriptorObject)
         try await readHeads(headObjects, localReplica: localReplica)
+        try await hub { () async throws(HubError) in try await membership.refresh(listed: objects, storage: storage, hub: hubID ?? localReplica) }
         own = heads[localReplica] ?? HubHead(replica: localReplica, name: localName, updated: clock.milliseconds())
         recomputeFrontier()
         saveCache()
@@ -336,7 +345,9 @@ public final class HubTransport: ReplicaAwarePeer, SnapshotSource, RequestCounti
         if reading?.basis != knowledge || position != readingThrough {
             var planned: [(replica: ReplicaID, segment: HubHead.Segment)] = []
             for (replica, head) in heads {
-                for segment in head.segments where segment.hasChanges(beyond: knowledge) { planned.append((replica, segment)) }
+                for segment in head.segments where segment.hasChanges(beyond: knowledge) {
+                    if try await admits(segment, of: replica, head: head) { planned.append((replica, segment)) }
+                }
             }
             // Roughly in the order they were written: a change waits less for the one before it.
             planned.sort { ($0.segment.number, $0.replica.rawValue) < ($1.segment.number, $1.replica.rawValue) }
@@ -423,6 +434,14 @@ public final class HubTransport: ReplicaAwarePeer, SnapshotSource, RequestCounti
         }
         // Offered only once its first part is here: a cloud drive may show the manifest first.
         func offer(_ reason: SnapshotOffer.Reason) async throws(SyncError) -> SnapshotOffer? {
+            let outcome: HubSnapshotProof.Outcome
+            do { outcome = try await prove(newest) } catch {
+                // A snapshot proven wrong is refused; one not fully arrived is passed over, as below.
+                if case .hub(.snapshotRefused) = error { throw error }
+                guard reason != .resume else { throw error }
+                collectedNotes.append("snapshot \(newest.id.hex.prefix(12)) has not fully arrived (\(error)); its segments are read instead")
+                return nil
+            }
             offered = newest
             nextPart = 0
             partBuffer = []
@@ -435,7 +454,9 @@ public final class HubTransport: ReplicaAwarePeer, SnapshotSource, RequestCounti
                 collectedNotes.append("snapshot \(newest.id.hex.prefix(12)) has not fully arrived (\(error)); its segments are read instead")
                 return nil
             }
-            return SnapshotOffer(id: newest.id, frontier: newest.frontier, recordCount: newest.recordCount, changeCount: newest.changeCount, reason: reason)
+            return SnapshotOffer(
+                id: newest.id, frontier: newest.frontier, recordCount: newest.recordCount, changeCount: newest.changeCount, reason: reason,
+                statement: outcome == .unsigned ? nil : newest.manifestJSON)
         }
         if let pending, pending.source == hubID { return try await offer(.resume) }
         let covered = newest.frontier.knowledge.sortedCounters
@@ -461,6 +482,59 @@ public final class HubTransport: ReplicaAwarePeer, SnapshotSource, RequestCounti
             }
         }
         return nil
+    }
+
+    /// Proves `snapshot` before it is offered, once an exchange: refused unless its signed
+    /// statement is a writer's of this hub and its parts give it (see ``HubSnapshotProof``).
+    private func prove(_ snapshot: HubSnapshot) async throws(SyncError) -> HubSnapshotProof.Outcome {
+        if let outcome = proven[snapshot.id] { return outcome }
+        let heads = self.heads
+        let members = membership.members
+        let outcome = try await hub { () async throws(HubError) in
+            try await HubSnapshotProof(storage: storage).prove(snapshot) { key in
+                if let members { return members.member(withKey: key) != nil ? nil : "which is not the key of a member of this hub" }
+                return heads[ReplicaID(derivedFrom: key)] != nil ? nil : "which is not the key of any replica that writes to this hub"
+            }
+        }
+        if outcome == .unsigned, members != nil {
+            // Signatures stripped, or written by no member: the hub's members sign its snapshots.
+            throw .hub(.snapshotRefused(location: storage.location, key: HubSnapshot.manifestKey(snapshot.id),
+                reason: "it is not signed, and this hub has members, whose snapshots are signed"))
+        }
+        if outcome == .unsigned {
+            collectedNotes.append(
+                "snapshot \(snapshot.id.hex.prefix(12)) was written before snapshots were signed: the state taken from it cannot be proven "
+                    + "('ferry hub compact' run from a replica's store writes a signed one)")
+        }
+        proven[snapshot.id] = outcome
+        return outcome
+    }
+
+    /// Whether `segment` of `replica` may be read (``HubMembership``); with ``trustNew``, a
+    /// replica that is not a member is added, its key taken from its signed changes.
+    private func admits(_ segment: HubHead.Segment, of replica: ReplicaID, head: HubHead) async throws(SyncError) -> Bool {
+        let key = head.key(of: segment)
+        do { return try membership.admits(segment.number, of: replica, key: key, location: storage.location) } catch {
+            guard trustNew, case .notAMember = error else { throw .hub(error) }
+        }
+        guard let fetched = try await hub({ () async throws(HubError) in try await storage.get(key, limit: HubSegment.maximumByteCount) }) else {
+            throw .hub(.notAMember(location: storage.location, replica: replica, key: key))
+        }
+        let changes = try await hub { () throws(HubError) in
+            try HubSegment.decode(fetched.bytes, expected: segment, replica: replica, key: key, location: storage.location).changes
+        }
+        prefetched[key] = fetched.bytes
+        let seals = changes.filter { $0.origin == replica }.compactMap { change in change.chain?.seal.map { (change, $0) } }
+        guard let (sealed, seal) = seals.last, seal.isValid(for: sealed.digest), !replica.isKeyDerived || replica.isDerived(from: seal.signer) else {
+            throw .transport("\(storage.location): cannot trust replica \(replica): \(key) carries no valid signature of its own to learn its key from")
+        }
+        guard let store = syncing as? Store else { throw .transport("\(storage.location): --trust-new needs a store that signs") }
+        let signer: ReplicaSigningKey
+        do { signer = try store.signingKey() } catch { throw .store(error) }
+        try await hub { () async throws(HubError) in
+            try await membership.trust(replica, key: seal.signer, by: signer, storage: storage, at: clock.milliseconds())
+        }
+        return true
     }
 
     /// The offered snapshot's versions, one part read at a time.

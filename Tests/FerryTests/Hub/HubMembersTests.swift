@@ -1,0 +1,140 @@
+import Foundation
+import Testing
+import FerryTestSupport
+@testable import Ferry
+
+/// A hub's members: once a hub has a members list, work from a replica that is not a member is
+/// refused naming the replica and the object, `--trust-new` admits and adds it, a removed
+/// member's past work stays and its later work is refused, and a members list deleted from the
+/// hub is a warning while the list accepted before stays in force.
+@Suite struct HubMembersTests {
+    static let notes = try! EntityName("Note")
+
+    func id(_ text: String) -> RecordID { try! RecordID(text) }
+
+    func sync(_ store: Store, _ hub: String, trustNew: Bool = false) async throws -> SyncReport {
+        let transport = HubTransport(storage: FolderHubStorage(root: hub))
+        transport.trustNew = trustNew
+        return try await store.sync(with: transport, options: SyncOptions())
+    }
+
+    /// A hub whose members list holds laptop, which wrote r0; and phone, a stranger that
+    /// wrote r1 and synced.
+    func hubWithAStranger(_ directory: TemporaryDirectory) async throws -> (hub: String, laptop: Store, phone: Store) {
+        let hub = directory.subpath("hub")
+        try await Hub.create(in: FolderHubStorage(root: hub))
+        let laptop = try Store.create(at: directory.subpath("laptop"), name: "laptop")
+        try laptop.put(["by": "laptop"], entity: Self.notes, id: id("r0"))
+        _ = try await sync(laptop, hub)
+        let members = try await HubMembers.change(.add, replica: laptop.replicaID, key: nil, name: "laptop", in: FolderHubStorage(root: hub), as: laptop)
+        #expect(members.current.keys.sorted() == [laptop.replicaID])
+        let phone = try Store.create(at: directory.subpath("phone"), name: "phone")
+        try phone.put(["by": "phone"], entity: Self.notes, id: id("r1"))
+        _ = try await sync(phone, hub)
+        return (hub, laptop, phone)
+    }
+
+    @Test func aNonMembersSegmentIsRefusedNamingTheReplicaAndTheObject() async throws {
+        let directory = try TemporaryDirectory()
+        let (hub, laptop, phone) = try await hubWithAStranger(directory)
+        let before = laptop.headSequence
+        do {
+            _ = try await sync(laptop, hub)
+            Issue.record("a non-member's segment was taken")
+        } catch {
+            guard case SyncError.hub(.notAMember(_, let replica, let key)) = error else { throw error }
+            #expect(replica == phone.replicaID)
+            #expect(key.hasPrefix("segments/") && key.contains(phone.replicaID.rawValue), "\(key)")
+            #expect("\(error)".contains("--trust-new") && "\(error)".contains("ferry hub members add"), "\(error)")
+        }
+        #expect(laptop.headSequence == before)
+        #expect(try laptop.get(entity: Self.notes, id: id("r1")) == nil)
+    }
+
+    @Test func trustNewAdmitsTheReplicaAndAddsItToTheMembers() async throws {
+        let directory = try TemporaryDirectory()
+        let (hub, laptop, phone) = try await hubWithAStranger(directory)
+        let report = try await sync(laptop, hub, trustNew: true)
+        #expect(report.pulled == 1)
+        #expect(try laptop.get(entity: Self.notes, id: id("r1")) == ["by": "phone"])
+        #expect(report.notes.contains { $0.contains("trusted replica \(phone.replicaID)") }, "\(report.notes)")
+        let members = try #require(try await HubMembers.load(from: FolderHubStorage(root: hub)).members)
+        let phoneKey = try phone.publicKey()
+        #expect(members.current[phone.replicaID]?.key == phoneKey)
+        // From then on it is a member: its next work comes in with no flag.
+        try phone.put(["by": "phone", "n": 2], entity: Self.notes, id: id("r1"))
+        _ = try await sync(phone, hub)
+        #expect(try await sync(laptop, hub).pulled == 1)
+    }
+
+    @Test func removingAMemberKeepsItsPastWorkAndRefusesItsNewWork() async throws {
+        let directory = try TemporaryDirectory()
+        let (hub, laptop, phone) = try await hubWithAStranger(directory)
+        let storage = FolderHubStorage(root: hub)
+        _ = try await HubMembers.change(.add, replica: phone.replicaID, key: nil, name: nil, in: storage, as: laptop)
+        let desk = try Store.create(at: directory.subpath("desk"), name: "desk")
+        _ = try await HubMembers.change(.add, replica: desk.replicaID, key: try desk.publicKey(), name: "desk", in: storage, as: laptop)
+        let removed = try await HubMembers.change(.remove, replica: phone.replicaID, key: nil, name: nil, in: storage, as: laptop)
+        #expect(removed.members[phone.replicaID]?.removed?.segments == 1)
+        try phone.put(["by": "phone", "after": "removal"], entity: Self.notes, id: id("r2"))
+        _ = try await sync(phone, hub)
+
+        let report = try await sync(desk, hub)
+        #expect(try desk.get(entity: Self.notes, id: id("r1")) == ["by": "phone"], "its past work stays")
+        #expect(try desk.get(entity: Self.notes, id: id("r2")) == nil, "its new work is refused")
+        #expect(report.notes.contains { $0.contains("after it was removed") && $0.contains(phone.replicaID.rawValue) }, "\(report.notes)")
+    }
+
+    @Test func aDeletedMembersListIsAWarningAndTheAcceptedListStays() async throws {
+        let directory = try TemporaryDirectory()
+        let (hub, laptop, phone) = try await hubWithAStranger(directory)
+        _ = try? await sync(laptop, hub)  // refused (phone), but the list is accepted and kept
+        try FileManager.default.removeItem(atPath: hub + "/hub-members")
+        do {
+            _ = try await sync(laptop, hub)
+            Issue.record("deleting the members list opened the hub")
+        } catch {
+            guard case SyncError.hub(.notAMember(_, let replica, _)) = error else { throw error }
+            #expect(replica == phone.replicaID)
+        }
+        #expect(try laptop.get(entity: Self.notes, id: id("r1")) == nil)
+    }
+
+    @Test func onAHubWithMembersOnlyAMembersSignedSnapshotIsWrittenAndTaken() async throws {
+        let directory = try TemporaryDirectory()
+        let (hub, laptop, phone) = try await hubWithAStranger(directory)
+        let storage = FolderHubStorage(root: hub)
+        // Unsigned, or signed by a stranger: refused before anything is written.
+        await #expect(throws: HubError.self) { _ = try await HubCompactor(storage: storage).compact() }
+        var byStranger = HubCompactor(storage: storage)
+        try byStranger.sign(as: phone)
+        await #expect(throws: HubError.self) { _ = try await byStranger.compact() }
+        let written = (try? FileManager.default.contentsOfDirectory(atPath: hub + "/hub-snapshots")) ?? []
+        #expect(written.isEmpty, "no snapshot was written")
+
+        // A co-writer strips a member's signature: a joiner refuses the snapshot.
+        _ = try await sync(laptop, hub, trustNew: true)
+        var byMember = HubCompactor(storage: storage)
+        try byMember.sign(as: laptop)
+        #expect(try await byMember.compact().wroteSnapshot)
+        let name = try #require(try FileManager.default.contentsOfDirectory(atPath: hub + "/hub-snapshots").first)
+        let oldID = try #require(HubSnapshot.id(ofManifestKey: "hub-snapshots/" + name))
+        var manifest = try #require(try JSONParser.parse(Array(try Data(contentsOf: URL(fileURLWithPath: hub + "/hub-snapshots/" + name)))).objectValue)
+        manifest["signer"] = nil
+        manifest["sig"] = nil
+        let bytes = JSONValue.object(manifest).canonicalBytes() + [UInt8(ascii: "\n")]
+        let newID = SHA256.hash(bytes)
+        try FileManager.default.moveItem(atPath: hub + "/snapshots/" + oldID.hex, toPath: hub + "/snapshots/" + newID.hex)
+        try FileManager.default.removeItem(atPath: hub + "/hub-snapshots/" + name)
+        try Data(bytes).write(to: URL(fileURLWithPath: hub + "/" + HubSnapshot.manifestKey(newID)))
+        let desk = try Store.create(at: directory.subpath("desk"), name: "desk")
+        do {
+            _ = try await sync(desk, hub)
+            Issue.record("an unsigned snapshot was taken on a hub with members")
+        } catch {
+            guard case SyncError.hub(.snapshotRefused(_, _, let reason)) = error else { throw error }
+            #expect(reason.contains("not signed, and this hub has members"), "\(reason)")
+        }
+        #expect(desk.headSequence == 0)
+    }
+}
