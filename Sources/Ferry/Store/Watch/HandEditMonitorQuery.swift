@@ -47,8 +47,14 @@ struct HandEditMonitorQuery {
             return .unknown(reason: "the store's watcher (pid \(published.pid)) is not running", at: nil)
         }
         let baseline = HandEditBaseline.read(at: layout.handEditBaseline)
-        guard let answered = waitForAnswer(cookie: cookieName(baseline: baseline)) else {
+        let answered: HandEditMonitorState
+        switch waitForAnswer(cookie: cookieName(baseline: baseline)) {
+        case .answered(let state):
+            answered = state
+        case .notAnswered:
             return .unknown(reason: "the store's watcher (pid \(published.pid)) did not answer within \(Self.answerTimeout)", at: nil)
+        case .askedByItself:
+            return .unknown(reason: "asked on the store's watcher's own thread, which cannot answer while it waits", at: nil)
         }
         let point = Point(generation: answered.generation, sequence: answered.sequence, pid: answered.pid)
         guard let baseline else {
@@ -110,22 +116,66 @@ struct HandEditMonitorQuery {
         return "\(random).\(baseline.generation.rawValue).\(baseline.sequence)"
     }
 
-    /// Drops the cookie and waits, on the kernel's word that the state was replaced, until a
-    /// published state names it; `nil` when none does in time or the cookie cannot be made.
-    private func waitForAnswer(cookie: String) -> HandEditMonitorState? {
+    /// What came of a cookie.
+    private enum CookieWait {
+        /// A published state names it: the monitor has heard of every change made before it.
+        case answered(HandEditMonitorState)
+        /// None did in time, or the cookie could not be made.
+        case notAnswered
+        /// The monitor runs in this process and the asker is its own publishing thread.
+        case askedByItself
+    }
+
+    /// Drops the cookie and waits until a published state names it: on the monitor itself
+    /// when it runs in this process (``RunningHandEditMonitors``), else on its doorbell
+    /// (``HandEditMonitorDoorbell``), else on the kernel's word that the state file was replaced.
+    private func waitForAnswer(cookie: String) -> CookieWait {
         let cookiePath = layout.handEditCookies + "/" + cookie
-        // Watch first, so that an answer published right after the cookie is not missed.
+        if let monitor = RunningHandEditMonitors.shared.monitor(publishingIn: layout.handEditMonitor) {
+            guard !monitor.isPublishingThread else { return .askedByItself }
+            guard (try? FileSystem.createFileIfAbsent(cookiePath, [])) != nil else { return .notAnswered }
+            defer { try? FileSystem.removeFile(cookiePath) }
+            return monitor.state(naming: cookie, within: Self.answerTimeout).map { .answered($0) } ?? .notAnswered
+        }
+        if let bell = HandEditMonitorDoorbell.listen(in: layout) {
+            return waitForAnswer(cookie: cookie, at: cookiePath, ringing: bell)
+        }
+        // A monitor without a doorbell. Watch first, so that an answer published right after
+        // the cookie is not missed. (The close of this inotify instance waits for the kernel's
+        // grace period, which is why monitors have a doorbell.)
         guard let events = try? DirectoryEvents(), (try? events.watch(layout.handEditMonitor)) == true,
             (try? FileSystem.createFileIfAbsent(cookiePath, [])) != nil
-        else { return nil }
+        else { return .notAnswered }
         defer { try? FileSystem.removeFile(cookiePath) }
         let deadline = ContinuousClock.now + Self.answerTimeout
         while true {
             if let state = HandEditMonitorState.read(at: layout.handEditMonitorState), state.cookies.contains(cookie) {
-                return state
+                return .answered(state)
             }
             let remaining = deadline - ContinuousClock.now
-            guard remaining > .zero, (try? events.read(timeout: remaining, wakeup: nil)) != nil else { return nil }
+            guard remaining > .zero, (try? events.read(timeout: remaining, wakeup: nil)) != nil else { return .notAnswered }
+        }
+    }
+
+    /// Waits for the answer on the monitor's doorbell, connected (`bell`) before the cookie is
+    /// dropped: each connection is rung once, at the next publish, so after each ring the state
+    /// is read again on a new connection, made before that read.
+    private func waitForAnswer(cookie: String, at cookiePath: String, ringing bell: Socket) -> CookieWait {
+        var bell = bell
+        defer { bell.close() }
+        guard (try? FileSystem.createFileIfAbsent(cookiePath, [])) != nil else { return .notAnswered }
+        defer { try? FileSystem.removeFile(cookiePath) }
+        let deadline = ContinuousClock.now + Self.answerTimeout
+        while true {
+            if let state = HandEditMonitorState.read(at: layout.handEditMonitorState), state.cookies.contains(cookie) {
+                return .answered(state)
+            }
+            let remaining = deadline - ContinuousClock.now
+            guard remaining > .zero, (try? Poll.waitForReadable([bell.rawValue], timeout: remaining))?.first == true,
+                let next = HandEditMonitorDoorbell.listen(in: layout)
+            else { return .notAnswered }
+            bell.close()
+            bell = next
         }
     }
 
