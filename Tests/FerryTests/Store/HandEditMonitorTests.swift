@@ -165,6 +165,28 @@ import Testing
         }
     }
 
+    /// A status that finds nothing touched, nothing journaled and the same files unsettled
+    /// leaves the baseline as it is (a no-op `ferry sync` writes nothing there); one that
+    /// finds an edit moves it.
+    @Test func aQuietStatusLeavesTheBaselineAsItIs() throws {
+        try Self.withWatchedStore(count: 20) { store, monitor in
+            let path = store.layout.handEditBaseline
+            let written = try #require(try FileSystem.status(path))
+            for _ in 0..<3 {
+                let quiet = try store.status()
+                #expect(quiet.search == .watcher(pid: monitor.processID, examined: 0))
+                #expect(try FileSystem.status(path)?.inode == written.inode, "a quiet status wrote the baseline again")
+            }
+            try Self.write(#"{"n": -5}"#, to: Self.key("n5"), in: store)
+            let edited = try store.status()
+            #expect(edited.edits.map(\.key) == [Self.key("n5")])
+            #expect(try FileSystem.status(path)?.inode != written.inode)
+            // Still unsettled: the next status examines it again, found through the kept baseline.
+            #expect(try store.status().edits.map(\.key) == [Self.key("n5")])
+            #expect(try store.status().search == .watcher(pid: monitor.processID, examined: 1))
+        }
+    }
+
     /// A status asked on the monitor's own thread (an `onEvent` handler) cannot be answered by
     /// it, since it waits: it scans at once, rather than holding up every other consumer's
     /// cookie until it gives up.

@@ -21,6 +21,9 @@ struct HandEditMonitorQuery {
         var generation: HandEditMonitorState.Generation
         var sequence: UInt64
         var pid: Int32
+        /// The baseline the answer started from, when the monitor saw nothing touched since it:
+        /// a status that leaves the same files unsettled, the journal where it was, keeps it.
+        var unchangedBaseline: HandEditBaseline?
     }
 
     enum Answer: Sendable, Equatable {
@@ -73,9 +76,12 @@ struct HandEditMonitorQuery {
         guard answered.otherFilesChangedAt <= baseline.sequence else {
             return .unknown(reason: "files that are not record files changed under records/", at: point)
         }
+        let touched = answered.keys(touchedAfter: baseline.sequence)
         var keys = baseline.unsettled
-        keys.formUnion(answered.keys(touchedAfter: baseline.sequence))
-        return .records(keys.sorted(), at: point)
+        keys.formUnion(touched)
+        var answer = point
+        if touched.isEmpty { answer.unchangedBaseline = baseline }
+        return .records(keys.sorted(), at: answer)
     }
 
     /// Remembers what a status found at `point`, for the next consumer; forgets instead when
@@ -93,6 +99,11 @@ struct HandEditMonitorQuery {
         }
         guard unsettled.count <= Self.unsettledLimit else {
             forget()
+            return
+        }
+        // Nothing touched, nothing journaled, the same files unsettled: the baseline says it
+        // all already (a no-op sync writes nothing here).
+        if let kept = point.unchangedBaseline, kept.generation == point.generation, kept.unsettled == unsettled, kept.journal == journal {
             return
         }
         let baseline = HandEditBaseline(generation: point.generation, sequence: point.sequence, journal: journal, unsettled: unsettled)
