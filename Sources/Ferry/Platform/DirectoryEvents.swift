@@ -51,9 +51,15 @@ package final class DirectoryEvents: @unchecked Sendable {
         | UInt32(IN_ONLYDIR) | UInt32(IN_DONT_FOLLOW) | UInt32(IN_EXCL_UNLINK)
     #endif
 
+    /// Called as each instance opens, in the task that binds it: how a test tells that a path
+    /// opens none (closing one that watched anything waits for the kernel's fsnotify grace
+    /// period, milliseconds usually, seconds on a busy machine).
+    @TaskLocal package static var openingObserver: (@Sendable () -> Void)?
+
     /// Opens an inotify instance (non-blocking, close-on-exec).
     package init() throws(SystemError) {
         #if os(Linux)
+        Self.openingObserver?()
         descriptor = inotify_init1(Int32(IN_NONBLOCK | IN_CLOEXEC))
         guard descriptor >= 0 else { throw .current("inotify_init1", path: nil) }
         #else

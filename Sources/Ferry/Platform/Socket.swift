@@ -247,7 +247,7 @@ package struct Socket: Sendable, Hashable {
 
     // MARK: - Helpers
 
-    private static func open(family: Int32, endpoint: String) throws(SystemError) -> Socket {
+    static func open(family: Int32, endpoint: String) throws(SystemError) -> Socket {
         #if canImport(Darwin)
         let fd = socket(family, SOCK_STREAM, 0)
         if fd >= 0 { _ = fcntl(fd, F_SETFD, FD_CLOEXEC) }
@@ -298,14 +298,14 @@ package struct Socket: Sendable, Hashable {
         guard status == 0 else { throw .current(operation, path: endpoint) }
     }
 
-    private func setNonBlocking(_ nonBlocking: Bool, _ endpoint: String?) throws(SystemError) {
+    func setNonBlocking(_ nonBlocking: Bool, _ endpoint: String?) throws(SystemError) {
         let flags = fcntl(rawValue, F_GETFL)
         guard flags >= 0 else { throw .current("fcntl", path: endpoint) }
         let wanted = nonBlocking ? flags | O_NONBLOCK : flags & ~O_NONBLOCK
         guard fcntl(rawValue, F_SETFL, wanted) == 0 else { throw .current("fcntl", path: endpoint) }
     }
 
-    private static func suppressSignalOnWrite(_ fd: Int32) {
+    static func suppressSignalOnWrite(_ fd: Int32) {
         #if canImport(Darwin)
         var one: Int32 = 1
         _ = setsockopt(fd, SOL_SOCKET, SO_NOSIGPIPE, &one, socklen_t(MemoryLayout<Int32>.size))

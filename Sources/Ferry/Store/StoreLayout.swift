@@ -59,7 +59,7 @@ public struct StoreLayout: Sendable, Hashable {
     /// The spare file that replaced record files are swapped through (engine scratch).
     public var spareFile: String { engine + "/spare" }
     /// What a running hand-edit monitor publishes, and what a consumer remembers of it
-    /// (see ``HandEditMonitor``): `state.json`, `baseline.json`, `publisher.lock`, `cookies/`.
+    /// (see ``HandEditMonitor``): `state.json`, `baseline.json`, `publisher.lock`, `cookies/`, `publishes`.
     public var handEditMonitor: String { engine + "/watch" }
     /// The monitor's published state (``HandEditMonitorState``), replaced whole on each publish.
     public var handEditMonitorState: String { handEditMonitor + "/state.json" }
@@ -70,6 +70,9 @@ public struct StoreLayout: Sendable, Hashable {
     public var handEditMonitorLock: String { handEditMonitor + "/publisher.lock" }
     /// Where a consumer drops a cookie file, and waits until the monitor says it saw it.
     public var handEditCookies: String { handEditMonitor + "/cookies" }
+    /// The socket on which a running monitor tells consumers of other processes that it
+    /// published (``HandEditMonitorDoorbell``).
+    public var handEditMonitorDoorbell: String { handEditMonitor + "/publishes" }
 
     /// `records/<Entity>`.
     public func entityDirectory(_ entity: EntityName) -> String { records + "/" + entity.rawValue }

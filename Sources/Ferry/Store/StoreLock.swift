@@ -37,7 +37,11 @@ final class StoreLock {
             pause = min(pause * 2, 0.05)
         }
         depth = 1
+        // Written only when the file does not name this process already: a sync takes the lock
+        // of each store several times, and each write is a change the file system journals,
+        // which on a busy disk waits for the journal's commit.
         let pid = Array("\(FileSystem.processID)\n".utf8)
+        guard (try? file.read(at: 0, count: 64)) != pid else { return }
         _ = try? file.truncate(to: 0)
         _ = try? file.seek(to: 0)
         try? file.writeAll(pid)

@@ -1,3 +1,4 @@
+import Foundation
 import FerryTestSupport
 import Testing
 @testable import Ferry
@@ -115,7 +116,96 @@ import Testing
         #expect(examinedOnly >= rounds * 3 / 4, "\(examinedOnly) of \(rounds) statuses used the monitor")
     }
 
-    /// A new generation (another monitor started since the last status) leaves nothing to
+    /// A status or commit of a store watched from this very process (as each round of
+    /// `ferry sync --watch` is) waits for its cookie on the monitor itself: it opens no inotify
+    /// instance of its own, whose close waits for the kernel's fsnotify grace period (seconds,
+    /// on a busy machine, with the store's lock held: the stalls of a served live sync).
+    @Test func aMonitorOfThisProcessAnswersWithoutAnInotifyInstance() throws {
+        try Self.withWatchedStore(count: 20) { store, monitor in
+            let opened = OpenedInstances()
+            try DirectoryEvents.$openingObserver.withValue({ opened.count() }) {
+                try Self.write(#"{"n": 99}"#, to: Self.key("n3"), in: store)
+                let status = try store.status()
+                #expect(status.search == .watcher(pid: monitor.processID, examined: 1))
+                #expect(try store.commit().committed.map(\.key) == [Self.key("n3")])
+                guard case .watcher = try store.status().search else {
+                    Issue.record("after a commit the monitor can still vouch")
+                    return
+                }
+            }
+            #expect(opened.total == 0, "each of the three asked through an inotify instance of its own")
+        }
+    }
+
+    /// A status or commit in another process than the monitor's (`ferry status` beside a
+    /// `ferry watch`) learns of the publish that answers its cookie from the monitor's
+    /// doorbell, a socket: no inotify instance either, whose close would cost the command
+    /// milliseconds at best. (The monitor is hidden from this process's table, as it would be
+    /// from another process.)
+    @Test func aMonitorOfAnotherProcessAnswersThroughItsDoorbell() throws {
+        try Self.withWatchedStore(count: 20) { store, monitor in
+            let folder = try #require(RunningHandEditMonitors.Folder(at: store.layout.handEditMonitor))
+            RunningHandEditMonitors.shared.remove(monitor, publishingIn: folder)
+            #expect(FileSystem.exists(store.layout.handEditMonitorDoorbell))
+            let opened = OpenedInstances()
+            try DirectoryEvents.$openingObserver.withValue({ opened.count() }) {
+                for round in 0..<20 {
+                    try Self.write(#"{"round": \#(round)}"#, to: Self.key("n\(round)"), in: store)
+                    let status = try store.status()
+                    #expect(status.edits.map(\.key) == [Self.key("n\(round)")], "round \(round)")
+                    try store.commit()
+                }
+                guard case .watcher(let pid, _) = try store.status().search else {
+                    Issue.record("the doorbell answered no status")
+                    return
+                }
+                #expect(pid == monitor.processID)
+            }
+            #expect(opened.total == 0, "a status watched the monitor's folder with an inotify instance of its own")
+        }
+    }
+
+    /// A status that finds nothing touched, nothing journaled and the same files unsettled
+    /// leaves the baseline as it is (a no-op `ferry sync` writes nothing there); one that
+    /// finds an edit moves it.
+    @Test func aQuietStatusLeavesTheBaselineAsItIs() throws {
+        try Self.withWatchedStore(count: 20) { store, monitor in
+            let path = store.layout.handEditBaseline
+            let written = try #require(try FileSystem.status(path))
+            for _ in 0..<3 {
+                let quiet = try store.status()
+                #expect(quiet.search == .watcher(pid: monitor.processID, examined: 0))
+                #expect(try FileSystem.status(path)?.inode == written.inode, "a quiet status wrote the baseline again")
+            }
+            try Self.write(#"{"n": -5}"#, to: Self.key("n5"), in: store)
+            let edited = try store.status()
+            #expect(edited.edits.map(\.key) == [Self.key("n5")])
+            #expect(try FileSystem.status(path)?.inode != written.inode)
+            // Still unsettled: the next status examines it again, found through the kept baseline.
+            #expect(try store.status().edits.map(\.key) == [Self.key("n5")])
+            #expect(try store.status().search == .watcher(pid: monitor.processID, examined: 1))
+        }
+    }
+
+    /// A status asked on the monitor's own thread (an `onEvent` handler) cannot be answered by
+    /// it, since it waits: it scans at once, rather than holding up every other consumer's
+    /// cookie until it gives up.
+    @Test func aStatusOnTheMonitorsOwnThreadDoesNotWaitForItself() throws {
+        let directory = try TemporaryDirectory()
+        let store = try Self.store(in: directory, count: 5)
+        defer { store.close() }
+        let asked = AskedFromHandler()
+        let monitor = try HandEditMonitor(storeAt: store.path) { event in
+            guard case .published = event, asked.isFirst() else { return }
+            asked.finish(Result { try store.status() })
+        }
+        defer { monitor.stop() }
+        try Self.write(#"{"n": 7}"#, to: Self.key("n1"), in: store)
+        let status = try asked.wait().get()
+        #expect(status.edits.map(\.key) == [Self.key("n1")])
+        #expect(status.search == .scan(reason: "asked on the store's watcher's own thread, which cannot answer while it waits"))
+    }
+
     /// start from: one scan, with the right answer, then the monitor again.
     @Test func aNewGenerationCostsOneScan() throws {
         let directory = try TemporaryDirectory()
@@ -216,3 +306,47 @@ import Testing
         }
     }
 }
+
+/// Counts the inotify instances opened in a task.
+private final class OpenedInstances: @unchecked Sendable {
+    private let lock = NSLock()
+    private var opened = 0
+
+    func count() { lock.withLock { opened += 1 } }
+    var total: Int { lock.withLock { opened } }
+}
+
+/// The one status a monitor's event handler asks, handed to the test's thread.
+private final class AskedFromHandler: @unchecked Sendable {
+    private let condition = NSCondition()
+    private var started = false
+    private var result: Result<StoreStatus, any Error>?
+
+    /// True the first time only.
+    func isFirst() -> Bool {
+        condition.withLock {
+            defer { started = true }
+            return !started
+        }
+    }
+
+    func finish(_ outcome: Result<StoreStatus, any Error>) {
+        condition.withLock {
+            result = outcome
+            condition.broadcast()
+        }
+    }
+
+    /// The status, once asked (the handler runs at the first publish, which the edit causes).
+    func wait() throws -> Result<StoreStatus, any Error> {
+        condition.lock()
+        defer { condition.unlock() }
+        let deadline = Date().addingTimeInterval(60)
+        while result == nil {
+            guard condition.wait(until: deadline) else { throw TestTimeout() }
+        }
+        return result ?? .failure(TestTimeout())
+    }
+}
+
+private struct TestTimeout: Error {}

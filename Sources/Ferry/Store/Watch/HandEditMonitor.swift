@@ -18,7 +18,9 @@ import Foundation
 /// `.ferry/watch/cookies/` and waits until the state names it: the kernel queued every change
 /// made before the cookie ahead of it, so those changes are in that state. The cookie's name
 /// carries the point the consumer is at, and the keys touched before it are forgotten: the set
-/// stays as small as what changed since the last `status`.
+/// stays as small as what changed since the last `status`. A consumer learns that the state
+/// was replaced from the monitor itself when it runs in the same process
+/// (``RunningHandEditMonitors``), else from its doorbell (``HandEditMonitorDoorbell``).
 ///
 /// When the kernel dropped events, or the set outgrows ``keyLimit``, it starts a new
 /// generation: a consumer then cannot use what it knew, and scans once. When the monitor dies,
@@ -51,6 +53,18 @@ public final class HandEditMonitor: @unchecked Sendable {
     private let finished = NSCondition()
     private var running = true
     private var stopRequested = false
+    /// The folder it publishes in, as this process's consumers find it (``RunningHandEditMonitors``).
+    private let folder: RunningHandEditMonitors.Folder?
+    /// The last state published, for consumers in this process; guarded by `answers`, which is
+    /// broadcast after each publish and when the monitor stops (then `answering` is false).
+    private let answers = NSCondition()
+    private var lastPublished: HandEditMonitorState
+    private var answering = true
+    /// The publishing thread, set before it starts.
+    private var publisher: Thread?
+    /// Tells consumers of other processes of each publish; `nil` where no socket could be made
+    /// (they watch the folder instead).
+    private let doorbell: HandEditMonitorDoorbell?
 
     /// Starts monitoring the store at `path` and publishes its first state before returning.
     /// - Parameters:
@@ -96,8 +110,14 @@ public final class HandEditMonitor: @unchecked Sendable {
         self.state = state
         self.keyLimit = keyLimit
         self.onEvent = onEvent
+        lastPublished = state
+        folder = RunningHandEditMonitors.Folder(at: layout.handEditMonitor)
+        // Without it consumers watch the folder: slower, never wrong.
+        doorbell = try? HandEditMonitorDoorbell(layout: layout)
         let thread = Thread { [self] in publishUntilStopped() }
         thread.name = "ferry-hand-edit-monitor"
+        publisher = thread
+        if let folder { RunningHandEditMonitors.shared.add(self, publishingIn: folder) }
         thread.start()
     }
 
@@ -119,10 +139,17 @@ public final class HandEditMonitor: @unchecked Sendable {
         }
         stopRequested = true
         finished.unlock()
+        // Consumers of this process ask the published state from now on, and those waiting give up.
+        if let folder { RunningHandEditMonitors.shared.remove(self, publishingIn: folder) }
+        answers.withLock {
+            answering = false
+            answers.broadcast()
+        }
         watcher.stop()
         finished.lock()
         while running { finished.wait() }
         finished.unlock()
+        doorbell?.close()
         // The state names a process that no longer answers; without it consumers scan at once.
         try? FileSystem.removeFile(layout.handEditMonitorState)
         FileSystem.unlock(lockFile)
@@ -151,11 +178,38 @@ public final class HandEditMonitor: @unchecked Sendable {
             take(changes)
             do {
                 try Self.publish(state, in: layout)
+                answers.withLock {
+                    lastPublished = state
+                    answers.broadcast()
+                }
+                doorbell?.ring()
                 onEvent?(.published(sequence: state.sequence, records: state.touched.count))
             } catch {
                 onEvent?(.publishFailed(error))
             }
         }
+    }
+
+    // MARK: Consumers in this process
+
+    /// Whether the caller runs on the publishing thread (an ``onEvent`` handler), which cannot
+    /// answer a cookie while it waits for the answer.
+    var isPublishingThread: Bool { Thread.current == publisher }
+
+    /// Waits, up to `timeout`, until a publish names `cookie` (a file the caller dropped in the
+    /// cookie folder), and returns that state; `nil` when none does in time or the monitor stops.
+    /// What ``HandEditMonitorQuery`` does through the state file and a watch of its folder, done
+    /// here in memory: the state returned is the one the file holds after that publish.
+    func state(naming cookie: String, within timeout: Duration) -> HandEditMonitorState? {
+        let (seconds, attoseconds) = timeout.components
+        let deadline = Date().addingTimeInterval(Double(seconds) + Double(attoseconds) / 1e18)
+        answers.lock()
+        defer { answers.unlock() }
+        while answering {
+            if lastPublished.cookies.contains(cookie) { return lastPublished }
+            guard answers.wait(until: deadline) else { break }
+        }
+        return answering && lastPublished.cookies.contains(cookie) ? lastPublished : nil
     }
 
     /// Folds one batch of changes into the state, as the next publish.

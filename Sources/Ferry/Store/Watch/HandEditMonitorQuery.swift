@@ -21,6 +21,9 @@ struct HandEditMonitorQuery {
         var generation: HandEditMonitorState.Generation
         var sequence: UInt64
         var pid: Int32
+        /// The baseline the answer started from, when the monitor saw nothing touched since it:
+        /// a status that leaves the same files unsettled, the journal where it was, keeps it.
+        var unchangedBaseline: HandEditBaseline?
     }
 
     enum Answer: Sendable, Equatable {
@@ -47,8 +50,14 @@ struct HandEditMonitorQuery {
             return .unknown(reason: "the store's watcher (pid \(published.pid)) is not running", at: nil)
         }
         let baseline = HandEditBaseline.read(at: layout.handEditBaseline)
-        guard let answered = waitForAnswer(cookie: cookieName(baseline: baseline)) else {
+        let answered: HandEditMonitorState
+        switch waitForAnswer(cookie: cookieName(baseline: baseline)) {
+        case .answered(let state):
+            answered = state
+        case .notAnswered:
             return .unknown(reason: "the store's watcher (pid \(published.pid)) did not answer within \(Self.answerTimeout)", at: nil)
+        case .askedByItself:
+            return .unknown(reason: "asked on the store's watcher's own thread, which cannot answer while it waits", at: nil)
         }
         let point = Point(generation: answered.generation, sequence: answered.sequence, pid: answered.pid)
         guard let baseline else {
@@ -67,9 +76,12 @@ struct HandEditMonitorQuery {
         guard answered.otherFilesChangedAt <= baseline.sequence else {
             return .unknown(reason: "files that are not record files changed under records/", at: point)
         }
+        let touched = answered.keys(touchedAfter: baseline.sequence)
         var keys = baseline.unsettled
-        keys.formUnion(answered.keys(touchedAfter: baseline.sequence))
-        return .records(keys.sorted(), at: point)
+        keys.formUnion(touched)
+        var answer = point
+        if touched.isEmpty { answer.unchangedBaseline = baseline }
+        return .records(keys.sorted(), at: answer)
     }
 
     /// Remembers what a status found at `point`, for the next consumer; forgets instead when
@@ -87,6 +99,11 @@ struct HandEditMonitorQuery {
         }
         guard unsettled.count <= Self.unsettledLimit else {
             forget()
+            return
+        }
+        // Nothing touched, nothing journaled, the same files unsettled: the baseline says it
+        // all already (a no-op sync writes nothing here).
+        if let kept = point.unchangedBaseline, kept.generation == point.generation, kept.unsettled == unsettled, kept.journal == journal {
             return
         }
         let baseline = HandEditBaseline(generation: point.generation, sequence: point.sequence, journal: journal, unsettled: unsettled)
@@ -110,22 +127,66 @@ struct HandEditMonitorQuery {
         return "\(random).\(baseline.generation.rawValue).\(baseline.sequence)"
     }
 
-    /// Drops the cookie and waits, on the kernel's word that the state was replaced, until a
-    /// published state names it; `nil` when none does in time or the cookie cannot be made.
-    private func waitForAnswer(cookie: String) -> HandEditMonitorState? {
+    /// What came of a cookie.
+    private enum CookieWait {
+        /// A published state names it: the monitor has heard of every change made before it.
+        case answered(HandEditMonitorState)
+        /// None did in time, or the cookie could not be made.
+        case notAnswered
+        /// The monitor runs in this process and the asker is its own publishing thread.
+        case askedByItself
+    }
+
+    /// Drops the cookie and waits until a published state names it: on the monitor itself
+    /// when it runs in this process (``RunningHandEditMonitors``), else on its doorbell
+    /// (``HandEditMonitorDoorbell``), else on the kernel's word that the state file was replaced.
+    private func waitForAnswer(cookie: String) -> CookieWait {
         let cookiePath = layout.handEditCookies + "/" + cookie
-        // Watch first, so that an answer published right after the cookie is not missed.
+        if let monitor = RunningHandEditMonitors.shared.monitor(publishingIn: layout.handEditMonitor) {
+            guard !monitor.isPublishingThread else { return .askedByItself }
+            guard (try? FileSystem.createFileIfAbsent(cookiePath, [])) != nil else { return .notAnswered }
+            defer { try? FileSystem.removeFile(cookiePath) }
+            return monitor.state(naming: cookie, within: Self.answerTimeout).map { .answered($0) } ?? .notAnswered
+        }
+        if let bell = HandEditMonitorDoorbell.listen(in: layout) {
+            return waitForAnswer(cookie: cookie, at: cookiePath, ringing: bell)
+        }
+        // A monitor without a doorbell. Watch first, so that an answer published right after
+        // the cookie is not missed. (The close of this inotify instance waits for the kernel's
+        // grace period, which is why monitors have a doorbell.)
         guard let events = try? DirectoryEvents(), (try? events.watch(layout.handEditMonitor)) == true,
             (try? FileSystem.createFileIfAbsent(cookiePath, [])) != nil
-        else { return nil }
+        else { return .notAnswered }
         defer { try? FileSystem.removeFile(cookiePath) }
         let deadline = ContinuousClock.now + Self.answerTimeout
         while true {
             if let state = HandEditMonitorState.read(at: layout.handEditMonitorState), state.cookies.contains(cookie) {
-                return state
+                return .answered(state)
             }
             let remaining = deadline - ContinuousClock.now
-            guard remaining > .zero, (try? events.read(timeout: remaining, wakeup: nil)) != nil else { return nil }
+            guard remaining > .zero, (try? events.read(timeout: remaining, wakeup: nil)) != nil else { return .notAnswered }
+        }
+    }
+
+    /// Waits for the answer on the monitor's doorbell, connected (`bell`) before the cookie is
+    /// dropped: each connection is rung once, at the next publish, so after each ring the state
+    /// is read again on a new connection, made before that read.
+    private func waitForAnswer(cookie: String, at cookiePath: String, ringing bell: Socket) -> CookieWait {
+        var bell = bell
+        defer { bell.close() }
+        guard (try? FileSystem.createFileIfAbsent(cookiePath, [])) != nil else { return .notAnswered }
+        defer { try? FileSystem.removeFile(cookiePath) }
+        let deadline = ContinuousClock.now + Self.answerTimeout
+        while true {
+            if let state = HandEditMonitorState.read(at: layout.handEditMonitorState), state.cookies.contains(cookie) {
+                return .answered(state)
+            }
+            let remaining = deadline - ContinuousClock.now
+            guard remaining > .zero, (try? Poll.waitForReadable([bell.rawValue], timeout: remaining))?.first == true,
+                let next = HandEditMonitorDoorbell.listen(in: layout)
+            else { return .notAnswered }
+            bell.close()
+            bell = next
         }
     }
 
