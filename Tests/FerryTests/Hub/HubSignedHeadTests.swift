@@ -152,9 +152,13 @@ import FerryTestSupport
         #expect(verified.findings.isEmpty, "\(verified.findings)")
         #expect(verified.unsigned == [HubHead.key(of: legacy.replicaID)])
         #expect(verified.unprovable.contains { $0.contains(HubHead.key(of: legacy.replicaID)) && $0.contains("not signed") })
+        let status = try await Hub.status(of: FolderHubStorage(root: hub))
+        #expect(status.replicas.first { $0.replica == legacy.replicaID }?.isSigned == false)
+        #expect(status.replicas.first { $0.replica == store.replicaID }?.isSigned == true)
+        #expect(status.rewritten.isEmpty)
     }
 
-    /// `verify` names a head signed by a key that is not its replica's.
+    /// `verify` and `hub status` name a head signed by a key that is not its replica's.
     @Test func verifyNamesABadlySignedHead() async throws {
         let directory = try TemporaryDirectory()
         let hub = try await makeHub(directory)
@@ -170,6 +174,9 @@ import FerryTestSupport
         let key = HubHead.key(of: victim.replicaID)
         #expect(verified.findings.contains { $0.hasPrefix("\(key): rewritten by someone without replica \(victim.replicaID.short)'s key") }, "\(verified.findings)")
         #expect(verified.unsigned.isEmpty)
+        let status = try await Hub.status(of: FolderHubStorage(root: hub))
+        #expect(status.rewritten.count == 1 && status.rewritten.first?.hasPrefix("\(key): rewritten by someone without") == true, "\(status.rewritten)")
+        #expect(status.replicas.map(\.replica) == [cowriter.replicaID])
     }
 
     /// A co-writer publishes the victim's next change in a segment of its own, its own head
