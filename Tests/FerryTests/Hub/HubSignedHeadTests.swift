@@ -159,7 +159,7 @@ import FerryTestSupport
     }
 
     /// `verify` and `hub status` name a head signed by a key that is not its replica's.
-    @Test func verifyNamesABadlySignedHead() async throws {
+    @Test func verifyAndStatusNameABadlySignedHead() async throws {
         let directory = try TemporaryDirectory()
         let hub = try await makeHub(directory)
         let victim = try makeStore(directory, "victim")
