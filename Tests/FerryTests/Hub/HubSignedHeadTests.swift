@@ -32,6 +32,27 @@ import FerryTestSupport
         try store.get(entity: Self.notes, id: RecordID(id)) != nil
     }
 
+    /// Three stores and a hub where the victim published `records` and the co-writer read them.
+    struct Scene {
+        let directory: TemporaryDirectory
+        let hub: String
+        let victim: Store
+        let cowriter: Store
+        let third: Store
+    }
+
+    func scene(records: [String]) async throws -> Scene {
+        let directory = try TemporaryDirectory()
+        let hub = try await makeHub(directory)
+        let scene = Scene(
+            directory: directory, hub: hub, victim: try makeStore(directory, "victim"), cowriter: try makeStore(directory, "cowriter"),
+            third: try makeStore(directory, "third"))
+        for (index, id) in records.enumerated() { try put(scene.victim, id, Int64(index + 1)) }
+        _ = try await sync(scene.victim, hub)
+        _ = try await sync(scene.cowriter, hub)
+        return scene
+    }
+
     func readHead(_ hub: String, _ replica: ReplicaID) throws -> HubHead {
         let key = HubHead.key(of: replica)
         let bytes = try FileSystem.readFile(hub + "/" + key)
@@ -52,15 +73,8 @@ import FerryTestSupport
     /// it read before, the victim writes its head anew, and then the third replica gets its work.
     @Test(arguments: Forger.allCases)
     func forgedHeadRewriteIsNamedAndIgnored(forger: Forger) async throws {
-        let directory = try TemporaryDirectory()
-        let hub = try await makeHub(directory)
-        let victim = try makeStore(directory, "victim")
-        let cowriter = try makeStore(directory, "cowriter")
-        let third = try makeStore(directory, "third")
-        try put(victim, "a", 1)
-        try put(victim, "b", 2)
-        _ = try await sync(victim, hub)
-        _ = try await sync(cowriter, hub)
+        let scene = try await scene(records: ["a", "b"])
+        let (hub, victim, cowriter, third) = (scene.hub, scene.victim, scene.cowriter, scene.third)
         #expect(try holds(cowriter, "a"))
 
         let empty = HubHead(replica: victim.replicaID, name: "victim", updated: SystemClock().milliseconds())
@@ -160,13 +174,8 @@ import FerryTestSupport
 
     /// `verify` and `hub status` name a head signed by a key that is not its replica's.
     @Test func verifyAndStatusNameABadlySignedHead() async throws {
-        let directory = try TemporaryDirectory()
-        let hub = try await makeHub(directory)
-        let victim = try makeStore(directory, "victim")
-        let cowriter = try makeStore(directory, "cowriter")
-        try put(victim, "a", 1)
-        _ = try await sync(victim, hub)
-        _ = try await sync(cowriter, hub)
+        let scene = try await scene(records: ["a"])
+        let (hub, victim, cowriter) = (scene.hub, scene.victim, scene.cowriter)
         var forged = try readHead(hub, victim.replicaID)
         forged.segments = []
         try write(forged.signed(with: try cowriter.signingKey()).bytes, hub, HubHead.key(of: victim.replicaID))
@@ -183,14 +192,8 @@ import FerryTestSupport
     /// properly signed: the victim is told someone else published under its identity, naming
     /// the segment; a third replica refuses it as unsigned work. The forged version is never applied.
     @Test func changeUnderAnotherReplicasIdentityIsRefused() async throws {
-        let directory = try TemporaryDirectory()
-        let hub = try await makeHub(directory)
-        let victim = try makeStore(directory, "victim")
-        let cowriter = try makeStore(directory, "cowriter")
-        let third = try makeStore(directory, "third")
-        try put(victim, "a", 1)
-        _ = try await sync(victim, hub)
-        _ = try await sync(cowriter, hub)
+        let scene = try await scene(records: ["a"])
+        let (hub, victim, cowriter, third) = (scene.hub, scene.victim, scene.cowriter, scene.third)
 
         let last = try #require(victim.changes(after: 0, excluding: VersionVector(), limit: 100).changes.last)
         var forged = Change(
