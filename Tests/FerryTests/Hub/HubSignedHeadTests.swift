@@ -166,6 +166,7 @@ import FerryTestSupport
         #expect(verified.findings.isEmpty, "\(verified.findings)")
         #expect(verified.unsigned == [HubHead.key(of: legacy.replicaID)])
         #expect(verified.unprovable.contains { $0.contains(HubHead.key(of: legacy.replicaID)) && $0.contains("not signed") })
+        #expect(verified.unprovable.contains { $0.hasPrefix("replica \(legacy.replicaID.short)'s changes through 1 are not signed") }, "\(verified.unprovable)")
         let status = try await Hub.status(of: FolderHubStorage(root: hub))
         #expect(status.replicas.first { $0.replica == legacy.replicaID }?.isSigned == false)
         #expect(status.replicas.first { $0.replica == store.replicaID }?.isSigned == true)
@@ -226,5 +227,7 @@ import FerryTestSupport
         }
         #expect(try victim.get(entity: Self.notes, id: RecordID("a")) == ["v": 1])
         #expect(try third.get(entity: Self.notes, id: RecordID("a")) != ["v": 666])
+        let verified = try await HubVerifier(storage: FolderHubStorage(root: hub)).verify()
+        #expect(verified.findings.contains { $0.hasPrefix("\(segmentKey) line 2: change \(forged.identity)") && $0.contains("is not signed") }, "\(verified.findings)")
     }
 }

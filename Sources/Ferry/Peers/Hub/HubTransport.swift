@@ -306,6 +306,12 @@ public final class HubTransport: ReplicaAwarePeer, SnapshotSource, RequestCounti
             let standing = Set(numbers).intersection(listed)
             if !standing.isEmpty { missing[replica] = standing }
         }
+        var awaited = Set<String>()
+        for head in heads.values {
+            let republished = head.republished
+            for segment in head.segments where !republished.contains(segment.number) { awaited.insert(head.key(of: segment)) }
+        }
+        cache.absentSince = cache.absentSince.filter { awaited.contains($0.key) }
         guard let own else { return }
         let listed = Set(own.segments.map(\.number)).subtracting(own.republished)
         for (replica, head) in heads where replica != localReplica {

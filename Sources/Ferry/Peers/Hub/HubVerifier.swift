@@ -65,6 +65,8 @@ public struct HubVerifier: Sendable {
         var digests: [ReplicaID: [UInt64: SHA256Digest]] = [:]
         var pendingParents: [(change: ChangeIdentity, parent: SHA256Digest, where: String)] = []
         var headsSeen: [ReplicaID: Int] = [:]
+        // Each origin's highest change in the segments: its seal covers the chain before it.
+        var latest: [ReplicaID: (change: Change, place: String)] = [:]
         for object in objects where object.key.hasPrefix("heads/") && object.key.hasSuffix(".json") {
             let name = String(object.key.dropFirst("heads/".count).dropLast(".json".count))
             guard let replica = ReplicaID(name), HubHead.key(of: replica) == object.key else { continue }
@@ -138,6 +140,7 @@ public struct HubVerifier: Sendable {
                         report.findings.append("\(place): change \(change.identity) differs from another copy of it in the hub (a copied store?)")
                     }
                     digests[change.origin, default: [:]][change.counter] = chain.digest
+                    if change.counter > latest[change.origin]?.change.counter ?? 0 { latest[change.origin] = (change, place) }
                     for index in covering {
                         let checked = snapshots[index]
                         if change.counter > checked.snapshot.frontier.knowledge[change.origin] {
@@ -171,6 +174,7 @@ public struct HubVerifier: Sendable {
                 }
             }
         }
+        checkSeals(of: latest, into: &report)
         // Each change's parent is the digest of its origin's change before it, wherever that is.
         for item in pendingParents {
             guard let before = digests[item.change.origin]?[item.change.counter - 1] else { continue }  // in a segment not arrived
@@ -179,6 +183,30 @@ public struct HubVerifier: Sendable {
             }
         }
         return report
+    }
+
+    /// Checks the seal on each origin's highest change, which vouches for its chain before it: a
+    /// key-derived origin's must be its key's; an older origin's unsigned work cannot be proven.
+    private func checkSeals(of latest: [ReplicaID: (change: Change, place: String)], into report: inout Report) {
+        for (origin, item) in latest.sorted(by: { $0.key < $1.key }) {
+            let change = item.change
+            guard let seal = change.chain?.seal else {
+                if origin.isKeyDerived {
+                    report.findings.append(
+                        "\(item.place): change \(change.identity), the last of replica \(origin.short) in the hub, is not signed: someone without its key published it")
+                } else {
+                    report.unprovable.append(
+                        "replica \(origin.short)'s changes through \(change.counter) are not signed (made before changes were signed): who made them cannot be proven")
+                }
+                continue
+            }
+            if origin.isKeyDerived && !origin.isDerived(from: seal.signer) {
+                report.findings.append(
+                    "\(item.place): change \(change.identity) is signed by key \(seal.signer.short)…, not the key replica \(origin.short)'s id is made from")
+            } else if !seal.isValid(for: change.digest) {
+                report.findings.append("\(item.place): the signature of change \(change.identity) does not check")
+            }
+        }
     }
 
     /// A snapshot as read: its versions, and the state its covered segments rebuild.
