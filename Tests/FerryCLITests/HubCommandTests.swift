@@ -195,3 +195,45 @@ import Testing
         #expect(badBucket.stderr.contains("is not a bucket name"), "\(badBucket)")
     }
 }
+
+/// A head rewritten by a co-writer of the hub folder, through the binaries: the sync, `verify`
+/// and `hub status` all name it.
+@Suite struct HubRewrittenHeadCommandTests {
+    @Test func aHeadWithItsSignatureStrippedIsNamedBySyncVerifyAndStatus() throws {
+        let directory = try TemporaryDirectory()
+        let laptop = directory.subpath("laptop")
+        let phone = directory.subpath("phone")
+        let hub = directory.subpath("hub")
+        #expect(try runFerry(["init", laptop, "--name", "laptop"]).exitCode == 0)
+        #expect(try runFerry(["init", phone, "--name", "phone"]).exitCode == 0)
+        #expect(try runFerry(["hub", "init", hub]).exitCode == 0)
+        #expect(try runFerry(["put", laptop, "Note", "n1", "--json", #"{"t": 1}"#]).exitCode == 0)
+        #expect(try runFerry(["sync", laptop, hub]).exitCode == 0)
+        #expect(try runFerry(["verify", hub]).stdout.hasPrefix("ok: "))
+
+        // Someone with write access strips the head's segments and signature.
+        let headsFolder = hub + "/heads"
+        let name = try #require(try FileManager.default.contentsOfDirectory(atPath: headsFolder).first)
+        let head = String(decoding: try FileSystem.readFile(headsFolder + "/" + name), as: UTF8.self)
+        let stripped = head.replacingOccurrences(of: #","sig":"[0-9a-f]+""#, with: "", options: .regularExpression)
+            .replacingOccurrences(of: #""segments":\[.*\],"signer""#, with: #""segments":[],"signer""#, options: .regularExpression)
+        #expect(stripped != head && stripped.contains(#""segments":[]"#), "\(head)")
+        try Data(stripped.utf8).write(to: URL(fileURLWithPath: headsFolder + "/" + name))
+
+        let sync = try runFerry(["sync", phone, hub])
+        #expect(sync.exitCode == 0)
+        #expect((sync.stdout + sync.stderr).contains("heads/\(name) was rewritten by someone without replica"), "\(sync)")
+        let verify = try runFerry(["verify", hub])
+        #expect(verify.exitCode != 0)
+        #expect(verify.stdout.contains("heads/\(name): rewritten by someone without replica"), "\(verify)")
+        let status = try runFerry(["hub", "status", hub])
+        #expect(status.stdout.contains("warning: heads/\(name): rewritten by someone without replica"), "\(status)")
+
+        // The owner writes its head anew; the phone then gets the note.
+        let repair = try runFerry(["sync", laptop, hub])
+        #expect((repair.stdout + repair.stderr).contains("this replica writes its own anew"), "\(repair)")
+        #expect(try runFerry(["sync", phone, hub]).exitCode == 0)
+        #expect(try runFerry(["get", phone, "Note", "n1"]).stdout.contains(#""t": 1"#))
+        #expect(try runFerry(["verify", hub]).stdout.hasPrefix("ok: "))
+    }
+}

@@ -187,6 +187,7 @@ enum HubCommand: Command {
             if replica.unreadChanges > 0 { line += ", \(replica.unreadChanges) changes of others not read yet" }
             if replica.collectedSegments > 0 { line += ", \(replica.collectedSegments) collected" }
             if replica.missingSegments > 0 { line += ", \(replica.missingSegments) segments not arrived" }
+            if !replica.isSigned { line += ", head not signed (written before heads were signed)" }
             lines.append(line)
         }
         for snapshot in status.snapshots {
@@ -196,6 +197,7 @@ enum HubCommand: Command {
         }
         for key in status.ignored { lines.append("  ignored (not written by Ferry): \(key)") }
         for problem in status.unreadable { lines.append("  unreadable: \(problem)") }
+        for line in status.rewritten { lines.append("  warning: \(line)") }
         return lines.joined(separator: "\n") + "\n"
     }
 }

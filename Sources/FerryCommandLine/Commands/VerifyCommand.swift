@@ -139,6 +139,7 @@ enum VerifyCommand: Command {
             for finding in report.findings { context.stdout.line(finding) }
             for key in report.missing { context.stdout.line("\(key): listed by its head but not in the hub (not arrived yet, or lost)") }
             for note in snapshotNotes { context.stdout.line("note: \(note)") }
+            for line in report.unprovable { context.stdout.line("note: \(line)") }
             var scope = "\(AuditText.plural(report.heads, "head")), \(AuditText.plural(report.segments, "segment")), "
                 + "\(AuditText.plural(report.changes, "change"))"
             if report.snapshots > 0 || report.collected > 0 {

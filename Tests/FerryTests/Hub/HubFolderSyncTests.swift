@@ -345,7 +345,9 @@ import FerryTestSupport
         let headPath = hub + "/" + HubHead.key(of: a.replicaID)
         let head = String(decoding: try FileSystem.readFile(headPath), as: UTF8.self)
         let count = try #require(head.range(of: #""changes":3"#), "\(head)")
-        try Array(head.replacingCharacters(in: count, with: #""changes":4"#).utf8).write(to: headPath)
+        let key = HubHead.key(of: a.replicaID)
+        let altered = try HubHead(bytes: Array(head.replacingCharacters(in: count, with: #""changes":4"#).utf8), key: key, expected: a.replicaID, location: hub)
+        try altered.signed(with: a.signingKey()).bytes.write(to: headPath)  // by a itself: a head anyone else alters is ignored
         await #expect {
             _ = try await sync(b, hub)
         } throws: { error in

@@ -80,9 +80,16 @@ public enum Hub {
                 continue
             }
             guard let bytes = try await storage.get(object.key, limit: HubHead.maximumByteCount)?.bytes else { continue }
-            do { heads.append(try HubHead(bytes: bytes, key: object.key, expected: replica, location: storage.location)) } catch {
+            let head: HubHead
+            do { head = try HubHead(bytes: bytes, key: object.key, expected: replica, location: storage.location) } catch {
                 status.unreadable.append("\(object.key): \(error)")
+                continue
             }
+            if case .forged(let reason) = SignedObject.standing(of: head.signature, for: replica, held: nil) {
+                status.rewritten.append("\(object.key): rewritten by someone without replica \(replica.short)'s key (\(reason)); ignored")
+                continue
+            }
+            heads.append(head)
         }
         let newest = heads.map(\.updated).max() ?? 0
         for head in heads.sorted(by: { $0.updated > $1.updated }) {
@@ -92,14 +99,16 @@ public enum Hub {
                 unread += other.segments.dropFirst(Int(head.read[other.replica] ?? 0)).reduce(0) { $0 + $1.changeCount }
             }
             let covered = snapshots.map { $0.covers[head.replica] ?? 0 }.max() ?? 0
-            let absent = head.segments.filter { !present.contains(head.key(of: $0)) }
+            let republished = head.republished
+            let absent = head.segments.filter { !present.contains(head.key(of: $0)) && !republished.contains($0.number) }
             let collected = absent.filter { $0.number <= covered }.count
             status.replicas.append(
                 HubStatus.Replica(
                     replica: head.replica, name: head.name, lastSeen: head.updated, behindNewest: newest - head.updated,
                     segments: head.segments.count, missingSegments: absent.count - collected, collectedSegments: collected,
                     changes: head.segments.reduce(0) { $0 + $1.changeCount },
-                    segmentBytes: head.segments.reduce(Int64(0)) { $0 + $1.byteCount }, records: head.recordCount, unreadChanges: unread))
+                    segmentBytes: head.segments.reduce(Int64(0)) { $0 + $1.byteCount }, records: head.recordCount, unreadChanges: unread,
+                    isSigned: head.signature != .unsigned))
         }
         status.segmentCount = objects.filter { $0.key.hasPrefix("segments/") && $0.key.hasSuffix(".seg") }.count
         status.snapshotCount = status.snapshots.count

@@ -21,6 +21,9 @@ struct HubCache: Sendable {
     var ownHeadHashes: [SHA256Digest] = []
     /// Snapshot manifests read (they never change), by id.
     var snapshots: [SHA256Digest: HubSnapshot] = [:]
+    /// Segments a head lists that were not in the hub, by key: when this store first found each
+    /// absent (past a cloud drive's late arrival, it is missing, not late).
+    var absentSince: [String: UInt64] = [:]
 
     init() {}
 
@@ -50,6 +53,9 @@ struct HubCache: Sendable {
             else { continue }
             cache.snapshots[id] = snapshot
         }
+        for (key, since) in value["absent"]?.objectValue ?? [:] {
+            if let since = since.integerValue, since >= 0 { cache.absentSince[key] = UInt64(since) }
+        }
         cache.ownHeadHashes = (value["own"]?.arrayValue ?? []).compactMap { $0.stringValue.flatMap { SHA256Digest(hex: $0) } }
         return cache
     }
@@ -68,6 +74,9 @@ struct HubCache: Sendable {
         ]
         if !snapshots.isEmpty {
             value["snapshots"] = .object(Dictionary(uniqueKeysWithValues: snapshots.map { ($0.key.hex, $0.value.manifestJSON) }))
+        }
+        if !absentSince.isEmpty {
+            value["absent"] = .object(Dictionary(uniqueKeysWithValues: absentSince.map { ($0.key, JSONValue.integer(Int64(clamping: $0.value))) }))
         }
         if let hub { value["hub"] = .string(hub.rawValue) }
         if let descriptorTag { value["descriptorTag"] = .string(descriptorTag) }

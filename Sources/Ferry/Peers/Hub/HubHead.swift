@@ -2,11 +2,17 @@
 /// rewritten, and only by its own replica. It lists the replica's segments (with, for each,
 /// the range of changes of every origin it carries, so a reader knows which segments it needs
 /// without opening any), what the replica has read of the others, and when it last synced.
+///
+/// A replica signs its head with its store's key (`"signer"` and `"sig"`, see ``SignedObject``),
+/// and the head lists each segment's hash, so the signature covers the segments too. Readers
+/// take a head only from its replica's key (``SignedObject/standing(of:for:held:)``).
 public struct HubHead: Sendable, Hashable {
     /// The head format this Ferry writes.
     public static let currentFormat: Int64 = 1
     /// The most bytes a head may hold; a larger one is not read.
     public static let maximumByteCount = 64 << 20
+    /// What a head's signature is made over, before its canonical bytes.
+    public static let signingDomain = "ferry-hub-head-v1:"
 
     /// The range of one origin's changes in a segment.
     public struct OriginRange: Sendable, Hashable {
@@ -32,6 +38,9 @@ public struct HubHead: Sendable, Hashable {
         public var changeCount: Int
         /// The changes it carries, per origin.
         public var origins: [ReplicaID: OriginRange]
+        /// The number of an earlier segment of the same replica whose changes this one carries
+        /// again: that one was reported missing from the hub, and readers skip it.
+        public var republishes: UInt64?
 
         public init(number: UInt64, hash: SHA256Digest, byteCount: Int64, changeCount: Int, origins: [ReplicaID: OriginRange]) {
             self.number = number
@@ -63,6 +72,14 @@ public struct HubHead: Sendable, Hashable {
     /// For every other replica, how many of its segments this one has read (all of their
     /// changes are in its store): what `hub compact` may collect.
     public var read: [ReplicaID: UInt64]
+    /// Segments of other replicas that their heads list and this replica found missing from the
+    /// hub (deleted by someone), by replica: their owners republish them.
+    public var missing: [ReplicaID: [UInt64]] = [:]
+    /// The signature the head was read with (``SignedObject/Signature/unsigned`` for one made
+    /// here and not yet written).
+    public private(set) var signature: SignedObject.Signature = .unsigned
+    /// The signature members as read, written again when the head is (a cached copy keeps them).
+    private var signatureMembers: [String: JSONValue]?
 
     public init(replica: ReplicaID, name: String?, updated: UInt64) {
         self.replica = replica
@@ -86,8 +103,18 @@ public struct HubHead: Sendable, Hashable {
         return "segments/\(replica.rawValue)/\(String(repeating: "0", count: max(0, 8 - digits.count)))\(digits)-\(hash.hex).seg"
     }
 
-    /// The head as JSON.
+    /// The segments whose changes a later segment carries again (see ``Segment/republishes``).
+    public var republished: Set<UInt64> { Set(segments.compactMap(\.republishes)) }
+
+    /// The head as JSON, with its signature as read.
     public var jsonValue: JSONValue {
+        var value = unsignedJSON
+        for (name, member) in signatureMembers ?? [:] { value[name] = member }
+        return value
+    }
+
+    /// The head as JSON without signature members: what its writer signs.
+    public var unsignedJSON: JSONValue {
         var value: JSONValue = [
             "ferry-hub-head": .integer(Self.currentFormat), "replica": .string(replica.rawValue),
             "updated": .string(ISO8601Milliseconds.format(milliseconds: updated)), "records": .integer(Int64(recordCount)),
@@ -97,17 +124,41 @@ public struct HubHead: Sendable, Hashable {
                 for (origin, range) in segment.origins {
                     origins[origin.rawValue] = [.integer(Int64(range.first)), .integer(Int64(range.last)), .string(range.lastDigest.hex)]
                 }
-                return [
+                var item: JSONValue = [
                     "n": .integer(Int64(segment.number)), "hash": .string(segment.hash.hex),
                     "bytes": .integer(segment.byteCount), "changes": .integer(Int64(segment.changeCount)),
                     "origins": .object(origins),
                 ]
+                if let republishes = segment.republishes { item["republishes"] = .integer(Int64(republishes)) }
+                return item
             }),
             "read": .object(Dictionary(uniqueKeysWithValues: read.map { ($0.key.rawValue, JSONValue.integer(Int64($0.value))) })),
         ]
         if let name { value["name"] = .string(name) }
         if !names.isEmpty { value["names"] = ReplicaNameBook.json(names) }
+        if !missing.isEmpty {
+            value["missing"] = .object(Dictionary(uniqueKeysWithValues: missing.map { replica, numbers in
+                (replica.rawValue, JSONValue.array(numbers.sorted().map { .integer(Int64($0)) }))
+            }))
+        }
         return value
+    }
+
+    /// The head signed with `key`, as it is written; ``signature`` is then that signature.
+    package func signed(with key: ReplicaSigningKey) -> HubHead {
+        var head = self
+        let value = SignedObject.signed(unsignedJSON, domain: Self.signingDomain, with: key)
+        if let signer = value["signer"], let sig = value["sig"] { head.signatureMembers = ["signer": signer, "sig": sig] }
+        head.signature = .valid(key.publicKey)
+        return head
+    }
+
+    /// The head without a signature (to be written by a replica that has no key).
+    public var unsigned: HubHead {
+        var head = self
+        head.signatureMembers = nil
+        head.signature = .unsigned
+        return head
     }
 
     /// The head's bytes.
@@ -149,7 +200,12 @@ public struct HubHead: Sendable, Hashable {
                 else { throw bad("segment \(expectedNumber) has a bad range for \(originText)") }
                 origins[origin] = OriginRange(first: UInt64(first), last: UInt64(last), lastDigest: digest)
             }
-            segments.append(Segment(number: UInt64(number), hash: hash, byteCount: byteCount, changeCount: Int(changeCount), origins: origins))
+            var segment = Segment(number: UInt64(number), hash: hash, byteCount: byteCount, changeCount: Int(changeCount), origins: origins)
+            if let republishes = item["republishes"]?.integerValue {
+                guard republishes > 0, republishes < number else { throw bad("segment \(expectedNumber) republishes a segment that is not before it") }
+                segment.republishes = UInt64(republishes)
+            }
+            segments.append(segment)
             expectedNumber += 1
         }
         names = ReplicaNameBook.names(in: value["names"])
@@ -157,5 +213,12 @@ public struct HubHead: Sendable, Hashable {
             guard let other = ReplicaID(replicaText), let count = countValue.integerValue, count >= 0 else { throw bad("bad \"read\" entry") }
             read[other] = UInt64(count)
         }
+        for (replicaText, numbersValue) in value["missing"]?.objectValue ?? [:] {
+            guard let other = ReplicaID(replicaText), let numbers = numbersValue.arrayValue?.compactMap(\.integerValue), numbers.allSatisfy({ $0 > 0 })
+            else { throw bad("bad \"missing\" entry") }
+            missing[other] = numbers.map { UInt64($0) }
+        }
+        signature = SignedObject.signature(of: value, domain: Self.signingDomain)
+        if let sig = value["sig"] { signatureMembers = ["signer": value["signer"] ?? .null, "sig": sig] }
     }
 }

@@ -18,6 +18,9 @@ public struct HubStatus: Sendable {
         public var records: Int
         /// Changes in other replicas' segments it has not read.
         public var unreadChanges: Int
+        /// Whether its head is signed (by its key: a head signed by another is in
+        /// ``HubStatus/rewritten``); an unsigned one comes from a replica made before heads were signed.
+        public var isSigned: Bool
     }
 
     /// One snapshot written by `hub compact`.
@@ -41,6 +44,8 @@ public struct HubStatus: Sendable {
     /// Files under `heads/` that Ferry did not write (conflicted copies, placeholders).
     public var ignored: [String] = []
     public var unreadable: [String] = []
+    /// Heads rewritten by someone without their replica's key, one line each: ignored.
+    public var rewritten: [String] = []
     public var requests = 0
 
     init(descriptor: HubDescriptor, location: String) {
@@ -62,6 +67,7 @@ public struct HubStatus: Sendable {
                 ]
             }),
             "ignored": .array(ignored.map { .string($0) }), "unreadable": .array(unreadable.map { .string($0) }),
+            "rewritten": .array(rewritten.map { .string($0) }),
             "replicas": .array(replicas.map { replica in
                 var value: JSONValue = [
                     "replica": .string(replica.replica.rawValue),
@@ -70,7 +76,7 @@ public struct HubStatus: Sendable {
                     "missingSegments": .integer(Int64(replica.missingSegments)),
                     "collectedSegments": .integer(Int64(replica.collectedSegments)), "changes": .integer(Int64(replica.changes)),
                     "segmentBytes": .integer(replica.segmentBytes), "records": .integer(Int64(replica.records)),
-                    "unreadChanges": .integer(Int64(replica.unreadChanges)),
+                    "unreadChanges": .integer(Int64(replica.unreadChanges)), "signed": .bool(replica.isSigned),
                 ]
                 if let name = replica.name { value["name"] = .string(name) }
                 return value

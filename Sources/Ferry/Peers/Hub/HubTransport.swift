@@ -22,6 +22,18 @@ public final class HubTransport: ReplicaAwarePeer, SnapshotSource, RequestCounti
 
     /// The syncing store, from ``prepare(for:)``.
     private var syncing: (any SyncReplica)?
+    /// The syncing store as the signer of this replica's head and the holder of other
+    /// replicas' keys; `nil` for a replica without a key (its head is written unsigned).
+    private var signer: (any ObjectSigner)?
+    /// This replica's head on the hub was rewritten by someone without its key: it is written
+    /// anew at the end of this sync.
+    private var ownHeadRefused = false
+    /// Segments of other replicas their heads list and this replica found missing from the hub
+    /// (what its head reports, so their owners republish them).
+    private var missing: [ReplicaID: Set<UInt64>] = [:]
+    /// This replica's segments that other replicas report missing: republished at the end of
+    /// this sync.
+    private var reportedMissing: [UInt64: [ReplicaID]] = [:]
     private var localReplica: ReplicaID?
     private var localName: String?
     private var cacheMemory: PeerMemory?
@@ -85,6 +97,7 @@ public final class HubTransport: ReplicaAwarePeer, SnapshotSource, RequestCounti
 
     public func prepare(for replica: any SyncReplica) {
         syncing = replica
+        signer = replica as? any ObjectSigner
         localReplica = replica.replicaID
         localName = replica.replicaName
         cacheMemory = replica.cacheLayout.map { HubCache.memory(for: storage.location, in: $0) }
@@ -114,6 +127,7 @@ public final class HubTransport: ReplicaAwarePeer, SnapshotSource, RequestCounti
         offered = nil
         prefetched = [:]
         proven = [:]
+        ownHeadRefused = false
         // One listing: the descriptor and every head (both keys start with "h"; segments and
         // snapshots do not), with tags that say which changed since the last sync.
         let objects = try await hub { () async throws(HubError) in try await storage.list(prefix: "h") }
@@ -124,6 +138,7 @@ public final class HubTransport: ReplicaAwarePeer, SnapshotSource, RequestCounti
         try await readHeads(headObjects, localReplica: localReplica)
         try await hub { () async throws(HubError) in try await membership.refresh(listed: objects, storage: storage, hub: hubID ?? localReplica) }
         own = heads[localReplica] ?? HubHead(replica: localReplica, name: localName, updated: clock.milliseconds())
+        takeMissingReports(localReplica: localReplica)
         recomputeFrontier()
         saveCache()
         let latest = heads.values.map(\.latestModification).max() ?? .zero
@@ -215,6 +230,10 @@ public final class HubTransport: ReplicaAwarePeer, SnapshotSource, RequestCounti
             }
             do {
                 let head = try HubHead(bytes: fetched.bytes, key: key, expected: replica, location: storage.location)
+                guard try accepts(head, key: key, localReplica: localReplica) else {
+                    if let cached = cache.heads[replica] { heads[replica] = cached.head }
+                    continue
+                }
                 if replica == localReplica, let last = cache.heads[replica]?.head, !cache.ownHeadHashes.contains(SHA256.hash(fetched.bytes)) {
                     // An older head of this store's (a hub restored from a backup) lists only
                     // changes of this replica that the store holds; a copy of the store that wrote
@@ -247,6 +266,66 @@ public final class HubTransport: ReplicaAwarePeer, SnapshotSource, RequestCounti
             cache.heads[replica] = nil
             if replica == localReplica {
                 collectedNotes.append("this replica's head was missing from the hub; it is written anew")
+            }
+        }
+    }
+
+    /// Whether `head` is its replica's work: signed by the key its id is made from, or by the
+    /// key this store holds for it (learned now when it holds none); an unsigned head only from
+    /// a replica made before heads were signed. A head rewritten by someone else is a note that
+    /// names it, and its claims are not used: the copy read at the last sync stands in for it.
+    /// - Throws: ``SyncError/store(_:)`` when the key book cannot be read or a learned key saved.
+    private func accepts(_ head: HubHead, key: String, localReplica: ReplicaID) throws(SyncError) -> Bool {
+        let replica = head.replica
+        var held: ReplicaPublicKey?
+        do { held = try signer?.keyBook()[replica] } catch { throw .store(error) }
+        if held == nil, case .valid(let known)? = cache.heads[replica]?.head.signature { held = known }
+        switch SignedObject.standing(of: head.signature, for: replica, held: held) {
+        case .owner(let key, let learned):
+            if learned, let signer {
+                do { try signer.holdKey(key, for: replica) } catch { throw .store(error) }
+            }
+            return true
+        case .unprovable:
+            return true
+        case .forged(let reason):
+            let stands: String
+            if replica == localReplica {
+                ownHeadRefused = true
+                stands = "this replica writes its own anew"
+            } else if cache.heads[replica] != nil {
+                stands = "the copy read at the last sync is used"
+            } else {
+                stands = "the changes of replica \(replica.short) on the hub cannot be read until it syncs again"
+            }
+            collectedNotes.append(
+                "\(key) was rewritten by someone without replica \(replica.short)'s key (\(reason)); it was ignored, and \(stands)")
+            return false
+        }
+    }
+
+    /// Reads what the other heads report missing: this replica's segments to republish, and
+    /// what this replica itself reported that still stands (listed, not republished yet).
+    private func takeMissingReports(localReplica: ReplicaID) {
+        reportedMissing = [:]
+        missing = [:]
+        for (replica, numbers) in own?.missing ?? [:] {
+            guard let head = heads[replica] else { continue }
+            let listed = Set(head.segments.map(\.number)).subtracting(head.republished)
+            let standing = Set(numbers).intersection(listed)
+            if !standing.isEmpty { missing[replica] = standing }
+        }
+        var awaited = Set<String>()
+        for head in heads.values {
+            let republished = head.republished
+            for segment in head.segments where !republished.contains(segment.number) { awaited.insert(head.key(of: segment)) }
+        }
+        cache.absentSince = cache.absentSince.filter { awaited.contains($0.key) }
+        guard let own else { return }
+        let listed = Set(own.segments.map(\.number)).subtracting(own.republished)
+        for (replica, head) in heads where replica != localReplica {
+            for number in head.missing[localReplica] ?? [] where listed.contains(number) {
+                reportedMissing[number, default: []].append(replica)
             }
         }
     }
@@ -292,11 +371,69 @@ public final class HubTransport: ReplicaAwarePeer, SnapshotSource, RequestCounti
     /// this, a sync rewrites it, so `hub compact` sees the replica as present (one request a day).
     static let headRefreshMilliseconds: UInt64 = 86_400_000
 
-    public func exchangeSucceeded() async {
-        guard let head = own, heads[head.replica] != nil, clock.milliseconds() > head.updated + Self.headRefreshMilliseconds else { return }
+    /// How long a segment a head lists may be absent before it is taken as missing (deleted)
+    /// rather than late: a cloud drive may show a head before the segment it names.
+    static let lateArrivalMilliseconds: UInt64 = 3_600_000
+
+    public func exchangeSucceeded() async throws(SyncError) {
+        guard var head = own else { return }
+        if !reportedMissing.isEmpty { head = try await republish(into: head) }
+        let reportChanged = head.missing != missingReport
+        let stale = clock.milliseconds() > head.updated + Self.headRefreshMilliseconds
+        guard ownHeadRefused || reportChanged || head != own || (heads[head.replica] != nil && stale) else { return }
         do { try await writeOwnHead(head) } catch {
-            collectedNotes.append("could not note this replica as seen in its head (\(error)); the next sync tries again")
+            collectedNotes.append("could not write this replica's head (\(error)); the next sync tries again")
         }
+    }
+
+    /// What this replica's head reports missing.
+    private var missingReport: [ReplicaID: [UInt64]] { missing.filter { !$0.value.isEmpty }.mapValues { $0.sorted() } }
+
+    /// Writes again, as new segments, this replica's segments that other replicas report
+    /// missing, with the same changes read from the store's journal.
+    private func republish(into head: HubHead) async throws(SyncError) -> HubHead {
+        guard let localReplica, let syncing else { return head }
+        var head = head
+        for (number, reporters) in reportedMissing.sorted(by: { $0.key < $1.key }) {
+            guard let lost = head.segments.first(where: { $0.number == number }) else { continue }
+            let changes: [Change]
+            do { changes = try Self.changes(in: lost, from: syncing) } catch { throw .store(error) }
+            let name = HubHead.segmentKey(replica: localReplica, number: number, hash: lost.hash)
+            guard changes.count == lost.changeCount else {
+                collectedNotes.append("\(name) is missing from the hub, and this store no longer holds all of its changes to write them again")
+                continue
+            }
+            var encoded = HubSegment.encode(changes, replica: localReplica, number: UInt64(head.segments.count + 1), previous: head.segments.last?.hash ?? .zero)
+            encoded.segment.republishes = number
+            do {
+                _ = try await storage.put(head.key(of: encoded.segment), encoded.bytes, createOnly: true)
+            } catch {
+                guard case .alreadyExists = error else { throw .hub(error) }
+            }
+            head.segments.append(encoded.segment)
+            let by = reporters.map(\.short).sorted().joined(separator: ", ")
+            collectedNotes.append(
+                "\(name) was deleted from the hub (reported missing by replica \(by)); its \(changes.count) change\(changes.count == 1 ? "" : "s") "
+                    + "were written again as segment \(encoded.segment.number)")
+        }
+        reportedMissing = [:]
+        return head
+    }
+
+    /// The changes `segment` carried, read again from the store's journal.
+    private static func changes(in segment: HubHead.Segment, from store: any SyncReplica) throws(StoreError) -> [Change] {
+        var counters = try store.currentFrontier().knowledge.counters
+        for (origin, range) in segment.origins { counters[origin] = range.first - 1 }
+        let excluding = VersionVector(counters)
+        var found: [Change] = []
+        var position: UInt64 = 0
+        while true {
+            let batch = try store.changes(after: position, excluding: excluding, limit: 4096)
+            found += batch.changes.filter { change in segment.origins[change.origin].map { change.counter <= $0.last } ?? false }
+            guard batch.through > position, batch.through < batch.head else { break }
+            position = batch.through
+        }
+        return found
     }
 
     public func close() async {
@@ -345,7 +482,8 @@ public final class HubTransport: ReplicaAwarePeer, SnapshotSource, RequestCounti
         if reading?.basis != knowledge || position != readingThrough {
             var planned: [(replica: ReplicaID, segment: HubHead.Segment)] = []
             for (replica, head) in heads {
-                for segment in head.segments where segment.hasChanges(beyond: knowledge) {
+                let republished = head.republished
+                for segment in head.segments where !republished.contains(segment.number) && segment.hasChanges(beyond: knowledge) {
                     if try await admits(segment, of: replica, head: head) { planned.append((replica, segment)) }
                 }
             }
@@ -364,22 +502,27 @@ public final class HubTransport: ReplicaAwarePeer, SnapshotSource, RequestCounti
             } else if let fetched = try await hub({ () async throws(HubError) in try await storage.get(key, limit: HubSegment.maximumByteCount) }) {
                 bytes = fetched.bytes
             } else {
-                collectedNotes.append("\(name) has not arrived yet; its changes are left for the next sync")
+                noteAbsent(key, name: name, of: replica, segment: segment)
                 reading.leftOut = true
                 continue
             }
+            cache.absentSince[key] = nil
+            missing[replica]?.remove(segment.number)
+            let decoded: [Change]
             do {
-                let decoded = try HubSegment.decode(bytes, expected: segment, replica: replica, key: key, location: storage.location)
-                for change in decoded.changes { reading.offer(change, into: &batch) }
+                decoded = try HubSegment.decode(bytes, expected: segment, replica: replica, key: key, location: storage.location).changes
             } catch .incomplete {
                 collectedNotes.append("\(name) does not match its hash yet (incomplete or altered); its changes are left for the next sync")
                 reading.leftOut = true
+                continue
             } catch {
                 // It matches its hash, so it holds exactly what its writer wrote: waiting will
                 // not make it readable, and a note with exit 0 let its changes go missing
                 // unnoticed on every sync (as a record over 16 MiB once made them).
                 throw .hub(error)
             }
+            try refuseOwnReplicaChanges(in: decoded, known: reading.basis, key: key)
+            for change in decoded { reading.offer(change, into: &batch) }
         }
         let reached = reading.reached
         let through = reached.sortedCounters.reduce(UInt64(0)) { $0 + min($1.1, hubFrontier.knowledge[$1.0]) }
@@ -394,6 +537,36 @@ public final class HubTransport: ReplicaAwarePeer, SnapshotSource, RequestCounti
         return ChangeBatch(
             changes: batch, through: through, head: finished ? through : max(total, through + 1),
             isPartial: finished && (reading.leftOut || reading.waiting > 0))
+    }
+
+    /// Notes a segment a head lists that the hub does not hold: late (a cloud drive copies it
+    /// still) until ``lateArrivalMilliseconds`` after its head was written or this store first
+    /// found it absent, then missing: named, and reported in this replica's head so its owner
+    /// writes it again.
+    private func noteAbsent(_ key: String, name: String, of replica: ReplicaID, segment: HubHead.Segment) {
+        let now = clock.milliseconds()
+        let since = cache.absentSince[key] ?? now
+        cache.absentSince[key] = since
+        let written = heads[replica]?.updated ?? now
+        guard now >= min(since, written) + Self.lateArrivalMilliseconds else {
+            collectedNotes.append("\(name) has not arrived yet; its changes are left for the next sync")
+            return
+        }
+        missing[replica, default: []].insert(segment.number)
+        collectedNotes.append(
+            "\(key), listed by replica \(replica.short)'s head, is missing from the hub (deleted by someone?); its changes are left out, "
+                + "and this replica's head asks replica \(replica.short) to write them again at its next sync")
+    }
+
+    /// Refuses a change of this store's own replica that the store does not hold: it never
+    /// made it, so it is a copy's work or someone else's under its identity, named with the
+    /// hub object that carries it.
+    private func refuseOwnReplicaChanges(in changes: [Change], known: VersionVector, key: String) throws(SyncError) {
+        guard let localReplica, let syncing,
+            let foreign = changes.first(where: { $0.origin == localReplica && $0.counter > known[localReplica] })
+        else { return }
+        throw SealCheck.ownReplicaRefusal(
+            foreign, among: changes, ownKey: syncing.ownPublicKey(), store: syncing.location, source: "\(storage.location): \(key)")
     }
 
     // MARK: Snapshots
@@ -612,11 +785,18 @@ public final class HubTransport: ReplicaAwarePeer, SnapshotSource, RequestCounti
         var head = newHead
         head.updated = max(head.updated, clock.milliseconds())
         head.name = localName
+        head.missing = missingReport
+        if let signer {
+            do { head = head.signed(with: try signer.signingKey()) } catch { throw .store(error) }
+        } else {
+            head = head.unsigned
+        }
         let bytes = head.bytes
         cache.ownHeadHashes.append(SHA256.hash(bytes))
         try saveCacheDurably()
         let tag = try await hub { () async throws(HubError) in try await storage.put(HubHead.key(of: localReplica), bytes, createOnly: false) }
         own = head
+        ownHeadRefused = false
         heads[localReplica] = head
         cache.heads[localReplica] = (tag, head)
         saveCache()

@@ -1,4 +1,6 @@
-/// Checks a hub (`ferry verify <hub>`): every head reads, every segment a head lists is present
+/// Checks a hub (`ferry verify <hub>`): every head reads and is signed by its replica's key (a
+/// head rewritten by someone else is a finding, and what it lists is not checked; an unsigned
+/// one from a replica made before heads were signed is read, and reported as unprovable), every segment a head lists is present
 /// (or collected by a snapshot that covers it), matches its hash and its head's description,
 /// names the segment before it, and every change in it matches its digest and follows its
 /// origin's chain. Every snapshot's parts match their hashes, its versions their digests, and it
@@ -22,6 +24,12 @@ public struct HubVerifier: Sendable {
         public var findings: [String] = []
         /// Segments listed by a head but not in the hub (not arrived yet in a copied folder, or lost).
         public var missing: [String] = []
+        /// Heads with no signature, from replicas made before heads were signed.
+        public var unsigned: [String] = []
+        /// What the hub holds that the check cannot prove was written by whom it names, one line each.
+        public var unprovable: [String] = []
+        /// Segments deleted from the hub whose changes their owner wrote again in a later one.
+        public var republished = 0
         public var heads = 0
         public var segments = 0
         public var changes = 0
@@ -36,6 +44,8 @@ public struct HubVerifier: Sendable {
                 "changes": .integer(Int64(changes)), "collected": .integer(Int64(collected)), "snapshots": .integer(Int64(snapshots)),
                 "findings": .array(findings.map { .string($0) }),
                 "missing": .array(missing.map { .string($0) }),
+                "unsigned": .array(unsigned.map { .string($0) }), "unprovable": .array(unprovable.map { .string($0) }),
+                "republished": .integer(Int64(republished)),
             ]
         }
     }
@@ -55,6 +65,8 @@ public struct HubVerifier: Sendable {
         var digests: [ReplicaID: [UInt64: SHA256Digest]] = [:]
         var pendingParents: [(change: ChangeIdentity, parent: SHA256Digest, where: String)] = []
         var headsSeen: [ReplicaID: Int] = [:]
+        // Each origin's highest change in the segments: its seal covers the chain before it.
+        var latest: [ReplicaID: (change: Change, place: String)] = [:]
         for object in objects where object.key.hasPrefix("heads/") && object.key.hasSuffix(".json") {
             let name = String(object.key.dropFirst("heads/".count).dropLast(".json".count))
             guard let replica = ReplicaID(name), HubHead.key(of: replica) == object.key else { continue }
@@ -64,9 +76,25 @@ public struct HubVerifier: Sendable {
                 report.findings.append("\(object.key): \(error)")
                 continue
             }
+            switch SignedObject.standing(of: head.signature, for: replica, held: nil) {
+            case .forged(let reason):
+                report.findings.append(
+                    "\(object.key): rewritten by someone without replica \(replica.short)'s key (\(reason)); the segments it lists were not checked")
+                continue
+            case .unprovable:
+                report.unsigned.append(object.key)
+                report.unprovable.append(
+                    "\(object.key): not signed (written before heads were signed): that replica \(replica.short) published the segments it lists cannot be proven")
+            case .owner(_, let learned):
+                if learned {
+                    report.unprovable.append(
+                        "\(object.key): signed by a key this check cannot tie to replica \(replica.short) (its id was made before keys; a store that synced with it holds its key)")
+                }
+            }
             report.heads += 1
             headsSeen[replica] = head.segments.count
             var previous = SHA256Digest.zero
+            let republished = head.republished
             for segment in head.segments {
                 let key = head.key(of: segment)
                 defer { previous = segment.hash }
@@ -75,6 +103,8 @@ public struct HubVerifier: Sendable {
                 guard case .bytes(let bytes) = read else {
                     if read == .refused {
                         continue
+                    } else if republished.contains(segment.number) {
+                        report.republished += 1
                     } else if covering.isEmpty {
                         report.missing.append(key)
                     } else {
@@ -110,6 +140,7 @@ public struct HubVerifier: Sendable {
                         report.findings.append("\(place): change \(change.identity) differs from another copy of it in the hub (a copied store?)")
                     }
                     digests[change.origin, default: [:]][change.counter] = chain.digest
+                    if change.counter > latest[change.origin]?.change.counter ?? 0 { latest[change.origin] = (change, place) }
                     for index in covering {
                         let checked = snapshots[index]
                         if change.counter > checked.snapshot.frontier.knowledge[change.origin] {
@@ -143,6 +174,7 @@ public struct HubVerifier: Sendable {
                 }
             }
         }
+        checkSeals(of: latest, into: &report)
         // Each change's parent is the digest of its origin's change before it, wherever that is.
         for item in pendingParents {
             guard let before = digests[item.change.origin]?[item.change.counter - 1] else { continue }  // in a segment not arrived
@@ -151,6 +183,30 @@ public struct HubVerifier: Sendable {
             }
         }
         return report
+    }
+
+    /// Checks the seal on each origin's highest change, which vouches for its chain before it: a
+    /// key-derived origin's must be its key's; an older origin's unsigned work cannot be proven.
+    private func checkSeals(of latest: [ReplicaID: (change: Change, place: String)], into report: inout Report) {
+        for (origin, item) in latest.sorted(by: { $0.key < $1.key }) {
+            let change = item.change
+            guard let seal = change.chain?.seal else {
+                if origin.isKeyDerived {
+                    report.findings.append(
+                        "\(item.place): change \(change.identity), the last of replica \(origin.short) in the hub, is not signed: someone without its key published it")
+                } else {
+                    report.unprovable.append(
+                        "replica \(origin.short)'s changes through \(change.counter) are not signed (made before changes were signed): who made them cannot be proven")
+                }
+                continue
+            }
+            if origin.isKeyDerived && !origin.isDerived(from: seal.signer) {
+                report.findings.append(
+                    "\(item.place): change \(change.identity) is signed by key \(seal.signer.short)…, not the key replica \(origin.short)'s id is made from")
+            } else if !seal.isValid(for: change.digest) {
+                report.findings.append("\(item.place): the signature of change \(change.identity) does not check")
+            }
+        }
     }
 
     /// A snapshot as read: its versions, and the state its covered segments rebuild.
