@@ -55,7 +55,8 @@ public struct ChangeSeal: Sendable, Hashable {
         return bytes
     }
 
-    /// Reads the field's text; `nil` when it is not 192 hex digits holding a valid public key.
+    /// Reads the field's text; `nil` when it is not 192 hex digits. The key's point is decoded
+    /// only when the signature is checked (``isValid(for:)`` fails for a key off the curve).
     public init?(text: String) {
         self.init(textBytes: Array(text.utf8))
     }
@@ -63,7 +64,6 @@ public struct ChangeSeal: Sendable, Hashable {
     /// Reads the field's text from bytes.
     init?(textBytes bytes: some Collection<UInt8>) {
         guard bytes.count == Self.textLength, let raw = HexText.bytes(bytes) else { return nil }
-        guard let signer = ReplicaPublicKey(rawRepresentation: Array(raw[0..<32])) else { return nil }
-        self.init(signer: signer, signature: Array(raw[32..<96]))
+        self.init(signer: ReplicaPublicKey(undecoded: Array(raw[0..<32])), signature: Array(raw[32..<96]))
     }
 }

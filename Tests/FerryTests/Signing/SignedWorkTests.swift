@@ -79,6 +79,19 @@ import FerryTestSupport
         #expect(throws: StoreError.self) { try reopened.put(["t": 1], entity: notes, id: RecordID("n")) }
     }
 
+    /// A seal's key is decoded only when its signature is checked: one off the curve reads,
+    /// and never checks.
+    @Test func aSealWhoseKeyIsNoPointNeverChecks() throws {
+        let offCurve = try #require((2..<200).lazy.map { [UInt8($0)] + [UInt8](repeating: 0, count: 31) }.first { ReplicaPublicKey(rawRepresentation: $0) == nil })
+        let key = ReplicaSigningKey.generate()
+        let digest = SHA256.hash(Array("a change".utf8))
+        let honest = ChangeSeal(signing: digest, with: key)
+        let text = HexText.string(offCurve) + String(honest.text.dropFirst(64))
+        let forged = try #require(ChangeSeal(text: text))
+        #expect(!forged.isValid(for: digest))
+        #expect(honest.isValid(for: digest) && ChangeSeal(text: honest.text) == honest)
+    }
+
     @Test func theLastChangeOfEachBatchIsSignedAndTheSignatureChecks() throws {
         let directory = try TemporaryDirectory()
         let store = try Store.create(at: directory.subpath("a"))
