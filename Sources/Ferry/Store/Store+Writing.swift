@@ -170,6 +170,18 @@ extension Store {
                     hash = .zero
                     operation = .delete
                 }
+                // A document that would carry the run past `sealBytes` starts a run of its own:
+                // the change before it is signed (a signature lies outside the digest, so it
+                // can be added once the change is made), and a push cut to a body limit can
+                // always end signed, whatever the sizes.
+                let size = canonical?.count ?? 0
+                if let signingKey, bytesSinceSeal > 0, bytesSinceSeal + size > Store.sealBytes, let previous = pending.indices.last,
+                    var previousChain = pending[previous].change.chain, previousChain.seal == nil
+                {
+                    previousChain.seal = ChangeSeal(signing: previousChain.digest, with: signingKey)
+                    pending[previous].change.chain = previousChain
+                    bytesSinceSeal = 0
+                }
                 counter += 1
                 var vector = current?.vector ?? VersionVector()
                 vector[replicaID] = counter
@@ -177,7 +189,7 @@ extension Store {
                     origin: replicaID, counter: counter, timestamp: clock.tick(), key: key, operation: operation,
                     version: vector)
                 var chain = ChangeChain(change, parent: parent, canonicalDocument: canonical)
-                bytesSinceSeal += canonical?.count ?? 0
+                bytesSinceSeal += size
                 if let signingKey, counter % Store.sealInterval == 0 || bytesSinceSeal >= Store.sealBytes {
                     chain.seal = ChangeSeal(signing: chain.digest, with: signingKey)
                     bytesSinceSeal = 0

@@ -111,6 +111,24 @@ import FerryTestSupport
         #expect(try StoreVerifier(path: directory.subpath("a")).verify().isClean)
     }
 
+    /// Whatever the sizes, a run between two signatures holds at most 256 KiB of documents or
+    /// one larger document alone: a push cut to a body limit can always end signed.
+    @Test func aLargeDocumentStartsARunOfItsOwn() throws {
+        let directory = try TemporaryDirectory()
+        let store = try Store.create(at: directory.subpath("a"))
+        var writes: [RecordWrite] = (0..<40).map { .put(RecordKey(entity: notes, id: try! RecordID("s\($0)")), ["body": .string(String(repeating: "s", count: 15_000))]) }
+        writes.append(.put(RecordKey(entity: notes, id: try RecordID("huge")), ["body": .string(String(repeating: "h", count: 1 << 20))]))
+        writes.append(.put(RecordKey(entity: notes, id: try RecordID("after")), ["body": "small"]))
+        try store.write(writes)
+        let changes = try store.changes(after: 0, excluding: VersionVector(), limit: 100).changes
+        let huge = try #require(changes.firstIndex { $0.key.id.rawValue == "huge" })
+        #expect(changes[huge - 1].chain?.seal != nil && changes[huge].chain?.seal != nil)
+        // And so a push under a 512 KiB body limit ends every request signed.
+        let groups = PushRequest.groups(of: changes, maximumBytes: 512 << 10)
+        let endsSigned = SealedRuns.endsSigned(changes)
+        #expect(groups.count > 2 && groups.allSatisfy { endsSigned[$0.start + $0.count - 1] })
+    }
+
     @Test func signedWorkTravelsThroughARelay() async throws {
         let directory = try TemporaryDirectory()
         let a = try Store.create(at: directory.subpath("a"))
