@@ -45,6 +45,9 @@ public struct StoreLayout: Sendable, Hashable {
     public var signingKey: String { engine + "/signing-key" }
     /// The public keys this store holds for other replicas (see ``ReplicaKeyBook``).
     public var keyBook: String { engine + "/keys.json" }
+    /// Which `ferry serve` token first pushed each replica's unsigned work (see
+    /// `UnsignedWorkBook`); only on a served store.
+    public var unsignedWorkBook: String { engine + "/unsigned-work.json" }
     /// What this store remembers of its peers, one folder per peer (see `PeerMemory`).
     public var peers: String { engine + "/peers" }
     /// The names of replicas heard from peers (see ``ReplicaNameBook``).

@@ -229,6 +229,7 @@ extension StoreService {
         }
         let (registry, skew) = (self.registry, min(push.maximumSkew ?? maximumClockSkew, maximumClockSkew))
         let client = "client \(request.remoteAddress)"
+        let token = policy.isOpen ? nil : policy.grant(forAuthorization: request.headers["Authorization"])?.token
         return try await work { () throws(ServiceFailure) -> HTTPResponse in
             let store: Store
             let created: Bool
@@ -237,6 +238,18 @@ extension StoreService {
             }
             defer { registry.checkIn(name) }
             try Self.checkHistoryClaims(push.changes, store: store, name: name)
+            if let token {
+                let taken: ReplicaID?
+                do throws(StoreError) { taken = try store.bindUnsignedWork(of: push.changes, to: UnsignedWorkBook.holder(ofToken: token)) } catch {
+                    throw failure(error, store: name)
+                }
+                if let taken {
+                    throw ServiceFailure(
+                        .forbidden,
+                        "replica \(taken.short)'s changes carry no signature, and another token pushed its unsigned work first: "
+                            + "only that token may push more of it (once that replica writes with this Ferry its work is signed, and any token may relay it)")
+                }
+            }
             let result: ReceiveResult
             do throws(SyncError) { result = try store.receive(push.changes, from: client, maximumSkew: skew) } catch {
                 switch error {
