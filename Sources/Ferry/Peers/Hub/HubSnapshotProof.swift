@@ -32,7 +32,7 @@ public struct HubSnapshotProof: Sendable {
         let key = HubSnapshot.manifestKey(snapshot.id)
         func refuse(_ reason: String) -> HubError { .snapshotRefused(location: storage.location, key: key, reason: reason) }
         let outcome = try statement(of: snapshot, trusted: trusted, refuse: refuse)
-        var check = HubSnapshotCheck(snapshot: snapshot)
+        var check = HubSnapshotCheck(snapshot: snapshot, checkingSeals: outcome == .unsigned)
         for part in snapshot.parts {
             let partKey = HubSnapshot.partKey(snapshot: snapshot.id, part: part)
             guard let fetched = try await storage.get(partKey, limit: HubSnapshot.maximumPartByteCount) else {
