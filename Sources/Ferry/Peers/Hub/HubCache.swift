@@ -42,8 +42,10 @@ struct HubCache: Sendable {
         cache.hub = value["hub"]?.stringValue.flatMap { ReplicaID($0) }
         cache.descriptorTag = value["descriptorTag"]?.stringValue
         for (replicaText, item) in value["heads"]?.objectValue ?? [:] {
+            let checked = item["checked"]?.stringValue.flatMap { ReplicaPublicKey(hex: $0) }
             guard let replica = ReplicaID(replicaText), let tag = item["tag"]?.stringValue, let headValue = item["head"],
-                let head = try? HubHead(bytes: headValue.canonicalBytes(), key: HubHead.key(of: replica), expected: replica, location: location)
+                let head = try? HubHead(
+                    bytes: headValue.canonicalBytes(), key: HubHead.key(of: replica), expected: replica, location: location, checkedSigner: checked)
             else { continue }
             cache.heads[replica] = (tag, head)
         }
@@ -66,7 +68,10 @@ struct HubCache: Sendable {
     func save(to memory: PeerMemory, location: String, durable: Bool) throws(SystemError) {
         var heads: [String: JSONValue] = [:]
         for (replica, entry) in self.heads {
-            heads[replica.rawValue] = ["tag": .string(entry.tag), "head": entry.head.jsonValue]
+            var item: JSONValue = ["tag": .string(entry.tag), "head": entry.head.jsonValue]
+            // The key whose signature was checked, so loading the cache need not check it again.
+            if case .valid(let signer) = entry.head.signature { item["checked"] = .string(signer.hex) }
+            heads[replica.rawValue] = item
         }
         var value: JSONValue = [
             "ferry-hub-cache": .integer(Self.format), "location": .string(location), "heads": .object(heads),

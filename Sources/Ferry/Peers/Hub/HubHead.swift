@@ -165,8 +165,12 @@ public struct HubHead: Sendable, Hashable {
     public var bytes: [UInt8] { jsonValue.canonicalBytes() + [UInt8(ascii: "\n")] }
 
     /// Reads a head.
-    /// - Parameter expected: the replica its key names: a head claiming another is malformed.
-    public init(bytes: [UInt8], key: String, expected: ReplicaID, location: String) throws(HubError) {
+    /// - Parameters:
+    ///   - expected: the replica its key names: a head claiming another is malformed.
+    ///   - checkedSigner: the key whose signature on these very bytes was checked before (a
+    ///     head kept in this store's hub cache): a head signed by it is taken as validly signed
+    ///     without checking again (about 120 µs a head, on every sync).
+    public init(bytes: [UInt8], key: String, expected: ReplicaID, location: String, checkedSigner: ReplicaPublicKey? = nil) throws(HubError) {
         func bad(_ reason: String) -> HubError { .malformed(location: location, key: key, reason: reason) }
         let value: JSONValue
         do { value = try JSONParser.parse(bytes, options: .init(maximumDepth: 16, maximumByteCount: Self.maximumByteCount)) } catch {
@@ -218,7 +222,11 @@ public struct HubHead: Sendable, Hashable {
             else { throw bad("bad \"missing\" entry") }
             missing[other] = numbers.map { UInt64($0) }
         }
-        signature = SignedObject.signature(of: value, domain: Self.signingDomain)
+        if let checkedSigner, value["sig"] != nil, value["signer"]?.stringValue == checkedSigner.hex {
+            signature = .valid(checkedSigner)
+        } else {
+            signature = SignedObject.signature(of: value, domain: Self.signingDomain)
+        }
         if let sig = value["sig"] { signatureMembers = ["signer": value["signer"] ?? .null, "sig": sig] }
     }
 }
