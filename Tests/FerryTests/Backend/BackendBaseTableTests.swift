@@ -53,6 +53,22 @@ import Testing
         #expect(table.count > 50_000, "a table big enough to be searched on disk")
     }
 
+    /// A small collection edited again and again has few records and a long log: the log is
+    /// merged by its lines, not by its records, so a sync never reads more than the bound.
+    @Test func aLogOfFewRecordsEditedOftenIsMergedByItsLength() throws {
+        let directory = try TemporaryDirectory()
+        let folder = directory.subpath("bases/Item")
+        for round in 0..<40 {
+            let table = try BackendBaseTable(folder: folder, minimumMerge: 16)
+            for number in 0..<3 { table.set(Self.base(number + round), for: Self.backendID(number)) }
+            try table.save(durable: true)
+        }
+        let log = try FileSystem.readFile(folder + "/log")
+        #expect(log.filter { $0 == 10 }.count < 16, "the log holds \(log.filter { $0 == 10 }.count) lines")
+        let reopened = try BackendBaseTable(folder: folder, minimumMerge: 16)
+        for number in 0..<3 { #expect(try reopened.base(for: Self.backendID(number)) == Self.base(number + 39)) }
+    }
+
     @Test func anIdOfAnyShapeIsEscapedAndReadBack() throws {
         let directory = try TemporaryDirectory()
         let folder = directory.subpath("bases/Odd")

@@ -35,8 +35,19 @@ final class BackendBaseTable {
     /// The table's body and where its lines start, once many lookups were made.
     private var memory: (bytes: [UInt8], lineStarts: [Int])?
     private var lookups = 0
-    /// The log's entries and those not yet appended to it: `nil` for a forgotten base.
-    private var changes: [String: Base?] = [:]
+    /// What the log says of a record: a table line read from it (decoded when first asked
+    /// for: a sync asks for about as many bases as records it touches, and the log may hold
+    /// 4,095 lines), a base set since, or a base forgotten.
+    private enum LogEntry {
+        case line(ArraySlice<UInt8>)
+        case base(Base)
+        case forgotten
+    }
+    /// The log's entries and those not yet appended to it, by backend id.
+    private var changes: [String: LogEntry] = [:]
+    /// Lines in the log, read and appended: what decides a merge (a small collection edited
+    /// often has few distinct records and a long log).
+    private var logLines = 0
     private var pending: [UInt8] = []
     private var logSize: Int64 = 0
     private let minimumMerge: Int
@@ -63,7 +74,17 @@ final class BackendBaseTable {
 
     /// The base of the record with `backendID`; `nil` when Ferry has not seen it on the backend.
     func base(for backendID: String) throws(BackendError) -> Base? {
-        if let change = changes[backendID] { return change }
+        if let entry = changes[backendID] {
+            switch entry {
+            case .base(let base): return base
+            case .forgotten: return nil
+            case .line(let line):
+                // Unreadable (altered): no base, which re-pulls the record at worst.
+                let base = Self.decode(line).flatMap { $0.0 == backendID ? $0.1 : nil }
+                changes[backendID] = base.map { .base($0) } ?? .forgotten
+                return base
+            }
+        }
         guard table != nil else { return nil }
         lookups += 1
         let key = Self.escaped(backendID)
@@ -92,21 +113,26 @@ final class BackendBaseTable {
             guard let (id, _) = Self.decode(line) else { throw damaged("a line of \(tablePath) is not one Ferry writes") }
             if changes[id] == nil { try body(id) }
         }
-        for (id, change) in changes where change != nil { try body(id) }
+        for (id, entry) in changes {
+            if case .forgotten = entry { continue }
+            try body(id)
+        }
     }
 
     // MARK: Writing
 
     /// Remembers a record's base (written by the next ``save(durable:)``).
     func set(_ base: Base, for backendID: String) {
-        changes[backendID] = .some(base)
+        changes[backendID] = .base(base)
+        logLines += 1
         pending += [43, 9]  // "+\t"
         Self.encode(backendID, base, into: &pending)
     }
 
     /// Forgets a record's base (it is gone from the backend).
     func remove(_ backendID: String) {
-        changes[backendID] = .some(nil)
+        changes[backendID] = .forgotten
+        logLines += 1
         pending += [45, 9]  // "-\t"
         pending += Self.escaped(backendID)
         pending.append(10)
@@ -115,7 +141,7 @@ final class BackendBaseTable {
     /// Appends what changed to the log (and syncs it when `durable`), or merges everything into
     /// a new table when the log has grown long (see the type's description).
     func save(durable: Bool) throws(BackendError) {
-        if changes.count >= (durable ? minimumMerge : 16 * minimumMerge) {
+        if logLines >= (durable ? minimumMerge : 16 * minimumMerge) {
             try merge()
             return
         }
@@ -154,15 +180,25 @@ final class BackendBaseTable {
             do { try output.writeAll(body) } catch { throw failed(error, temporary) }
             body.removeAll(keepingCapacity: true)
         }
-        let sorted = changes.map { (key: Self.escaped($0.key), id: $0.key, base: $0.value) }
+        let sorted = changes.map { (key: Self.escaped($0.key), id: $0.key, entry: $0.value) }
             .sorted { $0.key.lexicographicallyPrecedes($1.key) }
         var next = 0
         var count = 0
         func writeChanges(before key: ArraySlice<UInt8>?) throws(BackendError) {
             while next < sorted.count, key.map({ sorted[next].key.lexicographicallyPrecedes($0) }) ?? true {
-                if let base = sorted[next].base {
+                switch sorted[next].entry {
+                case .base(let base):
                     Self.encode(sorted[next].id, base, into: &body)
                     count += 1
+                case .line(let line):
+                    // A log line after "+<tab>" is a table line; an unreadable one is left out.
+                    if Self.decode(line) != nil {
+                        body += line
+                        body.append(10)
+                        count += 1
+                    }
+                case .forgotten:
+                    break
                 }
                 next += 1
                 try write(false)
@@ -214,6 +250,7 @@ final class BackendBaseTable {
         changes = [:]
         pending = []
         logSize = 0
+        logLines = 0
         memory = nil
         lookups = 0
         table?.close()
@@ -260,10 +297,12 @@ final class BackendBaseTable {
             // base is then missing, which re-pulls it at worst.
             guard line.count > 2, line[line.startIndex + 1] == 9 else { continue }
             complete = start
-            if line.first == 43, let (id, base) = Self.decode(line.dropFirst(2)) {
-                changes[id] = .some(base)
-            } else if line.first == 45, let id = Self.unescaped(line.dropFirst(2)) {
-                changes[id] = .some(nil)
+            logLines += 1
+            let body = line.dropFirst(2)
+            if line.first == 43, let tab = body.firstIndex(of: 9), let id = Self.unescaped(body[..<tab]) {
+                changes[id] = .line(body)
+            } else if line.first == 45, let id = Self.unescaped(body) {
+                changes[id] = .forgotten
             }
         }
         logSize = Int64(bytes.count)
