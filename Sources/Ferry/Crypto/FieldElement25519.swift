@@ -124,7 +124,7 @@ struct FieldElement25519: Sendable {
         let (a0, a1, a2, a3, a4) = a.limbs
         let (b0, b1, b2, b3, b4) = b.limbs
         let (b1x19, b2x19, b3x19, b4x19) = (b1 &* 19, b2 &* 19, b3 &* 19, b4 &* 19)
-        var r0 = Wide(a0, b0) + Wide(a1, b4x19) + Wide(a2, b3x19) + Wide(a3, b2x19) + Wide(a4, b1x19)
+        let r0 = Wide(a0, b0) + Wide(a1, b4x19) + Wide(a2, b3x19) + Wide(a3, b2x19) + Wide(a4, b1x19)
         var r1 = Wide(a0, b1) + Wide(a1, b0) + Wide(a2, b4x19) + Wide(a3, b3x19) + Wide(a4, b2x19)
         var r2 = Wide(a0, b2) + Wide(a1, b1) + Wide(a2, b0) + Wide(a3, b4x19) + Wide(a4, b3x19)
         var r3 = Wide(a0, b3) + Wide(a1, b2) + Wide(a2, b1) + Wide(a3, b0) + Wide(a4, b4x19)
