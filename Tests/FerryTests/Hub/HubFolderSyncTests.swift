@@ -168,8 +168,8 @@ import FerryTestSupport
         #expect(try folderContents(a.path) == before)
         // A hub of a newer format.
         let newer = try await makeHub(directory, "newer")
-        try Array(#"{"ferry-hub": 2, "id": "0123456789abcdef0123456789abcdef"}"#.utf8).write(to: newer + "/hub.json")
-        await #expect(throws: SyncError.hub(.unsupportedFormat(location: newer, found: 2))) { _ = try await sync(a, newer) }
+        try Array(#"{"ferry-hub": 9, "id": "0123456789abcdef0123456789abcdef"}"#.utf8).write(to: newer + "/hub.json")
+        await #expect(throws: SyncError.hub(.unsupportedFormat(location: newer, found: 9))) { _ = try await sync(a, newer) }
         // hub init refuses a folder that holds something else, and a hub.
         await #expect(throws: HubError.notEmpty(location: a.path, example: "ferry.json")) {
             _ = try await Hub.create(in: FolderHubStorage(root: a.path))
