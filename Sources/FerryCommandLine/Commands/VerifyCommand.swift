@@ -117,7 +117,8 @@ enum VerifyCommand: Command {
     }
 
     static func verifyHub(_ location: String, arguments: ParsedArguments, context: CommandContext) async throws -> ExitCode {
-        let storage = try HubCommand.hubStorage(location, endpoint: arguments.option("endpoint"), context: context)
+        let base = try HubCommand.hubStorage(location, endpoint: arguments.option("endpoint"), context: context)
+        let storage = try HubCommand.sealed(base, arguments: arguments, context: context)
         var report: HubVerifier.Report
         let snapshotNotes: [String]
         do {

@@ -200,11 +200,11 @@ struct HubKeyEntry: Sendable {
             guard let signer = ReplicaID(signerText), let signerKey = value["signerKey"]?.stringValue.flatMap({ ReplicaPublicKey(hex: $0) }),
                 let signature = value["signature"]?.stringValue.flatMap({ HexText.bytes($0) })
             else { throw bad("its signature is incomplete") }
+            self.signer = signer
+            self.signerKey = signerKey
             guard signerKey.isValidSignature(signature, for: Array(Self.signatureDomain.utf8) + unsignedValue.canonicalBytes()) else {
                 throw bad("its signature does not verify (altered, or forged)")
             }
-            self.signer = signer
-            self.signerKey = signerKey
             self.signature = signature
         }
     }
