@@ -31,25 +31,27 @@ extension HubCommand {
             guard let log = Int(text), (10...20).contains(log) else { throw UsageError("--scrypt-cost takes log2 N from 10 to 20, not '\(text)'") }
             cost = 1 << log
         }
-        guard let founder = try signingStore(arguments, context: context) else {
-            throw UsageError("an encrypted hub is founded by a store, whose key signs the hub's keys: run it in one, or give one with --store")
-        }
-        defer { founder.close() }
+        let founder = try signingStore(arguments, context: context)
+        defer { founder?.close() }
         let passphrase = context.environment[passphraseVariable].flatMap { $0.isEmpty ? nil : $0 }
+        guard founder != nil || passphrase != nil else {
+            throw UsageError("an encrypted hub needs a first member (run it in a store, or give one with --store) or a passphrase in $\(passphraseVariable)")
+        }
         let creation = try await Hub.createEncrypted(in: storage, founder: founder, passphrase: passphrase, padding: padding, passphraseCost: cost)
         if arguments.flag("json") {
             context.printJSONLine([
                 "location": .string(storage.location), "hub": .string(creation.descriptor.id.rawValue), "format": .integer(creation.descriptor.format),
-                "encrypted": true, "keys": .string(creation.keysKey), "member": .string(founder.replicaID.rawValue),
+                "encrypted": true, "keys": .string(creation.keysKey), "member": founder.map { .string($0.replicaID.rawValue) } ?? .null,
                 "passphrase": .bool(passphrase != nil), "recoveryKey": .string(creation.recoveryKey.text),
             ])
         } else {
             context.stdout.line("created encrypted hub \(creation.descriptor.id.short) at \(storage.location)")
-            let openers = ["replica \(founder.replicaID.short) (this store, its first member)", "the recovery key"] + (passphrase == nil ? [] : ["the passphrase"])
+            let openers = (founder.map { ["replica \($0.replicaID.short) (this store, its first member)"] } ?? []) + ["the recovery key"] + (passphrase == nil ? [] : ["the passphrase"])
             context.stdout.line("its data key is wrapped in \(creation.keysKey) for \(openers.joined(separator: ", "))")
             context.stdout.line("recovery key (shown this once; keep it offline, it opens the hub when every key is lost):")
             context.stdout.line("  \(creation.recoveryKey.text)")
             if passphrase == nil { context.stdout.line("no passphrase was set ($\(passphraseVariable) was empty); 'ferry hub members add' lets other stores in") }
+            if founder == nil { context.stdout.line("the hub has no members: any store with the passphrase may write to it ('ferry hub members add' starts a list)") }
         }
         return .success
     }

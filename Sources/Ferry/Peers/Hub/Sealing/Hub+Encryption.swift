@@ -20,17 +20,23 @@ extension Hub {
     /// - Throws: as ``create(in:founder:clock:)``; ``HubError/locked(location:reason:)`` when the
     ///   founder's key cannot be read or its copy of the keys saved.
     public static func createEncrypted(
-        in storage: any HubStorage, founder: Store, passphrase: String?, padding: HubPadding = .none,
+        in storage: any HubStorage, founder: Store?, passphrase: String?, padding: HubPadding = .none,
         passphraseCost: Int = defaultPassphraseCost, clock: any WallClock = SystemClock()
     ) async throws(HubError) -> EncryptedCreation {
         let base = (storage as? SealedHubStorage)?.base ?? storage
+        // Without a founder, a one-time key signs the first entry (a hub with no members, opened
+        // by the passphrase or the recovery key; later entries must carry the same signature).
         let signer: ReplicaSigningKey
-        do { signer = try founder.signingKey() } catch { throw .locked(location: base.location, reason: "the store's signing key cannot be read (\(error))") }
+        do { signer = try founder?.signingKey() ?? .generate() } catch {
+            throw .locked(location: base.location, reason: "the store's signing key cannot be read (\(error))")
+        }
+        let signerReplica = founder?.replicaID ?? ReplicaID(derivedFrom: signer.publicKey)
         try await requireEmpty(base)
         let descriptor = HubDescriptor(format: HubDescriptor.encryptedFormat, created: clock.milliseconds())
-        try await recordFounder(founder, signer: signer, hub: descriptor.id, in: base, clock: clock)
+        if let founder { try await recordFounder(founder, signer: signer, hub: descriptor.id, in: base, clock: clock) }
         let recovery = HubRecoveryKey.generate()
-        var recipients: [HubKeyEntry.RecipientKey] = [(.member(founder.replicaID), signer.publicKey.agreementKey), (.recovery, recovery.agreementKey.publicKey)]
+        var recipients: [HubKeyEntry.RecipientKey] = [(.recovery, recovery.agreementKey.publicKey)]
+        if let founder { recipients.insert((.member(founder.replicaID), signer.publicKey.agreementKey), at: 0) }
         if let passphrase {
             let salt = HubKeyring.randomBytes(16)
             let parameters = Scrypt.Parameters(cost: passphraseCost, blockSize: 8, parallelism: 1)
@@ -39,9 +45,10 @@ extension Hub {
         }
         var keyring = HubKeyring.generate(hub: descriptor.id, padding: padding)
         keyring.entry = 1
-        let entry = try HubKeyEntry.make(keyring, number: 1, for: recipients, signer: (founder.replicaID, signer))
-        let access = HubKeyAccess(signer: (founder.replicaID, signer), layout: founder.layout)
-        if let path = access.cachePath(for: base.location) { try keyring.save(to: path, location: base.location) }
+        let entry = try HubKeyEntry.make(keyring, number: 1, for: recipients, signer: (signerReplica, signer))
+        if let founder, let path = HubKeyAccess(signer: (founder.replicaID, signer), layout: founder.layout).cachePath(for: base.location) {
+            try keyring.save(to: path, location: base.location)
+        }
         _ = try await base.put(HubKeyEntry.key(of: 1), entry.bytes, createOnly: true)
         try await putDescriptor(descriptor, in: base)
         return EncryptedCreation(descriptor: descriptor, recoveryKey: recovery, keysKey: HubKeyEntry.key(of: 1))

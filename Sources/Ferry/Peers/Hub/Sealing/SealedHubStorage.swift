@@ -202,6 +202,17 @@ public final class SealedHubStorage: HubStorage, @unchecked Sendable {
             guard signer.isDerived(from: signerKey) else {
                 throw .malformed(location: location, key: key, reason: "it is signed by a key that is not replica \(signer.short)'s; its keys were not used")
             }
+            // A hub with no members: every later entry is signed by whoever signed the first.
+            guard entry.number > 1 else { return }
+            let firstKey = HubKeyEntry.key(of: 1)
+            guard let first = try await base.get(firstKey, limit: HubKeyEntry.maximumByteCount) else {
+                throw .malformed(location: location, key: key, reason: "\(firstKey), which its signer must match, is missing; its keys were not used")
+            }
+            guard try HubKeyEntry(bytes: first.bytes, key: firstKey, location: location).signerKey == signerKey else {
+                throw .malformed(
+                    location: location, key: key,
+                    reason: "it is signed by replica \(signer.short), not by the signer of \(firstKey), on a hub with no members; its keys were not used (forged?)")
+            }
         }
     }
 }
