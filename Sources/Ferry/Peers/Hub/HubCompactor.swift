@@ -105,7 +105,11 @@ public struct HubCompactor: Sendable {
         for object in objects where object.key.hasPrefix("heads/") && object.key.hasSuffix(".json") {
             let name = String(object.key.dropFirst("heads/".count).dropLast(".json".count))
             guard let replica = ReplicaID(name), HubHead.key(of: replica) == object.key else { continue }  // not Ferry's
-            guard let bytes = try await storage.get(object.key, limit: HubHead.maximumByteCount)?.bytes else { continue }
+            // A listed head that cannot be read now (vanished, or a sealed head not fully
+            // arrived) leaves what that replica has read unknown: nothing may go.
+            guard let bytes = try await storage.get(object.key, limit: HubHead.maximumByteCount)?.bytes else {
+                throw refuse("\(object.key) is listed but could not be read (not fully arrived?), so what that replica has read is unknown")
+            }
             do { heads[replica] = try HubHead(bytes: bytes, key: object.key, expected: replica, location: storage.location) } catch {
                 throw refuse("\(object.key) cannot be read (\(error)), so what that replica has read is unknown")
             }
