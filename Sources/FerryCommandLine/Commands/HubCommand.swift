@@ -139,7 +139,11 @@ enum HubCommand: Command {
     /// current directory when it is one) and the passphrase in `$FERRY_HUB_PASSPHRASE`; a plain
     /// hub passes through.
     static func sealed(_ storage: any HubStorage, arguments: ParsedArguments, context: CommandContext) throws -> SealedHubStorage {
-        let store = try signingStore(arguments, context: context)
+        try sealed(storage, store: signingStore(arguments, context: context), context: context)
+    }
+
+    /// `storage` opened with `store`'s key (closed here) and the passphrase in the environment.
+    static func sealed(_ storage: any HubStorage, store: Store?, context: CommandContext) throws -> SealedHubStorage {
         defer { store?.close() }
         return SealedHubStorage(base: storage, access: try HubKeyAccess(store: store, passphrase: context.environment[passphraseVariable]))
     }

@@ -35,6 +35,7 @@ enum VerifyCommand: Command {
             .flag("json", help: "Print one JSON object with every finding."),
             .value("endpoint", valueName: "url", help: "The S3 endpoint, for an s3:// hub."),
             .value("against", valueName: "store", help: "Also prove the store's snapshot joins against the store they came from."),
+            .value("with", valueName: "store", help: "An encrypted hub: the member's store whose key opens it (or $FERRY_HUB_PASSPHRASE)."),
         ],
         examples: ["ferry verify ./laptop"])
 
@@ -118,7 +119,7 @@ enum VerifyCommand: Command {
 
     static func verifyHub(_ location: String, arguments: ParsedArguments, context: CommandContext) async throws -> ExitCode {
         let base = try HubCommand.hubStorage(location, endpoint: arguments.option("endpoint"), context: context)
-        let storage = try HubCommand.sealed(base, arguments: arguments, context: context)
+        let storage = try HubCommand.sealed(base, store: arguments.option("with").map { try context.openStore($0) }, context: context)
         var report: HubVerifier.Report
         let snapshotNotes: [String]
         do {
