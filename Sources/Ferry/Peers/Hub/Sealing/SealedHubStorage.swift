@@ -173,8 +173,8 @@ public final class SealedHubStorage: HubStorage, @unchecked Sendable {
             let hint =
                 access.passphrase != nil
                 ? "a wrong passphrase, or a store that is not a member"
-                : "a store that is not a member (a member adds it with 'ferry hub members add'), or give the passphrase in FERRY_HUB_PASSPHRASE"
-            throw .locked(location: location, reason: "this hub is encrypted, and \(access.held) does not open its keys (\(hint))")
+                : "a member adds this store with 'ferry hub members add', or give the passphrase in FERRY_HUB_PASSPHRASE"
+            throw .locked(location: location, reason: "this hub is encrypted, and none of what was given (\(access.held)) opens its keys: \(hint)")
         }
         keyring.entry = newest
         if let cached, cached.hub == keyring.hub {
