@@ -53,6 +53,8 @@ import Testing
         #expect(status.exitCode == 0, "\(status)")
         let verified = try runFerry(["verify", hub, "--with", laptop])
         #expect(verified.exitCode == 0, "\(verified)")
+        let keyless = try runFerry(["verify", hub])
+        #expect(keyless.exitCode == 0 && keyless.stdout.contains("checked without its key") && keyless.stdout.contains("were not checked"), "\(keyless)")
         let refused = try runFerry(["sync", phone, hub])
         #expect(refused.exitCode != 0 && refused.stderr.contains("epoch 2"), "\(refused)")
     }
