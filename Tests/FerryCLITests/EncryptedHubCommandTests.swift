@@ -58,4 +58,25 @@ import Testing
         let refused = try runFerry(["sync", phone, hub])
         #expect(refused.exitCode != 0 && refused.stderr.contains("epoch 2"), "\(refused)")
     }
+
+    /// With no `$FERRY_HUB_PASSPHRASE`, a person at a terminal is asked (through `script`,
+    /// which gives the sync a terminal); a sync from a pipe is never asked.
+    @Test func aPassphraseTypedAtTheTerminalOpensTheHub() throws {
+        guard FileManager.default.isExecutableFile(atPath: "/usr/bin/script") else { return }
+        let directory = try TemporaryDirectory()
+        let (laptop, desk, hub) = (directory.subpath("laptop"), directory.subpath("desk"), directory.subpath("hub"))
+        #expect(try runFerry(["init", laptop, "--name", "laptop"]).exitCode == 0)
+        #expect(try runFerry(["init", desk, "--name", "desk"]).exitCode == 0)
+        let created = try runFerry(
+            ["hub", "init", hub, "--encrypt", "--store", laptop, "--scrypt-cost", "10"], environment: ["FERRY_HUB_PASSPHRASE": "typed secret"])
+        #expect(created.exitCode == 0, "\(created)")
+        #expect(try runFerry(["put", laptop, "Note", "n1", "--json", #"{"t": "typed"}"#]).exitCode == 0)
+        #expect(try runFerry(["sync", laptop, hub]).exitCode == 0)
+        let piped = try runFerry(["sync", desk, hub], stdin: "typed secret\n")
+        #expect(piped.exitCode != 0 && !piped.stdout.contains("passphrase for the hub"), "\(piped)")
+        let typed = try runProgram(
+            "/usr/bin/script", ["-qfec", "'\(try ferryBinaryPath())' sync '\(desk)' '\(hub)'", "/dev/null"], stdin: "typed secret\n")
+        #expect(typed.exitCode == 0 && typed.stdout.contains("passphrase for the hub at"), "\(typed)")
+        #expect(try runFerry(["get", desk, "Note", "n1"]).stdout.contains("typed"))
+    }
 }

@@ -145,7 +145,10 @@ enum HubCommand: Command {
     /// `storage` opened with `store`'s key (closed here) and the passphrase in the environment.
     static func sealed(_ storage: any HubStorage, store: Store?, context: CommandContext) throws -> SealedHubStorage {
         defer { store?.close() }
-        return SealedHubStorage(base: storage, access: try HubKeyAccess(store: store, passphrase: context.environment[passphraseVariable]))
+        var access = try HubKeyAccess(store: store, passphrase: context.environment[passphraseVariable])
+        let location = storage.location
+        access.askPassphrase = { PassphrasePrompt.ask(for: location) }
+        return SealedHubStorage(base: storage, access: access)
     }
 
     /// The storage a location names. An `s3://` location in a program without an HTTP client

@@ -289,6 +289,8 @@ struct SyncRunner {
         if let hub = transport as? HubTransport {
             hub.trustNew = trustNew
             hub.passphrase = context.environment[HubCommand.passphraseVariable]
+            let location = hub.peerDescription
+            hub.askPassphrase = { PassphrasePrompt.ask(for: location) }
         }
         var report = try await SyncEngine(store: store, transport: transport, options: options).run()
         for problem in report.peerProblems { context.stderr.line("warning: \(peer)/\(problem.path): \(problem.reason) (not committed)") }

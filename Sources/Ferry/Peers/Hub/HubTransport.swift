@@ -91,6 +91,12 @@ public final class HubTransport: ReplicaAwarePeer, SnapshotSource, RequestCounti
         set { sealed.access.passphrase = newValue }
     }
 
+    /// Asks for the passphrase (a terminal prompt) when nothing else opens an encrypted hub's keys.
+    public var askPassphrase: (@Sendable () -> String?)? {
+        get { sealed.access.askPassphrase }
+        set { sealed.access.askPassphrase = newValue }
+    }
+
     /// The hub's recovery key, which unwraps an encrypted hub's keys too.
     public var recoveryKey: HubRecoveryKey? {
         get { sealed.access.recoveryKey }

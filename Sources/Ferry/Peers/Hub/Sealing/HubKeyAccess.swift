@@ -15,6 +15,9 @@ public struct HubKeyAccess: Sendable {
     public var passphrase: String?
     /// The hub's recovery key.
     public var recoveryKey: HubRecoveryKey?
+    /// Asks for the passphrase (a terminal prompt) when nothing else given opens the hub's keys
+    /// and the hub has a passphrase: only then, so a sync that holds its keys never asks.
+    public var askPassphrase: (@Sendable () -> String?)?
 
     /// Nothing: opens only a hub that is not encrypted.
     public init() {}

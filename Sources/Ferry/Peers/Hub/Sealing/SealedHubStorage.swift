@@ -161,7 +161,13 @@ public final class SealedHubStorage: HubStorage, @unchecked Sendable {
         }
         let entry = try HubKeyEntry(bytes: fetched.bytes, key: key, location: location)
         try await authorize(entry, key: key, members: membersListed ? listed.map(\.key).filter { $0.hasPrefix(HubMembers.prefix) } : nil)
-        let identities = try access.identities(for: entry, location: location)
+        var identities = try access.identities(for: entry, location: location)
+        if try entry.keyring(with: identities, location: location) == nil, access.passphrase == nil, entry.passphraseRecipient != nil,
+            let asked = access.askPassphrase?()
+        {
+            access.passphrase = asked
+            identities = try access.identities(for: entry, location: location)
+        }
         guard var keyring = try entry.keyring(with: identities, location: location) else {
             if let cached {
                 state = .sealed(
