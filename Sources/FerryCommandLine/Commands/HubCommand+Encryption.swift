@@ -22,15 +22,7 @@ extension HubCommand {
             }
             return .success
         }
-        let padding = try arguments.option("pad").map { text in
-            guard let padding = HubPadding(rawValue: text) else { throw UsageError("--pad takes none, power-of-two or 64KiB, not '\(text)'") }
-            return padding
-        } ?? .none
-        var cost = Hub.defaultPassphraseCost
-        if let text = arguments.option("scrypt-cost") {
-            guard let log = Int(text), (10...20).contains(log) else { throw UsageError("--scrypt-cost takes log2 N from 10 to 20, not '\(text)'") }
-            cost = 1 << log
-        }
+        let (padding, cost) = try sealingOptions(arguments)
         let founder = try signingStore(arguments, context: context)
         defer { founder?.close() }
         let passphrase = context.environment[passphraseVariable].flatMap { $0.isEmpty ? nil : $0 }
@@ -52,6 +44,40 @@ extension HubCommand {
             context.stdout.line("  \(creation.recoveryKey.text)")
             if passphrase == nil { context.stdout.line("no passphrase was set ($\(passphraseVariable) was empty); 'ferry hub members add' lets other stores in") }
             if founder == nil { context.stdout.line("the hub has no members: any store with the passphrase may write to it ('ferry hub members add' starts a list)") }
+        }
+        return .success
+    }
+
+    /// `--pad` and `--scrypt-cost`.
+    static func sealingOptions(_ arguments: ParsedArguments) throws -> (HubPadding, Int) {
+        let padding = try arguments.option("pad").map { text in
+            guard let padding = HubPadding(rawValue: text) else { throw UsageError("--pad takes none, power-of-two or 64KiB, not '\(text)'") }
+            return padding
+        } ?? .none
+        var cost = Hub.defaultPassphraseCost
+        if let text = arguments.option("scrypt-cost") {
+            guard let log = Int(text), (10...20).contains(log) else { throw UsageError("--scrypt-cost takes log2 N from 10 to 20, not '\(text)'") }
+            cost = 1 << log
+        }
+        return (padding, cost)
+    }
+
+    static func runEncrypt(_ storage: any HubStorage, arguments: ParsedArguments, context: CommandContext) async throws -> ExitCode {
+        let (padding, cost) = try sealingOptions(arguments)
+        let store = try signingStore(arguments, context: context)
+        defer { store?.close() }
+        let passphrase = context.environment[passphraseVariable].flatMap { $0.isEmpty ? nil : $0 }
+        let creation = try await Hub.encrypt(storage, as: store, passphrase: passphrase, padding: padding, passphraseCost: cost)
+        if arguments.flag("json") {
+            context.printJSONLine([
+                "location": .string(storage.location), "hub": .string(creation.descriptor.id.rawValue), "encrypted": true,
+                "keys": .string(creation.keysKey), "recoveryKey": .string(creation.recoveryKey.text),
+            ])
+        } else {
+            context.stdout.line("encrypted hub \(creation.descriptor.id.short) at \(storage.location): every object was written again sealed")
+            context.stdout.line("its data key is wrapped in \(creation.keysKey) for its members (or this store), the recovery key\(passphrase == nil ? "" : ", the passphrase")")
+            context.stdout.line("recovery key (shown this once; keep it offline, it opens the hub when every key is lost):")
+            context.stdout.line("  \(creation.recoveryKey.text)")
         }
         return .success
     }

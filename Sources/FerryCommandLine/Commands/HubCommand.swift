@@ -36,12 +36,13 @@ enum HubCommand: Command {
             random data key, wrapped for each member, for the recovery key it prints once, and for the passphrase in \
             $FERRY_HUB_PASSPHRASE when set (never an argument). The store it runs from (--store, or the current \
             directory) is its first member. members add wraps the key for the new member; members remove rotates it \
-            (the removed member keeps reading what it could before); rekey rewraps it (--rotate: a new key).
+            (the removed member keeps reading what it could before); rekey rewraps it (--rotate: a new key). \
+            encrypt rewrites a plain hub encrypted, once every replica has read every segment.
              FERRY_HUB_PASSPHRASE=… ferry hub init ~/Dropbox/notes-hub --encrypt --store laptop
              ferry hub rekey ~/Dropbox/notes-hub --rotate --store laptop
             """,
         arguments: [
-            .required("action", help: "init, status, compact, reidentify, members or rekey."),
+            .required("action", help: "init, status, compact, reidentify, members, rekey or encrypt."),
             .required("location", help: "A hub folder, or s3://bucket/prefix (for members: list, add or remove, then the hub)."),
             .optional("hub", help: "members: the hub."),
             .optional("member", help: "members add/remove: the replica's id, or its store's folder."),
@@ -65,13 +66,15 @@ enum HubCommand: Command {
     static func run(_ arguments: ParsedArguments, context: CommandContext) async throws -> ExitCode {
         let action = try arguments.requiredPositional("action")
         let locationText = try arguments.requiredPositional("location")
-        guard ["init", "status", "compact", "reidentify", "members", "rekey"].contains(action) else {
-            throw UsageError("'\(action)' is not a hub action: use init, status, compact, reidentify, members or rekey")
+        guard ["init", "status", "compact", "reidentify", "members", "rekey", "encrypt"].contains(action) else {
+            throw UsageError("'\(action)' is not a hub action: use init, status, compact, reidentify, members, rekey or encrypt")
         }
         if action == "members" { return try await runMembers(arguments, context: context) }
         if arguments.positional("hub") != nil { throw UsageError("'ferry hub \(action)' takes one location") }
-        if action != "init" {
+        if action != "init" && action != "encrypt" {
             for option in ["pad", "scrypt-cost"] where arguments.option(option) != nil { throw UsageError("--\(option) applies to 'ferry hub init --encrypt' only") }
+        }
+        if action != "init" {
             if arguments.flag("encrypt") { throw UsageError("--encrypt applies to 'ferry hub init' only") }
         }
         if action != "rekey" && arguments.flag("rotate") { throw UsageError("--rotate applies to 'ferry hub rekey' only") }
@@ -84,6 +87,7 @@ enum HubCommand: Command {
         let base = try hubStorage(locationText, endpoint: arguments.option("endpoint"), context: context)
         if action == "init" { return try await runInit(base, locationText: locationText, arguments: arguments, context: context) }
         if action == "rekey" { return try await runRekey(base, arguments: arguments, context: context) }
+        if action == "encrypt" { return try await runEncrypt(base, arguments: arguments, context: context) }
         let storage = action == "reidentify" ? base : try sealed(base, arguments: arguments, context: context)
         switch action {
         case "init":

@@ -313,4 +313,44 @@ import FerryTestSupport
         await #expect(throws: SyncError.self) { _ = try await sync(laptop, hub) }
         #expect(try files(under: hub).filter { $0.hasPrefix("segments/") }.isEmpty)
     }
+
+    // MARK: Converting a plain hub
+
+    @Test func aPlainHubIsEncryptedOnceEveryReplicaReadEverything() async throws {
+        let directory = try TemporaryDirectory()
+        let hub = directory.subpath("hub")
+        try await Hub.create(in: FolderHubStorage(root: hub))
+        let laptop = try Store.create(at: directory.subpath("laptop"), name: "laptop")
+        let phone = try Store.create(at: directory.subpath("phone"), name: "phone")
+        try laptop.put(["secret": "plaintext-laptop"], entity: Self.notes, id: id("r0"))
+        _ = try await sync(laptop, hub)
+        try phone.put(["secret": "plaintext-phone"], entity: Self.notes, id: id("r1"))
+        _ = try await sync(phone, hub)
+        // The laptop has not read the phone's segment: refused, nothing written.
+        let before = try folderContents(hub)
+        do {
+            _ = try await Hub.encrypt(FolderHubStorage(root: hub), as: laptop, passphrase: "pass", passphraseCost: Self.cost)
+            Issue.record("a hub with unread work was converted")
+        } catch {
+            guard case .locked(_, let reason) = error else { throw error }
+            #expect(reason.contains("has not read every segment"), "\(error)")
+        }
+        #expect(try folderContents(hub) == before)
+        _ = try await sync(laptop, hub)
+        _ = try await sync(phone, hub)
+
+        _ = try await Hub.encrypt(FolderHubStorage(root: hub), as: laptop, passphrase: "pass", passphraseCost: Self.cost)
+        let names = try files(under: hub)
+        try expectSealed(names.filter { !SealedHubStorage.isPlaintext($0) }, in: hub)
+        #expect(names.filter { $0.hasPrefix("segments/") }.count == 2)
+        // Both replicas go on (the phone with the passphrase), and a new one joins.
+        try laptop.put(["secret": "plaintext-after"], entity: Self.notes, id: id("r2"))
+        _ = try await sync(laptop, hub)
+        _ = try await sync(phone, hub, passphrase: "pass")
+        #expect(try phone.get(entity: Self.notes, id: id("r2")) == ["secret": "plaintext-after"])
+        let desk = try Store.create(at: directory.subpath("desk"), name: "desk")
+        _ = try await sync(desk, hub, passphrase: "pass")
+        #expect(desk.recordCount == 3)
+        #expect(try await HubVerifier(storage: try sealed(hub, as: laptop)).verify().isClean)
+    }
 }
