@@ -105,7 +105,7 @@ public enum Hub {
             }
             let covered = snapshots.map { $0.covers[head.replica] ?? 0 }.max() ?? 0
             let republished = head.republished
-            let absent = head.segments.filter { !present.contains(head.key(of: $0)) && !republished.contains($0.number) }
+            let absent = head.segments.filter { !present.contains(storage.storedKey(for: head.key(of: $0))) && !republished.contains($0.number) }
             let collected = absent.filter { $0.number <= covered }.count
             status.replicas.append(
                 HubStatus.Replica(
