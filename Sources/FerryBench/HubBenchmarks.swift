@@ -27,8 +27,13 @@ func hubBenchmarks(scale: Int, workDirectory: String, ferry: String) async throw
             name: "hub: reference, full pull from a folder", scale: scale, value: Format.seconds(folderSeconds),
             note: String(format: "peak %.0f MiB", reference.peakMemoryMiB)))
 
-    var kinds: [(name: String, location: String, make: () throws -> any HubStorage, stop: () -> Void)] = [
-        ("folder", work + "/hub-folder", { FolderHubStorage(root: work + "/hub-folder") }, {})
+    // Each hub twice, side by side: plain, and encrypted (a passphrase hub, as `ferry hub init
+    // --encrypt` without a store makes; the `ferry` processes get the passphrase from the
+    // environment, and each new store unwraps the keys once, at scrypt cost 2^14).
+    setenv(benchPassphraseVariable, benchPassphrase, 1)
+    var kinds: [(name: String, location: String, make: () throws -> any HubStorage, stop: () -> Void, encrypted: Bool)] = [
+        ("folder", work + "/hub-folder", { FolderHubStorage(root: work + "/hub-folder") }, {}, false),
+        ("folder, encrypted", work + "/hub-folder-enc", { FolderHubStorage(root: work + "/hub-folder-enc") }, {}, true),
     ]
     if let weed = BenchSeaweedFS.executable() {
         let server = try BenchSeaweedFS.start(executable: weed, directory: work + "/weed")
@@ -39,8 +44,10 @@ func hubBenchmarks(scale: Int, workDirectory: String, ferry: String) async throw
         setenv("AWS_ENDPOINT_URL_S3", server.endpoint, 1)
         setenv("AWS_REGION", "us-east-1", 1)
         kinds.append(
-            ("s3", "s3://bench/hub", { S3HubStorage(location: S3Location(bucket: "bench", prefix: "hub"), client: server.client()) },
-             { server.stop() }))
+            ("s3", "s3://bench/hub", { S3HubStorage(location: S3Location(bucket: "bench", prefix: "hub"), client: server.client()) }, {}, false))
+        kinds.append(
+            ("s3, encrypted", "s3://bench/hub-enc", { S3HubStorage(location: S3Location(bucket: "bench", prefix: "hub-enc"), client: server.client()) },
+             { server.stop() }, true))
     } else {
         rows.append(BenchmarkRow(name: "hub (s3): skipped", scale: scale, value: "-", note: "weed not found: run scripts/install-test-tools.sh"))
     }
@@ -48,16 +55,21 @@ func hubBenchmarks(scale: Int, workDirectory: String, ferry: String) async throw
     for kind in kinds {
         defer { kind.stop() }
         let label = "hub (\(kind.name))"
-        try await Hub.create(in: kind.make())
+        if kind.encrypted {
+            _ = try await Hub.createEncrypted(in: kind.make(), founder: nil, passphrase: benchPassphrase, passphraseCost: 1 << 14)
+        } else {
+            try await Hub.create(in: kind.make())
+        }
         func hubSync(_ store: Store) async throws -> (seconds: Double, report: SyncReport) {
             let transport = HubTransport(storage: try kind.make())
+            transport.passphrase = benchPassphrase
             var report: SyncReport?
             let seconds = try await Measure.seconds { report = try await SyncEngine(store: store, transport: transport).run() }
             return (seconds, report ?? SyncReport(plan: .upToDate))
         }
         // The first push and the full pull as `ferry sync` processes, from a store that has
         // synced with nothing else (a copy of the source made before any hub).
-        let fresh = work + "/source-\(kind.name)"
+        let fresh = work + "/source-\(kind.name.replacingOccurrences(of: ", ", with: "-"))"
         _ = try MeasuredProcess.run("/bin/cp", ["-a", work + "/source", fresh])
         sync()
         let push = try MeasuredProcess.run(ferry, ["sync", fresh, kind.location, "--no-commit"])
@@ -67,7 +79,7 @@ func hubBenchmarks(scale: Int, workDirectory: String, ferry: String) async throw
                 name: "\(label): first push", scale: scale, value: Format.seconds(push.seconds), target: "≤ 1.5x folder full pull",
                 met: push.seconds <= 1.5 * folderSeconds,
                 note: String(format: "peak %.0f MiB; ", push.peakMemoryMiB) + Format.ratio(push.seconds, folderSeconds, "folder")))
-        let copyPath = work + "/copy-\(kind.name)"
+        let copyPath = work + "/copy-\(kind.name.replacingOccurrences(of: ", ", with: "-"))"
         _ = try MeasuredProcess.run(ferry, ["init", copyPath, "--name", "copy"])
         sync()
         let pull = try MeasuredProcess.run(ferry, ["sync", copyPath, kind.location, "--no-commit"])
@@ -119,7 +131,7 @@ func hubBenchmarks(scale: Int, workDirectory: String, ferry: String) async throw
             BenchmarkRow(
                 name: "\(label): hub compact", scale: scale, value: Format.seconds(compaction.seconds),
                 note: String(format: "peak %.0f MiB; snapshot of every record, covered segments deleted", compaction.peakMemoryMiB)))
-        let joinPath = work + "/join-\(kind.name)"
+        let joinPath = work + "/join-\(kind.name.replacingOccurrences(of: ", ", with: "-"))"
         _ = try MeasuredProcess.run(ferry, ["init", joinPath, "--name", "joined"])
         sync()
         let join = try MeasuredProcess.run(ferry, ["sync", joinPath, kind.location, "--no-commit"])
@@ -131,7 +143,8 @@ func hubBenchmarks(scale: Int, workDirectory: String, ferry: String) async throw
                 note: String(format: "peak %.0f MiB; ", join.peakMemoryMiB) + Format.ratio(join.seconds, folderSeconds, "folder")))
 
         // Fifty replicas' heads in the hub: a sync with nothing new still lists once.
-        let storage = try kind.make()
+        let storage = SealedHubStorage(base: try kind.make(), access: try HubKeyAccess(store: nil, passphrase: benchPassphrase))
+        _ = try await storage.list(prefix: "h")
         for _ in 0..<50 {
             let head = HubHead(replica: .generate(), name: "idle", updated: SystemClock().milliseconds())
             _ = try await storage.put(HubHead.key(of: head.replica), head.bytes, createOnly: false)
@@ -152,6 +165,10 @@ func hubBenchmarks(scale: Int, workDirectory: String, ferry: String) async throw
     }
     return rows
 }
+
+/// The encrypted hubs' passphrase, and where the `ferry` processes find it.
+let benchPassphrase = "bench passphrase"
+let benchPassphraseVariable = "FERRY_HUB_PASSPHRASE"
 
 /// `weed mini` for the benchmark: ports of its own, S3 authentication on.
 final class BenchSeaweedFS {

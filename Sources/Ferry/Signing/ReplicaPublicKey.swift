@@ -38,6 +38,14 @@ public struct ReplicaPublicKey: Sendable, Hashable, CustomStringConvertible {
 
     public var description: String { hex }
 
+    /// The X25519 public key of the same replica: the Montgomery u = (1 + y) / (1 − y) of this
+    /// Edwards point (RFC 7748, section 4.1), which ``ReplicaSigningKey/agreementKey`` agrees with.
+    package var agreementKey: [UInt8] {
+        let y = FieldElement25519(bytes: key.rawRepresentation)
+        let one = FieldElement25519(1)
+        return ((one + y) * (one - y).inverted()).encoded()
+    }
+
     /// Whether `signature` is this key's strict Ed25519 signature of `message`.
     public func isValidSignature(_ signature: [UInt8], for message: some Collection<UInt8>) -> Bool {
         key.isValidSignature(signature, for: message)

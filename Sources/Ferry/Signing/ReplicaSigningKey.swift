@@ -21,6 +21,19 @@ package struct ReplicaSigningKey: Sendable {
     /// The public half.
     package var publicKey: ReplicaPublicKey { ReplicaPublicKey(key.publicKey) }
 
+    /// The X25519 key this signing key stands for (the birational map of RFC 7748 and libsodium's
+    /// `crypto_sign_ed25519_sk_to_curve25519`): the clamped first half of SHA-512 of the seed,
+    /// whose public key is ``ReplicaPublicKey/agreementKey`` of this key's public half. An
+    /// encrypted hub wraps its data key to it, so a member's signing key also opens the hub.
+    package var agreementKey: X25519PrivateKey {
+        var scalar = Array(SHA512.hash(key.seed)[0..<32])
+        scalar[0] &= 248
+        scalar[31] &= 127
+        scalar[31] |= 64
+        // 32 bytes always make a key.
+        return (try? X25519PrivateKey(rawRepresentation: scalar)) ?? X25519PrivateKey.generate()
+    }
+
     /// The 64-byte signature of `message`.
     package func signature(for message: some Collection<UInt8>) -> [UInt8] { key.signature(for: message) }
 

@@ -9,8 +9,10 @@ extension HubCommand {
         guard let hubText = arguments.positional("hub") else {
             throw UsageError("give the hub: ferry hub members \(action) <hub>\(action == "list" ? "" : " <replica id or store folder>")")
         }
-        let storage = try hubStorage(hubText, endpoint: arguments.option("endpoint"), context: context)
+        let storage = try sealed(hubStorage(hubText, endpoint: arguments.option("endpoint"), context: context), arguments: arguments, context: context)
         let members: HubMembers?
+        var rekeyed: Hub.Rekeying?
+        var changed: ReplicaID?
         switch action {
         case "list":
             if arguments.positional("member") != nil { throw UsageError("'ferry hub members list' takes only the hub") }
@@ -33,6 +35,9 @@ extension HubCommand {
             }
             members = try await HubMembers.change(
                 action == "add" ? .add : .remove, replica: replica, key: key, name: name, in: storage, as: store)
+            // An encrypted hub wraps its keys for the new member; a removal rotates them.
+            rekeyed = try await Hub.rekey(storage, as: store, rotate: action == "remove")
+            changed = replica
         default:
             throw UsageError("'\(action)' is not a members action: use list, add or remove")
         }
@@ -40,6 +45,7 @@ extension HubCommand {
             context.printJSONLine(json(members))
         } else {
             context.stdout.write(text(members, location: storage.location))
+            if let rekeyed { say(rekeyed, removed: action == "remove" ? changed : nil, context: context, json: false) }
         }
         return .success
     }

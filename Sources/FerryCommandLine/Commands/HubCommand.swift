@@ -32,9 +32,17 @@ enum HubCommand: Command {
             a removed member's later work; its earlier work stays.
              ferry hub members add ~/Dropbox/notes-hub ../desk --store laptop
              ferry hub members list ~/Dropbox/notes-hub
+            init --encrypt makes an encrypted hub: every object but its keys is sealed (XChaCha20-Poly1305) under a \
+            random data key, wrapped for each member, for the recovery key it prints once, and for the passphrase in \
+            $FERRY_HUB_PASSPHRASE when set (never an argument). The store it runs from (--store, or the current \
+            directory) is its first member. members add wraps the key for the new member; members remove rotates it \
+            (the removed member keeps reading what it could before); rekey rewraps it (--rotate: a new key). \
+            encrypt rewrites a plain hub encrypted, once every replica has read every segment.
+             FERRY_HUB_PASSPHRASE=… ferry hub init ~/Dropbox/notes-hub --encrypt --store laptop
+             ferry hub rekey ~/Dropbox/notes-hub --rotate --store laptop
             """,
         arguments: [
-            .required("action", help: "init, status, compact or reidentify."),
+            .required("action", help: "init, status, compact, reidentify, members, rekey or encrypt."),
             .required("location", help: "A hub folder, or s3://bucket/prefix (for members: list, add or remove, then the hub)."),
             .optional("hub", help: "members: the hub."),
             .optional("member", help: "members add/remove: the replica's id, or its store's folder."),
@@ -44,25 +52,43 @@ enum HubCommand: Command {
             .value("keep", valueName: "duration", help: "compact: replicas seen within this long must have read a segment before it goes (30d; also h, m)."),
             .flag("dry-run", help: "compact: say what would be written and deleted; change nothing."),
             .value("store", short: "s", valueName: "dir", help: "compact: the store whose key signs the snapshot (default: the current directory, when it is a store)."),
+            .flag("encrypt", help: "init: seal everything the hub holds (the passphrase comes from $FERRY_HUB_PASSPHRASE)."),
+            .value("pad", valueName: "mode", help: "init --encrypt: pad sealed objects to hide sizes: none (default), power-of-two or 64KiB."),
+            .value("scrypt-cost", valueName: "log2 N", help: "init --encrypt: the passphrase's scrypt cost as log2 N (default 17: 128 MiB)."),
+            .flag("rotate", help: "rekey: make a new data key for what is written from now on."),
             .flag("json", help: "Print one JSON object."),
         ],
         examples: ["ferry hub status ~/Dropbox/notes-hub"])
 
+    /// The environment variable a script gives an encrypted hub's passphrase in (never argv).
+    static let passphraseVariable = "FERRY_HUB_PASSPHRASE"
+
     static func run(_ arguments: ParsedArguments, context: CommandContext) async throws -> ExitCode {
         let action = try arguments.requiredPositional("action")
         let locationText = try arguments.requiredPositional("location")
-        guard ["init", "status", "compact", "reidentify", "members"].contains(action) else {
-            throw UsageError("'\(action)' is not a hub action: use init, status, compact, reidentify or members")
+        guard ["init", "status", "compact", "reidentify", "members", "rekey", "encrypt"].contains(action) else {
+            throw UsageError("'\(action)' is not a hub action: use init, status, compact, reidentify, members, rekey or encrypt")
         }
         if action == "members" { return try await runMembers(arguments, context: context) }
         if arguments.positional("hub") != nil { throw UsageError("'ferry hub \(action)' takes one location") }
+        if action != "init" && action != "encrypt" {
+            for option in ["pad", "scrypt-cost"] where arguments.option(option) != nil { throw UsageError("--\(option) applies to 'ferry hub init --encrypt' only") }
+        }
+        if action != "init" {
+            if arguments.flag("encrypt") { throw UsageError("--encrypt applies to 'ferry hub init' only") }
+        }
+        if action != "rekey" && arguments.flag("rotate") { throw UsageError("--rotate applies to 'ferry hub rekey' only") }
         if action != "compact" {
-            if arguments.option("store") != nil { throw UsageError("--store applies to 'ferry hub compact' and 'ferry hub members' only") }
+            if arguments.option("store") != nil && action == "reidentify" { throw UsageError("--store does not apply to 'ferry hub reidentify'") }
             if arguments.option("keep") != nil { throw UsageError("--keep applies to 'ferry hub compact' only") }
             if arguments.flag("dry-run") { throw UsageError("--dry-run applies to 'ferry hub compact' only") }
         }
         let retention = try arguments.option("keep").map(parseDuration) ?? 30 * 86_400_000
-        let storage = try hubStorage(locationText, endpoint: arguments.option("endpoint"), context: context)
+        let base = try hubStorage(locationText, endpoint: arguments.option("endpoint"), context: context)
+        if action == "init" { return try await runInit(base, locationText: locationText, arguments: arguments, context: context) }
+        if action == "rekey" { return try await runRekey(base, arguments: arguments, context: context) }
+        if action == "encrypt" { return try await runEncrypt(base, arguments: arguments, context: context) }
+        let storage = action == "reidentify" ? base : try sealed(base, arguments: arguments, context: context)
         switch action {
         case "init":
             let descriptor = try await Hub.create(in: storage)
@@ -111,6 +137,22 @@ enum HubCommand: Command {
             }
         }
         return .success
+    }
+
+    /// `storage` as an encrypted hub is opened with: the key of the store (`--store`, or the
+    /// current directory when it is one) and the passphrase in `$FERRY_HUB_PASSPHRASE`; a plain
+    /// hub passes through.
+    static func sealed(_ storage: any HubStorage, arguments: ParsedArguments, context: CommandContext) throws -> SealedHubStorage {
+        try sealed(storage, store: signingStore(arguments, context: context), context: context)
+    }
+
+    /// `storage` opened with `store`'s key (closed here) and the passphrase in the environment.
+    static func sealed(_ storage: any HubStorage, store: Store?, context: CommandContext) throws -> SealedHubStorage {
+        defer { store?.close() }
+        var access = try HubKeyAccess(store: store, passphrase: context.environment[passphraseVariable])
+        let location = storage.location
+        access.askPassphrase = { PassphrasePrompt.ask(for: location) }
+        return SealedHubStorage(base: storage, access: access)
     }
 
     /// The storage a location names. An `s3://` location in a program without an HTTP client

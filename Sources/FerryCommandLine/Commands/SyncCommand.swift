@@ -286,7 +286,12 @@ struct SyncRunner {
         let handEdits: FolderTransport.HandEdits = !commitFirst || !options.direction.pushes ? .leave : options.dryRun ? .count : .commit
         let transport = try self.transport ?? peer.makeTransport(
             options: context.storeOptions(), httpClient: httpClient, handEdits: handEdits, s3: s3)
-        if let hub = transport as? HubTransport { hub.trustNew = trustNew }
+        if let hub = transport as? HubTransport {
+            hub.trustNew = trustNew
+            hub.passphrase = context.environment[HubCommand.passphraseVariable]
+            let location = hub.peerDescription
+            hub.askPassphrase = { PassphrasePrompt.ask(for: location) }
+        }
         var report = try await SyncEngine(store: store, transport: transport, options: options).run()
         for problem in report.peerProblems { context.stderr.line("warning: \(peer)/\(problem.path): \(problem.reason) (not committed)") }
         report.committedEdits += committed

@@ -35,6 +35,7 @@ enum VerifyCommand: Command {
             .flag("json", help: "Print one JSON object with every finding."),
             .value("endpoint", valueName: "url", help: "The S3 endpoint, for an s3:// hub."),
             .value("against", valueName: "store", help: "Also prove the store's snapshot joins against the store they came from."),
+            .value("with", valueName: "store", help: "An encrypted hub: the member's store whose key opens it (or $FERRY_HUB_PASSPHRASE)."),
         ],
         examples: ["ferry verify ./laptop"])
 
@@ -117,7 +118,8 @@ enum VerifyCommand: Command {
     }
 
     static func verifyHub(_ location: String, arguments: ParsedArguments, context: CommandContext) async throws -> ExitCode {
-        let storage = try HubCommand.hubStorage(location, endpoint: arguments.option("endpoint"), context: context)
+        let base = try HubCommand.hubStorage(location, endpoint: arguments.option("endpoint"), context: context)
+        let storage = try HubCommand.sealed(base, store: arguments.option("with").map { try context.openStore($0) }, context: context)
         var report: HubVerifier.Report
         let snapshotNotes: [String]
         do {
@@ -125,6 +127,8 @@ enum VerifyCommand: Command {
             let proof = try await HubSnapshotProof.verifyAll(in: storage)
             report.findings += proof.findings
             snapshotNotes = proof.notes
+        } catch .locked {
+            return try await verifyWithoutKey(storage, context: context, json: arguments.flag("json"))
         } catch {
             throw CLIError(error.description, exitCode: .usage)
         }
@@ -151,6 +155,28 @@ enum VerifyCommand: Command {
             } else {
                 context.stdout.line("\(AuditText.plural(report.findings.count + report.missing.count, "finding")) in \(scope)")
             }
+        }
+        return report.isClean ? .success : .failure
+    }
+
+    /// An encrypted hub with no key given: what can be checked without opening anything, said as such.
+    static func verifyWithoutKey(_ storage: SealedHubStorage, context: CommandContext, json: Bool) async throws -> ExitCode {
+        let report: SealedHubCheck.Report
+        do { report = try await SealedHubCheck.check(storage) } catch { throw CLIError(error.description, exitCode: .usage) }
+        let unopened = "heads, segments, snapshots and change digests were not checked: they open only with the hub's key "
+            + "(--with <member store>, or $\(HubCommand.passphraseVariable))"
+        if json {
+            context.printJSONLine([
+                "clean": .bool(report.isClean), "encrypted": true, "withoutKey": true, "sealedObjects": .integer(Int64(report.sealedObjects)),
+                "keyEntries": .integer(Int64(report.keyEntries)), "findings": .array(report.findings.map { .string($0) }),
+                "notChecked": .string(unopened),
+            ])
+        } else {
+            for finding in report.findings { context.stdout.line(finding) }
+            let scope = "an encrypted hub, checked without its key: \(AuditText.plural(report.sealedObjects, "sealed object")) whole, "
+                + "the newest of \(AuditText.plural(report.keyEntries, "key entry", "key entries")) signed by a member"
+            context.stdout.line(report.isClean ? "ok: \(scope)" : "\(AuditText.plural(report.findings.count, "finding")) in \(scope)")
+            context.stdout.line("note: \(unopened)")
         }
         return report.isClean ? .success : .failure
     }

@@ -10,14 +10,14 @@ import FerryTestSupport
     static let notes = try! EntityName("Note")
     static let day: UInt64 = 86_400_000
 
-    func makeHub(_ directory: TemporaryDirectory) async throws -> String {
+    func makeHub(_ directory: TemporaryDirectory, _ kind: HubUnderTest = .plain) async throws -> String {
         let path = directory.subpath("hub")
-        try await Hub.create(in: FolderHubStorage(root: path))
+        try await kind.create(in: FolderHubStorage(root: path))
         return path
     }
 
     func sync(_ store: Store, _ storage: any HubStorage, at clock: any WallClock = SystemClock()) async throws -> SyncReport {
-        try await store.sync(with: HubTransport(storage: storage, clock: clock), options: SyncOptions())
+        try await store.sync(with: HubUnderTest.transport(storage, clock: clock), options: SyncOptions())
     }
 
     func sync(_ store: Store, _ hub: String, at clock: any WallClock = SystemClock()) async throws -> SyncReport {
@@ -25,7 +25,7 @@ import FerryTestSupport
     }
 
     func compact(_ hub: String, now: UInt64? = nil, partLimit: Int = 10_000) async throws -> HubCompactor.Report {
-        var compactor = HubCompactor(storage: FolderHubStorage(root: hub), clock: ManualClock(milliseconds: now ?? SystemClock().milliseconds()))
+        var compactor = HubCompactor(storage: HubUnderTest.opened(FolderHubStorage(root: hub)), clock: ManualClock(milliseconds: now ?? SystemClock().milliseconds()))
         compactor.partChangeLimit = partLimit
         return try await compactor.compact()
     }
@@ -45,9 +45,9 @@ import FerryTestSupport
         try folderContents(hub + "/segments").keys.filter { $0.hasSuffix(".seg") }
     }
 
-    @Test func aNewReplicaJoinsFromTheSnapshotAtTheCostOfTheState() async throws {
+    @Test(arguments: HubUnderTest.allCases) func aNewReplicaJoinsFromTheSnapshotAtTheCostOfTheState(_ kind: HubUnderTest) async throws {
         let directory = try TemporaryDirectory()
-        let hub = try await makeHub(directory)
+        let hub = try await makeHub(directory, kind)
         let laptop = try Store.create(at: directory.subpath("laptop"), name: "laptop")
         let phone = try Store.create(at: directory.subpath("phone"), name: "phone")
         try writeHistory(laptop)
@@ -60,7 +60,7 @@ import FerryTestSupport
         #expect(report.records == 40 && report.versions == 40, "one version per record, tombstones included")
         #expect(report.deletedSegments == 1, "both replicas have read the only segment")
         #expect(try segmentFiles(hub).isEmpty)
-        #expect(try await HubVerifier(storage: FolderHubStorage(root: hub)).verify().isClean)
+        #expect(try await HubVerifier(storage: HubUnderTest.opened(FolderHubStorage(root: hub))).verify().isClean)
 
         let desk = try Store.create(at: directory.subpath("desk"), name: "desk")
         let joined = try await sync(desk, hub)
@@ -92,9 +92,9 @@ import FerryTestSupport
         #expect(try await sync(reopened, hub).pulled == 0)
     }
 
-    @Test func segmentsStayUntilEveryRecentReplicaHasReadThem() async throws {
+    @Test(arguments: HubUnderTest.allCases) func segmentsStayUntilEveryRecentReplicaHasReadThem(_ kind: HubUnderTest) async throws {
         let directory = try TemporaryDirectory()
-        let hub = try await makeHub(directory)
+        let hub = try await makeHub(directory, kind)
         let laptop = try Store.create(at: directory.subpath("laptop"), name: "laptop")
         let phone = try Store.create(at: directory.subpath("phone"), name: "phone")
         try phone.put(["by": "phone"], entity: Self.notes, id: id("p"))
@@ -116,9 +116,9 @@ import FerryTestSupport
         #expect(try ReplicaState(phone) == ReplicaState(laptop))
     }
 
-    @Test func aReplicaAwayPastTheWindowRejoinsWithoutResurrectingADeletion() async throws {
+    @Test(arguments: HubUnderTest.allCases) func aReplicaAwayPastTheWindowRejoinsWithoutResurrectingADeletion(_ kind: HubUnderTest) async throws {
         let directory = try TemporaryDirectory()
-        let hub = try await makeHub(directory)
+        let hub = try await makeHub(directory, kind)
         let laptop = try Store.create(at: directory.subpath("laptop"), name: "laptop")
         let stick = try Store.create(at: directory.subpath("stick"), name: "stick")
         for name in ["keep", "gone", "edited"] { try laptop.put(["v": 1], entity: Self.notes, id: id(name)) }
@@ -156,12 +156,13 @@ import FerryTestSupport
         #expect(try laptop.get(entity: Self.notes, id: id("new")) == ["offline": true])
         #expect(try ReplicaState(laptop) == ReplicaState(stick))
         #expect(try StoreVerifier(path: stick.path).verify().isClean)
-        #expect(try await HubVerifier(storage: FolderHubStorage(root: hub)).verify().isClean)
+        #expect(try await HubVerifier(storage: HubUnderTest.opened(FolderHubStorage(root: hub))).verify().isClean)
     }
 
-    @Test func aJoinStoppedHalfWayIsFinishedByThatHubAndNothingElse() async throws {
+    /// Plain only: it hides a part by its plain name.
+    @Test(arguments: [HubUnderTest.plain]) func aJoinStoppedHalfWayIsFinishedByThatHubAndNothingElse(_ kind: HubUnderTest) async throws {
         let directory = try TemporaryDirectory()
-        let hub = try await makeHub(directory)
+        let hub = try await makeHub(directory, kind)
         let laptop = try Store.create(at: directory.subpath("laptop"), name: "laptop")
         try writeHistory(laptop)
         _ = try await sync(laptop, hub)
@@ -204,9 +205,9 @@ import FerryTestSupport
         #expect(try StoreVerifier(path: desk.path).verify().isClean)
     }
 
-    @Test func aJoinReadsTheSnapshotThenOnlyTheSegmentsAfterIt() async throws {
+    @Test(arguments: HubUnderTest.allCases) func aJoinReadsTheSnapshotThenOnlyTheSegmentsAfterIt(_ kind: HubUnderTest) async throws {
         let directory = try TemporaryDirectory()
-        let hub = try await makeHub(directory)
+        let hub = try await makeHub(directory, kind)
         let laptop = try Store.create(at: directory.subpath("laptop"), name: "laptop")
         try writeHistory(laptop)
         _ = try await sync(laptop, hub)
@@ -224,20 +225,20 @@ import FerryTestSupport
         let second = try await compact(hub)
         #expect(second.wroteSnapshot && second.deletedSnapshots == 1)
         #expect(try folderContents(hub + "/hub-snapshots").count == 1)
-        #expect(try await HubVerifier(storage: FolderHubStorage(root: hub)).verify().isClean)
+        #expect(try await HubVerifier(storage: HubUnderTest.opened(FolderHubStorage(root: hub))).verify().isClean)
         let tablet = try Store.create(at: directory.subpath("tablet"), name: "tablet")
         #expect(try await sync(tablet, hub).pulled == 41)
         #expect(try ReplicaState(tablet) == ReplicaState(laptop))
     }
 
-    @Test func aDryRunChangesNothingAndAnUnreadableHeadStopsCompaction() async throws {
+    @Test(arguments: HubUnderTest.allCases) func aDryRunChangesNothingAndAnUnreadableHeadStopsCompaction(_ kind: HubUnderTest) async throws {
         let directory = try TemporaryDirectory()
-        let hub = try await makeHub(directory)
+        let hub = try await makeHub(directory, kind)
         let laptop = try Store.create(at: directory.subpath("laptop"), name: "laptop")
         try writeHistory(laptop)
         _ = try await sync(laptop, hub)
         let before = try folderContents(hub)
-        let dry = try await HubCompactor(storage: FolderHubStorage(root: hub), dryRun: true).compact()
+        let dry = try await HubCompactor(storage: HubUnderTest.opened(FolderHubStorage(root: hub)), dryRun: true).compact()
         #expect(dry.dryRun && dry.records == 40 && dry.deletedSegments == 1 && !dry.wroteSnapshot)
         #expect(try folderContents(hub) == before)
 
@@ -256,9 +257,10 @@ import FerryTestSupport
 }
 
 extension HubCompactionTests {
-    @Test func verifyFindsAnAlteredPartAndASnapshotThatDropsAVersion() async throws {
+    /// Plain only: it alters a part's plain text (a sealed part altered does not open: EncryptedHubTests).
+    @Test(arguments: [HubUnderTest.plain]) func verifyFindsAnAlteredPartAndASnapshotThatDropsAVersion(_ kind: HubUnderTest) async throws {
         let directory = try TemporaryDirectory()
-        let hub = try await makeHub(directory)
+        let hub = try await makeHub(directory, kind)
         let laptop = try Store.create(at: directory.subpath("laptop"), name: "laptop")
         let phone = try Store.create(at: directory.subpath("phone"), name: "phone")
         try writeHistory(laptop)
@@ -266,7 +268,7 @@ extension HubCompactionTests {
         try phone.put(["by": "phone"], entity: Self.notes, id: id("p"))
         var pushOnly = SyncOptions()
         pushOnly.direction = .pushOnly
-        _ = try await phone.sync(with: HubTransport(folder: hub), options: pushOnly)
+        _ = try await phone.sync(with: HubUnderTest.transport(FolderHubStorage(root: hub)), options: pushOnly)
         let report = try await compact(hub)  // neither has read the other's segment: both stay
         #expect(report.deletedSegments == 0 && report.records == 41)
         let snapshotID = try #require(report.snapshot)
@@ -307,8 +309,8 @@ extension HubCompactionTests {
 
 extension HubCompactionTests {
     /// A hub, and a laptop and a stick that both hold the same ten records through it.
-    func laptopAndStickInStep(_ directory: TemporaryDirectory) async throws -> (hub: String, laptop: Store, stick: Store) {
-        let hub = try await makeHub(directory)
+    func laptopAndStickInStep(_ directory: TemporaryDirectory, _ kind: HubUnderTest) async throws -> (hub: String, laptop: Store, stick: Store) {
+        let hub = try await makeHub(directory, kind)
         let laptop = try Store.create(at: directory.subpath("laptop"), name: "laptop")
         let stick = try Store.create(at: directory.subpath("stick"), name: "stick")
         for n in 0..<10 { try laptop.put(["v": 1], entity: Self.notes, id: id("r\(n)")) }
@@ -318,9 +320,9 @@ extension HubCompactionTests {
     }
 
     /// Away past the window while others went on: the snapshot, then the segments after it.
-    @Test func aReturningReplicaTakesTheSnapshotThenTheChangesAfterIt() async throws {
+    @Test(arguments: HubUnderTest.allCases) func aReturningReplicaTakesTheSnapshotThenTheChangesAfterIt(_ kind: HubUnderTest) async throws {
         let directory = try TemporaryDirectory()
-        let (hub, laptop, stick) = try await laptopAndStickInStep(directory)
+        let (hub, laptop, stick) = try await laptopAndStickInStep(directory, kind)
         let later = SystemClock().milliseconds() + 40 * Self.day
         for n in 0..<3 { try laptop.put(["v": 2], entity: Self.notes, id: id("r\(n)")) }
         _ = try await sync(laptop, hub, at: ManualClock(milliseconds: later))
@@ -338,9 +340,10 @@ extension HubCompactionTests {
         #expect(try StoreVerifier(path: stick.path).verify().isClean)
     }
 
-    @Test func aSnapshotWhosePartsHaveNotArrivedIsPassedOverForTheSegments() async throws {
+    /// Plain only: it removes parts by their plain names.
+    @Test(arguments: [HubUnderTest.plain]) func aSnapshotWhosePartsHaveNotArrivedIsPassedOverForTheSegments(_ kind: HubUnderTest) async throws {
         let directory = try TemporaryDirectory()
-        let (hub, laptop, _) = try await laptopAndStickInStep(directory)
+        let (hub, laptop, _) = try await laptopAndStickInStep(directory, kind)
         try laptop.put(["v": 2], entity: Self.notes, id: id("r1"))
         _ = try await sync(laptop, hub)  // the stick has not read this one: it stays
         let report = try await compact(hub)
@@ -358,28 +361,28 @@ extension HubCompactionTests {
         #expect(try ReplicaState(desk) == ReplicaState(laptop))
     }
 
-    @Test func aRejoinThatWouldDeleteMostRecordsIsRefusedUnlessForced() async throws {
+    @Test(arguments: HubUnderTest.allCases) func aRejoinThatWouldDeleteMostRecordsIsRefusedUnlessForced(_ kind: HubUnderTest) async throws {
         let directory = try TemporaryDirectory()
-        let (hub, laptop, stick) = try await laptopAndStickInStep(directory)
+        let (hub, laptop, stick) = try await laptopAndStickInStep(directory, kind)
         for n in 0..<8 { try laptop.delete(entity: Self.notes, id: id("r\(n)")) }
         var force = SyncOptions()
         force.force = true
         let later = SystemClock().milliseconds() + 40 * Self.day
-        _ = try await laptop.sync(with: HubTransport(storage: FolderHubStorage(root: hub), clock: ManualClock(milliseconds: later)), options: force)
+        _ = try await laptop.sync(with: HubUnderTest.transport(FolderHubStorage(root: hub), clock: ManualClock(milliseconds: later)), options: force)
         _ = try await compact(hub, now: later)
 
         let before = try folderContents(stick.path, skipping: [".ferry/lock", ".ferry/index", ".ferry/index-delta", ".ferry/peers/hub-"])
         var strict = SyncOptions()
         strict.deletionFloor = 0  // 8 records are under the default floor
         do {
-            _ = try await stick.sync(with: HubTransport(folder: hub), options: strict)
+            _ = try await stick.sync(with: HubUnderTest.transport(FolderHubStorage(root: hub)), options: strict)
             Issue.record("a re-join deleting 8 of 10 records went ahead")
         } catch let error as SyncError {
             guard case .massDeletion(_, let deleting, let total, _, _) = error else { throw error }
             #expect(deleting == 8 && total == 10)
         }
         #expect(try folderContents(stick.path, skipping: [".ferry/lock", ".ferry/index", ".ferry/index-delta", ".ferry/peers/hub-"]) == before)
-        _ = try await stick.sync(with: HubTransport(folder: hub), options: force)
+        _ = try await stick.sync(with: HubUnderTest.transport(FolderHubStorage(root: hub)), options: force)
         #expect(stick.recordCount == 2)
         #expect(try ReplicaState(stick) == ReplicaState(laptop))
     }
@@ -388,11 +391,11 @@ extension HubCompactionTests {
 extension HubCompactionTests {
     /// Random edits, syncs at random times (days apart) and compactions in between: replicas
     /// away past the window re-join, and in the end every replica holds the same state.
-    @Test(arguments: [UInt64(11), 12, 13, 14])
-    func randomSyncsAndCompactionsOverWeeksConverge(seed: UInt64) async throws {
+    @Test(arguments: HubUnderTest.allCases, [UInt64(11), 12, 13, 14])
+    func randomSyncsAndCompactionsOverWeeksConverge(_ kind: HubUnderTest, seed: UInt64) async throws {
         var random = SeededRandom(seed: seed)
         let directory = try TemporaryDirectory()
-        let hub = try await makeHub(directory)
+        let hub = try await makeHub(directory, kind)
         let stores = try (0..<4).map { try Store.create(at: directory.subpath("r\($0)"), name: "r\($0)") }
         var now = SystemClock().milliseconds()
         var force = SyncOptions()
@@ -408,7 +411,7 @@ extension HubCompactionTests {
                 let document: JSONValue = deleting ? [:] : ["v": .integer(Int64.random(in: 0...999, using: &random))]
                 try store.edit(RecordKey(entity: Self.notes, id: recordID), deleting: deleting, document: document)
             }
-            let report = try await store.sync(with: HubTransport(storage: FolderHubStorage(root: hub), clock: ManualClock(milliseconds: now)), options: force)
+            let report = try await store.sync(with: HubUnderTest.transport(FolderHubStorage(root: hub), clock: ManualClock(milliseconds: now)), options: force)
             if case .collected = report.snapshot?.reason { rejoins += 1 }
             if Int.random(in: 0..<4, using: &random) == 0 { _ = try await compact(hub, now: now) }
         }
@@ -418,7 +421,7 @@ extension HubCompactionTests {
             rounds += 1
             var moved = 0
             for store in stores {
-                let report = try await store.sync(with: HubTransport(storage: FolderHubStorage(root: hub), clock: ManualClock(milliseconds: now)), options: force)
+                let report = try await store.sync(with: HubUnderTest.transport(FolderHubStorage(root: hub), clock: ManualClock(milliseconds: now)), options: force)
                 moved += report.pulled + report.pushed
             }
             if moved == 0 { break }
@@ -429,7 +432,7 @@ extension HubCompactionTests {
             #expect(state == first, "seed \(seed), \(rejoins) re-joins: \(state.differences(from: first).prefix(5))")
         }
         for store in stores { #expect(try StoreVerifier(path: store.path).verify().isClean, "seed \(seed)") }
-        let verified = try await HubVerifier(storage: FolderHubStorage(root: hub)).verify()
+        let verified = try await HubVerifier(storage: HubUnderTest.opened(FolderHubStorage(root: hub))).verify()
         #expect(verified.isClean, "seed \(seed): \(verified.findings.prefix(3)) \(verified.missing.prefix(3))")
     }
 }

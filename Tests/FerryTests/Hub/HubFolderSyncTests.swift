@@ -9,9 +9,9 @@ import FerryTestSupport
 @Suite struct HubFolderSyncTests {
     static let notes = try! EntityName("Note")
 
-    func makeHub(_ directory: TemporaryDirectory, _ name: String = "hub") async throws -> String {
+    func makeHub(_ directory: TemporaryDirectory, _ name: String = "hub", _ kind: HubUnderTest = .plain) async throws -> String {
         let path = directory.subpath(name)
-        try await Hub.create(in: FolderHubStorage(root: path))
+        try await kind.create(in: FolderHubStorage(root: path))
         return path
     }
 
@@ -22,14 +22,14 @@ import FerryTestSupport
     func sync(_ store: Store, _ hub: String, policy: ConflictPolicy = .keepBoth, force: Bool = false) async throws -> SyncReport {
         var options = SyncOptions(policy: policy)
         options.force = force
-        return try await store.sync(with: HubTransport(folder: hub), options: options)
+        return try await store.sync(with: HubUnderTest.transport(FolderHubStorage(root: hub)), options: options)
     }
 
     func key(_ id: String) -> RecordKey { RecordKey(entity: Self.notes, id: try! RecordID(id)) }
 
-    @Test func fourReplicasSyncingConcurrentlyConverge() async throws {
+    @Test(arguments: HubUnderTest.allCases) func fourReplicasSyncingConcurrentlyConverge(_ kind: HubUnderTest) async throws {
         let directory = try TemporaryDirectory()
-        let hub = try await makeHub(directory)
+        let hub = try await makeHub(directory, "hub", kind)
         let stores = try ["laptop", "phone", "desk", "tablet"].map { try makeStore(directory, $0) }
         for (index, store) in stores.enumerated() {
             for n in 0..<20 { try store.put(["by": .string(store.manifest.name ?? ""), "n": .integer(Int64(n))], entity: Self.notes, id: RecordID("\(index)-\(n)")) }
@@ -53,11 +53,11 @@ import FerryTestSupport
         for store in stores { #expect(try StoreVerifier(path: store.path).verify().isClean) }
     }
 
-    @Test(arguments: [UInt64(1), 2, 3, 4, 5])
-    func randomEditsAndSyncsConverge(seed: UInt64) async throws {
+    @Test(arguments: HubUnderTest.allCases, [UInt64(1), 2, 3, 4, 5])
+    func randomEditsAndSyncsConverge(_ kind: HubUnderTest, seed: UInt64) async throws {
         var random = SeededRandom(seed: seed)
         let directory = try TemporaryDirectory()
-        let hub = try await makeHub(directory)
+        let hub = try await makeHub(directory, "hub", kind)
         let stores = try (0..<4).map { try makeStore(directory, "r\($0)") }
         let ids = (0..<10).map { "k\($0)" }
         for _ in 0..<12 {
@@ -91,9 +91,9 @@ import FerryTestSupport
         }
     }
 
-    @Test func syncWithNothingNewMakesOneRequestAndReadsNoSegment() async throws {
+    @Test(arguments: HubUnderTest.allCases) func syncWithNothingNewMakesOneRequestAndReadsNoSegment(_ kind: HubUnderTest) async throws {
         let directory = try TemporaryDirectory()
-        let hub = try await makeHub(directory)
+        let hub = try await makeHub(directory, "hub", kind)
         let a = try makeStore(directory, "a")
         let b = try makeStore(directory, "b")
         try a.put(["v": 1], entity: Self.notes, id: RecordID("x"))
@@ -113,9 +113,9 @@ import FerryTestSupport
         #expect(incremental.requests == 4, "\(incremental.requests ?? -1) requests")
     }
 
-    @Test func lostCacheIsRebuiltFromTheHeadsWithoutAResync() async throws {
+    @Test(arguments: HubUnderTest.allCases) func lostCacheIsRebuiltFromTheHeadsWithoutAResync(_ kind: HubUnderTest) async throws {
         let directory = try TemporaryDirectory()
-        let hub = try await makeHub(directory)
+        let hub = try await makeHub(directory, "hub", kind)
         let a = try makeStore(directory, "a")
         let b = try makeStore(directory, "b")
         try a.put(["v": 1], entity: Self.notes, id: RecordID("x"))
@@ -129,13 +129,14 @@ import FerryTestSupport
         let report = try await sync(a, hub)
         #expect(report.plan == .upToDate)
         #expect(report.pulled == 0 && report.pushed == 0)
-        #expect(report.requests == 4, "list, descriptor and both heads: \(report.requests ?? -1)")
+        // An encrypted hub's keys went with the cache: its key entry is read and unwrapped again.
+        #expect(report.requests == (kind == .plain ? 4 : 5), "list, descriptor and both heads (and the key entry): \(report.requests ?? -1)")
         #expect(try await sync(a, hub).requests == 1)
     }
 
-    @Test func segmentsAreNeverRewrittenOnlyTheReplicasOwnHeadChanges() async throws {
+    @Test(arguments: HubUnderTest.allCases) func segmentsAreNeverRewrittenOnlyTheReplicasOwnHeadChanges(_ kind: HubUnderTest) async throws {
         let directory = try TemporaryDirectory()
-        let hub = try await makeHub(directory)
+        let hub = try await makeHub(directory, "hub", kind)
         let a = try makeStore(directory, "a")
         let b = try makeStore(directory, "b")
         var seen: [String: String] = [:]
@@ -153,7 +154,7 @@ import FerryTestSupport
         #expect(seen.keys.filter { $0.hasPrefix("segments/") }.count >= 8)
     }
 
-    @Test func locationWithoutAHubIsAnErrorThatSuggestsInitAndChangesNothing() async throws {
+    @Test(arguments: HubUnderTest.allCases) func locationWithoutAHubIsAnErrorThatSuggestsInitAndChangesNothing(_ kind: HubUnderTest) async throws {
         let directory = try TemporaryDirectory()
         let a = try makeStore(directory, "a")
         try a.put(["v": 1], entity: Self.notes, id: RecordID("x"))
@@ -167,9 +168,9 @@ import FerryTestSupport
         #expect(!FileManager.default.fileExists(atPath: missing), "a missing hub is never created by a sync")
         #expect(try folderContents(a.path) == before)
         // A hub of a newer format.
-        let newer = try await makeHub(directory, "newer")
-        try Array(#"{"ferry-hub": 2, "id": "0123456789abcdef0123456789abcdef"}"#.utf8).write(to: newer + "/hub.json")
-        await #expect(throws: SyncError.hub(.unsupportedFormat(location: newer, found: 2))) { _ = try await sync(a, newer) }
+        let newer = try await makeHub(directory, "newer", kind)
+        try Array(#"{"ferry-hub": 9, "id": "0123456789abcdef0123456789abcdef"}"#.utf8).write(to: newer + "/hub.json")
+        await #expect(throws: SyncError.hub(.unsupportedFormat(location: newer, found: 9))) { _ = try await sync(a, newer) }
         // hub init refuses a folder that holds something else, and a hub.
         await #expect(throws: HubError.notEmpty(location: a.path, example: "ferry.json")) {
             _ = try await Hub.create(in: FolderHubStorage(root: a.path))
@@ -177,9 +178,9 @@ import FerryTestSupport
         await #expect(throws: HubError.alreadyExists(location: newer)) { _ = try await Hub.create(in: FolderHubStorage(root: newer)) }
     }
 
-    @Test func missingHubRootIsAPausedSyncNeverADeletion() async throws {
+    @Test(arguments: HubUnderTest.allCases) func missingHubRootIsAPausedSyncNeverADeletion(_ kind: HubUnderTest) async throws {
         let directory = try TemporaryDirectory()
-        let hub = try await makeHub(directory)
+        let hub = try await makeHub(directory, "hub", kind)
         let a = try makeStore(directory, "a")
         let b = try makeStore(directory, "b")
         for n in 0..<5 { try a.put(["n": .integer(Int64(n))], entity: Self.notes, id: RecordID("r\(n)")) }
@@ -194,9 +195,9 @@ import FerryTestSupport
         #expect(try await sync(b, hub).plan == .upToDate)
     }
 
-    @Test func staleReplicaNeverResurrectsADeletedRecord() async throws {
+    @Test(arguments: HubUnderTest.allCases) func staleReplicaNeverResurrectsADeletedRecord(_ kind: HubUnderTest) async throws {
         let directory = try TemporaryDirectory()
-        let hub = try await makeHub(directory)
+        let hub = try await makeHub(directory, "hub", kind)
         let a = try makeStore(directory, "a")
         let stale = try makeStore(directory, "stale")
         try a.put(["v": 1], entity: Self.notes, id: RecordID("doomed"))
@@ -219,9 +220,9 @@ import FerryTestSupport
     /// segment is fetched once; without one the changes are read again from the start. (The hub
     /// reused its finished reading for that and answered with nothing: every such pull failed,
     /// "only 0 of the … changes checked could be read again".)
-    @Test func aPullPastTheMemoryBudgetCompletesWithOrWithoutASpool() async throws {
+    @Test(arguments: HubUnderTest.allCases) func aPullPastTheMemoryBudgetCompletesWithOrWithoutASpool(_ kind: HubUnderTest) async throws {
         let directory = try TemporaryDirectory()
-        let hub = try await makeHub(directory)
+        let hub = try await makeHub(directory, "hub", kind)
         let laptop = try makeStore(directory, "laptop")
         let spooled = try makeStore(directory, "spooled")
         let readAgain = try makeStore(directory, "read-again")
@@ -236,9 +237,9 @@ import FerryTestSupport
         var options = SyncOptions()
         options.maximumKeptChangeBytes = 3_000
         options.pageSize = 16
-        let first = try await spooled.sync(with: HubTransport(folder: hub), options: options)
+        let first = try await spooled.sync(with: HubUnderTest.transport(FolderHubStorage(root: hub)), options: options)
         options.spoolDirectory = nil
-        let second = try await readAgain.sync(with: HubTransport(folder: hub), options: options)
+        let second = try await readAgain.sync(with: HubUnderTest.transport(FolderHubStorage(root: hub)), options: options)
         #expect(first.pulled == 120 && first.changesSpooled == 120 && first.changesReadAgain == 0)
         #expect(second.pulled == 120 && second.changesReadAgain == 120 && second.changesSpooled == 0)
         let (spooledRequests, readAgainRequests) = (try #require(first.requests), try #require(second.requests))
@@ -252,9 +253,9 @@ import FerryTestSupport
     /// were parsed with the JSON parser's defaults (16 MiB, 512 levels), below a change's own
     /// limits (a 32 MiB document, 512 levels, one level deeper in its line): the pull named the
     /// segment malformed, on every replica, for good.
-    @Test func recordsAtTheStoresLimitsTravelThroughAHub() async throws {
+    @Test(arguments: HubUnderTest.allCases) func recordsAtTheStoresLimitsTravelThroughAHub(_ kind: HubUnderTest) async throws {
         let directory = try TemporaryDirectory()
-        let hub = try await makeHub(directory)
+        let hub = try await makeHub(directory, "hub", kind)
         let laptop = try makeStore(directory, "laptop")
         let phone = try makeStore(directory, "phone")
         let large: JSONValue = ["text": .string(String(repeating: "a", count: 20 << 20))]
@@ -277,9 +278,10 @@ import FerryTestSupport
 
     /// Two copies of one hub folder, kept in step by a copying tool that is late, copies in
     /// any order, leaves files half written and adds "conflicted copy" files.
-    @Test func cloudDriveCopiesThatAreLateHalfWrittenOrDoubledAreNotArrivedYet() async throws {
+    /// Plain only: it handles objects by their plain names (EncryptedHubTests has the encrypted case).
+    @Test(arguments: [HubUnderTest.plain]) func cloudDriveCopiesThatAreLateHalfWrittenOrDoubledAreNotArrivedYet(_ kind: HubUnderTest) async throws {
         let directory = try TemporaryDirectory()
-        let here = try await makeHub(directory, "drive-here")
+        let here = try await makeHub(directory, "drive-here", kind)
         let there = directory.subpath("drive-there")
         try FileManager.default.copyItem(atPath: here, toPath: there)
         let a = try makeStore(directory, "a")
@@ -335,9 +337,10 @@ import FerryTestSupport
     /// than it holds) holds exactly what its writer wrote and will never become readable: the
     /// sync fails, naming it, and applies nothing, where a segment that has not fully arrived is
     /// left for the next sync with a note (above).
-    @Test func aSegmentThatMatchesItsHashButCannotBeReadFailsTheSync() async throws {
+    /// Plain only: it edits a head's plain text (a sealed head altered does not open: EncryptedHubTests).
+    @Test(arguments: [HubUnderTest.plain]) func aSegmentThatMatchesItsHashButCannotBeReadFailsTheSync(_ kind: HubUnderTest) async throws {
         let directory = try TemporaryDirectory()
-        let hub = try await makeHub(directory)
+        let hub = try await makeHub(directory, "hub", kind)
         let a = try makeStore(directory, "a")
         let b = try makeStore(directory, "b")
         for n in 0..<3 { try a.put(["n": .integer(Int64(n))], entity: Self.notes, id: RecordID("a\(n)")) }
@@ -356,9 +359,9 @@ import FerryTestSupport
         #expect(b.recordCount == 0)
     }
 
-    @Test func aCopiedStoreWritingTheSameHeadIsStopped() async throws {
+    @Test(arguments: HubUnderTest.allCases) func aCopiedStoreWritingTheSameHeadIsStopped(_ kind: HubUnderTest) async throws {
         let directory = try TemporaryDirectory()
-        let hub = try await makeHub(directory)
+        let hub = try await makeHub(directory, "hub", kind)
         let a = try makeStore(directory, "a")
         try a.put(["v": 1], entity: Self.notes, id: RecordID("x"))
         _ = try await sync(a, hub)

@@ -138,3 +138,30 @@ import FerryTestSupport
         #expect(desk.headSequence == 0)
     }
 }
+
+extension HubMembersTests {
+    /// A hub made with a founder (`ferry hub init --store`) records the founder as its first
+    /// member: a second replica's work is refused, naming it, until a member adds it.
+    @Test func aNewHubsSecondReplicaIsRefusedUntilAdded() async throws {
+        let directory = try TemporaryDirectory()
+        let hub = directory.subpath("hub")
+        let laptop = try Store.create(at: directory.subpath("laptop"), name: "laptop")
+        try await Hub.create(in: FolderHubStorage(root: hub), founder: laptop)
+        let (_, members) = try await HubMembers.load(from: FolderHubStorage(root: hub))
+        #expect(members?.current.keys.sorted() == [laptop.replicaID])
+        let phone = try Store.create(at: directory.subpath("phone"), name: "phone")
+        try phone.put(["by": "phone"], entity: Self.notes, id: id("r1"))
+        _ = try await sync(phone, hub)
+        do {
+            _ = try await sync(laptop, hub)
+            Issue.record("a replica that is not a member was read")
+        } catch {
+            guard case SyncError.hub(.notAMember(_, let replica, _)) = error else { throw error }
+            #expect(replica == phone.replicaID)
+        }
+        #expect(try laptop.get(entity: Self.notes, id: id("r1")) == nil)
+        _ = try await HubMembers.change(.add, replica: phone.replicaID, key: try phone.signingKey().publicKey, name: "phone", in: FolderHubStorage(root: hub), as: laptop)
+        _ = try await sync(laptop, hub)
+        #expect(try laptop.get(entity: Self.notes, id: id("r1")) == ["by": "phone"])
+    }
+}

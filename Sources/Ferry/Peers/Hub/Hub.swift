@@ -12,19 +12,24 @@ public enum Hub {
     ///   ``HubError/notEmpty(location:example:)`` when it holds anything else.
     @discardableResult
     public static func create(in storage: any HubStorage, clock: any WallClock = SystemClock()) async throws(HubError) -> HubDescriptor {
-        if let folder = storage as? FolderHubStorage {
-            do { _ = try FileSystem.createDirectories(folder.root) } catch {
-                throw .storage("\(folder.root): cannot create the hub folder: \(error.message)")
-            }
-        }
-        let existing = try await storage.list(prefix: "")
-        if existing.contains(where: { $0.key == HubDescriptor.key }) { throw .alreadyExists(location: storage.location) }
-        if let first = existing.first { throw .notEmpty(location: storage.location, example: first.key) }
+        try await create(in: storage, founder: nil, clock: clock)
+    }
+
+    /// Makes `storage` a new, empty hub; with a `founder`, that store is recorded as the hub's
+    /// first member (its key), so the hub admits no other writer until a member adds it.
+    /// - Throws: as ``create(in:clock:)``; ``HubError/locked(location:reason:)`` when the
+    ///   founder's signing key cannot be read.
+    @discardableResult
+    public static func create(in storage: any HubStorage, founder: Store?, clock: any WallClock = SystemClock()) async throws(HubError) -> HubDescriptor {
+        let base = (storage as? SealedHubStorage)?.base ?? storage
+        try await requireEmpty(base)
         let descriptor = HubDescriptor(created: clock.milliseconds())
-        do { _ = try await storage.put(HubDescriptor.key, descriptor.bytes, createOnly: true) } catch {
-            if case .alreadyExists = error { throw .alreadyExists(location: storage.location) }
-            throw error
+        if let founder {
+            let signer: ReplicaSigningKey
+            do { signer = try founder.signingKey() } catch { throw .locked(location: base.location, reason: "the store's signing key cannot be read (\(error))") }
+            try await recordFounder(founder, signer: signer, hub: descriptor.id, in: base, clock: clock)
         }
+        try await putDescriptor(descriptor, in: base)
         return descriptor
     }
 
@@ -100,7 +105,7 @@ public enum Hub {
             }
             let covered = snapshots.map { $0.covers[head.replica] ?? 0 }.max() ?? 0
             let republished = head.republished
-            let absent = head.segments.filter { !present.contains(head.key(of: $0)) && !republished.contains($0.number) }
+            let absent = head.segments.filter { !present.contains(storage.storedKey(for: head.key(of: $0))) && !republished.contains($0.number) }
             let collected = absent.filter { $0.number <= covered }.count
             status.replicas.append(
                 HubStatus.Replica(

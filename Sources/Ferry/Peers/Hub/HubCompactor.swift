@@ -105,7 +105,11 @@ public struct HubCompactor: Sendable {
         for object in objects where object.key.hasPrefix("heads/") && object.key.hasSuffix(".json") {
             let name = String(object.key.dropFirst("heads/".count).dropLast(".json".count))
             guard let replica = ReplicaID(name), HubHead.key(of: replica) == object.key else { continue }  // not Ferry's
-            guard let bytes = try await storage.get(object.key, limit: HubHead.maximumByteCount)?.bytes else { continue }
+            // A listed head that cannot be read now (vanished, or a sealed head not fully
+            // arrived) leaves what that replica has read unknown: nothing may go.
+            guard let bytes = try await storage.get(object.key, limit: HubHead.maximumByteCount)?.bytes else {
+                throw refuse("\(object.key) is listed but could not be read (not fully arrived?), so what that replica has read is unknown")
+            }
             do { heads[replica] = try HubHead(bytes: bytes, key: object.key, expected: replica, location: storage.location) } catch {
                 throw refuse("\(object.key) cannot be read (\(error)), so what that replica has read is unknown")
             }
@@ -121,7 +125,7 @@ public struct HubCompactor: Sendable {
                     report.notes.append("\(object.key) belongs to another hub; left alone")
                     continue
                 }
-                guard snapshot.parts.allSatisfy({ present[HubSnapshot.partKey(snapshot: id, part: $0)] != nil }) else {
+                guard snapshot.parts.allSatisfy({ present[storage.storedKey(for: HubSnapshot.partKey(snapshot: id, part: $0))] != nil }) else {
                     report.notes.append("\(object.key) lacks some of its parts (not arrived yet, or lost); not used")
                     continue
                 }
@@ -177,7 +181,7 @@ public struct HubCompactor: Sendable {
             let covered = Int(min(snapshot.covers[replica] ?? 0, UInt64(head.segments.count)))
             for segment in head.segments.prefix(covered) {
                 let key = head.key(of: segment)
-                guard let object = present[key] else { continue }  // collected already
+                guard let object = present[storage.storedKey(for: key)] else { continue }  // collected already
                 let readers = recent.filter { $0.replica != replica && ($0.read[replica] ?? 0) < segment.number }
                 guard readers.isEmpty else {
                     for reader in readers { waiting[reader.replica, default: 0] += 1 }
@@ -195,7 +199,7 @@ public struct HubCompactor: Sendable {
             if !dryRun { try await storage.delete(HubSnapshot.manifestKey(older.id)) }
             for part in older.parts {
                 let key = HubSnapshot.partKey(snapshot: older.id, part: part)
-                report.deletedBytes += present[key]?.size ?? 0
+                report.deletedBytes += present[storage.storedKey(for: key)]?.size ?? 0
                 if !dryRun { try await storage.delete(key) }
             }
             report.deletedSnapshots += 1
@@ -218,7 +222,7 @@ public struct HubCompactor: Sendable {
         var covers: [ReplicaID: UInt64] = baseCovers
         for (replica, head) in heads {
             var count = min(baseCovers[replica] ?? 0, UInt64(head.segments.count))
-            while count < UInt64(head.segments.count), present[head.key(of: head.segments[Int(count)])] != nil { count += 1 }
+            while count < UInt64(head.segments.count), present[storage.storedKey(for: head.key(of: head.segments[Int(count)]))] != nil { count += 1 }
             covers[replica] = max(count, baseCovers[replica] ?? 0)
         }
         while true {

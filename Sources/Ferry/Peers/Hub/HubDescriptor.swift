@@ -3,6 +3,9 @@
 public struct HubDescriptor: Sendable, Hashable {
     /// The hub format this Ferry writes and reads.
     public static let currentFormat: Int64 = 1
+    /// The format of an encrypted hub (``SealedHubStorage``): a Ferry that reads only format 1
+    /// refuses it in one line rather than misreading sealed objects or writing plain ones into it.
+    public static let encryptedFormat: Int64 = 2
     /// The descriptor's key.
     public static let key = "hub.json"
     /// The most bytes a hub's description may hold; a larger one is not read.
@@ -21,13 +24,22 @@ public struct HubDescriptor: Sendable, Hashable {
         self.created = created
     }
 
+    /// Whether the hub's objects are sealed (see docs/FORMAT.md, "Encrypted hubs").
+    public var isEncrypted: Bool { format == Self.encryptedFormat }
+
     /// The descriptor's bytes (pretty, so a user who opens it sees what it is).
     public var bytes: [UInt8] {
-        let value: JSONValue = [
+        var value: JSONValue = [
             "ferry-hub": .integer(format), "id": .string(id.rawValue),
             "created": .string(ISO8601Milliseconds.format(milliseconds: created)),
             "about": "A Ferry hub: replicas sync through the objects under heads/, segments/ and snapshots/. See docs/FORMAT.md.",
         ]
+        if isEncrypted {
+            value["encryption"] = [
+                "cipher": "xchacha20-poly1305", "keys": .string(HubKeyEntry.prefix),
+                "about": "Every object but this one, hub-members/ and hub-keys/ is sealed; the data keys are wrapped for each member, the passphrase and the recovery key in hub-keys/.",
+            ]
+        }
         return value.prettyBytes() + [UInt8(ascii: "\n")]
     }
 
@@ -42,7 +54,7 @@ public struct HubDescriptor: Sendable, Hashable {
         guard let format = value["ferry-hub"]?.integerValue else {
             throw .malformed(location: location, key: Self.key, reason: "no \"ferry-hub\" format number")
         }
-        guard format == Self.currentFormat else { throw .unsupportedFormat(location: location, found: format) }
+        guard format == Self.currentFormat || format == Self.encryptedFormat else { throw .unsupportedFormat(location: location, found: format) }
         guard let idText = value["id"]?.stringValue, let id = ReplicaID(idText) else {
             throw .malformed(location: location, key: Self.key, reason: "no valid \"id\"")
         }

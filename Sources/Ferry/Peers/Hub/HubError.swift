@@ -25,6 +25,9 @@ public enum HubError: Error, Sendable, Equatable, CustomStringConvertible {
     case notAMember(location: String, replica: ReplicaID, key: String)
     /// `ferry hub members add|remove` refused: one line why; the list was left as it was.
     case membersRefused(location: String, reason: String)
+    /// An encrypted hub this store cannot open or write: no key that unwraps its data keys (a
+    /// wrong passphrase, a store that is not a member), or an object sealed under keys it lacks.
+    case locked(location: String, reason: String)
     /// The storage refused or failed a request (one line: bucket, key, status, code).
     case storage(String)
     /// `hub compact` stopped before deleting anything: a head it could not read, a segment
@@ -42,7 +45,7 @@ public enum HubError: Error, Sendable, Equatable, CustomStringConvertible {
         case .missingRoot(let location):
             return "\(location) does not exist (is the drive mounted, or the cloud-drive folder synced?); nothing was changed, sync again once it is back"
         case .unsupportedFormat(let location, let found):
-            return "\(location) is a hub of format \(found), which this ferry cannot read (it reads format \(HubDescriptor.currentFormat)); update ferry"
+            return "\(location) is a hub of format \(found), which this ferry cannot read (it reads formats 1 and \(HubDescriptor.encryptedFormat)); update ferry"
         case .alreadyExists(let location):
             return "\(location) already holds a Ferry hub"
         case .notEmpty(let location, let example):
@@ -64,6 +67,8 @@ public enum HubError: Error, Sendable, Equatable, CustomStringConvertible {
             return "\(location): \(reason); the hub's members were left as they were"
         case .cannotCompact(let location, let reason):
             return "cannot compact \(location): \(reason); nothing was deleted"
+        case .locked(let location, let reason):
+            return "\(location): \(reason); nothing was changed"
         case .storage(let message):
             return message
         case .invalidLocation(let text, let reason):

@@ -75,8 +75,32 @@ public final class HubTransport: ReplicaAwarePeer, SnapshotSource, RequestCounti
     /// A transport to the hub kept in `storage`.
     /// - Parameter clock: the time written into this replica's head.
     public init(storage: any HubStorage, clock: any WallClock = SystemClock()) {
-        self.storage = storage
+        let sealed = storage as? SealedHubStorage ?? SealedHubStorage(base: storage)
+        self.storage = sealed
+        self.sealed = sealed
         self.clock = clock
+    }
+
+    /// The storage as an encrypted hub is read and written (passing through on a plain hub).
+    private let sealed: SealedHubStorage
+
+    /// The hub's passphrase, for a store that is not a member (from a prompt or
+    /// `FERRY_HUB_PASSPHRASE`, never from argv): it unwraps an encrypted hub's keys.
+    public var passphrase: String? {
+        get { sealed.access.passphrase }
+        set { sealed.access.passphrase = newValue }
+    }
+
+    /// Asks for the passphrase (a terminal prompt) when nothing else opens an encrypted hub's keys.
+    public var askPassphrase: (@Sendable () -> String?)? {
+        get { sealed.access.askPassphrase }
+        set { sealed.access.askPassphrase = newValue }
+    }
+
+    /// The hub's recovery key, which unwraps an encrypted hub's keys too.
+    public var recoveryKey: HubRecoveryKey? {
+        get { sealed.access.recoveryKey }
+        set { sealed.access.recoveryKey = newValue }
     }
 
     /// A transport to a hub folder.
@@ -102,6 +126,9 @@ public final class HubTransport: ReplicaAwarePeer, SnapshotSource, RequestCounti
         localName = replica.replicaName
         cacheMemory = replica.cacheLayout.map { HubCache.memory(for: storage.location, in: $0) }
         membership = HubMembership(cachePath: cacheMemory.map { $0.folder + "/hub-members.json" })
+        let key = try? signer?.signingKey()
+        sealed.access.signer = key.map { (replica.replicaID, $0) }
+        sealed.access.layout = replica.cacheLayout
     }
 
     /// Where the hub stands now (a hub whose descriptor names no id goes by the syncing
@@ -206,6 +233,12 @@ public final class HubTransport: ReplicaAwarePeer, SnapshotSource, RequestCounti
             throw .hub(.noHub(location: storage.location))
         }
         let descriptor = try await hub { () throws(HubError) in try HubDescriptor(bytes: fetched.bytes, location: storage.location) }
+        if descriptor.isEncrypted && !sealed.isEncrypted {
+            throw .hub(.locked(location: storage.location, reason: "this hub is encrypted, but its keys (hub-keys/) are missing"))
+        }
+        if let keyring = sealed.keyring, keyring.hub != descriptor.id {
+            throw .hub(.locked(location: storage.location, reason: "the hub's keys (hub-keys/) belong to another hub (\(keyring.hub.short)); copied in?"))
+        }
         if cache.hub != descriptor.id { cache = HubCache() }  // another hub at this location now
         cache.hub = descriptor.id
         cache.descriptorTag = fetched.tag

@@ -99,7 +99,7 @@ public struct HubVerifier: Sendable {
                 let key = head.key(of: segment)
                 defer { previous = segment.hash }
                 let covering = snapshots.indices.filter { snapshots[$0].snapshot.covers[replica, default: 0] >= segment.number }
-                let read = present.contains(key) ? try await read(key, limit: HubSegment.maximumByteCount, into: &report) : .absent
+                let read = present.contains(storage.storedKey(for: key)) ? try await read(key, limit: HubSegment.maximumByteCount, into: &report) : .absent
                 guard case .bytes(let bytes) = read else {
                     if read == .refused {
                         continue
@@ -243,7 +243,7 @@ public struct HubVerifier: Sendable {
             var versions = 0
             for part in snapshot.parts {
                 let key = HubSnapshot.partKey(snapshot: id, part: part)
-                let read = present.contains(key) ? try await read(key, limit: HubSnapshot.maximumPartByteCount, into: &report) : .absent
+                let read = present.contains(storage.storedKey(for: key)) ? try await read(key, limit: HubSnapshot.maximumPartByteCount, into: &report) : .absent
                 guard case .bytes(let partBytes) = read else {
                     if read == .absent { report.missing.append(key) }
                     checked.readAll = false

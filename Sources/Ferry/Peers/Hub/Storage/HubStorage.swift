@@ -37,12 +37,16 @@ public protocol HubStorage: AnyObject, Sendable {
     func put(_ key: String, _ bytes: [UInt8], createOnly: Bool) async throws(HubError) -> String
     /// Removes an object (no error when it is already gone).
     func delete(_ key: String) async throws(HubError)
+    /// The key `key` is stored under: itself, except in an encrypted hub, whose segments and
+    /// snapshot parts have opaque names (see ``SealedHubStorage``). A listing shows stored keys.
+    func storedKey(for key: String) -> String
     /// What the storage learned that the user should hear (a service without create-only writes).
     var notices: [String] { get }
 }
 
 extension HubStorage {
     public var notices: [String] { [] }
+    public func storedKey(for key: String) -> String { key }
 
     /// The refusal of an object of `size` bytes, over the `limit` its kind may be.
     func refusal(of key: String, size: Int64, limit: Int) -> HubError {
