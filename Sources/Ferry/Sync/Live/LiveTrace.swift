@@ -18,7 +18,8 @@ package enum LiveTrace {
     /// Whether tracing is on (read once).
     package static let isOn = ProcessInfo.processInfo.environment["FERRY_TRACE_LIVE"] != nil
 
-    /// Writes `message` with the wall-clock time and the thread, if tracing is on.
+    /// Writes `message` with the wall-clock time (seconds modulo 100,000, to the millisecond)
+    /// and the process id, if tracing is on.
     package static func note(_ message: @autoclosure () -> String) {
         guard isOn else { return }
         var now = timespec()
