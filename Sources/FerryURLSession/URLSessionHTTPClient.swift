@@ -44,6 +44,8 @@ public final class URLSessionHTTPClient: HTTPClient {
         if let timeout = request.timeout { urlRequest.timeoutInterval = timeout }
         let data: Data
         let response: URLResponse
+        LiveTrace.note("client: sending \(request.method.rawValue) \(request.url.path)")
+        defer { LiveTrace.note("client: answered \(request.method.rawValue) \(request.url.path)") }
         do {
             (data, response) = try await session.data(for: urlRequest)
         } catch let error as URLError {
@@ -72,7 +74,15 @@ public final class URLSessionHTTPClient: HTTPClient {
         return HTTPClientResponse(status: HTTPStatus(code: http.statusCode), headers: headers, body: [UInt8](data))
     }
 
+    /// Opens a streamed response: over a plain socket of its own for `http://` (see
+    /// ``SocketHTTPStream``), through `URLSession` for `https://`.
+    ///
+    /// On Linux, a `URLSession` data task that streams a quiet response keeps libcurl asking
+    /// for the socket's writability, which is always there: an idle change feed kept a core
+    /// busy (about 200,000 wake-ups a second), and with two such followers on a 2-core machine
+    /// the server's fsyncs waited seconds for the kernel's I/O completion work.
     public func openStream(_ request: HTTPClientRequest) async throws(HTTPClientFailure) -> HTTPClientStream {
+        if request.url.scheme?.lowercased() == "http" { return try await SocketHTTPStream.open(request) }
         var urlRequest = URLRequest(url: request.url)
         urlRequest.httpMethod = request.method.rawValue
         for (name, value) in request.headers { urlRequest.setValue(value, forHTTPHeaderField: name) }
@@ -132,6 +142,7 @@ public final class URLSessionHTTPClient: HTTPClient {
         }
 
         func urlSession(_ session: URLSession, dataTask: URLSessionDataTask, didReceive data: Data) {
+            LiveTrace.note("stream delegate got \(data.count) bytes")
             continuation.yield([UInt8](data))
         }
 

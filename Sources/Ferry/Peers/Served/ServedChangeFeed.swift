@@ -35,6 +35,7 @@ package struct ServedChangeFeed: Sendable {
             var parser = ServerSentEvents()
             do {
                 for try await bytes in stream.bytes {
+                    LiveTrace.note("feed reader took \(bytes.count) bytes")
                     for message in parser.feed(bytes) {
                         guard let event = FeedEvent(event: message.event, data: message.data) else {
                             throw RemoteError.malformedResponse(url, reason: "a feed event that is not one (\(message.event))")

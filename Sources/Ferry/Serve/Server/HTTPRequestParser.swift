@@ -320,8 +320,9 @@ struct HTTPRequestParser {
         }
     }
 
-    /// Parses `1a2b` or `1a2b;name=value` (chunk extensions are ignored).
-    private static func chunkSize(_ line: ArraySlice<UInt8>) throws(HTTPRequestError) -> Int {
+    /// Parses `1a2b` or `1a2b;name=value` (chunk extensions are ignored); the change feed's
+    /// client (``ChunkedBodyDecoder``) reads chunk sizes with it too.
+    static func chunkSize(_ line: ArraySlice<UInt8>) throws(HTTPRequestError) -> Int {
         var size = 0
         var digits = 0
         for byte in line {

@@ -158,6 +158,8 @@ public final class LiveSync: @unchecked Sendable {
         let schedule = PollSchedule(first: options.firstPoll, interval: options.interval)
         while !signal.isClosed {
             do {
+                LiveTrace.note("round starts (\(causes))")
+                defer { LiveTrace.note("round ends") }
                 let report = try await round()
                 quietRounds = Self.quietRounds(after: quietRounds, changedAnything: report.changedAnything, causes: causes)
                 // What an idle round costs: one with nothing to exchange (the first round may

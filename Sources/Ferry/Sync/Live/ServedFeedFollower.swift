@@ -28,6 +28,7 @@ struct ServedFeedFollower {
                     wake()
                     for try await event in events {
                         lastEventID = event.position.eventID
+                        LiveTrace.note("feed event \(event.position.eventID): waking the loop")
                         wake()
                     }
                 } catch RemoteError.rejected(_, status: 404, _) {
