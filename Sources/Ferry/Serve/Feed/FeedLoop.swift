@@ -7,9 +7,6 @@ final class FeedLoop {
     /// is under way (another is needed when the journal grew meanwhile).
     private struct Topic {
         var journal: String
-        /// The kernel does not report this journal's growth (no inotify, or the watch failed):
-        /// its head is read again at each heartbeat.
-        var polled: Bool
         var subscribers: Set<Int32> = []
         var reading = false
         var readAgain = false
@@ -105,12 +102,10 @@ final class FeedLoop {
         }
         if topics[store] == nil {
             // Watched before the head is read again below, so no commit falls in between.
-            let watched: Bool
-            do throws(SystemError) { watched = try journals?.watch(journal, modifications: true) ?? false } catch {
+            do throws(SystemError) { _ = try journals?.watch(journal, modifications: true) } catch {
                 hub.log("feed: cannot watch \(journal) (\(error)); its subscribers hear of changes at each heartbeat")
-                watched = false
             }
-            topics[store] = Topic(journal: journal, polled: !watched)
+            topics[store] = Topic(journal: journal)
             topicByJournal[journal] = store
         }
         topics[store]?.subscribers.insert(fd)
@@ -206,7 +201,9 @@ final class FeedLoop {
             subscribers[fd] = subscriber
             flush(fd)
         }
-        for (store, topic) in topics where topic.polled && !topic.subscribers.isEmpty { readHead(of: store) }
+        // Every store's head, watched or not: a commit whose kernel event was read before
+        // the commit was visible (or lost) is announced a heartbeat late, never not at all.
+        for (store, topic) in topics where !topic.subscribers.isEmpty { readHead(of: store) }
     }
 
     private func drop(_ fd: Int32) {
