@@ -60,10 +60,7 @@ extension Hub {
             recipients.append((.member(store.replicaID), signer.publicKey.agreementKey))
         }
         if let passphrase {
-            let salt = HubKeyring.randomBytes(16)
-            let parameters = Scrypt.Parameters(cost: passphraseCost, blockSize: 8, parallelism: 1)
-            let key = try HubKeyAccess.passphraseKey(passphrase, salt: salt, parameters: parameters, location: base.location)
-            recipients.append((.passphrase(salt: salt, parameters: parameters), key.publicKey))
+            recipients.append(try HubKeyAccess.passphraseRecipient(passphrase, cost: passphraseCost, location: base.location))
         }
         var keyring = HubKeyring.generate(hub: descriptor.id, padding: padding)
         keyring.entry = 1

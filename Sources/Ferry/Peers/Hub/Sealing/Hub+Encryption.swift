@@ -38,10 +38,7 @@ extension Hub {
         var recipients: [HubKeyEntry.RecipientKey] = [(.recovery, recovery.agreementKey.publicKey)]
         if let founder { recipients.insert((.member(founder.replicaID), signer.publicKey.agreementKey), at: 0) }
         if let passphrase {
-            let salt = HubKeyring.randomBytes(16)
-            let parameters = Scrypt.Parameters(cost: passphraseCost, blockSize: 8, parallelism: 1)
-            let key = try HubKeyAccess.passphraseKey(passphrase, salt: salt, parameters: parameters, location: base.location)
-            recipients.append((.passphrase(salt: salt, parameters: parameters), key.publicKey))
+            recipients.append(try HubKeyAccess.passphraseRecipient(passphrase, cost: passphraseCost, location: base.location))
         }
         var keyring = HubKeyring.generate(hub: descriptor.id, padding: padding)
         keyring.entry = 1

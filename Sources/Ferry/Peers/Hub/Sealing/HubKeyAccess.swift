@@ -67,6 +67,15 @@ public struct HubKeyAccess: Sendable {
         return identities
     }
 
+    /// A new passphrase's recipient: a fresh salt, scrypt with cost `cost`, and the public key
+    /// they make.
+    static func passphraseRecipient(_ passphrase: String, cost: Int, location: String) throws(HubError) -> HubKeyEntry.RecipientKey {
+        let salt = HubKeyring.randomBytes(16)
+        let parameters = Scrypt.Parameters(cost: cost, blockSize: 8, parallelism: 1)
+        let key = try passphraseKey(passphrase, salt: salt, parameters: parameters, location: location)
+        return (.passphrase(salt: salt, parameters: parameters), key.publicKey)
+    }
+
     /// The X25519 key scrypt makes of `passphrase`.
     static func passphraseKey(_ passphrase: String, salt: [UInt8], parameters: Scrypt.Parameters, location: String) throws(HubError) -> X25519PrivateKey {
         let secret: [UInt8]
