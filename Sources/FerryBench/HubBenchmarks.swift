@@ -58,7 +58,7 @@ func hubBenchmarks(scale: Int, workDirectory: String, ferry: String) async throw
         if kind.encrypted {
             _ = try await Hub.createEncrypted(in: kind.make(), founder: nil, passphrase: benchPassphrase, passphraseCost: 1 << 14)
         } else {
-            try await Hub.create(in: kind.make())
+            try await Hub.create(in: kind.make(), openToAnyWriter: true)
         }
         func hubSync(_ store: Store) async throws -> (seconds: Double, report: SyncReport) {
             let transport = HubTransport(storage: try kind.make())

@@ -96,7 +96,7 @@ private func makeStores(_ a: String, _ b: String, ferry: String, through peer: S
     }
     try run(["init", a, "--name", "a"])
     try run(["init", b, "--name", "b"])
-    if let peer, hub { try run(["hub", "init", peer]) }
+    if let peer, hub { try run(["hub", "init", peer, "--open"]) }
     try run(["put", a, "Item", "e0", "--json", #"{"n": -1}"#])
     if let peer {
         try run(["sync", a, peer])

@@ -103,10 +103,11 @@ import Testing
         #expect(try runFerry(["sync", laptop, hub]).exitCode == 0)
 
         let before = try folderContents(hub)
-        let dry = try runFerry(["hub", "compact", hub, "--dry-run"])
+        // The laptop, the hub's first member, signs the snapshot.
+        let dry = try runFerry(["hub", "compact", hub, "--dry-run", "--store", laptop])
         #expect(dry.exitCode == 0 && dry.stdout.contains("would write snapshot") && dry.stdout.contains("would delete 1 segment"), "\(dry)")
         #expect(try folderContents(hub) == before)
-        let compacted = try runFerry(["hub", "compact", hub, "--keep", "14d", "--json"])
+        let compacted = try runFerry(["hub", "compact", hub, "--keep", "14d", "--json", "--store", laptop])
         #expect(compacted.exitCode == 0 && compacted.stdout.contains(#""deletedSegments":1"#) && compacted.stdout.contains(#""records":3"#), "\(compacted)")
 
         let joined = try runFerry(["sync", desk, hub])

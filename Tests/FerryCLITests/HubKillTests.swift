@@ -79,7 +79,7 @@ import Testing
             ("n\(batch % 6 * 2_000 + n)", ["round": .integer(Int64(batch / 6)), "n": .integer(Int64(n))])
         }
         #expect(try runFerry(["sync", laptop, hub], timeout: 120).exitCode == 0)
-        let compacted = try runFerry(["hub", "compact", hub, "--json"], timeout: 120)
+        let compacted = try runFerry(["hub", "compact", hub, "--json", "--store", laptop], timeout: 120)
         #expect(compacted.exitCode == 0 && compacted.stdout.contains(#""records":12000"#), "\(compacted)")
 
         // Joins killed once the join has begun (its pending note is on disk), at once, 100 ms and

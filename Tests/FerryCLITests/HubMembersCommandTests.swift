@@ -15,9 +15,14 @@ import Testing
         #expect(try runFerry(["hub", "init", hub]).exitCode == 0)
         #expect(try runFerry(["hub", "members", "list", hub]).stdout.contains("has no members list"))
         #expect(try runFerry(["put", laptop, "Note", "n1", "--json", #"{"t": 1}"#]).exitCode == 0)
-        #expect(try runFerry(["sync", laptop, hub]).exitCode == 0)
-        let added = try runFerry(["hub", "members", "add", hub, laptop, "--store", laptop])
-        #expect(added.exitCode == 0 && added.stdout.contains("1 member of the hub"), "\(added)")
+        // The first replica to sync with a new hub is its first member.
+        let founded = try runFerry(["sync", laptop, hub])
+        #expect(founded.exitCode == 0 && (founded.stdout + founded.stderr).contains("recorded this replica as the hub's first member"), "\(founded)")
+        let first = try runFerry(["hub", "members", "list", hub])
+        let laptopID = try Store.open(at: laptop).replicaID
+        #expect(first.stdout.contains("1 member") && first.stdout.contains(laptopID.rawValue), "\(first)")
+        let again = try runFerry(["hub", "members", "add", hub, laptop, "--store", laptop])
+        #expect(again.exitCode != 0 && again.stderr.contains("is a member already"), "\(again)")
 
         #expect(try runFerry(["put", phone, "Note", "n2", "--json", #"{"t": 2}"#]).exitCode == 0)
         #expect(try runFerry(["sync", phone, hub]).exitCode == 0)

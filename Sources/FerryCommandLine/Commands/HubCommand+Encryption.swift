@@ -9,18 +9,29 @@ extension HubCommand {
             // With --store, the store is the hub's first member: no other writer until it adds one.
             let founder = try arguments.option("store").map { try context.openStore($0) }
             defer { founder?.close() }
-            let descriptor = try await Hub.create(in: storage, founder: founder)
+            let open = arguments.flag("open")
+            if open && founder != nil { throw UsageError("--open and --store contradict each other: a hub with a first member admits only the replicas its members add") }
+            let descriptor = try await Hub.create(in: storage, founder: founder, openToAnyWriter: open)
             if arguments.flag("json") {
                 context.printJSONLine([
                     "location": .string(storage.location), "hub": .string(descriptor.id.rawValue), "format": .integer(descriptor.format),
-                    "member": founder.map { .string($0.replicaID.rawValue) } ?? .null,
+                    "member": founder.map { .string($0.replicaID.rawValue) } ?? .null, "writers": open ? "anyone" : "members",
                 ])
             } else {
                 context.stdout.line("created hub \(descriptor.id.short) at \(storage.location)")
-                if let founder { context.stdout.line("its first member is replica \(founder.replicaID) (\(founder.path)); add others with 'ferry hub members add'") }
+                if let founder {
+                    context.stdout.line("its first member is replica \(founder.replicaID) (\(founder.path)); add others with 'ferry hub members add'")
+                } else if open {
+                    context.stdout.line("it is open: any replica that can write to \(storage.location) may write to the hub ('ferry hub members add' closes it)")
+                } else {
+                    context.stdout.line("the first store to sync with it becomes its first member; add others with 'ferry hub members add' from a member's store")
+                }
                 context.stdout.line("sync a store with it: ferry sync <store> \(locationText)")
             }
             return .success
+        }
+        if arguments.flag("open") {
+            throw UsageError("--open applies to plain hubs: an encrypted hub made without a store is open to whoever holds its passphrase")
         }
         let (padding, cost) = try sealingOptions(arguments)
         let founder = try signingStore(arguments, context: context)

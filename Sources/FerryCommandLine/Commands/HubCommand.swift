@@ -28,8 +28,10 @@ enum HubCommand: Command {
              ferry hub reidentify ~/Dropbox/notes-hub-copy
             members lists, adds or removes the replicas that may write to the hub (their keys), signed by the store \
             it runs from (--store, default: the current directory), which must be a member; the first add records that \
-            store first. Once a hub has members, a sync refuses work from any other replica (--trust-new admits it) and \
-            a removed member's later work; its earlier work stays.
+            store first. The first replica to sync with a new hub records itself as its first member (init --store \
+            names it; init --open makes a hub any writer of its location may write to, until a list is started). \
+            Once a hub has members, a sync refuses work from any other replica (--trust-new admits it) and a removed \
+            member's later work; its earlier work stays.
              ferry hub members add ~/Dropbox/notes-hub ../desk --store laptop
              ferry hub members list ~/Dropbox/notes-hub
             init --encrypt makes an encrypted hub: every object but its keys is sealed (XChaCha20-Poly1305) under a \
@@ -52,6 +54,7 @@ enum HubCommand: Command {
             .value("keep", valueName: "duration", help: "compact: replicas seen within this long must have read a segment before it goes (30d; also h, m)."),
             .flag("dry-run", help: "compact: say what would be written and deleted; change nothing."),
             .value("store", short: "s", valueName: "dir", help: "compact: the store whose key signs the snapshot (default: the current directory, when it is a store)."),
+            .flag("open", help: "init: let any replica that can write to the location write to the hub (default: the first to sync becomes its first member)."),
             .flag("encrypt", help: "init: seal everything the hub holds (the passphrase comes from $FERRY_HUB_PASSPHRASE)."),
             .value("pad", valueName: "mode", help: "init --encrypt: pad sealed objects to hide sizes: none (default), power-of-two or 64KiB."),
             .value("scrypt-cost", valueName: "log2 N", help: "init --encrypt: the passphrase's scrypt cost as log2 N (default 17: 128 MiB)."),
@@ -76,6 +79,7 @@ enum HubCommand: Command {
         }
         if action != "init" {
             if arguments.flag("encrypt") { throw UsageError("--encrypt applies to 'ferry hub init' only") }
+            if arguments.flag("open") { throw UsageError("--open applies to 'ferry hub init' only") }
         }
         if action != "rekey" && arguments.flag("rotate") { throw UsageError("--rotate applies to 'ferry hub rekey' only") }
         if action != "compact" {
@@ -90,16 +94,6 @@ enum HubCommand: Command {
         if action == "encrypt" { return try await runEncrypt(base, arguments: arguments, context: context) }
         let storage = action == "reidentify" ? base : try sealed(base, arguments: arguments, context: context)
         switch action {
-        case "init":
-            let descriptor = try await Hub.create(in: storage)
-            if arguments.flag("json") {
-                context.printJSONLine([
-                    "location": .string(storage.location), "hub": .string(descriptor.id.rawValue), "format": .integer(descriptor.format),
-                ])
-            } else {
-                context.stdout.line("created hub \(descriptor.id.short) at \(storage.location)")
-                context.stdout.line("sync a store with it: ferry sync <store> \(locationText)")
-            }
         case "reidentify":
             let (old, new) = try await Hub.reidentify(storage)
             if arguments.flag("json") {
@@ -216,7 +210,8 @@ enum HubCommand: Command {
     static func text(_ status: HubStatus) -> String {
         var lines = [
             "hub \(status.descriptor.id.short) at \(status.location) (format \(status.descriptor.format), created "
-                + "\(ISO8601Milliseconds.format(milliseconds: status.descriptor.created)))",
+                + "\(ISO8601Milliseconds.format(milliseconds: status.descriptor.created)))"
+                + (status.descriptor.isOpenToAnyWriter ? ", open to any writer of its location (hub init --open)" : ""),
             "\(AuditText.plural(status.replicas.count, "replica")), \(AuditText.plural(status.segmentCount, "segment")), "
                 + "\(AuditText.plural(status.snapshotCount, "snapshot")), \(status.byteCount) bytes",
         ]

@@ -115,12 +115,16 @@ struct DemoScript {
         let hubPath = directory + "/Dropbox/notes-hub"
         let descriptor = try await Hub.create(in: FolderHubStorage(root: hubPath))
         say("   ferry hub init: hub \(descriptor.id.short) in Dropbox/notes-hub")
-        for (name, store) in [("laptop", laptop), ("phone", phone)] {
-            report = try await store.sync(with: HubTransport(folder: hubPath))
-            say("   sync \(name) ↔ hub: \(describe(report)), \(report.requests ?? 0) requests")
-        }
-        let compaction = try await HubCompactor(storage: FolderHubStorage(root: hubPath)).compact()
-        say("   ferry hub compact: snapshot of \(compaction.records) records; deleted \(AuditText.plural(compaction.deletedSegments, "segment")) every replica has read")
+        report = try await laptop.sync(with: HubTransport(folder: hubPath))
+        say("   sync laptop ↔ hub: \(describe(report)), \(report.requests ?? 0) requests; the laptop is the hub's first member")
+        _ = try await HubMembers.change(.add, replica: phone.replicaID, key: try phone.signingKey().publicKey, name: "phone", in: FolderHubStorage(root: hubPath), as: laptop)
+        say("   ferry hub members add (from the laptop): the phone may write to the hub too")
+        report = try await phone.sync(with: HubTransport(folder: hubPath))
+        say("   sync phone ↔ hub: \(describe(report)), \(report.requests ?? 0) requests")
+        var compactor = HubCompactor(storage: FolderHubStorage(root: hubPath))
+        try compactor.sign(as: laptop)
+        let compaction = try await compactor.compact()
+        say("   ferry hub compact --store laptop: snapshot (signed by the laptop) of \(compaction.records) records; deleted \(AuditText.plural(compaction.deletedSegments, "segment")) every replica has read")
         let tablet = try Store.create(at: directory + "/tablet", name: "tablet", options: context.storeOptions())
         defer { tablet.close() }
         report = try await tablet.sync(with: HubTransport(folder: hubPath))

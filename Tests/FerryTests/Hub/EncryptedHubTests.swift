@@ -319,7 +319,7 @@ import FerryTestSupport
     @Test func aPlainHubIsEncryptedOnceEveryReplicaReadEverything() async throws {
         let directory = try TemporaryDirectory()
         let hub = directory.subpath("hub")
-        try await Hub.create(in: FolderHubStorage(root: hub))
+        try await Hub.create(in: FolderHubStorage(root: hub), openToAnyWriter: true)
         let laptop = try Store.create(at: directory.subpath("laptop"), name: "laptop")
         let phone = try Store.create(at: directory.subpath("phone"), name: "phone")
         try laptop.put(["secret": "plaintext-laptop"], entity: Self.notes, id: id("r0"))

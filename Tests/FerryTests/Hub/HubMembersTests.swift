@@ -25,13 +25,70 @@ import FerryTestSupport
         try await Hub.create(in: FolderHubStorage(root: hub))
         let laptop = try Store.create(at: directory.subpath("laptop"), name: "laptop")
         try laptop.put(["by": "laptop"], entity: Self.notes, id: id("r0"))
-        _ = try await sync(laptop, hub)
-        let members = try await HubMembers.change(.add, replica: laptop.replicaID, key: nil, name: "laptop", in: FolderHubStorage(root: hub), as: laptop)
+        // The first replica to write to a new hub records itself as its first member.
+        let founded = try await sync(laptop, hub)
+        #expect(founded.notes.contains { $0.contains("recorded this replica as the hub's first member") }, "\(founded.notes)")
+        let members = try #require(try await HubMembers.load(from: FolderHubStorage(root: hub)).members)
         #expect(members.current.keys.sorted() == [laptop.replicaID])
+        #expect(members.current[laptop.replicaID]?.key == (try laptop.publicKey()))
         let phone = try Store.create(at: directory.subpath("phone"), name: "phone")
         try phone.put(["by": "phone"], entity: Self.notes, id: id("r1"))
-        _ = try await sync(phone, hub)
+        let stranger = try await sync(phone, hub)
+        #expect(stranger.notes.contains { $0.contains("is not a member of the hub") && $0.contains("ferry hub members add") }, "\(stranger.notes)")
         return (hub, laptop, phone)
+    }
+
+    /// Two replicas writing to a new hub at the same moment: entry 1 is written create-only, so
+    /// the one that comes second takes the other's list and is told it is not a member.
+    @Test func twoReplicasFoundingAtOnceLeaveOneFirstMemberAndTellTheOther() async throws {
+        let directory = try TemporaryDirectory()
+        let hub = directory.subpath("hub")
+        let storage = FolderHubStorage(root: hub)
+        let descriptor = try await Hub.create(in: storage)
+        let laptop = try Store.create(at: directory.subpath("laptop"), name: "laptop")
+        let phone = try Store.create(at: directory.subpath("phone"), name: "phone")
+        // The laptop founded the list after the phone listed the hub (and saw no list).
+        var phoneMembership = HubMembership(cachePath: nil)
+        try await phoneMembership.refresh(listed: try await storage.list(prefix: "h"), storage: storage, hub: descriptor.id)
+        #expect(phoneMembership.members == nil)
+        var laptopMembership = HubMembership(cachePath: nil)
+        try await laptopMembership.foundIfNew(
+            as: laptop.replicaID, name: "laptop", signer: try laptop.signingKey(), publishing: true, otherHeads: 0, storage: storage, hub: descriptor.id, at: 1)
+        try await phoneMembership.foundIfNew(
+            as: phone.replicaID, name: "phone", signer: try phone.signingKey(), publishing: true, otherHeads: 0, storage: storage, hub: descriptor.id, at: 2)
+        #expect(phoneMembership.members?.current.keys.sorted() == [laptop.replicaID])
+        #expect(phoneMembership.notes.contains { $0.contains("at the same moment") && $0.contains(phone.replicaID.rawValue) }, "\(phoneMembership.notes)")
+        let members = try #require(try await HubMembers.load(from: storage).members)
+        #expect(members.entries.count == 1 && members.current.keys.sorted() == [laptop.replicaID])
+    }
+
+    @Test func aHubOpenedToAnyWriterFoundsNoListAndAnOldHubWithOtherWritersStaysOpenWithANote() async throws {
+        let directory = try TemporaryDirectory()
+        let open = directory.subpath("open")
+        try await Hub.create(in: FolderHubStorage(root: open), openToAnyWriter: true)
+        let laptop = try Store.create(at: directory.subpath("laptop"), name: "laptop")
+        let phone = try Store.create(at: directory.subpath("phone"), name: "phone")
+        try laptop.put(["by": "laptop"], entity: Self.notes, id: id("r0"))
+        try phone.put(["by": "phone"], entity: Self.notes, id: id("r1"))
+        _ = try await sync(laptop, open)
+        _ = try await sync(phone, open)
+        #expect(try await sync(laptop, open).pulled == 1)
+        #expect(try await HubMembers.load(from: FolderHubStorage(root: open)).members == nil)
+
+        // A hub written by two replicas before members existed: neither founds a list by itself.
+        let old = directory.subpath("old")
+        try await Hub.create(in: FolderHubStorage(root: old), openToAnyWriter: true)
+        _ = try await sync(laptop, old)
+        _ = try await sync(phone, old)
+        let descriptor = try HubDescriptor(bytes: try FileSystem.readFile(old + "/hub.json"), location: old)
+        var legacy = descriptor
+        legacy.isOpenToAnyWriter = false
+        try FileSystem.writeFileAtomically(old + "/hub.json", legacy.bytes, durable: false)
+        try phone.put(["by": "phone", "n": 2], entity: Self.notes, id: id("r1"))
+        let report = try await sync(phone, old)
+        #expect(report.notes.contains { $0.contains("has no members list") }, "\(report.notes)")
+        #expect(try await HubMembers.load(from: FolderHubStorage(root: old)).members == nil)
+        #expect(try await sync(laptop, old).pulled == 1)
     }
 
     @Test func aNonMembersSegmentIsRefusedNamingTheReplicaAndTheObject() async throws {

@@ -12,7 +12,7 @@ import FerryTestSupport
 
     func makeHub(_ directory: TemporaryDirectory, _ name: String = "hub") async throws -> String {
         let path = directory.subpath(name)
-        try await Hub.create(in: FolderHubStorage(root: path))
+        try await Hub.create(in: FolderHubStorage(root: path), openToAnyWriter: true)
         return path
     }
 

@@ -12,7 +12,7 @@ import FerryTestSupport
 
     func makeHub(_ directory: TemporaryDirectory) async throws -> String {
         let path = directory.subpath("hub")
-        try await Hub.create(in: FolderHubStorage(root: path))
+        try await Hub.create(in: FolderHubStorage(root: path), openToAnyWriter: true)
         return path
     }
 

@@ -20,7 +20,7 @@ import FerryTestSupport
     /// (signed by laptop unless `signed` is false), its only segment collected.
     func compactedHub(_ directory: TemporaryDirectory, signed: Bool = true) async throws -> (hub: String, laptop: Store) {
         let hub = directory.subpath("hub")
-        try await Hub.create(in: FolderHubStorage(root: hub))
+        try await Hub.create(in: FolderHubStorage(root: hub), openToAnyWriter: true)
         let laptop = try Store.create(at: directory.subpath("laptop"), name: "laptop")
         try laptop.put(["title": "real"], entity: Self.notes, id: id("r1"))
         try laptop.put(["title": "second"], entity: Self.notes, id: id("r2"))

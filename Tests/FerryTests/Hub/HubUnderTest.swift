@@ -15,7 +15,7 @@ enum HubUnderTest: String, CaseIterable, Sendable, CustomTestStringConvertible {
     /// Makes `storage` a new hub of this kind.
     func create(in storage: any HubStorage) async throws {
         switch self {
-        case .plain: try await Hub.create(in: storage)
+        case .plain: try await Hub.create(in: storage, openToAnyWriter: true)
         case .encrypted: _ = try await Hub.createEncrypted(in: storage, founder: nil, passphrase: Self.passphrase, passphraseCost: 1 << 10)
         }
     }

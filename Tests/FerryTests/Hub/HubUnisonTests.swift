@@ -31,7 +31,7 @@ import FerryTestSupport
         try FileManager.default.createDirectory(atPath: home, withIntermediateDirectories: true)
         let here = directory.subpath("machine-a/hub")
         let there = directory.subpath("machine-b/hub")
-        try await Hub.create(in: FolderHubStorage(root: here))
+        try await Hub.create(in: FolderHubStorage(root: here), openToAnyWriter: true)
         try FileManager.default.createDirectory(atPath: there, withIntermediateDirectories: true)
         #expect(try self.unison(unison, here, there, home: home) == 0)
         let a = try Store.create(at: directory.subpath("a"), name: "a")

@@ -27,7 +27,7 @@ import FerryURLSession
         let server = try await SeaweedFS.start(in: directory.subpath("weed"), executable: weed)
         defer { server.stop() }
         try await server.createBucket("hub")
-        try await Hub.create(in: storage(server))
+        try await Hub.create(in: storage(server), openToAnyWriter: true)
         let owner = try Store.create(at: directory.subpath("owner"), name: "owner")
         let reader = try Store.create(at: directory.subpath("reader"), name: "reader")
         for n in 0..<3 { _ = try owner.put(["n": .integer(Int64(n))], entity: Self.notes, id: RecordID("n\(n)")) }

@@ -89,7 +89,7 @@ import FerryURLSession
         let directory = try TemporaryDirectory()
         guard let server = try await server(directory) else { return }
         defer { server.stop() }
-        try await Hub.create(in: storage(server, "s3://hub/notes"))
+        try await Hub.create(in: storage(server, "s3://hub/notes"), openToAnyWriter: true)
         let stores = try ["laptop", "phone", "desk", "tablet"].map { try Store.create(at: directory.subpath($0), name: $0) }
         var etags: [String: String] = [:]
         for round in 0..<3 {
@@ -128,7 +128,7 @@ import FerryURLSession
         let directory = try TemporaryDirectory()
         guard let server = try await server(directory) else { return }
         defer { server.stop() }
-        try await Hub.create(in: storage(server, "s3://hub/notes"))
+        try await Hub.create(in: storage(server, "s3://hub/notes"), openToAnyWriter: true)
         let store = try Store.create(at: directory.subpath("a"), name: "a")
         try store.put(["v": 1], entity: Self.notes, id: RecordID("x"))
         let before = try folderContents(store.path)
@@ -153,7 +153,7 @@ import FerryURLSession
         _ = try await other.put("holiday.jpg", Array("jpeg".utf8), createOnly: true)
         await #expect(throws: SyncError.hub(.noHub(location: "s3://hub/photos"))) { _ = try await sync(store, server, "s3://hub/photos") }
         await #expect(throws: HubError.notEmpty(location: "s3://hub/photos", example: "holiday.jpg")) {
-            _ = try await Hub.create(in: other)
+            _ = try await Hub.create(in: other, openToAnyWriter: true)
         }
         await #expect(throws: SyncError.hub(.noHub(location: "s3://hub/empty"))) { _ = try await sync(store, server, "s3://hub/empty") }
         #expect(try folderContents(store.path) == before)
@@ -193,7 +193,7 @@ import FerryURLSession
         let directory = try TemporaryDirectory()
         guard let server = try await server(directory) else { return }
         defer { server.stop() }
-        try await Hub.create(in: storage(server, "s3://hub/notes"))
+        try await Hub.create(in: storage(server, "s3://hub/notes"), openToAnyWriter: true)
         let a = try Store.create(at: directory.subpath("a"), name: "a")
         let b = try Store.create(at: directory.subpath("b"), name: "b")
         for chunk in 0..<10 {
@@ -246,7 +246,7 @@ import FerryURLSession
         let directory = try TemporaryDirectory()
         guard let server = try await server(directory) else { return }
         defer { server.stop() }
-        try await Hub.create(in: storage(server, "s3://hub/notes"))
+        try await Hub.create(in: storage(server, "s3://hub/notes"), openToAnyWriter: true)
         let stores = try ["a", "b", "c"].map { try Store.create(at: directory.subpath($0), name: $0) }
         let (a, b, c) = (stores[0], stores[1], stores[2])
         for store in stores { try put(store, "\(store.manifest.name ?? "")1") }

@@ -23,7 +23,7 @@ import FerryTestSupport
         static func make() async throws -> Fixture {
             let directory = try TemporaryDirectory()
             let hub = directory.subpath("hub")
-            try await Hub.create(in: FolderHubStorage(root: hub))
+            try await Hub.create(in: FolderHubStorage(root: hub), openToAnyWriter: true)
             let laptop = try Store.create(at: directory.subpath("laptop"), name: "laptop")
             let stick = try Store.create(at: directory.subpath("stick"), name: "stick")
             try laptop.put(["v": 1], entity: notes, id: RecordID("a"))

@@ -31,7 +31,7 @@ import FerryTestSupport
     @Test func othersKeepSyncingWithAHubThatHoldsChangesStampedAhead() async throws {
         let directory = try TemporaryDirectory()
         let hub = directory.subpath("hub")
-        try await Hub.create(in: FolderHubStorage(root: hub))
+        try await Hub.create(in: FolderHubStorage(root: hub), openToAnyWriter: true)
         let ahead = try Self.store(directory, "ahead", clock: OffsetClock(offsetMilliseconds: 2 * Int64(Self.day)))
         let laptop = try Self.store(directory, "laptop")
         let phone = try Self.store(directory, "phone")
@@ -65,7 +65,7 @@ import FerryTestSupport
     @Test func aFixedClockPublishesNothingStampedAheadUntilItRestamps() async throws {
         let directory = try TemporaryDirectory()
         let hub = directory.subpath("hub")
-        try await Hub.create(in: FolderHubStorage(root: hub))
+        try await Hub.create(in: FolderHubStorage(root: hub), openToAnyWriter: true)
         var laptop = try Self.store(directory, "laptop")
         try laptop.put(["v": "shared"], entity: Self.notes, id: RecordID("shared"))
         _ = try await laptop.sync(with: HubTransport(folder: hub))

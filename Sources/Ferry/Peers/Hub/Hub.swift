@@ -7,23 +7,28 @@
 /// let status = try await Hub.status(of: storage)
 /// ```
 public enum Hub {
-    /// Makes `storage` a new, empty hub. A folder that does not exist yet is created.
+    /// Makes `storage` a new, empty hub. A folder that does not exist yet is created. The first
+    /// replica that writes to it records itself as its first member, and a member admits the
+    /// others; with `openToAnyWriter` (`ferry hub init --open`) any replica that can write to
+    /// the location may write to the hub, until a member list is started.
     /// - Throws: ``HubError/alreadyExists(location:)`` when it is a hub already,
     ///   ``HubError/notEmpty(location:example:)`` when it holds anything else.
     @discardableResult
-    public static func create(in storage: any HubStorage, clock: any WallClock = SystemClock()) async throws(HubError) -> HubDescriptor {
-        try await create(in: storage, founder: nil, clock: clock)
+    public static func create(in storage: any HubStorage, openToAnyWriter: Bool = false, clock: any WallClock = SystemClock()) async throws(HubError) -> HubDescriptor {
+        try await create(in: storage, founder: nil, openToAnyWriter: openToAnyWriter, clock: clock)
     }
 
     /// Makes `storage` a new, empty hub; with a `founder`, that store is recorded as the hub's
     /// first member (its key), so the hub admits no other writer until a member adds it.
-    /// - Throws: as ``create(in:clock:)``; ``HubError/locked(location:reason:)`` when the
-    ///   founder's signing key cannot be read.
+    /// - Throws: as ``create(in:openToAnyWriter:clock:)``; ``HubError/locked(location:reason:)``
+    ///   when the founder's signing key cannot be read.
     @discardableResult
-    public static func create(in storage: any HubStorage, founder: Store?, clock: any WallClock = SystemClock()) async throws(HubError) -> HubDescriptor {
+    public static func create(
+        in storage: any HubStorage, founder: Store?, openToAnyWriter: Bool = false, clock: any WallClock = SystemClock()
+    ) async throws(HubError) -> HubDescriptor {
         let base = (storage as? SealedHubStorage)?.base ?? storage
         try await requireEmpty(base)
-        let descriptor = HubDescriptor(created: clock.milliseconds())
+        let descriptor = HubDescriptor(created: clock.milliseconds(), isOpenToAnyWriter: openToAnyWriter && founder == nil)
         if let founder {
             let signer: ReplicaSigningKey
             do { signer = try founder.signingKey() } catch { throw .locked(location: base.location, reason: "the store's signing key cannot be read (\(error))") }

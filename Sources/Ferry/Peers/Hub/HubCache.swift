@@ -14,6 +14,10 @@ struct HubCache: Sendable {
     var hub: ReplicaID?
     /// The descriptor's tag when it was read.
     var descriptorTag: String?
+    /// Whether the descriptor opened the hub to any writer (``HubDescriptor/isOpenToAnyWriter``).
+    var openToAnyWriter = false
+    /// The id its members and keys are bound to (``HubDescriptor/membersHub``), when not its id.
+    var membersHub: ReplicaID?
     /// Every head read (or written), with its tag.
     var heads: [ReplicaID: (tag: String, head: HubHead)] = [:]
     /// SHA-256 of the last heads this store wrote (the newest last): a listing that shows
@@ -41,6 +45,8 @@ struct HubCache: Sendable {
         var cache = HubCache()
         cache.hub = value["hub"]?.stringValue.flatMap { ReplicaID($0) }
         cache.descriptorTag = value["descriptorTag"]?.stringValue
+        cache.openToAnyWriter = value["openToAnyWriter"]?.boolValue ?? false
+        cache.membersHub = value["membersHub"]?.stringValue.flatMap { ReplicaID($0) }
         for (replicaText, item) in value["heads"]?.objectValue ?? [:] {
             let checked = item["checked"]?.stringValue.flatMap { ReplicaPublicKey(hex: $0) }
             guard let replica = ReplicaID(replicaText), let tag = item["tag"]?.stringValue, let headValue = item["head"],
@@ -85,6 +91,8 @@ struct HubCache: Sendable {
         }
         if let hub { value["hub"] = .string(hub.rawValue) }
         if let descriptorTag { value["descriptorTag"] = .string(descriptorTag) }
+        if openToAnyWriter { value["openToAnyWriter"] = .bool(true) }
+        if let membersHub, membersHub != hub { value["membersHub"] = .string(membersHub.rawValue) }
         try memory.create(durable: durable)
         try FileSystem.writeFileAtomically(memory.hubCache, value.canonicalBytes(), durable: durable)
     }

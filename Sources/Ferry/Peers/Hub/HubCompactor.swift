@@ -136,7 +136,7 @@ public struct HubCompactor: Sendable {
         }
         let base = snapshots.max { ($0.coveredSegments, $0.id.hex) < ($1.coveredSegments, $1.id.hex) }
         // On a hub with members, only a member signs a snapshot (an unsigned one would be refused).
-        let members = try await HubMembers.read(from: storage, hub: descriptor.id, keys: objects.map(\.key))
+        let members = try await HubMembers.read(from: storage, hub: descriptor.membersHub, keys: objects.map(\.key))
         if let members {
             guard let signingKey else { throw refuse("the hub has members: run it from a member's store (--store), whose key signs the snapshot") }
             guard members.member(withKey: signingKey.publicKey) != nil else {

@@ -17,11 +17,26 @@ public struct HubDescriptor: Sendable, Hashable {
     public var format: Int64
     /// When it was created, milliseconds since 1970.
     public var created: UInt64
+    /// Whether any replica that can write to the hub's location may write to the hub
+    /// (`ferry hub init --open`): no replica founds a members list on its first write. By
+    /// default the first replica to write records itself as the first member (see
+    /// ``HubMembers``), and a member admits the others. A members list, once it exists, is in
+    /// force either way.
+    public var isOpenToAnyWriter: Bool
+    /// The id the hub's members list and key entries are bound to: the id it was created
+    /// with, kept when `ferry hub reidentify` gives a copy an id of its own, so the copy's
+    /// members and keys (signed entries that cannot be signed again) still hold.
+    public var membersHub: ReplicaID
 
-    public init(id: ReplicaID = .generate(), format: Int64 = HubDescriptor.currentFormat, created: UInt64) {
+    public init(
+        id: ReplicaID = .generate(), format: Int64 = HubDescriptor.currentFormat, created: UInt64, isOpenToAnyWriter: Bool = false,
+        membersHub: ReplicaID? = nil
+    ) {
         self.id = id
+        self.membersHub = membersHub ?? id
         self.format = format
         self.created = created
+        self.isOpenToAnyWriter = isOpenToAnyWriter
     }
 
     /// Whether the hub's objects are sealed (see docs/FORMAT.md, "Encrypted hubs").
@@ -34,6 +49,12 @@ public struct HubDescriptor: Sendable, Hashable {
             "created": .string(ISO8601Milliseconds.format(milliseconds: created)),
             "about": "A Ferry hub: replicas sync through the objects under heads/, segments/ and snapshots/. See docs/FORMAT.md.",
         ]
+        if isOpenToAnyWriter {
+            value["writers"] = "anyone"
+        }
+        if membersHub != id {
+            value["membersOf"] = .string(membersHub.rawValue)
+        }
         if isEncrypted {
             value["encryption"] = [
                 "cipher": "xchacha20-poly1305", "keys": .string(HubKeyEntry.prefix),
@@ -59,6 +80,8 @@ public struct HubDescriptor: Sendable, Hashable {
             throw .malformed(location: location, key: Self.key, reason: "no valid \"id\"")
         }
         let created = value["created"]?.stringValue.flatMap { ISO8601Milliseconds.parse($0) } ?? 0
-        self.init(id: id, format: format, created: UInt64(max(0, created)))
+        let membersHub = value["membersOf"]?.stringValue.flatMap { ReplicaID($0) }
+        self.init(
+            id: id, format: format, created: UInt64(max(0, created)), isOpenToAnyWriter: value["writers"]?.stringValue == "anyone", membersHub: membersHub)
     }
 }

@@ -5,7 +5,7 @@ extension HubMembers {
         guard let bytes = try await storage.get(HubDescriptor.key, limit: HubDescriptor.maximumByteCount)?.bytes else {
             throw .noHub(location: storage.location)
         }
-        let hub = try HubDescriptor(bytes: bytes, location: storage.location).id
+        let hub = try HubDescriptor(bytes: bytes, location: storage.location).membersHub
         return (hub, try await read(from: storage, hub: hub))
     }
 

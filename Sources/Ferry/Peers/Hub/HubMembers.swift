@@ -207,7 +207,9 @@ public struct HubMembers: Sendable, Equatable {
     /// Writes `entry` create-only.
     /// - Throws: ``HubError/alreadyExists(location:)``-like storage errors when another member
     ///   wrote that number first (read the list again and retry).
-    public static func write(_ entry: Entry, to storage: any HubStorage) async throws(HubError) {
-        _ = try await storage.put(key(of: entry.number), entry.bytes, createOnly: true)
+    /// - Returns: the object's tag, as a listing shows it.
+    @discardableResult
+    public static func write(_ entry: Entry, to storage: any HubStorage) async throws(HubError) -> String {
+        try await storage.put(key(of: entry.number), entry.bytes, createOnly: true)
     }
 }

@@ -19,6 +19,13 @@ struct HubMembership {
     private(set) var members: HubMembers?
     /// Warnings and notes for the report.
     private(set) var notes: [String] = []
+    /// Whether this exchange already said that the syncing replica is not a member, or that
+    /// the hub is open.
+    private var reportedNotMember = false
+    private var reportedOpen = false
+    /// The tags of the list's entries as last listed (and written), kept with the cache so the
+    /// next sync does not read an unchanged list again.
+    private var acceptedTags: [String] = []
 
     /// The cache file's format.
     static let cacheFormat: Int64 = 1
@@ -30,9 +37,12 @@ struct HubMembership {
     /// - Throws: ``HubError`` when the hub's list cannot be read and none was accepted before.
     mutating func refresh(listed objects: [HubObject], storage: any HubStorage, hub: ReplicaID) async throws(HubError) {
         notes = []
+        reportedNotMember = false
+        reportedOpen = false
         let listed = objects.filter { HubMembers.number(ofKey: $0.key) != nil }.sorted { $0.key < $1.key }
         let cached = loadCache(hub: hub)
-        if let cached, cached.tags == listed.map(\.tag), cached.list.entries.count == listed.count {
+        acceptedTags = listed.map(\.tag)
+        if let cached, cached.tags == acceptedTags, cached.list.entries.count == listed.count {
             members = cached.list
             return
         }
@@ -63,7 +73,7 @@ struct HubMembership {
             }
         }
         members = fresh
-        saveCache(tags: listed.map(\.tag))
+        saveCache()
     }
 
     /// Whether segment `segment` of `replica` (at `key`) may be read: always while the hub
@@ -81,16 +91,74 @@ struct HubMembership {
         return false
     }
 
+    /// Records `replica` (at `signer`'s key) as the hub's first member when the hub has no
+    /// members list and no other replica's head: the first replica to write to a new hub
+    /// founds its list, so a second one is read only once a member adds it (or trusts it with
+    /// `--trust-new`). A hub that other replicas wrote to before members existed stays open,
+    /// with a note that says how to close it. Another replica founding the list at the same
+    /// moment wins; this one is then not a member, and the note says so. A replica that is not
+    /// a member and `publishing` a segment is told that members will refuse it.
+    /// - Throws: ``HubError`` when the entry cannot be written or the list cannot be read back.
+    mutating func foundIfNew(
+        as replica: ReplicaID, name: String?, signer: ReplicaSigningKey, publishing: Bool, otherHeads: Int, storage: any HubStorage, hub: ReplicaID,
+        at now: UInt64
+    ) async throws(HubError) {
+        if let members {
+            if publishing && members.current[replica] == nil && !reportedNotMember {
+                reportedNotMember = true
+                notes.append(
+                    "warning: this replica (\(replica)) is not a member of the hub: its members refuse its changes until one of them adds it "
+                        + "('ferry hub members add \(storage.location) \(replica)' from a member's store) or syncs once with --trust-new")
+            }
+            return
+        }
+        guard otherHeads == 0 else {
+            if !reportedOpen {
+                reportedOpen = true
+                notes.append(
+                    "note: this hub has no members list, so it reads work from any replica that can write to it; "
+                        + "'ferry hub members add \(storage.location) <replica>' from this store records this replica and the one added")
+            }
+            return
+        }
+        var list = HubMembers(hub: hub)
+        let first = list.entry(.add, replica: replica, key: signer.publicKey, name: name, by: signer, at: now)
+        do {
+            let tag = try await HubMembers.write(first, to: storage)
+            try list.append(first, location: storage.location)
+            members = list
+            acceptedTags = [tag]
+            notes.append("recorded this replica as the hub's first member (key \(signer.publicKey.short)…): other replicas are read once a member adds them")
+            saveCache()
+        } catch {
+            guard case .alreadyExists = error else { throw error }
+            // Another replica founded the list first: take its list as it is.
+            guard let founded = try await HubMembers.read(from: storage, hub: hub) else {
+                throw .membersRefused(location: storage.location, reason: "another replica began the members list at the same moment, and it cannot be read yet; sync again")
+            }
+            members = founded
+            acceptedTags = []  // read again at the next sync, with its tags
+            saveCache()
+            if founded.current[replica] == nil {
+                reportedNotMember = true
+                notes.append(
+                    "warning: another replica recorded itself as the hub's first member at the same moment; this replica (\(replica)) is not a member, "
+                        + "and its changes are refused until a member adds it ('ferry hub members add \(storage.location) \(replica)')")
+            }
+        }
+    }
+
     /// Adds `replica` with `key`, signed by `signer` (a member's key): `--trust-new`.
     /// - Throws: ``HubError`` when the entry cannot be written, or the signer is no member.
     mutating func trust(_ replica: ReplicaID, key: ReplicaPublicKey, by signer: ReplicaSigningKey, storage: any HubStorage, at now: UInt64) async throws(HubError) {
         guard var list = members else { return }
         let entry = list.entry(.add, replica: replica, key: key, by: signer, at: now)
         try list.append(entry, location: storage.location)
-        try await HubMembers.write(entry, to: storage)
+        let tag = try await HubMembers.write(entry, to: storage)
         members = list
+        acceptedTags.append(tag)
         notes.append("trusted replica \(replica) (key \(key.short)…) as a new member of the hub (--trust-new), entry \(entry.number)")
-        saveCache(tags: nil)
+        saveCache()
     }
 
     // MARK: Cache
@@ -113,12 +181,12 @@ struct HubMembership {
         return (list, tags)
     }
 
-    private mutating func saveCache(tags: [String]?) {
+    private mutating func saveCache() {
         guard let cachePath, let members else { return }
         let value: JSONValue = [
             "ferry-hub-members-cache": .integer(Self.cacheFormat),
             "entries": .array(members.entries.map { .string(HexText.string($0.bytes)) }),
-            "tags": .array((tags ?? []).map { .string($0) }),
+            "tags": .array(acceptedTags.map { .string($0) }),
         ]
         do {
             try FileSystem.createDirectories(String(cachePath[..<(cachePath.lastIndex(of: "/") ?? cachePath.endIndex)]))

@@ -58,6 +58,7 @@ public struct HubStatus: Sendable {
         [
             "location": .string(location), "hub": .string(descriptor.id.rawValue), "format": .integer(descriptor.format),
             "created": .string(ISO8601Milliseconds.format(milliseconds: descriptor.created)),
+            "writers": descriptor.isOpenToAnyWriter ? "anyone" : "members",
             "segments": .integer(Int64(segmentCount)), "snapshots": .integer(Int64(snapshotCount)), "bytes": .integer(byteCount),
             "snapshotDetails": .array(snapshots.map { snapshot in
                 [

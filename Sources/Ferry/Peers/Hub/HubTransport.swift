@@ -163,7 +163,7 @@ public final class HubTransport: ReplicaAwarePeer, SnapshotSource, RequestCounti
         cache.snapshots = cache.snapshots.filter { snapshotIDs.contains($0.key) }
         try await readDescriptor(descriptorObject)
         try await readHeads(headObjects, localReplica: localReplica)
-        try await hub { () async throws(HubError) in try await membership.refresh(listed: objects, storage: storage, hub: hubID ?? localReplica) }
+        try await hub { () async throws(HubError) in try await membership.refresh(listed: objects, storage: storage, hub: cache.membersHub ?? hubID ?? localReplica) }
         own = heads[localReplica] ?? HubHead(replica: localReplica, name: localName, updated: clock.milliseconds())
         takeMissingReports(localReplica: localReplica)
         recomputeFrontier()
@@ -236,12 +236,14 @@ public final class HubTransport: ReplicaAwarePeer, SnapshotSource, RequestCounti
         if descriptor.isEncrypted && !sealed.isEncrypted {
             throw .hub(.locked(location: storage.location, reason: "this hub is encrypted, but its keys (hub-keys/) are missing"))
         }
-        if let keyring = sealed.keyring, keyring.hub != descriptor.id {
+        if let keyring = sealed.keyring, keyring.hub != descriptor.membersHub {
             throw .hub(.locked(location: storage.location, reason: "the hub's keys (hub-keys/) belong to another hub (\(keyring.hub.short)); copied in?"))
         }
         if cache.hub != descriptor.id { cache = HubCache() }  // another hub at this location now
         cache.hub = descriptor.id
         cache.descriptorTag = fetched.tag
+        cache.openToAnyWriter = descriptor.isOpenToAnyWriter
+        cache.membersHub = descriptor.membersHub
         hubID = descriptor.id
     }
 
@@ -795,7 +797,7 @@ public final class HubTransport: ReplicaAwarePeer, SnapshotSource, RequestCounti
         }
         head.segments.append(encoded.segment)
         head.latestModification = max(head.latestModification, encoded.latest)
-        try await writeOwnHead(head)
+        try await writeOwnHead(head, publishing: true)
         var frontier = hubFrontier
         for change in changes {
             if frontier.admit(change, ownReplica: hubID ?? localReplica) == .next { result.applied += 1 } else { result.alreadyKnown += 1 }
@@ -813,14 +815,24 @@ public final class HubTransport: ReplicaAwarePeer, SnapshotSource, RequestCounti
 
     /// Writes this replica's head: its hash is noted durably first, so a head this store wrote
     /// is never taken for a copy's after a crash between the two.
-    private func writeOwnHead(_ newHead: HubHead) async throws(SyncError) {
+    /// `publishing`: the head names a new segment (a replica that is not a member is told).
+    private func writeOwnHead(_ newHead: HubHead, publishing: Bool = false) async throws(SyncError) {
         guard let localReplica else { return }
         var head = newHead
         head.updated = max(head.updated, clock.milliseconds())
         head.name = localName
         head.missing = missingReport
         if let signer {
-            do { head = head.signed(with: try signer.signingKey()) } catch { throw .store(error) }
+            let key: ReplicaSigningKey
+            do { key = try signer.signingKey() } catch { throw .store(error) }
+            if !cache.openToAnyWriter || membership.members != nil {
+                let otherHeads = heads.keys.filter { $0 != localReplica }.count
+                try await hub { () async throws(HubError) in
+                    try await membership.foundIfNew(
+                        as: localReplica, name: localName, signer: key, publishing: publishing, otherHeads: otherHeads, storage: storage, hub: cache.membersHub ?? hubID ?? localReplica, at: clock.milliseconds())
+                }
+            }
+            head = head.signed(with: key)
         } else {
             head = head.unsigned
         }

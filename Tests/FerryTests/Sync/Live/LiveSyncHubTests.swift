@@ -13,7 +13,7 @@ import FerryURLSession
     @Test func aHubFolderThatChangesWakesTheLoop() async throws {
         let directory = try TemporaryDirectory()
         let hub = directory.subpath("hub")
-        try await Hub.create(in: FolderHubStorage(root: hub))
+        try await Hub.create(in: FolderHubStorage(root: hub), openToAnyWriter: true)
         let laptop = try Store.create(at: directory.subpath("laptop"), name: "laptop")
         let phone = try Store.create(at: directory.subpath("phone"), name: "phone")
         defer { laptop.close(); phone.close() }
@@ -48,7 +48,7 @@ import FerryURLSession
         defer { server.stop() }
         try await server.createBucket("hub")
         let location = try S3Location(parsing: "s3://hub/notes")
-        try await Hub.create(in: S3HubStorage(location: location, client: S3Client(configuration: server.configuration, httpClient: URLSessionHTTPClient())))
+        try await Hub.create(in: S3HubStorage(location: location, client: S3Client(configuration: server.configuration, httpClient: URLSessionHTTPClient())), openToAnyWriter: true)
         let laptop = try Store.create(at: directory.subpath("laptop"), name: "laptop")
         let phone = try Store.create(at: directory.subpath("phone"), name: "phone")
         defer { laptop.close(); phone.close() }

@@ -45,7 +45,7 @@ extension Hub {
         }
 
         // The keys: for the members (or the store), the recovery key and the passphrase.
-        let members = try await HubMembers.read(from: base, hub: descriptor.id)
+        let members = try await HubMembers.read(from: base, hub: descriptor.membersHub)
         let signer: ReplicaSigningKey
         do { signer = try store?.signingKey() ?? .generate() } catch { throw refuse("the store's signing key cannot be read (\(error))") }
         let signerReplica = store?.replicaID ?? ReplicaID(derivedFrom: signer.publicKey)
@@ -62,7 +62,7 @@ extension Hub {
         if let passphrase {
             recipients.append(try HubKeyAccess.passphraseRecipient(passphrase, cost: passphraseCost, location: base.location))
         }
-        var keyring = HubKeyring.generate(hub: descriptor.id, padding: padding)
+        var keyring = HubKeyring.generate(hub: descriptor.membersHub, padding: padding)
         keyring.entry = 1
         let entry = try HubKeyEntry.make(keyring, number: 1, for: recipients, signer: (signerReplica, signer))
         let access = HubKeyAccess(signer: (signerReplica, signer), layout: store?.layout, passphrase: passphrase)

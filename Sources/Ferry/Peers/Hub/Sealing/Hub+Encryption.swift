@@ -32,7 +32,9 @@ extension Hub {
         }
         let signerReplica = founder?.replicaID ?? ReplicaID(derivedFrom: signer.publicKey)
         try await requireEmpty(base)
-        let descriptor = HubDescriptor(format: HubDescriptor.encryptedFormat, created: clock.milliseconds())
+        // A hub made with no founder is opened by its passphrase or recovery key alone: whoever
+        // holds them may write (no replica founds a members list on its first write).
+        let descriptor = HubDescriptor(format: HubDescriptor.encryptedFormat, created: clock.milliseconds(), isOpenToAnyWriter: founder == nil)
         if let founder { try await recordFounder(founder, signer: signer, hub: descriptor.id, in: base, clock: clock) }
         let recovery = HubRecoveryKey.generate()
         var recipients: [HubKeyEntry.RecipientKey] = [(.recovery, recovery.agreementKey.publicKey)]
