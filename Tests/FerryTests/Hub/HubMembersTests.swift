@@ -108,6 +108,24 @@ import FerryTestSupport
         #expect(try laptop.get(entity: Self.notes, id: id("r1")) == nil)
     }
 
+    /// A member's snapshot covers members' work only: a stranger's segments are left out (and
+    /// left alone), so a replica joining from the snapshot never takes them on the member's word.
+    @Test func compactionLeavesANonMembersSegmentsOutOfTheSnapshot() async throws {
+        let directory = try TemporaryDirectory()
+        let (hub, laptop, phone) = try await hubWithAStranger(directory)
+        var compactor = HubCompactor(storage: FolderHubStorage(root: hub))
+        try compactor.sign(as: laptop)
+        let report = try await compactor.compact()
+        #expect(report.records == 1 && report.wroteSnapshot)
+        #expect(report.notes.contains { $0.contains("replica \(phone.replicaID) is not a member") }, "\(report.notes)")
+        #expect(try folderContents(hub).keys.contains { $0.hasPrefix("segments/\(phone.replicaID)") }, "its segments are left alone")
+        let desk = try Store.create(at: directory.subpath("desk"), name: "desk")
+        do { _ = try await sync(desk, hub) } catch {
+            guard case SyncError.hub(.notAMember) = error else { throw error }
+        }
+        #expect(try desk.get(entity: Self.notes, id: id("r1")) == nil)
+    }
+
     @Test func trustNewAdmitsTheReplicaAndAddsItToTheMembers() async throws {
         let directory = try TemporaryDirectory()
         let (hub, laptop, phone) = try await hubWithAStranger(directory)

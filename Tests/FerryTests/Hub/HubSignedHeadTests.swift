@@ -230,4 +230,82 @@ import FerryTestSupport
         let verified = try await HubVerifier(storage: FolderHubStorage(root: hub)).verify()
         #expect(verified.findings.contains { $0.hasPrefix("\(segmentKey) line 2: change \(forged.identity)") && $0.contains("is not signed") }, "\(verified.findings)")
     }
+    /// Publishes `forged` in a new segment of the co-writer's own (its head signed by its own key).
+    func publish(_ forged: Change, as cowriter: Store, in hub: String) throws -> String {
+        var head = try readHead(hub, cowriter.replicaID)
+        let encoded = HubSegment.encode(
+            [forged], replica: cowriter.replicaID, number: UInt64(head.segments.count + 1), previous: head.segments.last?.hash ?? .zero)
+        let segmentKey = head.key(of: encoded.segment)
+        try FileManager.default.createDirectory(atPath: hub + "/segments/" + cowriter.replicaID.rawValue, withIntermediateDirectories: true)
+        try write(encoded.bytes, hub, segmentKey)
+        head.segments.append(encoded.segment)
+        try write(head.signed(with: try cowriter.signingKey()).bytes, hub, HubHead.key(of: cowriter.replicaID))
+        return segmentKey
+    }
+
+    /// Compaction signs the state it snapshots, so it checks what it covers as a sync checks a
+    /// pull: a change under another replica's identity, a change that names no parent, and a
+    /// head rewritten without its replica's key each stop it, named, with nothing deleted.
+    @Test func compactionNeverSignsWorkItsOriginDidNotSign() async throws {
+        let scene = try await scene(records: ["a", "b"])
+        let (hub, victim, cowriter) = (scene.hub, scene.victim, scene.cowriter)
+        let storage = FolderHubStorage(root: hub)
+        let last = try #require(victim.changes(after: 0, excluding: VersionVector(), limit: 100).changes.last)
+        func forge(parent: SHA256Digest) -> Change {
+            var forged = Change(
+                origin: victim.replicaID, counter: last.counter + 1, timestamp: last.timestamp, key: last.key,
+                operation: .put(["v": 666]), version: VersionVector([victim.replicaID: last.counter + 1]))
+            forged.chain = ChangeChain(forged, parent: parent)
+            return forged
+        }
+        func compact() async throws -> HubError? {
+            var compactor = HubCompactor(storage: storage)
+            try compactor.sign(as: scene.third)
+            do { _ = try await compactor.compact() } catch { return error }
+            return nil
+        }
+
+        // Under the victim's identity, not signed by it.
+        let before = try folderContents(hub)
+        let segmentKey = try publish(forge(parent: last.digest), as: cowriter, in: hub)
+        let unsigned = try #require(try await compact())
+        #expect("\(unsigned)".contains("replica \(victim.replicaID)") && "\(unsigned)".contains("nothing was deleted"), "\(unsigned)")
+        let others = { (key: String) in !key.hasPrefix("segments/\(cowriter.replicaID)") && !key.hasPrefix("heads/\(cowriter.replicaID)") }
+        #expect(try folderContents(hub).filter { others($0.key) } == before.filter { others($0.key) }, "nothing was written or deleted")
+        try FileManager.default.removeItem(atPath: hub + "/" + segmentKey)
+
+        // A change past the first that names no parent.
+        let orphanKey = try publishReplacing(forge(parent: .zero), as: cowriter, in: hub)
+        let orphan = try #require(try await compact())
+        #expect("\(orphan)".contains("names no parent") && "\(orphan)".contains(orphanKey), "\(orphan)")
+        try FileManager.default.removeItem(atPath: hub + "/" + orphanKey)
+        try restoreHead(of: cowriter, in: hub)
+
+        // The victim's head rewritten by someone without its key.
+        var head = try readHead(hub, victim.replicaID)
+        head.recordCount = 99
+        try write(head.unsigned.bytes, hub, HubHead.key(of: victim.replicaID))
+        let rewritten = try #require(try await compact())
+        #expect("\(rewritten)".contains(HubHead.key(of: victim.replicaID)) && "\(rewritten)".contains("rewritten by someone without"), "\(rewritten)")
+        #expect(try folderContents(hub).keys.contains { $0.hasPrefix("segments/\(victim.replicaID)") })
+
+        // Once the victim writes its head anew, compaction goes on.
+        _ = try await sync(victim, hub)
+        #expect(try await compact() == nil)
+    }
+
+    /// Like ``publish(_:as:in:)``, replacing the co-writer's last segment in its head.
+    func publishReplacing(_ forged: Change, as cowriter: Store, in hub: String) throws -> String {
+        var head = try readHead(hub, cowriter.replicaID)
+        head.segments.removeLast()
+        try write(head.signed(with: try cowriter.signingKey()).bytes, hub, HubHead.key(of: cowriter.replicaID))
+        return try publish(forged, as: cowriter, in: hub)
+    }
+
+    /// Drops the co-writer's last (forged) segment from its head.
+    func restoreHead(of cowriter: Store, in hub: String) throws {
+        var head = try readHead(hub, cowriter.replicaID)
+        head.segments.removeLast()
+        try write(head.signed(with: try cowriter.signingKey()).bytes, hub, HubHead.key(of: cowriter.replicaID))
+    }
 }

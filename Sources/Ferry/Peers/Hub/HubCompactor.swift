@@ -29,6 +29,9 @@ public struct HubCompactor: Sendable {
     /// The key that signs the snapshot: the compacting store's (``sign(as:)``); `nil` writes an
     /// unsigned snapshot, which joining replicas cannot prove.
     package var signingKey: ReplicaSigningKey?
+    /// The keys the compacting store holds for other replicas (``ReplicaKeyBook``), against
+    /// which heads and changes are checked as a sync checks them.
+    package var keyBook = ReplicaKeyBook()
 
     public init(storage: any HubStorage, retentionMilliseconds: UInt64 = 30 * 86_400_000, dryRun: Bool = false, clock: any WallClock = SystemClock()) {
         self.storage = storage
@@ -82,6 +85,7 @@ public struct HubCompactor: Sendable {
     /// - Throws: ``StoreError`` when the store's key cannot be read.
     public mutating func sign(as store: Store) throws(StoreError) {
         signingKey = try store.signingKey()
+        keyBook = try store.keyBook()
     }
 
     private func refuse(_ reason: String) -> HubError { .cannotCompact(location: storage.location, reason: reason) }
@@ -143,6 +147,8 @@ public struct HubCompactor: Sendable {
                 throw refuse("the hub has members, and the store it runs from is not one (a member adds it with 'ferry hub members add')")
             }
         }
+        try checkHeads(heads, members: members)
+        let admitted = admittedHeads(heads, members: members, report: &report)
         var baseOutcome: HubSnapshotProof.Outcome?
         if let base {
             do {
@@ -155,12 +161,13 @@ public struct HubCompactor: Sendable {
             }
         }
 
-        let plan = coverage(heads: heads, base: base, present: present)
+        let plan = coverage(heads: admitted, base: base, present: present)
         var snapshot = base
         // An unsigned base (written before snapshots were signed) is written anew, signed.
         let resign = signingKey != nil && baseOutcome == .unsigned
         if resign || plan.covers.filter({ $0.value > 0 }) != (base?.covers ?? [:]) {
-            snapshot = try await buildSnapshot(hub: descriptor.id, heads: heads, base: base, plan: plan, present: present, report: &report)
+            snapshot = try await buildSnapshot(
+                hub: descriptor.id, heads: admitted, base: base, plan: plan, present: present, keys: keys(members: members), report: &report)
         }
         guard let snapshot else {
             report.notes.append("nothing to compact: no segment has been written yet")
@@ -275,10 +282,11 @@ public struct HubCompactor: Sendable {
     /// writes the snapshot: parts first, the manifest last.
     private func buildSnapshot(
         hub: ReplicaID, heads: [ReplicaID: HubHead], base: HubSnapshot?, plan: Coverage, present: [String: HubObject],
-        report: inout Report
+        keys: ReplicaKeyBook, report: inout Report
     ) async throws(HubError) -> HubSnapshot {
         var state = HubState()
         var seen: [ReplicaID: [UInt64: SHA256Digest]] = [:]
+        var work = HubCoveredWork()
         if let base {
             for part in base.parts {
                 let key = HubSnapshot.partKey(snapshot: base.id, part: part)
@@ -303,10 +311,13 @@ public struct HubCompactor: Sendable {
                 for change in decoded {
                     try check(change, at: key)
                     seen[change.origin, default: [:]][change.counter] = change.digest
+                    work.note(change, at: key)
                     state.incorporate(change)
                 }
             }
         }
+        // What the snapshot will vouch for must be its origins' signed work, as a sync checks it.
+        do { try work.check(seen: seen, keys: keys, location: storage.location) } catch { throw refuse(error.description) }
         // The frontier is bound to the changes it names: each must be the one read.
         for (origin, counter) in plan.frontier.knowledge.sortedCounters {
             guard let read = seen[origin]?[counter] else { continue }  // reached through the base
@@ -345,6 +356,48 @@ public struct HubCompactor: Sendable {
     }
 
     /// A change folded into a snapshot must match its digest: a snapshot never carries an altered one.
+    /// Refuses to compact on a head rewritten by someone without its replica's key (its claims
+    /// of what was written and read would decide what is kept and deleted): the replica writes
+    /// its head anew at its next sync, and compaction can run then.
+    private func checkHeads(_ heads: [ReplicaID: HubHead], members: HubMembers?) throws(HubError) {
+        for (replica, head) in heads.sorted(by: { $0.key < $1.key }) {
+            let held = members?.members[replica]?.key ?? keyBook[replica]
+            if case .forged(let reason) = SignedObject.standing(of: head.signature, for: replica, held: held) {
+                throw refuse(
+                    "\(HubHead.key(of: replica)) was rewritten by someone without replica \(replica.short)'s key (\(reason)), so what it says that "
+                        + "replica wrote and read cannot be used; it writes its head anew at its next sync")
+            }
+        }
+    }
+
+    /// The heads whose segments the snapshot may cover: on a hub with members, a member's up to
+    /// its removal, and none of a replica that never was a member (its objects are left alone,
+    /// with a note).
+    private func admittedHeads(_ heads: [ReplicaID: HubHead], members: HubMembers?, report: inout Report) -> [ReplicaID: HubHead] {
+        guard let members else { return heads }
+        var admitted: [ReplicaID: HubHead] = [:]
+        for (replica, head) in heads {
+            guard members.members[replica] != nil else {
+                if !head.segments.isEmpty {
+                    report.notes.append("replica \(replica) is not a member of the hub: its \(head.segments.count) segments are left out of the snapshot and left alone")
+                }
+                continue
+            }
+            var kept = head
+            kept.segments = head.segments.filter { members.admits(segment: $0.number, of: replica) }
+            admitted[replica] = kept
+        }
+        return admitted
+    }
+
+    /// The keys changes are checked against: the members' (on a hub with members) over the
+    /// ones the compacting store holds.
+    private func keys(members: HubMembers?) -> ReplicaKeyBook {
+        var book = keyBook
+        for (replica, member) in members?.members ?? [:] { book.hold(member.key, for: replica) }
+        return book
+    }
+
     private func check(_ change: Change, at key: String) throws(HubError) {
         guard let chain = change.chain, chain.matches(change) else {
             throw refuse("\(key): change \(change.identity) to \(change.key) does not match its digest (altered); run 'ferry verify'")
