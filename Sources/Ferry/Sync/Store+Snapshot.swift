@@ -48,11 +48,29 @@ extension Store {
             }
             sequences.sort()
             let head = index.head
-            let offer = SnapshotOffer(
+            var offer = SnapshotOffer(
                 id: head.hash, frontier: frontier, recordCount: records, changeCount: sequences.count, reason: reason,
                 position: head.sequence, holdsHistory: base?.frontier.knowledge.sortedCounters.isEmpty ?? true)
+            offer.statement = try statement(of: offer, versionsAt: sequences)
             return StoreSnapshot(offer: offer, sequences: sequences)
         }
+    }
+
+    /// This store's signed statement of `offer`'s state, whose versions are the entries at
+    /// `sequences` (``StateStatement``): their digests read once, each version checked against
+    /// its digest as when it is sent, and one signature. `nil` when the store has no key (made
+    /// before changes were signed, and not written since): the joiner is told the state is
+    /// this store's word.
+    private func statement(of offer: SnapshotOffer, versionsAt sequences: [UInt64]) throws(StoreError) -> JSONValue? {
+        guard options.signsWork, let key = try existingSigningKey() else { return nil }
+        var hasher = SHA256()
+        for sequence in sequences {
+            let entry: JournalEntry
+            do throws(JournalError) { entry = try journal.entry(at: sequence) } catch { throw .journal(error) }
+            try checkIntact(entry)
+            hasher.update(entry.change.chainOrLegacy.digest.bytes)
+        }
+        return StateStatement(offer: offer, replica: replicaID, stateDigest: hasher.finalize()).signed(with: key)
     }
 
     /// The next page of `snapshot`'s versions, at most `limit` and about
