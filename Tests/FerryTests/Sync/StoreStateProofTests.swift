@@ -13,11 +13,13 @@ import FerryTestSupport
 
     func id(_ text: String) -> RecordID { try! RecordID(text) }
 
-    /// Laptop's store at `path` with r1 (its change 1) and r2 (its change 2), closed.
-    func laptop(at path: String) throws -> Store {
+    /// Laptop's store at `path` with r1 (its change 1) and r2 (its change 2, or with
+    /// `editedAgain`, its change 3, so no parent link joins r1's version to another), closed.
+    func laptop(at path: String, editedAgain: Bool = false) throws -> Store {
         let laptop = try Store.create(at: path, name: "laptop")
         try laptop.put(["title": "real"], entity: Self.notes, id: id("r1"))
         try laptop.put(["title": "second"], entity: Self.notes, id: id("r2"))
+        if editedAgain { try laptop.put(["title": "second, again"], entity: Self.notes, id: id("r2")) }
         laptop.close()
         return laptop
     }
@@ -163,6 +165,31 @@ import FerryTestSupport
         #expect(try StateStatement(json: statement).replica == honest.replicaID)
     }
 
+    @Test func aVersionAlteredAfterThePeerStatedItsStateIsRefused() async throws {
+        let directory = try TemporaryDirectory()
+        let laptop = try laptop(at: directory.subpath("laptop"), editedAgain: true)
+        let desk = try Store.create(at: directory.subpath("desk"), name: "desk")
+        // Between the peer and the joiner (a proxy, a cache), r1's version is altered with a
+        // fresh digest after the peer stated the state; no parent link in the state reaches
+        // it (the state holds changes 1 and 3), so only the statement can tell.
+        let tampering = TamperingPeer(FolderTransport(path: laptop.path)) { page in
+            page.compactMap { change in
+                guard change.key.id == (try? RecordID("r1")) else { return change }
+                var altered = change
+                altered.operation = .put(["title": "forged"])
+                altered.chain = ChangeChain(altered, parent: change.chainOrLegacy.parent)
+                return altered
+            }
+        }
+        await #expect {
+            _ = try await desk.sync(with: tampering)
+        } throws: { error in
+            guard case SyncError.stateRefused(_, let reason) = error else { return false }
+            return reason.contains("do not give the state digest it signed")
+        }
+        try expectNothingJoined(desk)
+    }
+
     @Test func aServedOfferWithoutAStatementIsReadAsBeforeAndOneWithAStatementKeepsIt() throws {
         // What a server from before statements sends: no "statement" member.
         let old = #"{"offer":{"changes":2,"digests":{},"holdsHistory":true,"id":"\#(String(repeating: "ab", count: 32))","knowledge":{},"position":2,"reason":"join","records":2}}"#
@@ -172,4 +199,36 @@ import FerryTestSupport
         signed.statement = ["ferry-store-state": 1, "sig": "…"]
         #expect(try StateOffer.offer(body: StateOffer.responseBody(signed))?.statement == signed.statement)
     }
+}
+
+/// A peer store seen through something that rewrites the versions of the state it offers.
+final class TamperingPeer: SyncTransport, SnapshotSource, @unchecked Sendable {
+    let peer: FolderTransport
+    let rewrite: @Sendable ([Change]) -> [Change]
+
+    init(_ peer: FolderTransport, rewrite: @escaping @Sendable ([Change]) -> [Change]) {
+        self.peer = peer
+        self.rewrite = rewrite
+    }
+
+    var peerDescription: String { peer.peerDescription }
+    func open() async throws(SyncError) -> PeerInfo { try await peer.open() }
+    func close() async { await peer.close() }
+    func frontier() async throws(SyncError) -> ReplicaFrontier { try await peer.frontier() }
+    func liveRecordCount() async throws(SyncError) -> Int { try await peer.liveRecordCount() }
+    func resume(from mark: PeerMark) async throws(SyncError) -> UInt64? { try await peer.resume(from: mark) }
+    func changes(after position: UInt64, excluding knowledge: VersionVector, limit: Int) async throws(SyncError) -> ChangeBatch {
+        try await peer.changes(after: position, excluding: knowledge, limit: limit)
+    }
+    func push(_ changes: [Change], maximumSkew: UInt64, continuing mark: PeerMark?) async throws(SyncError) -> PushResult {
+        try await peer.push(changes, maximumSkew: maximumSkew, continuing: mark)
+    }
+    func saveCheckpoint(_ checkpoint: PeerCheckpoint) async throws(SyncError) { try await peer.saveCheckpoint(checkpoint) }
+    func snapshotOffer(for knowledge: VersionVector, pending: SnapshotJoins.Join?) async throws(SyncError) -> SnapshotOffer? {
+        try await peer.snapshotOffer(for: knowledge, pending: pending)
+    }
+    func snapshotChanges(limit: Int) async throws(SyncError) -> [Change]? {
+        try await peer.snapshotChanges(limit: limit).map(rewrite)
+    }
+    var joinSource: (id: ReplicaID, location: String)? { peer.joinSource }
 }
