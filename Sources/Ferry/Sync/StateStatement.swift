@@ -60,7 +60,7 @@ public struct StateStatement: Sendable, Equatable {
 
     /// Reads a statement's members (its signature is checked apart).
     /// - Throws: one line naming the member that is missing or malformed.
-    init(json: JSONValue) throws(SyncError) {
+    package init(json: JSONValue) throws(SyncError) {
         func bad(_ reason: String) -> SyncError { .invalidChange(peer: "a state statement", reason: reason) }
         guard json["ferry-store-state"]?.integerValue == Self.format else { throw bad("it is not a format \(Self.format) statement of a store's state") }
         guard let replicaText = json["replica"]?.stringValue, let replica = ReplicaID(replicaText) else { throw bad("no \"replica\"") }
