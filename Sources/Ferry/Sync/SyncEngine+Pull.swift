@@ -138,7 +138,7 @@ extension SyncEngine {
         if pending?.snapshot != offer.id, let identity = source.joinSource {
             let join = SnapshotJoins.Join(
                 source: identity.id, location: identity.location, snapshot: offer.id, started: SystemClock().milliseconds(),
-                position: offer.position, statement: offer.statement)
+                position: offer.position, statement: proven?.statement ?? offer.statement)
             do { try replica.beginJoin(join) } catch { throw .store(error) }
         }
         var read = 0
@@ -157,7 +157,7 @@ extension SyncEngine {
         if let proven {
             var taken = result
             var keys = touched
-            try await forEachProvenPage(of: proven, offer: offer, from: source, knowledge: knowledge, pending: pending) { (page) throws(SyncError) in
+            try await forEachProvenPage(of: proven.versions, offer: offer, from: source, knowledge: knowledge, pending: pending) { (page) throws(SyncError) in
                 try take(page, result: &taken, touched: &keys)
             }
             result = taken

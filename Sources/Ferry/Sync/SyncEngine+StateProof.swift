@@ -5,7 +5,8 @@ extension SyncEngine {
     /// Reads the state `offer` stands for from `source` whole and checks it: each version
     /// against its digest and the frontier, each parent link between consecutive versions of
     /// one origin (``SnapshotCheck``), then the peer's signed statement against what was read
-    /// (``StateStatement``). A peer that states nothing (a store without a key, an older
+    /// (``StateStatement``), sent with the offer or, by a ``StateStatingSource``, once the
+    /// pages were read. A peer that states nothing (a store without a key, an older
     /// `ferry serve`) is joined with a note saying its state is its word.
     ///
     /// - Parameter keeping: whether to keep the versions read (in memory within
@@ -13,9 +14,10 @@ extension SyncEngine {
     ///   run only checks.
     /// - Throws: ``SyncError/stateRefused(peer:reason:)`` naming the first problem, having
     ///   written nothing; the transport's errors as they come.
+    /// - Returns: the versions (when kept) and the statement they were proven against.
     func readProvenState(
         _ offer: SnapshotOffer, from source: any SnapshotSource, keeping: Bool, result: inout SyncReport
-    ) async throws(SyncError) -> CheckedChanges {
+    ) async throws(SyncError) -> (versions: CheckedChanges, statement: JSONValue?) {
         let peer = transport.peerDescription
         let name = "its entry \(offer.position ?? 0)"
         var check = SnapshotCheck(name: name, frontier: offer.frontier, changeCount: offer.changeCount, statedDigest: nil, checkingSeals: false)
@@ -31,12 +33,14 @@ extension SyncEngine {
         if let first = problems.first {
             throw .stateRefused(peer: peer, reason: first + (problems.count > 1 ? " (and \(problems.count - 1) more problems)" : ""))
         }
-        guard let statement = offer.statement else {
+        var stated = offer.statement
+        if stated == nil, let stating = source as? any StateStatingSource { stated = try await stating.statementOfStateRead() }
+        guard let statement = stated else {
             result.notes.append(
                 "\(peer) did not sign its state (a store made before changes were signed, or an older ferry serve): the "
                     + "\(offer.changeCount) versions taken from it are its word, each checked against its digest and the versions it follows"
                     + (offer.holdsHistory ? "; 'ferry sync --history full' takes its whole history instead, every change checked" : ""))
-            return checked
+            return (checked, nil)
         }
         guard let replica = source.joinSource?.id else {
             throw .stateRefused(peer: peer, reason: "it does not say which replica it is, so its statement of the state cannot be checked")
@@ -48,7 +52,7 @@ extension SyncEngine {
         if let problem = StateStatement.problem(with: statement, offer: offer, from: replica, held: held, received: check.stateDigest ?? .zero) {
             throw .stateRefused(peer: peer, reason: problem)
         }
-        return checked
+        return (checked, statement)
     }
 
     /// Calls `body` with the pages of a state read and proven by

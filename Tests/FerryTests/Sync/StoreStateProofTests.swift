@@ -202,7 +202,7 @@ import FerryTestSupport
 }
 
 /// A peer store seen through something that rewrites the versions of the state it offers.
-final class TamperingPeer: SyncTransport, SnapshotSource, @unchecked Sendable {
+final class TamperingPeer: SyncTransport, StateStatingSource, @unchecked Sendable {
     let peer: FolderTransport
     let rewrite: @Sendable ([Change]) -> [Change]
 
@@ -231,4 +231,5 @@ final class TamperingPeer: SyncTransport, SnapshotSource, @unchecked Sendable {
         try await peer.snapshotChanges(limit: limit).map(rewrite)
     }
     var joinSource: (id: ReplicaID, location: String)? { peer.joinSource }
+    func statementOfStateRead() async throws(SyncError) -> JSONValue? { try await peer.statementOfStateRead() }
 }
