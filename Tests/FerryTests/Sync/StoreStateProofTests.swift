@@ -202,34 +202,15 @@ import FerryTestSupport
 }
 
 /// A peer store seen through something that rewrites the versions of the state it offers.
-final class TamperingPeer: SyncTransport, StateStatingSource, @unchecked Sendable {
-    let peer: FolderTransport
+final class TamperingPeer: ForwardingFolderPeer, @unchecked Sendable {
     let rewrite: @Sendable ([Change]) -> [Change]
 
     init(_ peer: FolderTransport, rewrite: @escaping @Sendable ([Change]) -> [Change]) {
-        self.peer = peer
         self.rewrite = rewrite
+        super.init(peer)
     }
 
-    var peerDescription: String { peer.peerDescription }
-    func open() async throws(SyncError) -> PeerInfo { try await peer.open() }
-    func close() async { await peer.close() }
-    func frontier() async throws(SyncError) -> ReplicaFrontier { try await peer.frontier() }
-    func liveRecordCount() async throws(SyncError) -> Int { try await peer.liveRecordCount() }
-    func resume(from mark: PeerMark) async throws(SyncError) -> UInt64? { try await peer.resume(from: mark) }
-    func changes(after position: UInt64, excluding knowledge: VersionVector, limit: Int) async throws(SyncError) -> ChangeBatch {
-        try await peer.changes(after: position, excluding: knowledge, limit: limit)
+    override func snapshotChanges(limit: Int) async throws(SyncError) -> [Change]? {
+        try await inner.snapshotChanges(limit: limit).map(rewrite)
     }
-    func push(_ changes: [Change], maximumSkew: UInt64, continuing mark: PeerMark?) async throws(SyncError) -> PushResult {
-        try await peer.push(changes, maximumSkew: maximumSkew, continuing: mark)
-    }
-    func saveCheckpoint(_ checkpoint: PeerCheckpoint) async throws(SyncError) { try await peer.saveCheckpoint(checkpoint) }
-    func snapshotOffer(for knowledge: VersionVector, pending: SnapshotJoins.Join?) async throws(SyncError) -> SnapshotOffer? {
-        try await peer.snapshotOffer(for: knowledge, pending: pending)
-    }
-    func snapshotChanges(limit: Int) async throws(SyncError) -> [Change]? {
-        try await peer.snapshotChanges(limit: limit).map(rewrite)
-    }
-    var joinSource: (id: ReplicaID, location: String)? { peer.joinSource }
-    func statementOfStateRead() async throws(SyncError) -> JSONValue? { try await peer.statementOfStateRead() }
 }
