@@ -102,11 +102,16 @@ import FerryTestSupport
             try forge(store: laptop.path, record: "r2", unlinkR2)
         }
         let desk = try Store.create(at: directory.subpath("desk"), name: "desk")
-        await #expect {
-            _ = try await desk.sync(with: FolderTransport(path: laptop.path))
-        } throws: { error in
-            guard case SyncError.stateRefused(let peer, let reason) = error else { return false }
-            return peer == laptop.path && reason.contains("version 2 of replica \(laptop.replicaID.short) does not follow version 1")
+        // A dry run refuses it as the sync would.
+        var dryRun = SyncOptions()
+        dryRun.dryRun = true
+        for options in [dryRun, SyncOptions()] {
+            await #expect {
+                _ = try await desk.sync(with: FolderTransport(path: laptop.path), options: options)
+            } throws: { error in
+                guard case SyncError.stateRefused(let peer, let reason) = error else { return false }
+                return peer == laptop.path && reason.contains("version 2 of replica \(laptop.replicaID.short) does not follow version 1")
+            }
         }
         try expectNothingJoined(desk)
     }
