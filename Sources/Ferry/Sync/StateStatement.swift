@@ -58,10 +58,15 @@ public struct StateStatement: Sendable, Equatable {
         SignedObject.signed(jsonValue, domain: Self.signatureDomain, with: key)
     }
 
+    /// A statement that cannot be read: which member is missing or malformed.
+    package struct ReadProblem: Error, Sendable {
+        package let reason: String
+    }
+
     /// Reads a statement's members (its signature is checked apart).
-    /// - Throws: one line naming the member that is missing or malformed.
-    package init(json: JSONValue) throws(SyncError) {
-        func bad(_ reason: String) -> SyncError { .invalidChange(peer: "a state statement", reason: reason) }
+    /// - Throws: ``ReadProblem`` naming the member that is missing or malformed.
+    package init(json: JSONValue) throws(ReadProblem) {
+        func bad(_ reason: String) -> ReadProblem { ReadProblem(reason: reason) }
         guard json["ferry-store-state"]?.integerValue == Self.format else { throw bad("it is not a format \(Self.format) statement of a store's state") }
         guard let replicaText = json["replica"]?.stringValue, let replica = ReplicaID(replicaText) else { throw bad("no \"replica\"") }
         guard let position = json["position"]?.integerValue, position > 0 else { throw bad("no \"position\"") }
@@ -94,10 +99,7 @@ public struct StateStatement: Sendable, Equatable {
         case .owner: break
         }
         let stated: StateStatement
-        do { stated = try StateStatement(json: statement) } catch {
-            guard case .invalidChange(_, let reason) = error else { return "its statement of the state cannot be read" }
-            return "its statement of the state cannot be read: \(reason)"
-        }
+        do { stated = try StateStatement(json: statement) } catch { return "its statement of the state cannot be read: \(error.reason)" }
         if stated.replica != source { return "its statement is of replica \(stated.replica.short)'s state, not its own" }
         if stated.position != offer.position || stated.entryHash != offer.id {
             return "its statement is of its journal entry \(stated.position), not of entry \(offer.position ?? 0) that it offered"
