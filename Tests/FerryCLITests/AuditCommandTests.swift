@@ -61,6 +61,7 @@ import Testing
         let verify = try runFerry(["verify", joined])
         #expect(verify.exitCode == 0, "\(verify)")
         #expect(verify.stdout.contains("note: joined from the state of the store at \(laptop) as of its journal entry 4"), "\(verify)")
+        #expect(verify.stdout.contains("its state was signed by the store's key"), "\(verify)")
         let proven = try runFerry(["verify", joined, "--against", laptop])
         #expect(proven.exitCode == 0, "\(proven)")
         #expect(proven.stdout.contains("ok: the join from \(laptop) matches its journal up to entry 4"), "\(proven)")

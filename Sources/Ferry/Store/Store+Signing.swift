@@ -34,6 +34,18 @@ extension Store {
         return book
     }
 
+    /// The key in `.ferry/signing-key`, without making one: `nil` when the store has none
+    /// (made before changes were signed, and not written since).
+    /// - Throws: ``StoreError/signingKeyUnreadable(path:reason:)`` when the file is not a key,
+    ///   or others may read it.
+    func existingSigningKey() throws(StoreError) -> ReplicaSigningKey? {
+        mutex.lock()
+        defer { mutex.unlock() }
+        if let loadedSigningKey { return loadedSigningKey }
+        loadedSigningKey = try ReplicaSigningKey.read(at: layout.signingKey)
+        return loadedSigningKey
+    }
+
     /// The public half of the key in `.ferry/signing-key`, without making one; `nil` when the
     /// store has none (yet) or it cannot be read.
     func existingPublicKey() -> ReplicaPublicKey? {

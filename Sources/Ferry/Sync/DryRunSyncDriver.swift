@@ -13,6 +13,8 @@ struct DryRunSyncDriver: SyncDriver {
                 try await engine.checkSnapshotDeletions(offer, from: source, knowledge: knowledge, pending: pending)
             }
         }
+        // A store's state is proven as the join would (a hub's was, before it was offered).
+        if offer.position != nil { _ = try await engine.readProvenState(offer, from: source, keeping: false, result: &result) }
     }
 
     func pull(_ exchange: inout SyncEngine.Exchange, copyingAll: Bool, result: inout SyncReport) async throws(SyncError) {

@@ -9,7 +9,8 @@ struct LiveSyncDriver: SyncDriver {
             // A re-join deletes what was deleted meanwhile: the same limit as for a pull.
             try await engine.checkSnapshotDeletions(offer, from: source, knowledge: exchange.localKnowledge, pending: exchange.pendingJoin)
         }
-        try await engine.join(from: offer, of: source, pending: exchange.pendingJoin, result: &result, touched: &exchange.touched)
+        try await engine.join(
+            from: offer, of: source, knowledge: exchange.localKnowledge, pending: exchange.pendingJoin, result: &result, touched: &exchange.touched)
         do { exchange.localFrontier = try engine.replica.currentFrontier() } catch { throw .store(error) }
         // From a store: its journal is read on from the entry the state stands for.
         exchange.pulledThrough = max(exchange.pulledThrough, offer.position ?? 0)

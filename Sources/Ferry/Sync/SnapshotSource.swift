@@ -17,3 +17,12 @@ public protocol SnapshotSource: AnyObject, Sendable {
     /// join records them.
     var joinSource: (id: ReplicaID, location: String)? { get }
 }
+
+/// A snapshot source that states its state once it was read whole, not with its offer: a
+/// folder peer, whose digest of the versions is made as its pages are read, so that the peer's
+/// journal is read once for a join.
+public protocol StateStatingSource: SnapshotSource {
+    /// The peer's signed statement (``StateStatement``) of the state whose every page was just
+    /// read; `nil` when it states none (it has no key).
+    func statementOfStateRead() async throws(SyncError) -> JSONValue?
+}

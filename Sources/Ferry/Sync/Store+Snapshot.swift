@@ -11,7 +11,13 @@ extension Store {
     ///
     /// The state is taken as of the journal's head, while the caller keeps the store locked or not:
     /// entries never move, so pages read later still give exactly that state.
-    public func snapshotOffer(for knowledge: VersionVector, pending: SnapshotJoins.Join?) throws(StoreError) -> StoreSnapshot? {
+    /// - Parameter stating: whether the offer carries this store's signed statement of the
+    ///   state (``SnapshotOffer/statement``), made by reading every version's digest now (what
+    ///   `ferry serve` sends); a reader that reads the pages in order in this process (a folder
+    ///   peer) asks for ``statement(of:)`` once it read them all instead, and reads them once.
+    public func snapshotOffer(
+        for knowledge: VersionVector, pending: SnapshotJoins.Join?, stating: Bool = true
+    ) throws(StoreError) -> StoreSnapshot? {
         let base = try self.snapshotJoins()
         return try withReadAccess { () throws(StoreError) -> StoreSnapshot? in
             let frontier = ReplicaFrontier(knowledge: index.knowledge, digests: index.digests)
@@ -48,11 +54,40 @@ extension Store {
             }
             sequences.sort()
             let head = index.head
-            let offer = SnapshotOffer(
+            var offer = SnapshotOffer(
                 id: head.hash, frontier: frontier, recordCount: records, changeCount: sequences.count, reason: reason,
                 position: head.sequence, holdsHistory: base?.frontier.knowledge.sortedCounters.isEmpty ?? true)
+            if stating { offer.statement = try statement(of: offer, versionsAt: sequences) }
             return StoreSnapshot(offer: offer, sequences: sequences)
         }
+    }
+
+    /// This store's signed statement of `offer`'s state, whose versions are the entries at
+    /// `sequences` (``StateStatement``): their digests read once, each version checked against
+    /// its digest as when it is sent, and one signature. `nil` when the store has no key (made
+    /// before changes were signed, and not written since): the joiner is told the state is
+    /// this store's word.
+    private func statement(of offer: SnapshotOffer, versionsAt sequences: [UInt64]) throws(StoreError) -> JSONValue? {
+        guard options.signsWork, let key = try existingSigningKey() else { return nil }
+        var hasher = SHA256()
+        for sequence in sequences {
+            let entry: JournalEntry
+            do throws(JournalError) { entry = try journal.entry(at: sequence) } catch { throw .journal(error) }
+            try checkIntact(entry)
+            hasher.update(entry.change.chainOrLegacy.digest.bytes)
+        }
+        return StateStatement(offer: offer, replica: replicaID, stateDigest: hasher.finalize()).signed(with: key)
+    }
+
+    /// This store's signed statement of `snapshot`'s state, once every version was read, page
+    /// after page from the first (its digest was made as they were read); `nil` otherwise, or
+    /// when the store has no key.
+    public func statement(of snapshot: StoreSnapshot) throws(StoreError) -> JSONValue? {
+        guard options.signsWork, snapshot.isFinished, snapshot.digested == snapshot.sequences.count, let key = try existingSigningKey() else {
+            return nil
+        }
+        var hasher = snapshot.digestSoFar
+        return StateStatement(offer: snapshot.offer, replica: replicaID, stateDigest: hasher.finalize()).signed(with: key)
     }
 
     /// The next page of `snapshot`'s versions, at most `limit` and about
@@ -77,6 +112,10 @@ extension Store {
                 changes.append(change)
             }
             return changes
+        }
+        if snapshot.digested == snapshot.delivered {
+            for change in changes { snapshot.digestSoFar.update(change.chainOrLegacy.digest.bytes) }
+            snapshot.digested += changes.count
         }
         snapshot.delivered += changes.count
         return changes

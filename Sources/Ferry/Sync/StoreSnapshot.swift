@@ -13,6 +13,10 @@ public struct StoreSnapshot: Sendable {
     let sequences: [UInt64]
     /// How many of them have been read.
     public internal(set) var delivered = 0
+    /// The digest of the versions read so far, in order from the first (``StateStatement``),
+    /// while every page was read after the one before; what ``Store/statement(of:)`` signs.
+    var digestSoFar = SHA256()
+    var digested = 0
 
     init(offer: SnapshotOffer, sequences: [UInt64]) {
         self.offer = offer

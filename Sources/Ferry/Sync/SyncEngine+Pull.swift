@@ -126,37 +126,55 @@ extension SyncEngine {
 
     /// Takes the offered snapshot's record versions, page by page, then its frontier. The join
     /// is noted as pending before the first page is written, so a join stopped half way is
-    /// finished by the next sync with the same hub and nothing else syncs meanwhile.
+    /// finished by the next sync with the same peer and nothing else syncs meanwhile. A store's
+    /// state is read whole and proven first (``readProvenState(_:from:keeping:result:)``); a
+    /// hub's snapshot was proven by its transport before it was offered.
     func join(
-        from offer: SnapshotOffer, of source: any SnapshotSource, pending: SnapshotJoins.Join?, result: inout SyncReport,
-        touched: inout Set<RecordKey>
+        from offer: SnapshotOffer, of source: any SnapshotSource, knowledge: VersionVector, pending: SnapshotJoins.Join?,
+        result: inout SyncReport, touched: inout Set<RecordKey>
     ) async throws(SyncError) {
         report(SyncProgress(phase: .pulling, completed: 0, total: offer.changeCount))
-        var page = try await source.snapshotChanges(limit: options.pageSize)
+        let proven = offer.position == nil ? nil : try await readProvenState(offer, from: source, keeping: true, result: &result)
         if pending?.snapshot != offer.id, let identity = source.joinSource {
             let join = SnapshotJoins.Join(
                 source: identity.id, location: identity.location, snapshot: offer.id, started: SystemClock().milliseconds(),
-                position: offer.position, statement: offer.statement)
+                position: offer.position, statement: proven?.statement ?? offer.statement)
             do { try replica.beginJoin(join) } catch { throw .store(error) }
         }
         var read = 0
-        // Two pages in memory at a time, as for a full pull: the peer reads the next page
-        // while this store writes the current one.
-        let transport = self.transport
-        let pageSize = options.pageSize
-        @Sendable func fetch() async -> Result<[Change]?, SyncError> {
-            do { return .success(try await source.snapshotChanges(limit: pageSize)) } catch { return .failure(error) }
-        }
-        while let changes = page {
-            async let following = fetch()
-            let received = try replica.receiveSnapshot(changes, from: transport.peerDescription, maximumSkew: options.maximumClockSkewMilliseconds)
+        let peer = transport.peerDescription
+        let maximumSkew = options.maximumClockSkewMilliseconds
+        let resolving = options.policy != .keepBoth
+        func take(_ changes: [Change], result: inout SyncReport, touched: inout Set<RecordKey>) throws(SyncError) {
+            let received = try replica.receiveSnapshot(changes, from: peer, maximumSkew: maximumSkew)
             result.pulled += received.applied
             result.committedEdits += received.committedEdits
             // Only a resolving policy needs them (a million keys would cost memory for nothing).
-            if options.policy != .keepBoth { for change in changes { touched.insert(change.key) } }
+            if resolving { for change in changes { touched.insert(change.key) } }
             read += changes.count
             report(SyncProgress(phase: .pulling, completed: read, total: offer.changeCount))
-            page = try await following.get()
+        }
+        if let proven {
+            var taken = result
+            var keys = touched
+            try await forEachProvenPage(of: proven.versions, offer: offer, from: source, knowledge: knowledge, pending: pending) { (page) throws(SyncError) in
+                try take(page, result: &taken, touched: &keys)
+            }
+            result = taken
+            touched = keys
+        } else {
+            // Two pages in memory at a time, as for a full pull: the peer reads the next page
+            // while this store writes the current one.
+            let pageSize = options.pageSize
+            @Sendable func fetch() async -> Result<[Change]?, SyncError> {
+                do { return .success(try await source.snapshotChanges(limit: pageSize)) } catch { return .failure(error) }
+            }
+            var page = try await source.snapshotChanges(limit: options.pageSize)
+            while let changes = page {
+                async let following = fetch()
+                try take(changes, result: &result, touched: &touched)
+                page = try await following.get()
+            }
         }
         do { try replica.finishJoin(frontier: offer.frontier, records: offer.recordCount) } catch { throw .store(error) }
     }

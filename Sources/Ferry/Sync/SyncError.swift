@@ -42,6 +42,10 @@ public enum SyncError: Error, Sendable, Equatable, CustomStringConvertible {
     /// `--history full` was asked of a peer that holds part of its records only as state (it
     /// joined from a snapshot itself): the history it lacks cannot be copied from it.
     case historyNotHeld(peer: String)
+    /// The state a peer store offered a joining store cannot be tied to its signed statement
+    /// of it (``StateStatement``): a version altered, a parent link broken, a statement that is
+    /// not the peer's or does not give what was received. Nothing was applied.
+    case stateRefused(peer: String, reason: String)
     /// A store error on either side.
     case store(StoreError)
     /// The transport failed.
@@ -110,6 +114,8 @@ public enum SyncError: Error, Sendable, Equatable, CustomStringConvertible {
             return "\(peer) holds part of its history only as state (it joined from a snapshot, or it is a hub), so --history full cannot copy it from there; "
                 + "nothing was changed; sync with the store it joined from (see 'ferry verify \(peer)'), or leave out --history full "
                 + "to join from its state"
+        case .stateRefused(let peer, let reason):
+            return "\(peer): its state is refused, nothing was applied: \(reason)"
         case .store(let error):
             return error.description
         case .transport(let message):

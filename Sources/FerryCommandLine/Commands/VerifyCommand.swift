@@ -181,8 +181,10 @@ enum VerifyCommand: Command {
         return report.isClean ? .success : .failure
     }
 
-    /// What a hub join rests on: its writer's signed statement of the state, checked again here.
+    /// What a join rests on: its writer's signed statement of the state (a hub snapshot's
+    /// manifest, a store's ``StateStatement``), checked again here.
     static func statementText(_ join: SnapshotJoins.Join) -> String {
+        if join.position != nil { return storeStatementText(join) }
         guard let statement = join.statement?.objectValue else {
             return "the snapshot was not signed, so the state joined from it cannot be proven"
         }
@@ -197,6 +199,22 @@ enum VerifyCommand: Command {
         }
     }
 
+    /// What a join from a store's state rests on: the store's signed statement, bound to the
+    /// journal entry the join names and signed by the store's key.
+    static func storeStatementText(_ join: SnapshotJoins.Join) -> String {
+        guard let statement = join.statement else {
+            return "the store did not sign its state (made before changes were signed, or an older ferry serve), so the state joined is its word"
+        }
+        guard let stated = try? StateStatement(json: statement), stated.replica == join.source, stated.position == join.position,
+            stated.entryHash == join.snapshot
+        else { return "problem: the signed statement kept for it is not of that state (.ferry/base.json altered)" }
+        switch SignedObject.standing(of: SignedObject.signature(of: statement, domain: StateStatement.signatureDomain), for: join.source, held: nil) {
+        case .owner(let key, _): return "its state was signed by the store's key \(key.short)… and proven when it joined (the signature checks)"
+        case .unprovable: return "the store did not sign its state, so the state joined is its word"
+        case .forged(let reason): return "problem: the signed statement kept for it does not check: \(reason)"
+        }
+    }
+
     static func text(_ report: VerificationReport) -> String {
         var text = ""
         for finding in report.findings { text += finding.description + "\n" }
@@ -205,7 +223,7 @@ enum VerifyCommand: Command {
             if let position = join.position {
                 text += "note: joined from the state of the store at \(join.location) as of its journal entry \(position) "
                     + "(hash \(join.snapshot.hex.prefix(12))) on \(ISO8601Milliseconds.format(milliseconds: join.started)) "
-                    + "(journal entries up to \(join.sequence) here): history before it is not held here; "
+                    + "(journal entries up to \(join.sequence) here): history before it is not held here; " + statementText(join) + "; "
                     + (join.location.contains("://")
                         ? "'ferry verify <store> --against <folder>', given the served store's folder, proves the snapshot against its journal\n"
                         : "'ferry verify <store> --against \(join.location)' proves the snapshot against that store's journal\n")

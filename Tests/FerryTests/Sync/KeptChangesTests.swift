@@ -201,8 +201,7 @@ import Testing
 
 /// A folder peer whose pages read a second time (at a position read before) go through
 /// `rewrite`, told how many pages were read again so far (1 for the first).
-private final class RereadingTransport: SyncTransport, SnapshotSource, WriteCheck, @unchecked Sendable {
-    let inner: FolderTransport
+private final class RereadingTransport: ForwardingFolderPeer, @unchecked Sendable {
     let rewrite: (Int, [Change]) -> [Change]
     private var positionsRead = Set<UInt64>()
     private var rereads = 0
@@ -210,28 +209,11 @@ private final class RereadingTransport: SyncTransport, SnapshotSource, WriteChec
     var rereadCount: Int { rereads }
 
     init(_ inner: FolderTransport, rewrite: @escaping (Int, [Change]) -> [Change]) {
-        self.inner = inner
         self.rewrite = rewrite
+        super.init(inner)
     }
 
-    var peerDescription: String { inner.peerDescription }
-    func open() async throws(SyncError) -> PeerInfo { try await inner.open() }
-    func close() async { await inner.close() }
-    func frontier() async throws(SyncError) -> ReplicaFrontier { try await inner.frontier() }
-    func mayWrite() async -> Bool? { await inner.mayWrite() }
-    func liveRecordCount() async throws(SyncError) -> Int { try await inner.liveRecordCount() }
-    func resume(from mark: PeerMark) async throws(SyncError) -> UInt64? { try await inner.resume(from: mark) }
-    func push(_ changes: [Change], maximumSkew: UInt64, continuing mark: PeerMark?) async throws(SyncError) -> PushResult {
-        try await inner.push(changes, maximumSkew: maximumSkew, continuing: mark)
-    }
-    func saveCheckpoint(_ checkpoint: PeerCheckpoint) async throws(SyncError) { try await inner.saveCheckpoint(checkpoint) }
-    func snapshotOffer(for knowledge: VersionVector, pending: SnapshotJoins.Join?) async throws(SyncError) -> SnapshotOffer? {
-        try await inner.snapshotOffer(for: knowledge, pending: pending)
-    }
-    func snapshotChanges(limit: Int) async throws(SyncError) -> [Change]? { try await inner.snapshotChanges(limit: limit) }
-    var joinSource: (id: ReplicaID, location: String)? { inner.joinSource }
-
-    func changes(after position: UInt64, excluding knowledge: VersionVector, limit: Int) async throws(SyncError) -> ChangeBatch {
+    override func changes(after position: UInt64, excluding knowledge: VersionVector, limit: Int) async throws(SyncError) -> ChangeBatch {
         var batch = try await inner.changes(after: position, excluding: knowledge, limit: limit)
         if !positionsRead.insert(position).inserted {
             rereads += 1

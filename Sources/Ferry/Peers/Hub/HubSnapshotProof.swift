@@ -1,6 +1,6 @@
 /// Ties a hub snapshot to its writer's signed statement before anyone relies on it: the
 /// manifest's signature checks and is by a key the reader trusts, and every part, read whole,
-/// gives what the manifest states (``HubSnapshotCheck``).
+/// gives what the manifest states (``SnapshotCheck``).
 ///
 /// A joining replica proves the snapshot before it journals any of it, `hub compact` before it
 /// builds on it, and `ferry verify <hub>` reports what it finds.
@@ -32,7 +32,7 @@ public struct HubSnapshotProof: Sendable {
         let key = HubSnapshot.manifestKey(snapshot.id)
         func refuse(_ reason: String) -> HubError { .snapshotRefused(location: storage.location, key: key, reason: reason) }
         let outcome = try statement(of: snapshot, trusted: trusted, refuse: refuse)
-        var check = HubSnapshotCheck(snapshot: snapshot, checkingSeals: outcome == .unsigned)
+        var check = SnapshotCheck(snapshot: snapshot, checkingSeals: outcome == .unsigned)
         for part in snapshot.parts {
             let partKey = HubSnapshot.partKey(snapshot: snapshot.id, part: part)
             guard let fetched = try await storage.get(partKey, limit: HubSnapshot.maximumPartByteCount) else {

@@ -4,7 +4,7 @@
 /// ```swift
 /// let report = try await store.sync(with: FolderTransport(path: "/media/usb/data"))
 /// ```
-public final class FolderTransport: SyncTransport, SnapshotSource, WriteCheck, @unchecked Sendable {
+public final class FolderTransport: SyncTransport, SnapshotSource, StateStatingSource, WriteCheck, @unchecked Sendable {
     /// What to do, on opening the peer, with hand edits of its record files.
     public enum HandEdits: Sendable {
         /// Nothing: a received change still never overwrites one without journaling it first.
@@ -22,6 +22,8 @@ public final class FolderTransport: SyncTransport, SnapshotSource, WriteCheck, @
     private var store: Store?
     /// The state offered to a joining store, while it is read.
     private var snapshot: StoreSnapshot?
+    /// The offered state once every page of it was read, for its statement.
+    private var stateRead: StoreSnapshot?
 
     /// - Parameters:
     ///   - options: how to open the peer store (its clock, lock timeout).
@@ -136,7 +138,8 @@ public final class FolderTransport: SyncTransport, SnapshotSource, WriteCheck, @
 
     public func snapshotOffer(for knowledge: VersionVector, pending: SnapshotJoins.Join?) async throws(SyncError) -> SnapshotOffer? {
         let store = try peer()
-        do { snapshot = try store.snapshotOffer(for: knowledge, pending: pending) } catch { throw .store(error) }
+        do { snapshot = try store.snapshotOffer(for: knowledge, pending: pending, stating: false) } catch { throw .store(error) }
+        stateRead = nil
         return snapshot?.offer
     }
 
@@ -146,7 +149,14 @@ public final class FolderTransport: SyncTransport, SnapshotSource, WriteCheck, @
         let page: [Change]?
         do { page = try store.snapshotChanges(&current, limit: limit) } catch { throw .store(error) }
         snapshot = page == nil ? nil : current
+        if page == nil { stateRead = current }
         return page
+    }
+
+    public func statementOfStateRead() async throws(SyncError) -> JSONValue? {
+        guard let stateRead else { return nil }
+        let store = try peer()
+        do { return try store.statement(of: stateRead) } catch { throw .store(error) }
     }
 
     public var joinSource: (id: ReplicaID, location: String)? { store.map { ($0.replicaID, path) } }

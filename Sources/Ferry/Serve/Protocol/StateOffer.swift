@@ -5,7 +5,7 @@
 /// ```json
 /// {"knowledge":{"6b1c…":17},"pending":"6b1c…"}
 /// {"offer":{"changes":40,"digests":{"6b1c…":"…"},"holdsHistory":true,"id":"…","knowledge":{"6b1c…":208},
-///  "position":208,"reason":"join","records":40}}
+///  "position":208,"reason":"join","records":40,"statement":{"ferry-store-state":1,…,"sig":"…"}}}
 /// ```
 package enum StateOffer {
     /// The request body.
@@ -42,11 +42,14 @@ package enum StateOffer {
         case .historyNotHeld: reason = "history-not-held"
         case .collected: reason = "collected"
         }
-        let members: [String: JSONValue] = [
+        var members: [String: JSONValue] = [
             "id": .string(offer.id.hex), "knowledge": offer.frontier.knowledge.jsonValue, "digests": .object(digests),
             "records": .integer(Int64(offer.recordCount)), "changes": .integer(Int64(offer.changeCount)), "reason": .string(reason),
             "position": offer.position.map { .integer(Int64(clamping: $0)) } ?? .null, "holdsHistory": .bool(offer.holdsHistory),
         ]
+        // The store's signed statement of the state (``StateStatement``); a server from before
+        // states sent none, and its client says the state is the server's word.
+        if let statement = offer.statement { members["statement"] = statement }
         return JSONValue.object(["offer": .object(members)]).canonicalBytes()
     }
 
@@ -82,8 +85,14 @@ package enum StateOffer {
         default: throw RemoteMessageError("offer.reason: must be join, resume or history-not-held")
         }
         let position = try RemoteMessageError.count(offer, "position")
+        var statement: JSONValue?
+        if let value = offer["statement"], value != .null {
+            guard value.objectValue != nil else { throw RemoteMessageError("offer.statement: must be an object or null") }
+            statement = value
+        }
         return SnapshotOffer(
             id: id, frontier: ReplicaFrontier(knowledge: knowledge, digests: digests), recordCount: Int(clamping: records),
-            changeCount: Int(clamping: changes), reason: reason, position: position, holdsHistory: offer["holdsHistory"] == .bool(true))
+            changeCount: Int(clamping: changes), reason: reason, position: position, holdsHistory: offer["holdsHistory"] == .bool(true),
+            statement: statement)
     }
 }
