@@ -1,7 +1,13 @@
+internal import CFerryChaCha
+
 /// The Poly1305 one-time authenticator (RFC 8439 section 2.5), in two 64-bit limbs and a few
 /// bits above them (radix 2^64), with 64 × 64 → 128-bit products; the same steps whatever the
 /// key and message: carries are computed with arithmetic, never with a comparison that could
 /// become a branch.
+///
+/// The block loop runs in C (`ferry_poly1305_blocks`, twice as fast: the compiler's 128-bit
+/// integers carry with add-with-carry) wherever the compiler has 128-bit integers, and in Swift
+/// elsewhere; tests run both.
 ///
 /// ```swift
 /// var poly = Poly1305(key: oneTimeKey)
@@ -16,10 +22,17 @@ struct Poly1305 {
     /// s, added to the result: s0 + 2^64 s1.
     private let pad0: UInt64, pad1: UInt64
     /// The accumulator h0 + 2^64 h1 + 2^128 h2, partly reduced (h2 stays below 8).
-    private var h0: UInt64 = 0, h1: UInt64 = 0, h2: UInt64 = 0
+    private var h: (UInt64, UInt64, UInt64) = (0, 0, 0)
+    /// Whether blocks go through the C loop rather than the Swift one.
+    private let usesC: Bool
 
-    /// An authenticator with the 32-byte one-time key (r, clamped, then s).
-    init(key: [UInt8]) {
+    /// Whether this build has the C block loop (it needs 128-bit integers); checked once.
+    static let cAvailable = ferry_poly1305_available() == 1
+
+    /// An authenticator with the 32-byte one-time key (r, clamped, then s); `portable` asks for
+    /// the Swift block loop even where the C one is there (for tests).
+    init(key: [UInt8], portable: Bool = false) {
+        usesC = !portable && Self.cAvailable
         func word(_ index: Int) -> UInt64 {
             (0..<8).reduce(UInt64(0)) { value, byte in value | UInt64(key[8 * index + byte]) << UInt64(8 * byte) }
         }
@@ -31,8 +44,8 @@ struct Poly1305 {
     }
 
     /// The 16-byte tag of `message` under `key`.
-    static func tag(for message: [UInt8], key: [UInt8]) -> [UInt8] {
-        var poly = Poly1305(key: key)
+    static func tag(for message: [UInt8], key: [UInt8], portable: Bool = false) -> [UInt8] {
+        var poly = Poly1305(key: key, portable: portable)
         message.withUnsafeBytes { bytes in
             let whole = bytes.count / 16 * 16
             if let base = bytes.baseAddress { poly.absorb(blocksAt: base, count: whole / 16, highBit: 1) }
@@ -74,7 +87,18 @@ struct Poly1305 {
     /// h = (h + block) · r mod 2^130 − 5, partly reduced, for each of `count` 16-byte blocks at
     /// `blocks`; `highBit` (1, or 0 for a padded last block of ``tag(for:key:)``) is bit 128.
     private mutating func absorb(blocksAt blocks: UnsafeRawPointer, count: Int, highBit: UInt64) {
-        var h0 = h0, h1 = h1, h2 = h2
+        if usesC {
+            let r = (r0, r1)
+            withUnsafeMutableBytes(of: &h) { accumulator in
+                withUnsafeBytes(of: r) { r in
+                    guard let h = accumulator.bindMemory(to: UInt64.self).baseAddress, let r = r.bindMemory(to: UInt64.self).baseAddress
+                    else { return }
+                    ferry_poly1305_blocks(h, r, blocks, count, highBit)
+                }
+            }
+            return
+        }
+        var (h0, h1, h2) = h
         let r0 = r0, r1 = r1, s1 = s1
         for index in 0..<count {
             let m0 = UInt64(littleEndian: blocks.loadUnaligned(fromByteOffset: 16 &* index, as: UInt64.self))
@@ -106,7 +130,7 @@ struct Poly1305 {
             h1 = d1 &+ carry; carry = Self.carry(of: h1, adding: carry)
             h2 = d2 &+ carry
         }
-        self.h0 = h0; self.h1 = h1; self.h2 = h2
+        h = (h0, h1, h2)
     }
 
     /// The carry out of `sum = x + addend` (mod 2^64), 0 or 1, by arithmetic alone.
@@ -117,6 +141,7 @@ struct Poly1305 {
 
     /// The tag: h fully reduced, plus s, mod 2^128.
     func tag() -> [UInt8] {
+        let (h0, h1, h2) = h
         // g = h + 5: at or above 2^130 exactly when h ≥ p; then h − p is g's low 130 bits.
         let g0 = h0 &+ 5
         var carry = Self.carry(of: g0, adding: 5)
