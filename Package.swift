@@ -19,7 +19,8 @@ let package = Package(
         // intrinsics for them); the portable Swift rounds run everywhere else.
         .target(name: "CFerrySHA"),
         // ChaCha20 eight blocks at a time with AVX2, where the processor has it (C: Swift has no
-        // intrinsics and compiles for SSE2); the four-lane Swift path runs everywhere else.
+        // intrinsics and compiles for SSE2), and Poly1305's block loop on 128-bit integers; the
+        // Swift paths run everywhere else.
         .target(name: "CFerryChaCha"),
         // epoll's header, which Swift's Glibc module leaves out (the change feed's one thread
         // waits on every subscriber with it).
