@@ -18,10 +18,14 @@ let package = Package(
         // SHA-256 with the x86 SHA instructions, where the processor has them (C: Swift has no
         // intrinsics for them); the portable Swift rounds run everywhere else.
         .target(name: "CFerrySHA"),
+        // ChaCha20 eight blocks at a time with AVX2, where the processor has it (C: Swift has no
+        // intrinsics and compiles for SSE2), and Poly1305's block loop on 128-bit integers; the
+        // Swift paths run everywhere else.
+        .target(name: "CFerryChaCha"),
         // epoll's header, which Swift's Glibc module leaves out (the change feed's one thread
         // waits on every subscriber with it).
         .systemLibrary(name: "CFerryEpoll"),
-        .target(name: "Ferry", dependencies: ["CFerrySHA", "CFerryEpoll"]),
+        .target(name: "Ferry", dependencies: ["CFerrySHA", "CFerryChaCha", "CFerryEpoll"]),
         .target(name: "FerryURLSession", dependencies: ["Ferry"]),
         // Every command of the command line, shared by the two executables below.
         .target(name: "FerryCommandLine", dependencies: ["Ferry"]),

@@ -8,7 +8,8 @@
 /// ```
 ///
 /// The sealed form is the ciphertext followed by the 16-byte tag. Opening compares tags in
-/// constant time and returns nothing of a message that does not authenticate.
+/// constant time and returns nothing of a message that does not authenticate: it decrypts only
+/// after the tag is checked.
 package enum ChaCha20Poly1305 {
     /// The size of the tag that ends every sealed message.
     package static let tagByteCount = 16
@@ -16,24 +17,53 @@ package enum ChaCha20Poly1305 {
     /// Encrypts and authenticates `message` and `associatedData` (a 32-byte key; a nonce of 12
     /// bytes for RFC 8439, 24 for XChaCha20). A nonce must never repeat under one key.
     package static func seal(_ message: [UInt8], key: [UInt8], nonce: [UInt8], associatedData: [UInt8] = []) throws(CryptoError) -> [UInt8] {
+        try seal(message, key: key, nonce: nonce, associatedData: associatedData, using: .fastest)
+    }
+
+    /// ``seal(_:key:nonce:associatedData:)`` with the keystream made by `implementation`.
+    static func seal(
+        _ message: [UInt8], key: [UInt8], nonce: [UInt8], associatedData: [UInt8], using implementation: ChaCha20.Implementation
+    ) throws(CryptoError) -> [UInt8] {
         let (subkey, subnonce) = try derive(key: key, nonce: nonce)
-        var ciphertext = message
-        ChaCha20.xor(&ciphertext, key: subkey, nonce: subnonce, counter: 1)
-        return ciphertext + tag(ciphertext: ciphertext, associatedData: associatedData, key: subkey, nonce: subnonce)
+        let state = ChaCha20.state(key: subkey, nonce: subnonce, counter: 1)
+        return [UInt8](unsafeUninitializedCapacity: message.count + tagByteCount) { sealed, initialized in
+            guard let output = sealed.baseAddress else { return }
+            message.withUnsafeBytes { input in ChaCha20.xor(input, into: UnsafeMutableRawPointer(output), state: state, using: implementation) }
+            let ciphertext = UnsafeRawBufferPointer(start: output, count: message.count)
+            let tag = tag(ciphertext: ciphertext, associatedData: associatedData, key: subkey, nonce: subnonce)
+            (output + message.count).initialize(from: tag, count: tagByteCount)
+            initialized = message.count + tagByteCount
+        }
     }
 
     /// The message `sealed` holds, when its tag authenticates it and `associatedData`;
     /// ``CryptoError/authenticationFailed`` otherwise.
     package static func open(_ sealed: [UInt8], key: [UInt8], nonce: [UInt8], associatedData: [UInt8] = []) throws(CryptoError) -> [UInt8] {
+        try open(sealed, key: key, nonce: nonce, associatedData: associatedData, using: .fastest)
+    }
+
+    /// ``open(_:key:nonce:associatedData:)`` with the keystream made by `implementation`.
+    static func open(
+        _ sealed: [UInt8], key: [UInt8], nonce: [UInt8], associatedData: [UInt8], using implementation: ChaCha20.Implementation
+    ) throws(CryptoError) -> [UInt8] {
         let (subkey, subnonce) = try derive(key: key, nonce: nonce)
         guard sealed.count >= tagByteCount else { throw .authenticationFailed }
-        var message = Array(sealed[..<(sealed.count - tagByteCount)])
-        let expected = tag(ciphertext: message, associatedData: associatedData, key: subkey, nonce: subnonce)
-        var difference: UInt8 = 0
-        for (x, y) in zip(expected, sealed[(sealed.count - tagByteCount)...]) { difference |= x ^ y }
-        guard difference == 0 else { throw .authenticationFailed }
-        ChaCha20.xor(&message, key: subkey, nonce: subnonce, counter: 1)
-        return message
+        let count = sealed.count - tagByteCount
+        let authentic = sealed.withUnsafeBytes { bytes in
+            let expected = tag(ciphertext: UnsafeRawBufferPointer(rebasing: bytes[..<count]), associatedData: associatedData, key: subkey, nonce: subnonce)
+            var difference: UInt8 = 0
+            for (x, y) in zip(expected, bytes[count...]) { difference |= x ^ y }
+            return difference == 0
+        }
+        guard authentic else { throw .authenticationFailed }
+        let state = ChaCha20.state(key: subkey, nonce: subnonce, counter: 1)
+        return [UInt8](unsafeUninitializedCapacity: count) { message, initialized in
+            guard let output = message.baseAddress else { return }
+            sealed.withUnsafeBytes { bytes in
+                ChaCha20.xor(UnsafeRawBufferPointer(rebasing: bytes[..<count]), into: UnsafeMutableRawPointer(output), state: state, using: implementation)
+            }
+            initialized = count
+        }
     }
 
     /// The ChaCha20 key and 12-byte nonce: as given, or for a 24-byte nonce HChaCha20's subkey
@@ -51,17 +81,11 @@ package enum ChaCha20Poly1305 {
     }
 
     /// Poly1305 of aad ‖ pad16 ‖ ciphertext ‖ pad16 ‖ len(aad) ‖ len(ciphertext).
-    private static func tag(ciphertext: [UInt8], associatedData: [UInt8], key: [UInt8], nonce: [UInt8]) -> [UInt8] {
+    private static func tag(ciphertext: UnsafeRawBufferPointer, associatedData: [UInt8], key: [UInt8], nonce: [UInt8]) -> [UInt8] {
         var poly = Poly1305(key: ChaCha20.polyKey(key: key, nonce: nonce))
-        poly.update(associatedData)
-        poly.update([UInt8](repeating: 0, count: (16 - associatedData.count % 16) % 16))
-        poly.update(ciphertext)
-        poly.update([UInt8](repeating: 0, count: (16 - ciphertext.count % 16) % 16))
-        var lengths: [UInt8] = []
-        for length in [UInt64(associatedData.count), UInt64(ciphertext.count)] {
-            lengths += (0..<8).map { UInt8(truncatingIfNeeded: length >> UInt64(8 * $0)) }
-        }
-        poly.update(lengths)
-        return poly.finalize()
+        associatedData.withUnsafeBytes { poly.absorbPadded($0) }
+        poly.absorbPadded(ciphertext)
+        poly.absorbLengths(associatedData.count, ciphertext.count)
+        return poly.tag()
     }
 }

@@ -1,119 +1,157 @@
-import Foundation
+internal import CFerryChaCha
 
-/// The Poly1305 one-time authenticator (RFC 8439 section 2.5), in 26-bit limbs with 64-bit
-/// products; the same steps whatever the key and message.
+/// The Poly1305 one-time authenticator (RFC 8439 section 2.5), in two 64-bit limbs and a few
+/// bits above them (radix 2^64), with 64 × 64 → 128-bit products; the same steps whatever the
+/// key and message: carries are computed with arithmetic, never with a comparison that could
+/// become a branch.
+///
+/// The block loop runs in C (`ferry_poly1305_blocks`, twice as fast: the compiler's 128-bit
+/// integers carry with add-with-carry) wherever the compiler has 128-bit integers, and in Swift
+/// elsewhere; tests run both.
+///
+/// ```swift
+/// var poly = Poly1305(key: oneTimeKey)
+/// associatedData.withUnsafeBytes { poly.absorbPadded($0) }
+/// let tag = poly.tag()
+/// ```
 struct Poly1305 {
-    private var r: (UInt64, UInt64, UInt64, UInt64, UInt64)
-    private var h: (UInt64, UInt64, UInt64, UInt64, UInt64) = (0, 0, 0, 0, 0)
-    private let pad: (UInt64, UInt64, UInt64, UInt64)
-    /// Bytes of an incomplete block, waiting for more input.
-    private var pending: [UInt8] = []
+    /// r, clamped: r0 + 2^64 r1.
+    private let r0: UInt64, r1: UInt64
+    /// 5/4 r1 (exact: clamping clears r1's two low bits), for the product's part above 2^130.
+    private let s1: UInt64
+    /// s, added to the result: s0 + 2^64 s1.
+    private let pad0: UInt64, pad1: UInt64
+    /// The accumulator h0 + 2^64 h1 + 2^128 h2, partly reduced (h2 stays below 8).
+    private var h: (UInt64, UInt64, UInt64) = (0, 0, 0)
+    /// Whether blocks go through the C loop rather than the Swift one.
+    private let usesC: Bool
 
-    private static let mask26: UInt64 = 0x3ff_ffff
+    /// Whether this build has the C block loop (it needs 128-bit integers); checked once.
+    static let cAvailable = ferry_poly1305_available() == 1
 
-    /// An authenticator with the 32-byte one-time key (r, clamped, then s).
-    init(key: [UInt8]) {
-        let t = ChaCha20.words(key, count: 8).map(UInt64.init)
-        r = (t[0] & 0x3ff_ffff, (t[0] >> 26 | t[1] << 6) & 0x3ff_ff03, (t[1] >> 20 | t[2] << 12) & 0x3ff_c0ff,
-             (t[2] >> 14 | t[3] << 18) & 0x3f0_3fff, (t[3] >> 8) & 0x00f_ffff)
-        pad = (t[4], t[5], t[6], t[7])
+    /// An authenticator with the 32-byte one-time key (r, clamped, then s); `portable` asks for
+    /// the Swift block loop even where the C one is there (for tests).
+    init(key: [UInt8], portable: Bool = false) {
+        usesC = !portable && Self.cAvailable
+        func word(_ index: Int) -> UInt64 {
+            (0..<8).reduce(UInt64(0)) { value, byte in value | UInt64(key[8 * index + byte]) << UInt64(8 * byte) }
+        }
+        r0 = word(0) & 0x0fff_fffc_0fff_ffff
+        r1 = word(1) & 0x0fff_fffc_0fff_fffc
+        s1 = r1 &+ r1 >> 2
+        pad0 = word(2)
+        pad1 = word(3)
     }
 
     /// The 16-byte tag of `message` under `key`.
-    static func tag(for message: [UInt8], key: [UInt8]) -> [UInt8] {
-        var poly = Poly1305(key: key)
-        poly.update(message)
-        return poly.finalize()
-    }
-
-    mutating func update(_ bytes: [UInt8]) {
-        var offset = 0
-        if !pending.isEmpty {
-            let taken = min(16 - pending.count, bytes.count)
-            pending += bytes[0..<taken]
-            offset = taken
-            guard pending.count == 16 else { return }
-            absorb(blocksOf: pending, highBit: 1 << 24)
-            pending.removeAll(keepingCapacity: true)
-        }
-        let whole = (bytes.count - offset) / 16 * 16
-        absorb(blocksOf: bytes[offset..<(offset + whole)], highBit: 1 << 24)
-        pending += bytes[(offset + whole)...]
-    }
-
-    /// The tag; the authenticator is spent afterwards.
-    mutating func finalize() -> [UInt8] {
-        if !pending.isEmpty {
-            var last = pending + [1]
+    static func tag(for message: [UInt8], key: [UInt8], portable: Bool = false) -> [UInt8] {
+        var poly = Poly1305(key: key, portable: portable)
+        message.withUnsafeBytes { bytes in
+            let whole = bytes.count / 16 * 16
+            if let base = bytes.baseAddress { poly.absorb(blocksAt: base, count: whole / 16, highBit: 1) }
+            guard whole < bytes.count else { return }
+            // The last, partial block ends with a 1 byte and zeros, and has no 2^128 bit.
+            var last = [UInt8](bytes[whole...]) + [1]
             last += [UInt8](repeating: 0, count: 16 - last.count)
-            absorb(blocksOf: last, highBit: 0)
+            last.withUnsafeBytes { block in
+                if let base = block.baseAddress { poly.absorb(blocksAt: base, count: 1, highBit: 0) }
+            }
         }
-        var (h0, h1, h2, h3, h4) = h
-        let mask = Self.mask26
-        var c = h1 >> 26; h1 &= mask
-        h2 += c; c = h2 >> 26; h2 &= mask
-        h3 += c; c = h3 >> 26; h3 &= mask
-        h4 += c; c = h4 >> 26; h4 &= mask
-        h0 += c * 5; c = h0 >> 26; h0 &= mask
-        h1 += c
-        // g = h + 5 − 2^130: h itself when that borrows (h < p), else g.
-        var g0 = h0 &+ 5; c = g0 >> 26; g0 &= mask
-        var g1 = h1 &+ c; c = g1 >> 26; g1 &= mask
-        var g2 = h2 &+ c; c = g2 >> 26; g2 &= mask
-        var g3 = h3 &+ c; c = g3 >> 26; g3 &= mask
-        var g4 = h4 &+ c &- (1 << 26)
-        let keepG = (g4 >> 63) &- 1
-        g0 &= keepG; g1 &= keepG; g2 &= keepG; g3 &= keepG; g4 &= keepG
-        let keepH = ~keepG
-        h0 = (h0 & keepH) | g0; h1 = (h1 & keepH) | g1; h2 = (h2 & keepH) | g2; h3 = (h3 & keepH) | g3; h4 = (h4 & keepH) | g4
-        // h mod 2^128 in 32-bit words, plus s.
-        let w0 = (h0 | h1 << 26) & 0xffff_ffff
-        let w1 = (h1 >> 6 | h2 << 20) & 0xffff_ffff
-        let w2 = (h2 >> 12 | h3 << 14) & 0xffff_ffff
-        let w3 = (h3 >> 18 | h4 << 8) & 0xffff_ffff
-        var f = w0 + pad.0
-        var tag: [UInt8] = []
-        for (word, padWord) in [(w1, pad.1), (w2, pad.2), (w3, pad.3), (0, 0)] {
-            tag += (0..<4).map { UInt8(truncatingIfNeeded: f >> UInt64(8 * $0)) }
-            f = word + padWord + (f >> 32)
-        }
-        return Array(tag.prefix(16))
+        return poly.tag()
     }
 
-    /// Absorbs each 16-byte block of `bytes` (a multiple of 16 bytes long).
-    private mutating func absorb(blocksOf bytes: some ContiguousBytes, highBit: UInt64) {
-        bytes.withUnsafeBytes { buffer in
-            guard let base = buffer.baseAddress else { return }
-            for offset in stride(from: 0, to: buffer.count - 15, by: 16) { absorb(base + offset, highBit: highBit) }
+    /// Absorbs `bytes` followed by zeros up to a multiple of 16 (the AEAD's pad16): each block
+    /// whole, with the 2^128 bit.
+    mutating func absorbPadded(_ bytes: UnsafeRawBufferPointer) {
+        guard let base = bytes.baseAddress else { return }
+        let blocks = bytes.count / 16, rest = bytes.count % 16
+        absorb(blocksAt: base, count: blocks, highBit: 1)
+        guard rest > 0 else { return }
+        var last: (UInt64, UInt64) = (0, 0)
+        withUnsafeMutableBytes(of: &last) { block in
+            block.baseAddress?.copyMemory(from: base + 16 * blocks, byteCount: rest)
+        }
+        withUnsafeBytes(of: last) { block in
+            if let address = block.baseAddress { absorb(blocksAt: address, count: 1, highBit: 1) }
         }
     }
 
-    /// h = (h + block) · r mod 2^130 − 5, for the 16 bytes at `block`.
-    private mutating func absorb(_ block: UnsafeRawPointer, highBit: UInt64) {
-        let t0 = UInt64(UInt32(littleEndian: block.loadUnaligned(as: UInt32.self)))
-        let t1 = UInt64(UInt32(littleEndian: block.loadUnaligned(fromByteOffset: 4, as: UInt32.self)))
-        let t2 = UInt64(UInt32(littleEndian: block.loadUnaligned(fromByteOffset: 8, as: UInt32.self)))
-        let t3 = UInt64(UInt32(littleEndian: block.loadUnaligned(fromByteOffset: 12, as: UInt32.self)))
-        let mask = Self.mask26
-        let h0 = h.0 + (t0 & mask)
-        let h1 = h.1 + ((t0 >> 26 | t1 << 6) & mask)
-        let h2 = h.2 + ((t1 >> 20 | t2 << 12) & mask)
-        let h3 = h.3 + ((t2 >> 14 | t3 << 18) & mask)
-        let h4 = h.4 + (t3 >> 8 | highBit)
-        let (r0, r1, r2, r3, r4) = r
-        let (s1, s2, s3, s4) = (r1 * 5, r2 * 5, r3 * 5, r4 * 5)
-        let d0 = h0 * r0 + h1 * s4 + h2 * s3 + h3 * s2 + h4 * s1
-        var d1 = h0 * r1 + h1 * r0 + h2 * s4 + h3 * s3 + h4 * s2
-        var d2 = h0 * r2 + h1 * r1 + h2 * r0 + h3 * s4 + h4 * s3
-        var d3 = h0 * r3 + h1 * r2 + h2 * r1 + h3 * r0 + h4 * s4
-        var d4 = h0 * r4 + h1 * r3 + h2 * r2 + h3 * r1 + h4 * r0
-        var c = d0 >> 26
-        var n0 = d0 & mask
-        d1 += c; c = d1 >> 26; let n1 = d1 & mask
-        d2 += c; c = d2 >> 26; let n2 = d2 & mask
-        d3 += c; c = d3 >> 26; let n3 = d3 & mask
-        d4 += c; c = d4 >> 26; let n4 = d4 & mask
-        n0 += c * 5; c = n0 >> 26; n0 &= mask
-        h = (n0, n1 + c, n2, n3, n4)
+    /// Absorbs the AEAD's last block: the two lengths, little-endian.
+    mutating func absorbLengths(_ first: Int, _ second: Int) {
+        let lengths = (UInt64(first).littleEndian, UInt64(second).littleEndian)
+        withUnsafeBytes(of: lengths) { block in
+            if let address = block.baseAddress { absorb(blocksAt: address, count: 1, highBit: 1) }
+        }
+    }
+
+    /// h = (h + block) · r mod 2^130 − 5, partly reduced, for each of `count` 16-byte blocks at
+    /// `blocks`; `highBit` (1, or 0 for a padded last block of ``tag(for:key:)``) is bit 128.
+    private mutating func absorb(blocksAt blocks: UnsafeRawPointer, count: Int, highBit: UInt64) {
+        if usesC {
+            let r = (r0, r1)
+            withUnsafeMutableBytes(of: &h) { accumulator in
+                withUnsafeBytes(of: r) { r in
+                    guard let h = accumulator.bindMemory(to: UInt64.self).baseAddress, let r = r.bindMemory(to: UInt64.self).baseAddress
+                    else { return }
+                    ferry_poly1305_blocks(h, r, blocks, count, highBit)
+                }
+            }
+            return
+        }
+        var (h0, h1, h2) = h
+        let r0 = r0, r1 = r1, s1 = s1
+        for index in 0..<count {
+            let m0 = UInt64(littleEndian: blocks.loadUnaligned(fromByteOffset: 16 &* index, as: UInt64.self))
+            let m1 = UInt64(littleEndian: blocks.loadUnaligned(fromByteOffset: 16 &* index &+ 8, as: UInt64.self))
+            // h += block.
+            let a0 = h0 &+ m0
+            var carry = Self.carry(of: a0, adding: m0)
+            let b1 = h1 &+ carry
+            let carry1 = Self.carry(of: b1, adding: carry)
+            let a1 = b1 &+ m1
+            carry = carry1 | Self.carry(of: a1, adding: m1)
+            let a2 = h2 &+ carry &+ highBit
+            // d = h · r, where 2^130 ≡ 5 folds the parts above 2^128 of a1 · r1 into s1:
+            // d0 = a0 r0 + a1 s1, d1 = a0 r1 + a1 r0 + a2 s1, d2 = a2 r0.
+            let p00 = a0.multipliedFullWidth(by: r0), p11 = a1.multipliedFullWidth(by: s1)
+            let p01 = a0.multipliedFullWidth(by: r1), p10 = a1.multipliedFullWidth(by: r0)
+            let d0 = p00.low &+ p11.low
+            let d0High = p00.high &+ p11.high &+ Self.carry(of: d0, adding: p11.low)
+            var d1 = p01.low &+ p10.low
+            var d1High = p01.high &+ p10.high &+ Self.carry(of: d1, adding: p10.low)
+            let a2s1 = a2 &* s1
+            d1 &+= a2s1; d1High &+= Self.carry(of: d1, adding: a2s1)
+            d1 &+= d0High; d1High &+= Self.carry(of: d1, adding: d0High)
+            var d2 = a2 &* r0 &+ d1High
+            // Everything from bit 130 up, times 5, back into the bottom.
+            carry = (d2 >> 2) &+ (d2 & ~3)
+            d2 &= 3
+            h0 = d0 &+ carry; carry = Self.carry(of: h0, adding: carry)
+            h1 = d1 &+ carry; carry = Self.carry(of: h1, adding: carry)
+            h2 = d2 &+ carry
+        }
+        h = (h0, h1, h2)
+    }
+
+    /// The carry out of `sum = x + addend` (mod 2^64), 0 or 1, by arithmetic alone.
+    @inline(__always)
+    private static func carry(of sum: UInt64, adding addend: UInt64) -> UInt64 {
+        (sum ^ ((sum ^ addend) | ((sum &- addend) ^ addend))) >> 63
+    }
+
+    /// The tag: h fully reduced, plus s, mod 2^128.
+    func tag() -> [UInt8] {
+        let (h0, h1, h2) = h
+        // g = h + 5: at or above 2^130 exactly when h ≥ p; then h − p is g's low 130 bits.
+        let g0 = h0 &+ 5
+        var carry = Self.carry(of: g0, adding: 5)
+        let g1 = h1 &+ carry
+        carry = Self.carry(of: g1, adding: carry)
+        let g2 = h2 &+ carry
+        let keepG = 0 &- (g2 >> 2)
+        let t0 = (h0 & ~keepG) | (g0 & keepG), t1 = (h1 & ~keepG) | (g1 & keepG)
+        let f0 = t0 &+ pad0
+        let f1 = t1 &+ pad1 &+ Self.carry(of: f0, adding: pad0)
+        return (0..<16).map { UInt8(truncatingIfNeeded: ($0 < 8 ? f0 : f1) >> UInt64(8 * ($0 % 8))) }
     }
 }

@@ -21,9 +21,10 @@ import FerryTestSupport
 
     /// Every test of Wycheproof's `chacha20_poly1305_test.json` (RFC 8439's AEAD vector among
     /// them) and `xchacha20_poly1305_test.json` (the XChaCha draft's vector among them): valid
-    /// ones seal to the expected bytes and open; invalid ones do not open.
-    @Test(arguments: ["chacha20_poly1305_test.json", "xchacha20_poly1305_test.json"])
-    func everyWycheproofCase(file name: String) throws {
+    /// ones seal to the expected bytes and open; invalid ones do not open. With every way of
+    /// making the keystream this processor runs.
+    @Test(arguments: ["chacha20_poly1305_test.json", "xchacha20_poly1305_test.json"], ChaCha20ImplementationTests.implementations)
+    func everyWycheproofCase(file name: String, implementation: ChaCha20.Implementation) throws {
         let file = try WycheproofFile.load(name)
         for test in file.tests {
             let key = try HexBytes.field(test.key)
@@ -33,10 +34,12 @@ import FerryTestSupport
             let sealed = try HexBytes.field(test.ct) + HexBytes.field(test.tag)
             let label = Comment(rawValue: test.label)
             if test.result == "valid" {
-                #expect(try ChaCha20Poly1305.seal(message, key: key, nonce: nonce, associatedData: aad) == sealed, label)
-                #expect(try ChaCha20Poly1305.open(sealed, key: key, nonce: nonce, associatedData: aad) == message, label)
+                #expect(try ChaCha20Poly1305.seal(message, key: key, nonce: nonce, associatedData: aad, using: implementation) == sealed, label)
+                #expect(try ChaCha20Poly1305.open(sealed, key: key, nonce: nonce, associatedData: aad, using: implementation) == message, label)
             } else {
-                #expect(throws: CryptoError.self, label) { try ChaCha20Poly1305.open(sealed, key: key, nonce: nonce, associatedData: aad) }
+                #expect(throws: CryptoError.self, label) {
+                    try ChaCha20Poly1305.open(sealed, key: key, nonce: nonce, associatedData: aad, using: implementation)
+                }
             }
         }
         #expect(file.tests.count == file.numberOfTests)
@@ -62,7 +65,8 @@ import FerryTestSupport
 
     /// 1,000 random round trips, of every length up to 300 bytes and beyond: the same sealed
     /// bytes as Python's `cryptography` (ChaCha20-Poly1305, and XChaCha20 through a Python
-    /// HChaCha20 in front of it), and each opens the other's.
+    /// HChaCha20 in front of it), and each opens the other's; with every way of making the
+    /// keystream this processor runs.
     @Test func agreesWithPythonCryptography() throws {
         guard let python = try PythonCryptography.availableOrSkip() else { return }
         var random = SeededRandom(seed: SeededRandom.environmentNumber("FERRY_SEED", default: 8439))
@@ -95,10 +99,13 @@ import FerryTestSupport
         let lines = try PythonCryptography.run(script: script, input: input, with: python).split(separator: "\n", omittingEmptySubsequences: false)
         try #require(lines.count >= cases.count)
         for (test, line) in zip(cases, lines) {
-            let sealed = try ChaCha20Poly1305.seal(test.message, key: test.key, nonce: test.nonce, associatedData: test.aad)
-            #expect(HexBytes.encode(sealed) == String(line), Comment(rawValue: "\(test.message.count) bytes, nonce of \(test.nonce.count)"))
             let theirs = try #require(HexBytes.decode(String(line)))
-            #expect(try ChaCha20Poly1305.open(theirs, key: test.key, nonce: test.nonce, associatedData: test.aad) == test.message)
+            for implementation in ChaCha20ImplementationTests.implementations {
+                let label = Comment(rawValue: "\(test.message.count) bytes, nonce of \(test.nonce.count), \(implementation)")
+                let sealed = try ChaCha20Poly1305.seal(test.message, key: test.key, nonce: test.nonce, associatedData: test.aad, using: implementation)
+                #expect(HexBytes.encode(sealed) == String(line), label)
+                #expect(try ChaCha20Poly1305.open(theirs, key: test.key, nonce: test.nonce, associatedData: test.aad, using: implementation) == test.message, label)
+            }
         }
     }
 }
