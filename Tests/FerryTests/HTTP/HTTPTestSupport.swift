@@ -235,11 +235,14 @@ enum HeldRequests {
     static let gate = DispatchSemaphore(value: 0)
 }
 
-/// Waits until `condition` holds, checking every 10 ms for up to 30 s (other suites may keep
-/// both cores busy meanwhile), and says whether it came to hold. Tests wait on the server's
-/// state this way rather than sleeping a fixed time and hoping it got there.
-func eventually(_ condition: () -> Bool) async throws -> Bool {
-    for _ in 0..<3000 {
+/// Waits until `condition` holds, checking every 10 ms until `deadline` (30 s by default: other
+/// suites may keep both cores busy meanwhile) has passed, and says whether it came to hold.
+/// Tests wait on the server's state this way rather than sleeping a fixed time and hoping it
+/// got there.
+func eventually(within deadline: Duration = .seconds(30), _ condition: () -> Bool) async throws -> Bool {
+    let clock = ContinuousClock()
+    let end = clock.now.advanced(by: deadline)
+    while clock.now < end {
         if condition() { return true }
         try await Task.sleep(for: .milliseconds(10))
     }

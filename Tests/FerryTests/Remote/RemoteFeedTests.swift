@@ -135,7 +135,10 @@ import Testing
             try store.put(["n": .integer(Int64(commits)), "padding": .string(String(repeating: "x", count: 64))], entity: notes,
                           id: RecordID("\(commits)"))
             let position = store.headSequence
-            try #require(try await eventually { server.service.feeds.announcedPosition(of: alice) >= position })
+            // A generous deadline: on a machine whose two cores other suites keep busy, the
+            // server's feed thread (which writes to the stalled subscriber until its write
+            // timeout) has been seen to take over 30 s to announce one commit.
+            try #require(try await eventually(within: .seconds(180)) { server.service.feeds.announcedPosition(of: alice) >= position })
         }
         #expect(server.service.feeds.subscribersToldToPull == 1, "after \(commits) commits")
         // Now it reads: what fit in the buffers, then one pull that covers the rest, then the
