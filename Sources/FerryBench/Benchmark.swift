@@ -42,6 +42,13 @@ enum Measure {
         sync()
     }
 
+    /// How many times a no-op row syncs: `$FERRY_BENCH_NOOPS`, else `standard`. Many more
+    /// (`FERRY_BENCH_NOOPS=500`) make the no-op the bulk of a profile of `--only hub` or
+    /// `--only backend`.
+    static func noOpRepeats(standard: Int) -> Int {
+        Int(ProcessInfo.processInfo.environment["FERRY_BENCH_NOOPS"] ?? "").map { max(1, $0) } ?? standard
+    }
+
     /// The median of samples.
     static func median(_ samples: [Double]) -> Double {
         let sorted = samples.sorted()

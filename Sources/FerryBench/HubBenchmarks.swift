@@ -94,7 +94,8 @@ func hubBenchmarks(scale: Int, workDirectory: String, ferry: String) async throw
         _ = try await hubSync(source)  // reads copy's head once
 
         var noops: [(Double, Int)] = []
-        for _ in 0..<9 {
+        let noopRepeats = Measure.noOpRepeats(standard: 9)
+        for _ in 0..<noopRepeats {
             let result = try await hubSync(source)
             noops.append((result.seconds, result.report.requests ?? 0))
         }
@@ -103,7 +104,7 @@ func hubBenchmarks(scale: Int, workDirectory: String, ferry: String) async throw
         rows.append(
             BenchmarkRow(
                 name: "\(label): no-op sync", scale: scale, value: Format.milliseconds(noop), target: "≤ 30 ms, ≤ 2 requests",
-                met: noop <= 0.030 && noopRequests <= 2, note: "\(noopRequests) request\(noopRequests == 1 ? "" : "s") (median of 9)"))
+                met: noop <= 0.030 && noopRequests <= 2, note: "\(noopRequests) request\(noopRequests == 1 ? "" : "s") (median of \(noopRepeats))"))
 
         var incrementals: [(Double, Int)] = []
         for round in 0..<5 {

@@ -34,4 +34,40 @@ import FerryTestSupport
         #expect(FileSystem.isRegularFile(memory.hubCache) && FileSystem.exists(hub + "/heads/\(store.replicaID).json"))
         store.close()
     }
+
+    /// A sync with nothing new writes the cache file no more (it would write the same bytes, twice,
+    /// each rename costing a flush and a trim); a sync that reads a changed head writes it, and
+    /// a cache file deleted meanwhile is written again by the same transport (a watch's).
+    @Test func aSyncWithNothingNewLeavesTheCacheFileAsItIs() async throws {
+        let directory = try TemporaryDirectory()
+        let hub = directory.subpath("hub")
+        try await Hub.create(in: FolderHubStorage(root: hub))
+        let laptop = try Store.create(at: directory.subpath("laptop"), name: "laptop")
+        let desk = try Store.create(at: directory.subpath("desk"), name: "desk")
+        try laptop.put(["v": 1], entity: Self.notes, id: RecordID("x"))
+        let transport = HubTransport(folder: hub)
+        _ = try await laptop.sync(with: transport)
+        _ = try await desk.sync(with: HubTransport(folder: hub))
+        _ = try await laptop.sync(with: transport)  // reads desk's head once
+        let cache = HubCache.memory(for: FolderHubStorage(root: hub).location, in: laptop.layout).hubCache
+        let before = try #require(try FileSystem.status(cache))
+
+        let idle = try await laptop.sync(with: transport)
+        #expect(idle.plan == .upToDate && idle.pulled == 0 && idle.pushed == 0, "\(idle)")
+        let after = try #require(try FileSystem.status(cache))
+        #expect(after.inode == before.inode && after.modificationNanoseconds == before.modificationNanoseconds, "the cache file was written again")
+
+        try desk.put(["v": 2], entity: Self.notes, id: RecordID("y"))
+        _ = try await desk.sync(with: HubTransport(folder: hub))
+        let pulled = try await laptop.sync(with: transport)
+        #expect(pulled.pulled == 1, "\(pulled)")
+        #expect(try FileSystem.status(cache)?.inode != before.inode, "the head read is cached")
+
+        try FileSystem.removeFile(cache)
+        let again = try await laptop.sync(with: transport)
+        #expect(again.pulled == 0 && again.pushed == 0, "\(again)")
+        #expect(FileSystem.isRegularFile(cache), "a cache file deleted is written again")
+        laptop.close()
+        desk.close()
+    }
 }

@@ -114,15 +114,8 @@ extension BackendPeer {
     private func pull(_ entity: EntityName, local frontier: ReplicaFrontier) async throws(SyncError) -> Bool {
         let entry = options.mapping.entry(for: entity)
         let collection = entry.collection
-        // From the watermark less the overlap window, or, when the last pull began longer than
-        // the window after the watermark, from the watermark itself: every record written
-        // before then had committed by then, and was seen.
         // A collection whose bases lack `updated` (kept since) is listed whole, once.
-        let since = state.watermarks[collection].flatMap { watermark -> String? in
-            guard state.updatedKnown.contains(collection) else { return nil }
-            guard let listed = state.listedAt[collection] else { return Self.earlier(watermark, by: options.overlapMilliseconds) }
-            return min(watermark, Self.earlier(listed, by: options.overlapMilliseconds))
-        }
+        let since = state.listingStart(of: collection, overlapMilliseconds: options.overlapMilliseconds)
         var listedAt: String?
         var newest = state.watermarks[collection]
         var kinds = state.fieldKinds[collection] ?? [:]

@@ -72,14 +72,22 @@ extension BackendPeer {
         }
     }
 
-    /// The bases (synced), then `state.json`.
+    /// The bases (synced), then `state.json`: not written again when it would change nothing
+    /// a later sync reads (a sync that found nothing new: ``BackendState/isEquivalent(to:overlapMilliseconds:)``).
     private func saveState() throws(SyncError) {
         for entity in options.entities {
             let table = try baseTable(options.mapping.entry(for: entity).collection)
             do { try table.save(durable: true) } catch { throw .backend(error) }
         }
-        do { try state.save(to: folder) } catch { throw .backend(error) }
+        try writeState()
         try rememberMapping()
+    }
+
+    /// Writes `state.json` durably, unless what it holds is equivalent.
+    private func writeState() throws(SyncError) {
+        if let stateOnDisk, state.isEquivalent(to: stateOnDisk, overlapMilliseconds: options.overlapMilliseconds) { return }
+        do { try state.save(to: folder) } catch { throw .backend(error) }
+        stateOnDisk = state
     }
 
     /// Keeps the mapping this sync used beside the state (`mapping.json`), so that the next
@@ -126,7 +134,7 @@ extension BackendPeer {
         } catch { throw .backend(error) }
         state.knownCounts[collection] = known
         state.purgedAt[collection] = now
-        do { try state.save(to: folder) } catch { throw .backend(error) }
+        try writeState()
         if purged > 0 {
             tally { $0.purged += purged }
             note("purged \(purged) record\(purged == 1 ? "" : "s") of \(collection) marked deleted longer than the retention period")

@@ -111,6 +111,8 @@ public final class BackendPeer: ReplicaAwarePeer, RequestCounting, @unchecked Se
     private var requestsBefore = 0
     /// What is saved of the backend: the stand-in's position, watermarks, counts.
     var state = BackendState(location: "", proxy: .generate())
+    /// The state as `state.json` holds it (read or last written); `nil` when there is none.
+    var stateOnDisk: BackendState?
     private var tables: [String: BackendBaseTable] = [:]
     /// What this exchange pulled and pushed, not saved yet.
     var pending = BackendExchange()
@@ -155,7 +157,8 @@ public final class BackendPeer: ReplicaAwarePeer, RequestCounting, @unchecked Se
             // a lock let go and taken again could meet a copy of its descriptor that a process
             // being spawned holds for a moment.
             if lock == nil { lock = try lockFolder(store: replica.location) }
-            state = try BackendState.load(from: folder, location: backend.location)
+            stateOnDisk = try BackendState.loadSaved(from: folder, location: backend.location)
+            state = stateOnDisk ?? BackendState(location: backend.location, proxy: .generate())
         } catch {
             throw .backend(error)
         }

@@ -15,7 +15,7 @@
 ///
 /// `state.json` is written last, after the journal and the bases it covers are durable (by
 /// ``BackendPeer`` once the store holds what was pulled), so a crash repeats work, never skips it.
-struct BackendState: Sendable {
+struct BackendState: Sendable, Equatable {
     var location: String
     /// The replica that stands for the backend in this store's journal.
     var proxy: ReplicaID
@@ -132,8 +132,13 @@ struct BackendState: Sendable {
 
     /// Reads the state, or makes a new one (with a new stand-in replica) when there is none.
     static func load(from folder: String, location: String) throws(BackendError) -> BackendState {
+        try loadSaved(from: folder, location: location) ?? BackendState(location: location, proxy: .generate())
+    }
+
+    /// Reads the state; `nil` when none was saved.
+    static func loadSaved(from folder: String, location: String) throws(BackendError) -> BackendState? {
         let path = folder + "/state.json"
-        guard FileSystem.exists(path) else { return BackendState(location: location, proxy: .generate()) }
+        guard FileSystem.exists(path) else { return nil }
         let bytes: [UInt8]
         do { bytes = try FileSystem.readFile(path, limit: 64 << 20) } catch {
             throw BackendError(.local, "\(path): \(error)")
@@ -175,6 +180,33 @@ struct BackendState: Sendable {
             state.standIn = read
         }
         return state
+    }
+
+    /// Where the next listing of `collection` starts: the watermark less the overlap window, or,
+    /// when the last listing began longer than the window after the watermark, the watermark
+    /// itself (every record written before then had committed by then, and was seen); `nil`,
+    /// the whole collection, before its first listing or while its bases lack `updated`.
+    func listingStart(of collection: String, overlapMilliseconds: Int64) -> String? {
+        watermarks[collection].flatMap { watermark -> String? in
+            guard updatedKnown.contains(collection) else { return nil }
+            guard let listed = listedAt[collection] else { return BackendPeer.earlier(watermark, by: overlapMilliseconds) }
+            return min(watermark, BackendPeer.earlier(listed, by: overlapMilliseconds))
+        }
+    }
+
+    /// Whether saving this state over `saved` would change nothing a later sync reads: they
+    /// differ at most in when each collection was last listed (``listedAt``), and the next
+    /// listing of each starts at the same place either way (``listingStart(of:overlapMilliseconds:)``).
+    /// A sync that found nothing new leaves such a state, and need not write it (nor wait for
+    /// the disk): a crash that loses it repeats no work.
+    func isEquivalent(to saved: BackendState, overlapMilliseconds: Int64) -> Bool {
+        var unlisted = self
+        unlisted.listedAt = saved.listedAt
+        guard unlisted == saved else { return false }
+        return Set(listedAt.keys).union(saved.listedAt.keys).allSatisfy { collection in
+            listingStart(of: collection, overlapMilliseconds: overlapMilliseconds)
+                == saved.listingStart(of: collection, overlapMilliseconds: overlapMilliseconds)
+        }
     }
 
     /// Writes the state durably (atomic rename, fsync).

@@ -28,6 +28,11 @@ struct HubCache: Sendable {
     /// Segments a head lists that were not in the hub, by key: when this store first found each
     /// absent (past a cloud drive's late arrival, it is missing, not late).
     var absentSince: [String: UInt64] = [:]
+    /// The bytes of the file this cache was read from or last saved to: a plain save that would
+    /// write them again is skipped. A no-op sync saves twice (when the hub is opened and when it
+    /// is closed), and each rename over the old file costs a flush of the new one and, on a file
+    /// system mounted with `discard`, a trim of the old one's blocks: a third of its time.
+    var bytesOnDisk: [UInt8]?
 
     init() {}
 
@@ -43,12 +48,17 @@ struct HubCache: Sendable {
             value["ferry-hub-cache"]?.integerValue == format, value["location"]?.stringValue == location
         else { return nil }
         var cache = HubCache()
+        cache.bytesOnDisk = bytes
         cache.hub = value["hub"]?.stringValue.flatMap { ReplicaID($0) }
         cache.descriptorTag = value["descriptorTag"]?.stringValue
         cache.openToAnyWriter = value["openToAnyWriter"]?.boolValue ?? false
         cache.membersHub = value["membersHub"]?.stringValue.flatMap { ReplicaID($0) }
         for (replicaText, item) in value["heads"]?.objectValue ?? [:] {
-            let checked = item["checked"]?.stringValue.flatMap { ReplicaPublicKey(hex: $0) }
+            // Not decoded as a point (a square root, about 40 µs a head, every sync): the key was
+            // decoded when its signature was checked, and checking any other signature with it
+            // decodes it again.
+            let checked = item["checked"]?.stringValue.flatMap { HexText.bytes($0) }
+                .flatMap { $0.count == 32 ? ReplicaPublicKey(undecoded: $0) : nil }
             guard let replica = ReplicaID(replicaText), let tag = item["tag"]?.stringValue, let headValue = item["head"],
                 let head = try? HubHead(
                     bytes: headValue.canonicalBytes(), key: HubHead.key(of: replica), expected: replica, location: location, checkedSigner: checked)
@@ -69,9 +79,10 @@ struct HubCache: Sendable {
     }
 
     /// Writes the cache atomically; `durable` waits for the disk (before this store writes its
-    /// own head, whose hash must not be forgotten).
+    /// own head, whose hash must not be forgotten). A plain save of the very bytes the file
+    /// holds (``bytesOnDisk``) writes nothing.
     /// - Throws: the I/O error; the caller decides whether the sync can go on without it.
-    func save(to memory: PeerMemory, location: String, durable: Bool) throws(SystemError) {
+    mutating func save(to memory: PeerMemory, location: String, durable: Bool) throws(SystemError) {
         var heads: [String: JSONValue] = [:]
         for (replica, entry) in self.heads {
             var item: JSONValue = ["tag": .string(entry.tag), "head": entry.head.jsonValue]
@@ -93,7 +104,10 @@ struct HubCache: Sendable {
         if let descriptorTag { value["descriptorTag"] = .string(descriptorTag) }
         if openToAnyWriter { value["openToAnyWriter"] = .bool(true) }
         if let membersHub, membersHub != hub { value["membersHub"] = .string(membersHub.rawValue) }
+        let bytes = value.canonicalBytes()
+        if !durable && bytes == bytesOnDisk { return }
         try memory.create(durable: durable)
-        try FileSystem.writeFileAtomically(memory.hubCache, value.canonicalBytes(), durable: durable)
+        try FileSystem.writeFileAtomically(memory.hubCache, bytes, durable: durable)
+        bytesOnDisk = bytes
     }
 }

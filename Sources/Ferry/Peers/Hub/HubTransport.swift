@@ -143,7 +143,10 @@ public final class HubTransport: ReplicaAwarePeer, SnapshotSource, RequestCounti
 
     public func open() async throws(SyncError) -> PeerInfo {
         guard let localReplica else { throw .transport("\(storage.location): the hub transport was opened without a store") }
-        if let cacheMemory, let loaded = HubCache.load(from: cacheMemory.hubCache, location: storage.location) { cache = loaded }
+        if let cacheMemory {
+            // A cache file gone or unreadable is written again at the next save, whatever it held.
+            if let loaded = HubCache.load(from: cacheMemory.hubCache, location: storage.location) { cache = loaded } else { cache.bytesOnDisk = nil }
+        }
         collectedNotes = []
         lostHistory = nil
         republished = 0
