@@ -3,17 +3,24 @@ import FerryTestSupport
 import Foundation
 import Testing
 
-/// `ferry sync` with a hub folder, SIGKILLed at moments through a push and through a pull,
-/// then run again: the replicas converge with nothing lost and nothing applied twice.
+/// `ferry sync` with a hub folder (plain, and encrypted for the push and pull), SIGKILLed at
+/// moments through a push and through a pull, then run again: the replicas converge with
+/// nothing lost and nothing applied twice.
 @Suite(.serialized) struct HubKillTests {
-    /// A store `laptop` holding what `record(batch, n)` makes, written in batches, and an empty hub.
+    /// A store `laptop` holding what `record(batch, n)` makes, written in batches, and an empty
+    /// hub (`encrypted`: sealed, the laptop its first member).
     func laptopAndHub(
-        _ directory: TemporaryDirectory, batches: Int = 6, batchSize: Int = 2_000, record: (Int, Int) -> (id: String, document: JSONValue)
+        _ directory: TemporaryDirectory, batches: Int = 6, batchSize: Int = 2_000, encrypted: Bool = false,
+        record: (Int, Int) -> (id: String, document: JSONValue)
     ) throws -> (laptop: String, hub: String) {
         let laptop = directory.subpath("laptop")
         let hub = directory.subpath("hub")
         #expect(try runFerry(["init", laptop, "--name", "laptop"]).exitCode == 0)
-        #expect(try runFerry(["hub", "init", hub]).exitCode == 0)
+        if encrypted {
+            #expect(try runFerry(["hub", "init", hub, "--encrypt", "--store", laptop, "--scrypt-cost", "10"]).exitCode == 0)
+        } else {
+            #expect(try runFerry(["hub", "init", hub]).exitCode == 0)
+        }
         let store = try Store.open(at: laptop)
         let entity = try EntityName("Note")
         for batch in 0..<batches {
@@ -26,9 +33,9 @@ import Testing
         return (laptop, hub)
     }
 
-    @Test func syncsKilledMidPushAndMidPullConvergeWhenRunAgain() async throws {
+    @Test(arguments: [false, true]) func syncsKilledMidPushAndMidPullConvergeWhenRunAgain(encrypted: Bool) async throws {
         let directory = try TemporaryDirectory()
-        let (laptop, hub) = try laptopAndHub(directory) { chunk, n in ("n\(chunk)-\(n)", ["chunk": .integer(Int64(chunk)), "n": .integer(Int64(n))]) }
+        let (laptop, hub) = try laptopAndHub(directory, encrypted: encrypted) { chunk, n in ("n\(chunk)-\(n)", ["chunk": .integer(Int64(chunk)), "n": .integer(Int64(n))]) }
         let binary = try ferryBinaryPath()
         // Pushes killed after 30, 120 and 400 ms; each run goes on from what the last one wrote.
         for (index, delay) in [UInt32(30_000), 120_000, 400_000].enumerated() {
@@ -44,6 +51,11 @@ import Testing
         // A pull into an empty store, killed twice, then finished.
         let phone = directory.subpath("phone")
         #expect(try runFerry(["init", phone, "--name", "phone"]).exitCode == 0)
+        if encrypted {
+            // The laptop wraps the hub's keys for the phone.
+            #expect(try runFerry(["hub", "members", "add", hub, phone, "--store", laptop]).exitCode == 0)
+            #expect(!(try folderContents(hub).values.contains { String(decoding: $0, as: UTF8.self).contains("\"chunk\"") }), "plaintext in the hub")
+        }
         for (index, delay) in [UInt32(50_000), 250_000].enumerated() {
             let logs = directory.subpath("pull-\(index)")
             try FileSystem.createDirectories(logs)

@@ -41,7 +41,7 @@ import FerryTestSupport
     @Test func aSyncWithNothingNewLeavesTheCacheFileAsItIs() async throws {
         let directory = try TemporaryDirectory()
         let hub = directory.subpath("hub")
-        try await Hub.create(in: FolderHubStorage(root: hub))
+        try await Hub.create(in: FolderHubStorage(root: hub), openToAnyWriter: true)
         let laptop = try Store.create(at: directory.subpath("laptop"), name: "laptop")
         let desk = try Store.create(at: directory.subpath("desk"), name: "desk")
         try laptop.put(["v": 1], entity: Self.notes, id: RecordID("x"))
