@@ -35,8 +35,15 @@ extension HubCommand {
             }
             members = try await HubMembers.change(
                 action == "add" ? .add : .remove, replica: replica, key: key, name: name, in: storage, as: store)
-            // An encrypted hub wraps its keys for the new member; a removal rotates them.
-            rekeyed = try await Hub.rekey(storage, as: store, rotate: action == "remove")
+            // An encrypted hub wraps its keys for the new member; a removal rotates them. The
+            // list is changed already: a failure here must say what is left to do.
+            do { rekeyed = try await Hub.rekey(storage, as: store, rotate: action == "remove") } catch {
+                let done = action == "remove" ? "replica \(replica) was removed from the members" : "replica \(replica) was added to the members"
+                let left = action == "remove"
+                    ? "the data key was not rotated, so it could still read what is written next"
+                    : "the hub's keys were not wrapped for it, so it cannot open the hub yet"
+                throw CLIError("\(done), but \(left) (\(error)); run 'ferry hub rekey \(storage.location)\(action == "remove" ? " --rotate" : "")' to finish")
+            }
             changed = replica
         default:
             throw UsageError("'\(action)' is not a members action: use list, add or remove")
