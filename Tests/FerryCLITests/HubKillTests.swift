@@ -94,24 +94,32 @@ import Testing
         let compacted = try runFerry(["hub", "compact", hub, "--json", "--store", laptop], timeout: 120)
         #expect(compacted.exitCode == 0 && compacted.stdout.contains(#""records":12000"#), "\(compacted)")
 
-        // Joins killed once the join has begun (its pending note is on disk), at once, 100 ms and
-        // 300 ms later: each goes on from what the last one journaled.
+        // Joins killed at three points of their progress (below): each goes on from what the last
+        // one journaled.
         let desk = directory.subpath("desk")
         #expect(try runFerry(["init", desk, "--name", "desk"]).exitCode == 0)
         let binary = try ferryBinaryPath()
         let base = desk + "/.ferry/base.json"
-        func joinPending() -> Bool {
+        @Sendable func joinPending() -> Bool {
             guard let text = try? String(contentsOfFile: base, encoding: .utf8) else { return false }
             return text.contains(#""pending""#) && !text.contains(#""pending": null"#)
         }
         var killedHalfWay = 0
-        for (index, delay) in [UInt32(0), 100_000, 300_000].enumerated() {
+        @Sendable func journalBytes() -> Int64 {
+            let names = (try? FileManager.default.contentsOfDirectory(atPath: desk + "/journal")) ?? []
+            return names.reduce(0) { total, name in total + ((try? FileSystem.status(desk + "/journal/" + name))?.size ?? 0) }
+        }
+        // Killed once the join has begun (its pending note is on disk), and once its journal has
+        // grown by 256 KiB and by 1 MiB of the snapshot's versions (when it gets that far).
+        for (index, journaled) in [Int64(0), 256 << 10, 1 << 20].enumerated() {
             let logs = directory.subpath("join-\(index)")
             try FileSystem.createDirectories(logs)
+            let journaledBefore = journalBytes()
             let child = try ChildProcess(binary, ["sync", desk, hub], outputDirectory: logs)
-            let deadline = Date().addingTimeInterval(60)
-            while !joinPending() && Date() < deadline { usleep(2_000) }
-            usleep(delay)
+            _ = await child.waitForChanges(in: [desk + "/.ferry"], timeout: 60) { joinPending() }
+            if journaled > 0 {
+                _ = await child.waitForChanges(in: [desk + "/journal"], timeout: 60) { journalBytes() >= journaledBefore + journaled }
+            }
             child.kill()
             child.wait()
             guard joinPending() else { continue }  // it finished first

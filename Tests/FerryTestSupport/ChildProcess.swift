@@ -214,9 +214,17 @@ public final class ChildProcess: @unchecked Sendable {
     /// Asks `condition` on a thread of its own (see ``waitForOutput(lineStartingWith:timeout:)``)
     /// until it holds, the child exits (then asked once more), or `timeout` seconds pass.
     private func waitUntil(timeout: Double, _ condition: @escaping @Sendable () -> Bool) async -> Bool {
+        await waitForChanges(in: [FileSystem.parentPath(of: stdoutPath)], timeout: timeout, until: condition)
+    }
+
+    /// Waits until `condition` holds, asking it again each time the kernel says something in
+    /// `directories` changed (files the child writes: a store's journal, its `.ferry`), until
+    /// the child exits (then asked once more), or `timeout` seconds pass. Returns whether it
+    /// held. Waits on a thread of its own (see ``waitForOutput(lineStartingWith:timeout:)``).
+    public func waitForChanges(in directories: [String], timeout: Double, until condition: @escaping @Sendable () -> Bool) async -> Bool {
         await withCheckedContinuation { continuation in
             let thread = Thread { [self] in
-                continuation.resume(returning: waitForOutputChanges(timeout: timeout, until: condition))
+                continuation.resume(returning: waitForChanges(in: directories, timeout: timeout, until: condition))
             }
             thread.start()
         }
@@ -226,11 +234,16 @@ public final class ChildProcess: @unchecked Sendable {
     /// write, or their closing when the child exits), until it holds, the child exits (then
     /// asked once more), or `timeout` seconds pass. Blocks the calling thread.
     private func waitForOutputChanges(timeout: Double, until condition: () -> Bool) -> Bool {
+        waitForChanges(in: [FileSystem.parentPath(of: stdoutPath)], timeout: timeout, until: condition)
+    }
+
+    /// ``waitForChanges(in:timeout:until:)``, blocking the calling thread.
+    private func waitForChanges(in directories: [String], timeout: Double, until condition: () -> Bool) -> Bool {
         let clock = ContinuousClock()
         let deadline = clock.now.advanced(by: .milliseconds(Int64(timeout * 1000)))
         // Watched before the first look, so that a write between the look and the wait wakes it.
         let events = try? DirectoryEvents()
-        _ = try? events?.watch(FileSystem.parentPath(of: stdoutPath), modifications: true)
+        for directory in directories { _ = try? events?.watch(directory, modifications: true) }
         while clock.now < deadline {
             if condition() { return true }
             if hasExited { return condition() }

@@ -64,8 +64,9 @@ final class TestServer: Sendable {
                 }
             }
         case (.get, "/very-slow"):
-            // Longer than any delay a saturated machine puts between the test's steps.
-            try? await Task.sleep(for: .seconds(20))
+            // Answers at a deadline later than any delay a saturated machine puts between the
+            // test's steps (or when the server cancels it, stopping).
+            try? await ContinuousClock().sleep(until: .now.advanced(by: .seconds(20)))
             return HTTPResponse(body: Array("very slow\n".utf8))
         case (.get, "/held"):
             // Answers once the test opens the gate (at most 20 s), so the test decides what
@@ -79,7 +80,8 @@ final class TestServer: Sendable {
             }
             return HTTPResponse(body: Array("held\n".utf8))
         case (.get, "/slow"):
-            try? await Task.sleep(for: .milliseconds(300))
+            // Answers 300 ms after it came in, so requests pipelined behind it wait for it.
+            try? await ContinuousClock().sleep(until: .now.advanced(by: .milliseconds(300)))
             return HTTPResponse(body: Array("slow\n".utf8))
         case (.get, "/no-content"):
             return HTTPResponse(status: .noContent)
@@ -244,7 +246,9 @@ func eventually(within deadline: Duration = .seconds(30), _ condition: () -> Boo
     let end = clock.now.advanced(by: deadline)
     while clock.now < end {
         if condition() { return true }
-        try await Task.sleep(for: .milliseconds(10))
+        // The server's state has no event to wait on: look again at the next 10 ms tick, never
+        // past the deadline.
+        try await clock.sleep(until: min(clock.now.advanced(by: .milliseconds(10)), end))
     }
     return condition()
 }

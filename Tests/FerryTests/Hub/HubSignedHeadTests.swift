@@ -201,14 +201,7 @@ import FerryTestSupport
             origin: victim.replicaID, counter: last.counter + 1, timestamp: last.timestamp, key: last.key,
             operation: .put(["v": 666]), version: VersionVector([victim.replicaID: last.counter + 1]))
         forged.chain = ChangeChain(forged, parent: last.digest)
-        var head = try readHead(hub, cowriter.replicaID)
-        let encoded = HubSegment.encode(
-            [forged], replica: cowriter.replicaID, number: UInt64(head.segments.count + 1), previous: head.segments.last?.hash ?? .zero)
-        let segmentKey = head.key(of: encoded.segment)
-        try FileManager.default.createDirectory(atPath: hub + "/segments/" + cowriter.replicaID.rawValue, withIntermediateDirectories: true)
-        try write(encoded.bytes, hub, segmentKey)
-        head.segments.append(encoded.segment)
-        try write(head.signed(with: try cowriter.signingKey()).bytes, hub, HubHead.key(of: cowriter.replicaID))
+        let segmentKey = try publish(forged, as: cowriter, in: hub)
 
         do {
             _ = try await sync(victim, hub)
@@ -296,9 +289,7 @@ import FerryTestSupport
 
     /// Like ``publish(_:as:in:)``, replacing the co-writer's last segment in its head.
     func publishReplacing(_ forged: Change, as cowriter: Store, in hub: String) throws -> String {
-        var head = try readHead(hub, cowriter.replicaID)
-        head.segments.removeLast()
-        try write(head.signed(with: try cowriter.signingKey()).bytes, hub, HubHead.key(of: cowriter.replicaID))
+        try restoreHead(of: cowriter, in: hub)
         return try publish(forged, as: cowriter, in: hub)
     }
 
