@@ -57,6 +57,25 @@ import Darwin
         #expect(throws: CLIRunnerError.self) { try runProgram("/bin/sleep", ["300"], timeout: 1) }
     }
 
+    /// A run that times out says what the program was doing: each thread's state and kernel
+    /// wait (and its stack, where gdb is installed), and what it wrote to standard error, so a
+    /// hang seen once in CI can be told from a slow machine.
+    @Test(.enabled(if: FileSystem.isDirectory("/proc/self/task"), "reads the child's threads in /proc"))
+    func aProgramThatDoesNotEndInTimeIsReportedWithWhatItWasDoing() throws {
+        do {
+            _ = try runProgram("/bin/sh", ["-c", "echo waiting >&2; exec sleep 300"], timeout: 2)
+            Issue.record("the run should have timed out")
+        } catch let error as CLIRunnerError {
+            let text = error.description
+            #expect(text.contains("did not finish within 2.0 seconds"), "\(text)")
+            #expect(text.contains("(sleep): state S"), "\(text)")
+            #expect(text.contains("its standard error so far:\nwaiting"), "\(text)")
+            if FileManager.default.isExecutableFile(atPath: "/usr/bin/gdb") {
+                #expect(text.contains("Thread 1"), "\(text)")
+            }
+        }
+    }
+
     @Test func aRelativeProgramPathIsFoundFromHereWhateverTheChildsDirectory() throws {
         let directory = try TemporaryDirectory()
         let here = FileManager.default.currentDirectoryPath

@@ -28,15 +28,17 @@ public enum CLIRunnerError: Error, Sendable, CustomStringConvertible {
     case binaryNotFound(searched: [String])
     /// The process did not finish in time and was killed. `command` is the program's name
     /// followed by its arguments.
-    case timedOut(command: [String], seconds: Double)
+    /// `diagnosis` is what it was doing then (``ChildProcess/diagnosis()``), when known.
+    case timedOut(command: [String], seconds: Double, diagnosis: String = "")
 
     public var description: String {
         switch self {
         case .binaryNotFound(let searched):
             return "no 'ferry' binary found; build it with 'swift build --product ferry' or set FERRY_BIN. "
                 + "Looked at: " + searched.joined(separator: ", ")
-        case .timedOut(let command, let seconds):
+        case .timedOut(let command, let seconds, let diagnosis):
             return "'\(command.joined(separator: " "))' did not finish within \(seconds) seconds"
+                + (diagnosis.isEmpty ? "" : "; what it was doing:\n" + diagnosis)
         }
     }
 }
@@ -106,9 +108,13 @@ public func runProgramForBytes(
         binary, arguments, outputDirectory: scratch.path, standardInput: stdinPath, environment: variables,
         currentDirectory: currentDirectory)
     guard let exitCode = child.wait(timeout: timeout) else {
+        let diagnosis = child.diagnosis()
         child.kill()
         child.wait()
-        throw CLIRunnerError.timedOut(command: [FileSystem.lastComponent(of: binary)] + arguments, seconds: timeout)
+        let errorOutput = child.errorOutput.suffix(2_000)
+        throw CLIRunnerError.timedOut(
+            command: [FileSystem.lastComponent(of: binary)] + arguments, seconds: timeout,
+            diagnosis: diagnosis + (errorOutput.isEmpty ? "" : "\nits standard error so far:\n" + errorOutput))
     }
     return (exitCode, try FileSystem.readFile(child.stdoutPath), try FileSystem.readFile(child.stderrPath))
 }

@@ -24,8 +24,9 @@ public final class ChildProcess: @unchecked Sendable {
     public let stdoutPath: String
     /// Where its standard error goes.
     public let stderrPath: String
-    private let lock = NSLock()
+    private let lock = NSCondition()
     private var status: Int32?  // guarded by `lock`
+    private var reaping = false  // guarded by `lock`: a thread waits in `waitpid`, without the lock
 
     /// Starts `executable` with `arguments`.
     /// - Parameters:
@@ -112,14 +113,25 @@ public final class ChildProcess: @unchecked Sendable {
     /// Waits for the child to end; returns its exit code, or 128 + the signal that ended it.
     @discardableResult
     public func wait() -> Int32 {
-        lock.withLock {
+        lock.lock()
+        defer { lock.unlock() }
+        while true {
             if let status { return status }
-            var raw: Int32 = 0
-            while waitpid(pid, &raw, 0) < 0 && errno == EINTR {}
-            let code = (raw & 0x7f) == 0 ? (raw >> 8) & 0xff : 128 + (raw & 0x7f)
-            status = code
-            return code
+            guard reaping else { break }
+            lock.wait()  // another thread reaps it
         }
+        // The lock is not held while waiting, so that ``hasExited`` and ``diagnosis()`` answer
+        // meanwhile (``wait(timeout:)`` waits here on a thread of its own).
+        reaping = true
+        lock.unlock()
+        var raw: Int32 = 0
+        while waitpid(pid, &raw, 0) < 0 && errno == EINTR {}
+        lock.lock()
+        let code = (raw & 0x7f) == 0 ? (raw >> 8) & 0xff : 128 + (raw & 0x7f)
+        status = code
+        reaping = false
+        lock.broadcast()
+        return code
     }
 
     /// Waits up to `timeout` seconds for the child to end; returns what ``wait()`` returns, or
@@ -141,6 +153,8 @@ public final class ChildProcess: @unchecked Sendable {
     public var hasExited: Bool {
         lock.withLock {
             if status != nil { return true }
+            // A thread waiting in `waitpid` notes the end as soon as it comes.
+            if reaping { return false }
             var raw: Int32 = 0
             guard waitpid(pid, &raw, WNOHANG) == pid else { return false }
             status = (raw & 0x7f) == 0 ? (raw >> 8) & 0xff : 128 + (raw & 0x7f)
