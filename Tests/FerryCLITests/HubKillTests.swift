@@ -4,7 +4,7 @@ import Foundation
 import Testing
 
 /// `ferry sync` with a hub folder (plain, and encrypted for the push and pull), SIGKILLed at
-/// moments through a push and through a pull, then run again: the replicas converge with
+/// points of its progress through a push and through a pull, then run again: the replicas converge with
 /// nothing lost and nothing applied twice.
 @Suite(.serialized) struct HubKillTests {
     /// A store `laptop` holding what `record(batch, n)` makes, written in batches, and an empty
@@ -37,12 +37,16 @@ import Testing
         let directory = try TemporaryDirectory()
         let (laptop, hub) = try laptopAndHub(directory, encrypted: encrypted) { chunk, n in ("n\(chunk)-\(n)", ["chunk": .integer(Int64(chunk)), "n": .integer(Int64(n))]) }
         let binary = try ferryBinaryPath()
-        // Pushes killed after 30, 120 and 400 ms; each run goes on from what the last one wrote.
-        for (index, delay) in [UInt32(30_000), 120_000, 400_000].enumerated() {
+        // Pushes killed at points of their progress: once they wrote anything to the hub, then
+        // once the hub grew by 256 KiB and by 1 MiB (when they get that far). Each run goes on
+        // from what the last one wrote.
+        for (index, grown) in [Int64(1), 256 << 10, 1 << 20].enumerated() {
             let logs = directory.subpath("push-\(index)")
             try FileSystem.createDirectories(logs)
+            let before = folderBytes(hub)
             let child = try ChildProcess(binary, ["sync", laptop, hub], outputDirectory: logs)
-            _ = await child.kill(microseconds: delay)
+            _ = await child.waitForChanges(in: folderAndSubfolders(hub), timeout: 300) { folderBytes(hub) >= before + grown }
+            child.kill()
             child.wait()
         }
         let finish = try runFerry(["sync", laptop, hub, "--json"], timeout: 600)
@@ -56,11 +60,15 @@ import Testing
             #expect(try runFerry(["hub", "members", "add", hub, phone, "--store", laptop]).exitCode == 0)
             #expect(!(try folderContents(hub).values.contains { String(decoding: $0, as: UTF8.self).contains("\"chunk\"") }), "plaintext in the hub")
         }
-        for (index, delay) in [UInt32(50_000), 250_000].enumerated() {
+        // Killed once it journaled anything, then once its journal grew by 256 KiB.
+        let journal = phone + "/journal"
+        for (index, grown) in [Int64(1), 256 << 10].enumerated() {
             let logs = directory.subpath("pull-\(index)")
             try FileSystem.createDirectories(logs)
+            let before = folderBytes(journal)
             let child = try ChildProcess(binary, ["sync", phone, hub], outputDirectory: logs)
-            _ = await child.kill(microseconds: delay)
+            _ = await child.waitForChanges(in: [phone, journal], timeout: 300) { folderBytes(journal) >= before + grown }
+            child.kill()
             child.wait()
         }
         let pulled = try runFerry(["sync", phone, hub], timeout: 600)
@@ -109,10 +117,7 @@ import Testing
             return text.contains(#""pending""#) && !text.contains(#""pending": null"#)
         }
         var killedHalfWay = 0
-        @Sendable func journalBytes() -> Int64 {
-            let names = (try? FileManager.default.contentsOfDirectory(atPath: desk + "/journal")) ?? []
-            return names.reduce(0) { total, name in total + ((try? FileSystem.status(desk + "/journal/" + name))?.size ?? 0) }
-        }
+        @Sendable func journalBytes() -> Int64 { folderBytes(desk + "/journal") }
         // Killed once the join has begun (its pending note is on disk), and once its journal has
         // grown by 256 KiB and by 1 MiB of the snapshot's versions (when it gets that far).
         for (index, journaled) in [Int64(0), 256 << 10, 1 << 20].enumerated() {

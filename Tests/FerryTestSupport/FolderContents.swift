@@ -21,3 +21,19 @@ public func folderContents(_ path: String, skipping: [String] = [".ferry/lock"])
     }
     return files
 }
+
+/// The bytes of every file under `path`, in all its subfolders (0 when it does not exist): how far
+/// a child writing there has got, for a test that kills it at a point of its progress.
+public func folderBytes(_ path: String) -> Int64 {
+    guard let relatives = try? FileManager.default.subpathsOfDirectory(atPath: path) else { return 0 }
+    return relatives.reduce(0) { total, relative in
+        guard let status = try? FileSystem.status(path + "/" + relative), status.kind == .regular else { return total }
+        return total + status.size
+    }
+}
+
+/// `path` and every folder under it, for ``ChildProcess/waitForChanges(in:timeout:until:)``.
+public func folderAndSubfolders(_ path: String) -> [String] {
+    let relatives = (try? FileManager.default.subpathsOfDirectory(atPath: path)) ?? []
+    return [path] + relatives.map { path + "/" + $0 }.filter { FileSystem.isDirectory($0) }
+}
