@@ -548,4 +548,37 @@ struct JournalCursor {
         }
         return nil
     }
+
+    /// What ``next(unless:)`` found.
+    enum Step {
+        /// An entry, decoded whole.
+        case entry(JournalEntry)
+        /// The entry at this position, whose origin and counter `unless` matched: not decoded.
+        case passedOver(sequence: UInt64)
+    }
+
+    /// The next entry, or `nil` at the end of the journal; an entry of a segment whose origin
+    /// and counter (``JournalLineHeader``) satisfy `skip` is passed over without its document
+    /// being parsed. A line the header cannot be read from is decoded whole, as by ``next()``.
+    mutating func next(unless skip: (ReplicaID, UInt64) -> Bool) throws(JournalError) -> Step? {
+        while keptIndex == nil, segmentIndex < journal.segments.count {
+            let segment: SegmentCache
+            if let loaded { segment = loaded } else { segment = try journal.loadSegment(at: segmentIndex) }
+            loaded = segment
+            guard lineIndex < segment.lineStarts.count else {
+                segmentIndex += 1
+                lineIndex = 0
+                loaded = nil
+                continue
+            }
+            let sequence = journal.segments[segmentIndex].firstSequence + UInt64(lineIndex)
+            guard sequence > skipThrough, let header = segment.withLine(lineIndex, JournalLineHeader.read),
+                skip(header.origin, header.counter)
+            else { break }
+            lineIndex += 1
+            segmentIndexOfLastEntry = segmentIndex
+            return .passedOver(sequence: sequence)
+        }
+        return try next().map { .entry($0) }
+    }
 }

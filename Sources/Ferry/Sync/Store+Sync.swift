@@ -91,9 +91,18 @@ extension Store {
             while !isFull {
                 // At the end everything up to the head was read (a compacted journal's kept
                 // entries skip archived positions, so the last entry read may be before it).
-                guard let entry = try cursor.next() else {
+                // What the requester has is passed over without its document being parsed.
+                guard let step = try cursor.next(unless: { origin, counter in knowledge[origin] >= counter }) else {
                     through = head
                     break
+                }
+                let entry: JournalEntry
+                switch step {
+                case .passedOver(let sequence):
+                    through = sequence
+                    continue
+                case .entry(let decoded):
+                    entry = decoded
                 }
                 through = entry.sequence
                 var change = entry.change
