@@ -29,25 +29,41 @@ public struct HubSnapshotProof: Sendable {
     /// - Throws: ``HubError/snapshotRefused(location:key:reason:)`` naming the first problem;
     ///   storage errors as they come.
     func prove(_ snapshot: HubSnapshot, trusted: (ReplicaPublicKey) -> String?) async throws(HubError) -> Outcome {
+        try await prove(snapshot, keepingUpTo: 0, trusted: trusted).outcome
+    }
+
+    /// Proves `snapshot`, reading every part, and hands back its first parts' changes, decoded,
+    /// while they take at most `budget` bytes (``Change/estimatedPageBytes``): a reader that goes
+    /// on to take them (a join) then neither reads nor decodes those parts again.
+    func prove(
+        _ snapshot: HubSnapshot, keepingUpTo budget: Int, trusted: (ReplicaPublicKey) -> String?
+    ) async throws(HubError) -> (outcome: Outcome, keptParts: [[Change]]) {
         let key = HubSnapshot.manifestKey(snapshot.id)
         func refuse(_ reason: String) -> HubError { .snapshotRefused(location: storage.location, key: key, reason: reason) }
         let outcome = try statement(of: snapshot, trusted: trusted, refuse: refuse)
         var check = SnapshotCheck(snapshot: snapshot, checkingSeals: outcome == .unsigned)
+        var kept: [[Change]] = []
+        var keptBytes = 0
+        var keeping = budget > 0
         for part in snapshot.parts {
             let partKey = HubSnapshot.partKey(snapshot: snapshot.id, part: part)
             guard let fetched = try await storage.get(partKey, limit: HubSnapshot.maximumPartByteCount) else {
                 throw .malformed(location: storage.location, key: partKey,
                     reason: "this part of the snapshot has not arrived yet, or a newer compaction replaced it; sync again")
             }
-            for change in try HubSnapshot.decodePart(fetched.bytes, expected: part, key: partKey, location: storage.location) {
-                check.add(change, at: partKey)
+            let changes = try HubSnapshot.decodePart(fetched.bytes, expected: part, key: partKey, location: storage.location)
+            for change in changes { check.add(change, at: partKey) }
+            if keeping {
+                keptBytes += changes.reduce(0) { $0 + $1.estimatedPageBytes }
+                keeping = keptBytes <= budget
+                if keeping { kept.append(changes) }
             }
         }
         let problems = check.finish()
         if let first = problems.first {
             throw refuse(first + (problems.count > 1 ? " (and \(problems.count - 1) more problems)" : ""))
         }
-        return outcome
+        return (outcome, kept)
     }
 
     /// What the manifest's signature says, refused when it is not a trusted writer's valid one.

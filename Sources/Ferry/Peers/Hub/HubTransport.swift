@@ -71,6 +71,13 @@ public final class HubTransport: ReplicaAwarePeer, SnapshotSource, RequestCounti
     public var trustNew = false
     /// Snapshots proven this exchange (``HubSnapshotProof``), with what they rest on.
     private var proven: [SHA256Digest: HubSnapshotProof.Outcome] = [:]
+    /// The first parts of the last snapshot proven, decoded by the proof, for the join that
+    /// follows it (each handed out once).
+    private var keptParts: (snapshot: SHA256Digest, parts: [[Change]?])?
+    /// How much of a snapshot the proof that comes before a join keeps, decoded, for the join:
+    /// its first parts, up to this many bytes of changes (``Change/estimatedPageBytes``); the
+    /// rest is read and decoded again. 16 MiB by default, about 30k small records.
+    public var snapshotBytesKeptForJoin = 16 << 20
 
     /// A transport to the hub kept in `storage`.
     /// - Parameter clock: the time written into this replica's head.
@@ -157,6 +164,7 @@ public final class HubTransport: ReplicaAwarePeer, SnapshotSource, RequestCounti
         offered = nil
         prefetched = [:]
         proven = [:]
+        keptParts = nil
         ownHeadRefused = false
         // One listing: the descriptor and every head (both keys start with "h"; segments and
         // snapshots do not), with tags that say which changed since the last sync.
@@ -701,12 +709,13 @@ public final class HubTransport: ReplicaAwarePeer, SnapshotSource, RequestCounti
         if let outcome = proven[snapshot.id] { return outcome }
         let heads = self.heads
         let members = membership.members
-        let outcome = try await hub { () async throws(HubError) in
-            try await HubSnapshotProof(storage: storage).prove(snapshot) { key in
+        let (outcome, kept) = try await hub { () async throws(HubError) in
+            try await HubSnapshotProof(storage: storage).prove(snapshot, keepingUpTo: snapshotBytesKeptForJoin) { key in
                 if let members { return members.member(withKey: key) != nil ? nil : "which is not the key of a member of this hub" }
                 return heads[ReplicaID(derivedFrom: key)] != nil ? nil : "which is not the key of any replica that writes to this hub"
             }
         }
+        keptParts = (snapshot.id, kept.map { Optional($0) })
         if outcome == .unsigned, members != nil {
             // Signatures stripped, or written by no member: the hub's members sign its snapshots.
             throw .hub(.snapshotRefused(location: storage.location, key: HubSnapshot.manifestKey(snapshot.id),
@@ -765,6 +774,16 @@ public final class HubTransport: ReplicaAwarePeer, SnapshotSource, RequestCounti
     /// Reads and decodes the snapshot's next part into the buffer; `false` after the last.
     private func readNextPart(of snapshot: HubSnapshot) async throws(SyncError) -> Bool {
         guard nextPart < snapshot.parts.count else { return false }
+        if var kept = keptParts, kept.snapshot == snapshot.id, nextPart < kept.parts.count, let changes = kept.parts[nextPart] {
+            // Read and decoded by the proof a moment ago; handed out once (an offer made again
+            // reads the part again).
+            kept.parts[nextPart] = nil
+            keptParts = kept
+            partBuffer = changes
+            partOffset = 0
+            nextPart += 1
+            return true
+        }
         let part = snapshot.parts[nextPart]
         let key = HubSnapshot.partKey(snapshot: snapshot.id, part: part)
         guard let fetched = try await hub({ () async throws(HubError) in try await storage.get(key, limit: HubSnapshot.maximumPartByteCount) }) else {
