@@ -76,8 +76,9 @@ public final class HubTransport: ReplicaAwarePeer, SnapshotSource, RequestCounti
     private var keptParts: (snapshot: SHA256Digest, parts: [[Change]?])?
     /// How much of a snapshot the proof that comes before a join keeps, decoded, for the join:
     /// its first parts, up to this many bytes of changes (``Change/estimatedPageBytes``); the
-    /// rest is read and decoded again. 16 MiB by default, about 30k small records.
-    public var snapshotBytesKeptForJoin = 16 << 20
+    /// rest is read and decoded again. 8 MiB by default, about 15k small records: a join of
+    /// 100k such records peaks about 10 MiB higher for it.
+    public var snapshotBytesKeptForJoin = 8 << 20
 
     /// A transport to the hub kept in `storage`.
     /// - Parameter clock: the time written into this replica's head.
