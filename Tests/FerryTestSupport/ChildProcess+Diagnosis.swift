@@ -12,6 +12,7 @@ extension ChildProcess {
         #if os(Linux)
         guard !hasExited else { return "" }
         var lines: [String] = []
+        let ticks = max(Double(sysconf(Int32(_SC_CLK_TCK))), 1)
         let tasks = (try? FileManager.default.contentsOfDirectory(atPath: "/proc/\(pid)/task"))?.sorted { (Int($0) ?? 0) < (Int($1) ?? 0) } ?? []
         for task in tasks {
             let directory = "/proc/\(pid)/task/\(task)"
@@ -21,8 +22,7 @@ extension ChildProcess {
             // After "pid (name) ": state, ..., utime and stime are fields 14 and 15 of the line.
             let fields = stat[stat.index(after: close)...].split(separator: " ")
             guard fields.count > 12 else { continue }
-            let ticks = Double(sysconf(Int32(_SC_CLK_TCK)))
-            let cpu = ((Double(fields[11]) ?? 0) + (Double(fields[12]) ?? 0)) / max(ticks, 1)
+            let cpu = ((Double(fields[11]) ?? 0) + (Double(fields[12]) ?? 0)) / ticks
             let name = stat[stat.index(after: stat.firstIndex(of: "(") ?? stat.startIndex)..<close]
             let wait = (try? String(contentsOfFile: directory + "/wchan", encoding: .utf8)) ?? "?"
             lines.append("thread \(task) (\(name)): state \(fields[0]), cpu \(String(format: "%.2f", cpu)) s, waiting in \(wait.isEmpty ? "-" : wait)")

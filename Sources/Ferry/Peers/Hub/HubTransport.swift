@@ -71,9 +71,10 @@ public final class HubTransport: ReplicaAwarePeer, SnapshotSource, RequestCounti
     public var trustNew = false
     /// Snapshots proven this exchange (``HubSnapshotProof``), with what they rest on.
     private var proven: [SHA256Digest: HubSnapshotProof.Outcome] = [:]
-    /// The first parts of the last snapshot proven, decoded by the proof, for the join that
-    /// follows it (each handed out once).
-    private var keptParts: (snapshot: SHA256Digest, parts: [[Change]?])?
+    /// The last snapshot proven, and its first parts as the proof decoded them, for the join
+    /// that follows (each handed out once, then `nil`).
+    private var keptPartsSnapshot: SHA256Digest?
+    private var keptParts: [[Change]?] = []
     /// How much of a snapshot the proof that comes before a join keeps, decoded, for the join:
     /// its first parts, up to this many bytes of changes (``Change/estimatedPageBytes``); the
     /// rest is read and decoded again. 8 MiB by default, about 15k small records: a join of
@@ -165,7 +166,8 @@ public final class HubTransport: ReplicaAwarePeer, SnapshotSource, RequestCounti
         offered = nil
         prefetched = [:]
         proven = [:]
-        keptParts = nil
+        keptPartsSnapshot = nil
+        keptParts = []
         ownHeadRefused = false
         // One listing: the descriptor and every head (both keys start with "h"; segments and
         // snapshots do not), with tags that say which changed since the last sync.
@@ -716,7 +718,8 @@ public final class HubTransport: ReplicaAwarePeer, SnapshotSource, RequestCounti
                 return heads[ReplicaID(derivedFrom: key)] != nil ? nil : "which is not the key of any replica that writes to this hub"
             }
         }
-        keptParts = (snapshot.id, kept.map { Optional($0) })
+        keptPartsSnapshot = snapshot.id
+        keptParts = kept.map { Optional($0) }
         if outcome == .unsigned, members != nil {
             // Signatures stripped, or written by no member: the hub's members sign its snapshots.
             throw .hub(.snapshotRefused(location: storage.location, key: HubSnapshot.manifestKey(snapshot.id),
@@ -775,11 +778,10 @@ public final class HubTransport: ReplicaAwarePeer, SnapshotSource, RequestCounti
     /// Reads and decodes the snapshot's next part into the buffer; `false` after the last.
     private func readNextPart(of snapshot: HubSnapshot) async throws(SyncError) -> Bool {
         guard nextPart < snapshot.parts.count else { return false }
-        if var kept = keptParts, kept.snapshot == snapshot.id, nextPart < kept.parts.count, let changes = kept.parts[nextPart] {
+        if keptPartsSnapshot == snapshot.id, nextPart < keptParts.count, let changes = keptParts[nextPart] {
             // Read and decoded by the proof a moment ago; handed out once (an offer made again
             // reads the part again).
-            kept.parts[nextPart] = nil
-            keptParts = kept
+            keptParts[nextPart] = nil
             partBuffer = changes
             partOffset = 0
             nextPart += 1
