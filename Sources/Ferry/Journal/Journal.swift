@@ -144,6 +144,10 @@ final class Journal {
                 let entry = try lastEntry(of: segments[segments.count - 2])
                 headSequence = entry.sequence
                 headHash = entry.hash
+                // A batch that filled the previous segment and was cut as it opened this one.
+                if let batch = entry.batch, batch.remaining > 0 {
+                    try cutIncompleteBatch(batch, endingAt: entry.sequence, in: segments[segments.count - 2], warn: warn)
+                }
             }
             return
         }
@@ -153,13 +157,19 @@ final class Journal {
         headHash = entry.hash
         lastSegmentCount = Int(entry.sequence - last.firstSequence + 1)
         if let batch = entry.batch, batch.remaining > 0 {
-            // A batch a crash cut short: none of it was acknowledged, so none of it stays.
-            warn(
-                "warning: \(last.name): cut off an incomplete batch (seq \(batch.first) to \(entry.sequence), \(batch.remaining) entries missing) left by an interrupted write"
-            )
-            try cut(before: batch.first)
-            try recoverTail(warn: warn)
+            try cutIncompleteBatch(batch, endingAt: entry.sequence, in: last, warn: warn)
         }
+    }
+
+    /// A batch a crash cut short: none of it was acknowledged, so none of it stays.
+    private func cutIncompleteBatch(
+        _ batch: BatchPosition, endingAt sequence: UInt64, in segment: JournalSegment, warn: (String) -> Void
+    ) throws(JournalError) {
+        warn(
+            "warning: \(segment.name): cut off an incomplete batch (seq \(batch.first) to \(sequence), \(batch.remaining) entries missing) left by an interrupted write"
+        )
+        try cut(before: batch.first)
+        try recoverTail(warn: warn)
     }
 
     /// Removes every entry from `sequence` on (whole segments and the tail of one), durably.

@@ -44,6 +44,34 @@ import FerryTestSupport
         #expect(reopened.headSequence == 6)
     }
 
+    /// A batch that filled a segment file and was cut as it opened the next one (left empty):
+    /// the whole batch goes, not only what the empty file would have held. A pull killed there
+    /// once kept 4,096 entries the index did not apply, and the next pull journaled them again.
+    @Test func batchCutJustAfterItOpenedANewSegmentIsDroppedWhole() throws {
+        let directory = try TemporaryDirectory()
+        let path = directory.subpath("s")
+        let store = try Store.create(at: path)
+        try store.put(["single": true], entity: notes, id: RecordID("before"))
+        let count = Journal.segmentEntryLimit + 10
+        try store.write((0..<count).map { RecordWrite.put(RecordKey(entity: notes, id: try RecordID("b\($0)")), ["n": .integer(Int64($0))]) })
+        store.close()
+        let segments = try FileSystem.contents(ofDirectory: path + "/journal").map(\.name).sorted()
+        #expect(segments.count == 2)
+        // The second segment opened, and nothing written to it yet.
+        try FileSystem.writeFileAtomically(path + "/journal/" + segments[1], [], durable: false)
+
+        let warnings = WarningLog()
+        var options = StoreOptions()
+        options.warningHandler = { warnings.append($0) }
+        let reopened = try Store.open(at: path, options: options)
+        #expect(reopened.headSequence == 1)
+        #expect(reopened.recordCount == 1)
+        #expect(try reopened.get(entity: notes, id: RecordID("b0")) == nil)
+        #expect(warnings.lines.contains { $0.contains("incomplete batch") }, "\(warnings.lines)")
+        try reopened.put(["after": true], entity: notes, id: RecordID("after"))
+        #expect(reopened.headSequence == 2)
+    }
+
     @Test func batchEntriesCarryTheirPosition() throws {
         let directory = try TemporaryDirectory()
         let store = try Store.create(at: directory.subpath("s"))
