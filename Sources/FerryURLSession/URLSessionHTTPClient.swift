@@ -18,6 +18,10 @@ import FoundationNetworking
 /// ```
 public final class URLSessionHTTPClient: HTTPClient {
     private let session: URLSession
+    #if os(Linux)
+    /// The process's libcurl, for `https://` streams (see ``CurlHTTPStream``).
+    private let curl = LibCurl.load()
+    #endif
 
     /// A client with its own session.
     /// - Parameters:
@@ -75,7 +79,8 @@ public final class URLSessionHTTPClient: HTTPClient {
     }
 
     /// Opens a streamed response: over a plain socket of its own for `http://` (see
-    /// ``SocketHTTPStream``), through `URLSession` for `https://`.
+    /// ``SocketHTTPStream``); for `https://`, through libcurl's blocking interface on Linux
+    /// (``CurlHTTPStream``) and through `URLSession` elsewhere.
     ///
     /// On Linux, a `URLSession` data task that streams a quiet response keeps libcurl asking
     /// for the socket's writability, which is always there: an idle change feed kept a core
@@ -83,6 +88,9 @@ public final class URLSessionHTTPClient: HTTPClient {
     /// the server's fsyncs waited seconds for the kernel's I/O completion work.
     public func openStream(_ request: HTTPClientRequest) async throws(HTTPClientFailure) -> HTTPClientStream {
         if request.url.scheme?.lowercased() == "http" { return try await SocketHTTPStream.open(request) }
+        #if os(Linux)
+        if let curl { return try await CurlHTTPStream.open(request, curl: curl) }
+        #endif
         var urlRequest = URLRequest(url: request.url)
         urlRequest.httpMethod = request.method.rawValue
         for (name, value) in request.headers { urlRequest.setValue(value, forHTTPHeaderField: name) }

@@ -1,0 +1,1 @@
+../FerryURLSession/LibCurl.swift
