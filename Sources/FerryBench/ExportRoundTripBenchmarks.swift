@@ -21,7 +21,7 @@ func exportRoundTripBenchmarks(issues: Int, workDirectory: String) throws -> [Be
     var cpu = CPUTime()
     Measure.settle()
     _ = cpu.lap()
-    let importSeconds = try Measure.seconds { try store.importRecords(input, into: issue) }
+    let importSeconds = try Measure.seconds { _ = try store.importRecords(input, into: issue) }
     let importCPU = cpu.lap()
 
     var rows: [BenchmarkRow] = []

@@ -145,7 +145,7 @@ final class LiveChild {
 
     init(_ ferry: String, _ arguments: [String], log: String) throws {
         self.log = log
-        FileManager.default.createFile(atPath: log, contents: nil)
+        _ = FileManager.default.createFile(atPath: log, contents: nil)
         let handle = try FileHandle(forWritingTo: URL(fileURLWithPath: log))
         process.executableURL = URL(fileURLWithPath: ferry)
         process.arguments = arguments

@@ -19,6 +19,33 @@ public enum Deadline {
         return item
     }
 
+    /// Runs `work` as a child task, cancelled once `seconds` pass, and returns what it returns
+    /// (after a cancel, what it made of it: a feed's reader returns what it read so far).
+    /// Unlike a `Task {}` under ``cancel(_:after:)``, the child keeps the test's executor: under
+    /// `.eachTestOnItsOwnThread` it runs on the test's own thread, not behind every other test
+    /// on a busy cooperative pool (where a feed's reader once waited 300 s for its first turn).
+    ///
+    /// ```swift
+    /// let taken = try await Deadline.run(within: 300) { try await firstChanges(of: store) }
+    /// ```
+    public static func run<Result: Sendable>(
+        within seconds: Double, _ work: @escaping @Sendable () async throws -> Result
+    ) async throws -> Result {
+        try await withThrowingTaskGroup(of: Result?.self) { group in
+            group.addTask { try await work() }
+            group.addTask {
+                await reached(after: seconds)
+                return nil
+            }
+            while let next = try await group.next() {
+                group.cancelAll()
+                // The deadline's child ends first with nil; the work's own result follows.
+                if let result = next { return result }
+            }
+            throw CancellationError()
+        }
+    }
+
     /// Returns when `seconds` have passed, or at once when the task is cancelled: the deadline
     /// side of a race (a task group whose other child waits for the event), or the moment
     /// another clock named (a server's).

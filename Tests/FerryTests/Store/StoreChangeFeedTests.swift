@@ -3,11 +3,11 @@ import Testing
 import FerryTestSupport
 @testable import Ferry
 
-@Suite struct StoreChangeFeedTests {
+@Suite(.eachTestOnItsOwnThread) struct StoreChangeFeedTests {
     /// The first `count` changes of `store.changes(since:)`; the feed is cancelled (and the
     /// test fails) when they have not come within 300 s.
     private func take(_ count: Int, from store: Store, since position: UInt64) async throws -> [CommittedChange] {
-        let reading = Task {
+        let taken = try await Deadline.run(within: 300) {
             var taken: [CommittedChange] = []
             for try await committed in store.changes(since: position) {
                 taken.append(committed)
@@ -15,9 +15,6 @@ import FerryTestSupport
             }
             return taken
         }
-        let watchdog = Deadline.cancel(reading, after: 300)
-        defer { watchdog.cancel() }
-        let taken = try await reading.value
         #expect(taken.count == count, "the feed gave \(taken.count) of \(count) changes within 300 s")
         return taken
     }
