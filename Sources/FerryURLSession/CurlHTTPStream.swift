@@ -106,7 +106,11 @@ final class CurlHTTPStream: @unchecked Sendable {
         } else {
             if let waiting = waitingForHead {
                 waitingForHead = nil
-                waiting.resume(returning: .failure(HTTPClientFailure("\(authority) answered without a response head", isRetryable: true)))
+                let failure =
+                    isCancelled
+                    ? HTTPClientFailure("cancelled", isRetryable: false)
+                    : HTTPClientFailure("\(authority) answered without a response head", isRetryable: true)
+                waiting.resume(returning: .failure(failure))
             }
             continuation.finish()
         }
