@@ -4,7 +4,8 @@ import Foundation
 /// a plain `http://` connection of its own: one thread connects, sends the request, reads the
 /// head, and hands the body's bytes on as each `recv` returns them, de-chunked. While nothing
 /// comes, the thread sleeps in `recv`: an idle feed costs no CPU. ``URLSessionHTTPClient``
-/// (`FerryURLSession`) streams `http://` with it, and `https://` through `URLSession`, whose
+/// (`FerryURLSession`) streams `http://` with it, and `https://` through libcurl's blocking
+/// interface on Linux (`CurlHTTPStream`, as quiet) or `URLSession` elsewhere: `URLSession`'s
 /// streaming on Linux keeps a core busy while the response is quiet.
 ///
 /// ```swift
