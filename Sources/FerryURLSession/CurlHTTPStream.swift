@@ -29,7 +29,7 @@ final class CurlHTTPStream: @unchecked Sendable {
     private var sockets: Set<Int32> = []
     private var cancelled = false
     /// Touched by the reading thread only: the caller waiting for the head, until it is told.
-    private var waitingForHead: CheckedContinuation<Result<HTTPStatus, HTTPClientFailure>, Never>?
+    private var waitingForHead: StreamReadingThread.Head?
     private var handle: LibCurl.Handle?
 
     private init(
@@ -60,25 +60,10 @@ final class CurlHTTPStream: @unchecked Sendable {
         let stream = CurlHTTPStream(
             curl: curl, request: request, certificateAuthorityFile: certificateAuthorityFile, continuation: continuation)
         continuation.onTermination = { _ in stream.cancel() }
-        let head = await withTaskCancellationHandler {
-            await withCheckedContinuation { (waiting: CheckedContinuation<Result<HTTPStatus, HTTPClientFailure>, Never>) in
-                let thread = Thread {
-                    // Named in the kernel too (`/proc/<pid>/task/<tid>/comm`, what `top -H` and tests
-                    // read); Glibc's module leaves `pthread_setname_np` out.
-                    let comm = Glibc.open("/proc/thread-self/comm", O_WRONLY | O_CLOEXEC)
-                    if comm >= 0 {
-                        _ = Glibc.write(comm, "ferry https", 11)
-                        _ = Glibc.close(comm)
-                    }
-                    stream.run(reportingHead: waiting)
-                }
-                thread.name = "ferry https"
-                thread.start()
-            }
-        } onCancel: {
-            stream.cancel()
+        let status = try await StreamReadingThread.start(named: "ferry https", cancel: { stream.cancel() }) { head in
+            stream.run(reportingHead: head)
         }
-        return HTTPClientStream(status: try head.get(), bytes: bytes, cancel: { stream.cancel() })
+        return HTTPClientStream(status: status, bytes: bytes, cancel: { stream.cancel() })
     }
 
     /// Ends the exchange: its sockets are shut down, the thread wakes, the bytes end.
@@ -93,7 +78,7 @@ final class CurlHTTPStream: @unchecked Sendable {
 
     /// The thread's work: one `curl_easy_perform`, which calls back with the head and the
     /// body's pieces, then the end or the failure handed on.
-    private func run(reportingHead waiting: CheckedContinuation<Result<HTTPStatus, HTTPClientFailure>, Never>) {
+    private func run(reportingHead waiting: StreamReadingThread.Head) {
         waitingForHead = waiting
         let failure = perform()
         if let failure {

@@ -449,12 +449,14 @@ public struct SeaweedFSError: Error, CustomStringConvertible {
     }
 }
 
-/// Prints a line once per process.
-final class SkipNotice: @unchecked Sendable {
+/// Prints a line once per process: the one line that says a test was skipped, and how to enable it.
+public final class SkipNotice: @unchecked Sendable {
     private let lock = NSLock()
     private var printed = false
 
-    func printOnce(_ line: String) {
+    public init() {}
+
+    public func printOnce(_ line: String) {
         let first = lock.withLock { () -> Bool in
             defer { printed = true }
             return !printed

@@ -43,16 +43,10 @@ package final class SocketHTTPStream: @unchecked Sendable {
         let (bytes, continuation) = AsyncThrowingStream<[UInt8], any Error>.makeStream()
         let stream = SocketHTTPStream(request: request, host: host, port: request.url.port ?? 80, continuation: continuation)
         continuation.onTermination = { _ in stream.cancel() }
-        let head = await withTaskCancellationHandler {
-            await withCheckedContinuation { (waiting: CheckedContinuation<Result<HTTPStatus, HTTPClientFailure>, Never>) in
-                let thread = Thread { stream.run(reportingHead: waiting) }
-                thread.name = "ferry stream"
-                thread.start()
-            }
-        } onCancel: {
-            stream.cancel()
+        let status = try await StreamReadingThread.start(named: "ferry stream", cancel: { stream.cancel() }) { head in
+            stream.run(reportingHead: head)
         }
-        return HTTPClientStream(status: try head.get(), bytes: bytes, cancel: { stream.cancel() })
+        return HTTPClientStream(status: status, bytes: bytes, cancel: { stream.cancel() })
     }
 
     /// Closes the connection: the reading thread wakes, the bytes end, the thread exits.

@@ -173,7 +173,7 @@ final class TLSFront: Sendable {
         _ = process.wait()
     }
 
-    private static let skipNotice = SkipLine()
+    private static let skipNotice = SkipNotice()
 
     /// Starts a front before `target`; `nil`, after one line saying so, without python3 or openssl.
     static func start(before target: Int, in directory: TemporaryDirectory) async throws -> TLSFront? {
@@ -260,19 +260,5 @@ final class TLSFront: Sendable {
 struct TLSFrontError: Error, CustomStringConvertible {
     let message: String
     var description: String { message }
-}
-
-/// Prints a line once per process.
-final class SkipLine: @unchecked Sendable {
-    private let lock = NSLock()
-    private var printed = false
-
-    func printOnce(_ line: String) {
-        let first = lock.withLock { () -> Bool in
-            defer { printed = true }
-            return !printed
-        }
-        if first { print(line) }
-    }
 }
 #endif
