@@ -13,17 +13,19 @@ import Testing
 @Suite(.serialized) struct CurlHTTPStreamTests {
     let notes = try! EntityName("Note")
 
-    /// A server with keepalives every 100 ms, a TLS front for it, and libcurl; `nil` (after
-    /// one line saying why) when python3 or openssl is missing.
-    func setUp(_ directory: TemporaryDirectory) async throws -> (RemoteServer, TLSFront, LibCurl)? {
+    /// Runs `body` with a server whose keepalives come every 100 ms, its store `alice`, a TLS
+    /// front for it and libcurl; skips it (after one line saying why) without python3 or openssl.
+    func withTLSFront(_ body: (RemoteServer, TLSFront, LibCurl, Store) async throws -> Void) async throws {
+        let directory = try TemporaryDirectory()
         var feed = ChangeFeedHub.Configuration()
         feed.heartbeatInterval = .milliseconds(100)
         let server = try RemoteServer(root: directory.subpath("server"), feed: feed)
-        guard let front = try await TLSFront.start(before: server.port, in: directory) else {
-            await server.stop()
-            return nil
-        }
-        return (server, front, try #require(LibCurl.load(), "libcurl, which FoundationNetworking links, was not found"))
+        defer { Task { await server.stop() } }
+        guard let front = try await TLSFront.start(before: server.port, in: directory) else { return }
+        defer { front.stop() }
+        let curl = try #require(LibCurl.load(), "libcurl, which FoundationNetworking links, was not found")
+        let store = try server.service.registry.storeCreatingIfMissing(named: StoreName("alice")).store
+        try await body(server, front, curl, store)
     }
 
     func feedRequest(_ front: TLSFront, store: String = "alice", token: String = RemoteServer.readOnly) throws -> HTTPClientRequest {
@@ -35,97 +37,82 @@ import Testing
     }
 
     @Test func eventsArriveOverTLSAndTheReaderSleepsBetweenKeepalives() async throws {
-        let directory = try TemporaryDirectory()
-        guard let (server, front, curl) = try await setUp(directory) else { return }
-        defer {
-            front.stop()
-            Task { await server.stop() }
-        }
-        let store = try server.service.registry.storeCreatingIfMissing(named: StoreName("alice")).store
-        let stream = try await CurlHTTPStream.open(try feedRequest(front), curl: curl, certificateAuthorityFile: front.certificate)
-        defer { stream.cancel() }
-        #expect(stream.status == .ok)
-        #expect(try await eventually { server.service.feeds.count == 1 })
+        try await withTLSFront { server, front, curl, store in
+            let stream = try await CurlHTTPStream.open(try feedRequest(front), curl: curl, certificateAuthorityFile: front.certificate)
+            defer { stream.cancel() }
+            #expect(stream.status == .ok)
+            #expect(try await eventually { server.service.feeds.count == 1 })
 
-        var parser = ServerSentEvents()
-        var iterator = stream.bytes.makeAsyncIterator()
-        var text = ""
-        /// Reads until `condition` holds of everything read so far.
-        func read(until condition: (String, [ServerSentEvents.Message]) -> Bool) async throws -> [ServerSentEvents.Message] {
-            var messages: [ServerSentEvents.Message] = []
-            while !condition(text, messages) {
-                guard let bytes = try await iterator.next() else { break }
-                text += String(decoding: bytes, as: UTF8.self)
-                messages += parser.feed(bytes)
+            var parser = ServerSentEvents()
+            var iterator = stream.bytes.makeAsyncIterator()
+            var text = ""
+            /// Reads until `condition` holds of everything read so far.
+            func read(until condition: (String, [ServerSentEvents.Message]) -> Bool) async throws -> [ServerSentEvents.Message] {
+                var messages: [ServerSentEvents.Message] = []
+                while !condition(text, messages) {
+                    guard let bytes = try await iterator.next() else { break }
+                    text += String(decoding: bytes, as: UTF8.self)
+                    messages += parser.feed(bytes)
+                }
+                return messages
             }
-            return messages
+            try store.put(["n": 1], entity: notes, id: RecordID("1"))
+            let first = try await read { _, messages in !messages.isEmpty }
+            #expect(first.map(\.event) == ["changes"], "\(first)")
+            #expect(first.first?.id?.hasPrefix("1-") == true, "\(first)")
+
+            // Twenty keepalives (about two seconds of a quiet feed): what the reading thread cost.
+            let keepalives = { (text: String) in text.components(separatedBy: ": keepalive").count - 1 }
+            let before = try Self.readingThreads()
+            let seen = keepalives(text)
+            _ = try await read { text, _ in keepalives(text) >= seen + 20 }
+            #expect(keepalives(text) >= seen + 20, "\(text)")
+            let after = try Self.readingThreads()
+            #expect(before.count > 0, "no thread named \"ferry https\" reads the stream")
+            let wakeUps = after.contextSwitches - before.contextSwitches
+            let ticks = after.cpuTicks - before.cpuTicks
+            // A sleeping reader wakes for each keepalive and once a second for libcurl: about 25.
+            #expect(wakeUps < 400, "\(wakeUps) context switches of the reading thread over twenty keepalives")
+            #expect(ticks < 50, "the reading thread used \(ticks) clock ticks over twenty keepalives")
+
+            // Still live: the next commit arrives as an event after the quiet.
+            try store.put(["n": 2], entity: notes, id: RecordID("2"))
+            let second = try await read { _, messages in !messages.isEmpty }
+            #expect(second.first?.id?.hasPrefix("2-") == true, "\(second)")
         }
-        try store.put(["n": 1], entity: notes, id: RecordID("1"))
-        let first = try await read { _, messages in !messages.isEmpty }
-        #expect(first.map(\.event) == ["changes"], "\(first)")
-        #expect(first.first?.id?.hasPrefix("1-") == true, "\(first)")
-
-        // Twenty keepalives (about two seconds of a quiet feed): what the reading thread cost.
-        let keepalives = { (text: String) in text.components(separatedBy: ": keepalive").count - 1 }
-        let before = try Self.readingThreads()
-        let seen = keepalives(text)
-        _ = try await read { text, _ in keepalives(text) >= seen + 20 }
-        #expect(keepalives(text) >= seen + 20, "\(text)")
-        let after = try Self.readingThreads()
-        #expect(before.count > 0, "no thread named \"ferry https\" reads the stream")
-        let wakeUps = after.contextSwitches - before.contextSwitches
-        let ticks = after.cpuTicks - before.cpuTicks
-        // A sleeping reader wakes for each keepalive and once a second for libcurl: about 25.
-        #expect(wakeUps < 400, "\(wakeUps) context switches of the reading thread over twenty keepalives")
-        #expect(ticks < 50, "the reading thread used \(ticks) clock ticks over twenty keepalives")
-
-        // Still live: the next commit arrives as an event after the quiet.
-        try store.put(["n": 2], entity: notes, id: RecordID("2"))
-        let second = try await read { _, messages in !messages.isEmpty }
-        #expect(second.first?.id?.hasPrefix("2-") == true, "\(second)")
     }
 
     @Test func cancellingAQuietStreamEndsItsBytesWithoutAnError() async throws {
-        let directory = try TemporaryDirectory()
-        guard let (server, front, curl) = try await setUp(directory) else { return }
-        defer {
-            front.stop()
-            Task { await server.stop() }
+        try await withTLSFront { server, front, curl, _ in
+            let stream = try await CurlHTTPStream.open(try feedRequest(front), curl: curl, certificateAuthorityFile: front.certificate)
+            #expect(try await eventually { server.service.feeds.count == 1 })
+            stream.cancel()
+            var pieces = 0
+            for try await _ in stream.bytes { pieces += 1 }  // ends (the cancel shut the socket down), throws nothing
+            #expect(try await eventually { server.service.feeds.count == 0 })
+            #expect(try await eventually { ((try? Self.readingThreads())?.count ?? 1) == 0 }, "the reading thread did not end")
         }
-        _ = try server.service.registry.storeCreatingIfMissing(named: StoreName("alice"))
-        let stream = try await CurlHTTPStream.open(try feedRequest(front), curl: curl, certificateAuthorityFile: front.certificate)
-        #expect(try await eventually { server.service.feeds.count == 1 })
-        stream.cancel()
-        var pieces = 0
-        for try await _ in stream.bytes { pieces += 1 }  // ends (the cancel shut the socket down), throws nothing
-        #expect(try await eventually { server.service.feeds.count == 0 })
-        #expect(try await eventually { ((try? Self.readingThreads())?.count ?? 1) == 0 }, "the reading thread did not end")
     }
 
     @Test func theServersRefusalIsItsStatusAndAnUntrustedCertificateIsATLSFailure() async throws {
-        let directory = try TemporaryDirectory()
-        guard let (server, front, curl) = try await setUp(directory) else { return }
-        defer {
-            front.stop()
-            Task { await server.stop() }
-        }
-        _ = try server.service.registry.storeCreatingIfMissing(named: StoreName("alice"))
-        let refused = try await CurlHTTPStream.open(
-            try feedRequest(front, token: "not-a-token-0123456789"), curl: curl, certificateAuthorityFile: front.certificate)
-        #expect(refused.status == .unauthorized)
-        var body = ""
-        for try await bytes in refused.bytes { body += String(decoding: bytes, as: UTF8.self) }
-        #expect(body.contains("token"), "\(body)")
+        try await withTLSFront { _, front, curl, _ in
+            let refused = try await CurlHTTPStream.open(
+                try feedRequest(front, token: "not-a-token-0123456789"), curl: curl, certificateAuthorityFile: front.certificate)
+            #expect(refused.status == .unauthorized)
+            var body = ""
+            for try await bytes in refused.bytes { body += String(decoding: bytes, as: UTF8.self) }
+            #expect(body.contains("token"), "\(body)")
 
-        // The client, trusting only the system's certificates, goes through libcurl and says so.
-        do {
-            _ = try await URLSessionHTTPClient().openStream(try feedRequest(front))
-            Issue.record("a self-signed certificate was trusted")
-        } catch let error as HTTPClientFailure {
-            #expect(!error.isRetryable, "\(error.message)")
-            #expect(error.message.contains("TLS handshake failed"), "\(error.message)")
+            // The client, trusting only the system's certificates, goes through libcurl and says so.
+            do {
+                _ = try await URLSessionHTTPClient().openStream(try feedRequest(front))
+                Issue.record("a self-signed certificate was trusted")
+            } catch let error as HTTPClientFailure {
+                #expect(!error.isRetryable, "\(error.message)")
+                #expect(error.message.contains("TLS handshake failed"), "\(error.message)")
+            }
+            #expect(try await eventually { ((try? Self.readingThreads())?.count ?? 1) == 0 })
         }
-        #expect(try await eventually { ((try? Self.readingThreads())?.count ?? 1) == 0 })
     }
 
     /// The threads of this process that read `https://` streams, their context switches and
