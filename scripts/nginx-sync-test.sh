@@ -178,6 +178,10 @@ grep -q "POST /v1/stores/alice/push 2" "$WORK/serve.log" || fail "ferry serve lo
 #     root (as .ci/run does), the certificate is added for the run and removed after it.
 if [ "${FERRY_NGINX_TRUST_TEST_CERTIFICATE:-}" = 1 ]; then
     [ "$(id -u)" = 0 ] || fail "FERRY_NGINX_TRUST_TEST_CERTIFICATE=1 needs root, to add the test certificate to the system's trust store"
+    if ! command -v update-ca-certificates >/dev/null; then
+        log "installing ca-certificates from Debian's packages"
+        DEBIAN_FRONTEND=noninteractive apt-get install -y -qq ca-certificates >/dev/null 2>&1 || true
+    fi
     command -v update-ca-certificates >/dev/null || fail "update-ca-certificates (Debian's ca-certificates) is needed"
     TRUSTED_CERTIFICATE="/usr/local/share/ca-certificates/ferry-nginx-test-$$.crt"
     cp "$WORK/nginx/cert.pem" "$TRUSTED_CERTIFICATE"
