@@ -10,23 +10,23 @@
 /// schedule.delay(afterQuietRounds: 9)   // 30 s: idle, the interval
 /// schedule.requestsPerIdleHour(requestsPerRound: 1)   // 120
 /// ```
-public struct PollSchedule: Sendable, Equatable {
+package struct PollSchedule: Sendable, Equatable {
     /// The delay after activity.
-    public var first: Duration
+    package var first: Duration
     /// The longest delay: the watch's interval.
-    public var interval: Duration
+    package var interval: Duration
 
     /// The budget a default watch stays within: requests an idle hour to a peer it polls.
-    public static let idleHourBudget = 120
+    package static let idleHourBudget = 120
 
-    public init(first: Duration = .seconds(1), interval: Duration) {
+    package init(first: Duration = .seconds(1), interval: Duration) {
         self.first = first
         self.interval = interval
     }
 
     /// How long to wait before the next round, after `quietRounds` rounds in a row in which
     /// nothing moved (0: the last round moved something, or the store changed).
-    public func delay(afterQuietRounds quietRounds: Int) -> Duration {
+    package func delay(afterQuietRounds quietRounds: Int) -> Duration {
         guard first < interval else { return interval }
         var delay = first
         for _ in 0..<max(0, quietRounds) {
@@ -39,7 +39,7 @@ public struct PollSchedule: Sendable, Equatable {
     /// What an idle hour costs once the delays have grown to the interval: the rounds an hour
     /// takes at the interval, times what a quiet round costs (from the peer's
     /// ``RequestCounting``), rounded up.
-    public func requestsPerIdleHour(requestsPerRound: Int) -> Int {
+    package func requestsPerIdleHour(requestsPerRound: Int) -> Int {
         let seconds = Double(interval.components.seconds) + Double(interval.components.attoseconds) / 1e18
         guard seconds > 0 else { return Int.max }
         return Int((3600 / seconds).rounded(.up)) * requestsPerRound

@@ -1,21 +1,21 @@
 /// What `ferry verify` can check of an encrypted hub without its key: that every sealed object
 /// is whole (its header's magic and size), and that the newest key entry is signed by a member.
 /// Heads, segments and snapshots are not opened, and the report says so.
-public enum SealedHubCheck {
+package enum SealedHubCheck {
     /// What the check found.
-    public struct Report: Sendable {
+    package struct Report: Sendable {
         /// Sealed objects whose header and size were checked.
-        public var sealedObjects = 0
+        package var sealedObjects = 0
         /// Key entries read.
-        public var keyEntries = 0
+        package var keyEntries = 0
         /// One line per problem, naming the object.
-        public var findings: [String] = []
-        public var isClean: Bool { findings.isEmpty }
+        package var findings: [String] = []
+        package var isClean: Bool { findings.isEmpty }
     }
 
     /// Checks the encrypted hub in `storage` (its base is used: nothing is opened).
     /// - Throws: ``HubError`` when the hub cannot be listed or read.
-    public static func check(_ storage: any HubStorage) async throws(HubError) -> Report {
+    package static func check(_ storage: any HubStorage) async throws(HubError) -> Report {
         let base = (storage as? SealedHubStorage)?.base ?? storage
         var report = Report()
         let objects = try await base.list(prefix: "")

@@ -13,13 +13,13 @@ import Foundation
 /// segment encoded once, with `.`, `..` and empty segments kept (they are part of object keys).
 /// For any other service the path is normalized first (`.`, `..` and empty segments removed), as
 /// the generic AWS test suite expects.
-public struct SigV4Signer: Sendable {
+package struct SigV4Signer: Sendable {
     /// The key that signs.
-    public let credentials: AWSCredentials
+    package let credentials: AWSCredentials
     /// The region of the credential scope, such as `us-east-1`.
-    public let region: String
+    package let region: String
     /// The service of the credential scope: `s3`, or another AWS service name.
-    public let service: String
+    package let service: String
 
     /// Makes a signer for one region and service.
     ///
@@ -28,7 +28,7 @@ public struct SigV4Signer: Sendable {
     ///   - region: The region of the credential scope (`auto` for Cloudflare R2).
     ///   - service: The service of the credential scope; `s3` adds `X-Amz-Content-Sha256` and
     ///     signs paths without normalizing them.
-    public init(credentials: AWSCredentials, region: String, service: String = "s3") {
+    package init(credentials: AWSCredentials, region: String, service: String = "s3") {
         self.credentials = credentials
         self.region = region
         self.service = service
@@ -38,10 +38,10 @@ public struct SigV4Signer: Sendable {
     ///
     /// - Parameter body: The request's body (empty for none).
     /// - Returns: 64 lowercase hexadecimal digits.
-    public static func payloadHash(_ body: [UInt8]) -> String { SHA256.hash(body).hex }
+    package static func payloadHash(_ body: [UInt8]) -> String { SHA256.hash(body).hex }
 
     /// The payload hash of a payload that is not signed (S3 over TLS accepts it).
-    public static let unsignedPayload = "UNSIGNED-PAYLOAD"
+    package static let unsignedPayload = "UNSIGNED-PAYLOAD"
 
     /// Signs a request.
     ///
@@ -56,7 +56,7 @@ public struct SigV4Signer: Sendable {
     /// - Returns: The headers to add to the request: `X-Amz-Date`, `X-Amz-Content-Sha256` (only
     ///   when the service is `s3`), `X-Amz-Security-Token` (when there is a session token) and
     ///   `Authorization`, in that order. A derived `Host` is not among them: HTTP clients send it.
-    public func sign(
+    package func sign(
         method: String, url: URL, headers: [(name: String, value: String)], payloadHash: String, date: Date
     ) -> [(name: String, value: String)] {
         let stamp = Self.timestamp(date)
