@@ -162,11 +162,16 @@ extension Store {
         }
     }
 
+    /// Whether `entry` is as it was written: its change matches its digest, or (written before
+    /// changes carried digests) its line matches its hash.
+    static func isIntact(_ entry: JournalEntry) -> Bool {
+        entry.change.chain.map { $0.matches(entry.change) } ?? (entry.computedHash() == entry.hash)
+    }
+
     /// Throws when `entry` was altered after it was written: its change no longer matches its
     /// digest, or (written before changes carried digests) its line no longer matches its hash.
     func checkIntact(_ entry: JournalEntry) throws(StoreError) {
-        let intact = entry.change.chain.map { $0.matches(entry.change) } ?? (entry.computedHash() == entry.hash)
-        guard !intact else { return }
+        guard !Self.isIntact(entry) else { return }
         throw .alteredEntry(
             store: path, location: journalLocation(of: entry.sequence), sequence: entry.sequence,
             change: entry.change.identity, record: entry.change.key)
