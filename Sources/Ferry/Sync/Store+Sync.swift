@@ -60,7 +60,9 @@ extension Store {
         var through = min(position, head)
         var bytes = 0
         let budget = options.maximumPageBytes
-        var isFull: Bool { changes.count >= limit || bytes >= budget }
+        // The journal's entries taken, checked against their digests once read (below).
+        var taken: [JournalEntry] = []
+        var isFull: Bool { changes.count + taken.count >= limit || bytes >= budget }
         if let start = journal.start, through + 1 < start.first,
             start.frontier.knowledge.sortedCounters.contains(where: { knowledge[$0.0] < $0.1 })
         {
@@ -86,13 +88,24 @@ extension Store {
             }
             through = start.first - 1
         }
+        // A requester that holds no change (a first push, a full pull into an empty store) has
+        // nothing to pass over: its entries are decoded whole at once, without their headers
+        // read first (about 4% of a 10k-record first push to a hub).
+        let holdsChanges = knowledge.counters.values.contains { $0 > 0 }
+        var unreadable: (any Error)?
         do {
             var cursor = try journal.entries(after: through)
             while !isFull {
                 // At the end everything up to the head was read (a compacted journal's kept
                 // entries skip archived positions, so the last entry read may be before it).
                 // What the requester has is passed over without its document being parsed.
-                guard let step = try cursor.next(unless: { origin, counter in knowledge[origin] >= counter }) else {
+                let next: JournalCursor.Step?
+                if holdsChanges {
+                    next = try cursor.next(unless: { origin, counter in knowledge[origin] >= counter })
+                } else {
+                    next = try cursor.next().map { .entry($0) }
+                }
+                guard let step = next else {
                     through = head
                     break
                 }
@@ -105,20 +118,30 @@ extension Store {
                     entry = decoded
                 }
                 through = entry.sequence
-                var change = entry.change
-                if knowledge[change.origin] >= change.counter { continue }
-                try checkIntact(entry)
-                if change.chain == nil { change.chain = change.chainOrLegacy }
-                bytes += change.estimatedPageBytes
-                changes.append(change)
-                sequences.append(entry.sequence)
+                if knowledge[entry.change.origin] >= entry.change.counter { continue }
+                bytes += entry.change.estimatedPageBytes
+                taken.append(entry)
             }
-        } catch let error as JournalError {
-            throw .journal(error)
-        } catch let error as StoreError {
-            throw error
         } catch {
-            throw .coding("\(error)")
+            unreadable = error
+        }
+        // Each entry taken is checked against its digest on every core (a third of reading them,
+        // on one core before): the first one altered is refused, and an entry that could not be
+        // read only after those before it were checked.
+        let read = taken
+        let intact = ParallelWork.map(count: read.count, minimumChunk: 256) { index in Self.isIntact(read[index]) }
+        if let altered = intact.firstIndex(of: false) { try checkIntact(read[altered]) }
+        switch unreadable {
+        case nil: break
+        case let error as JournalError: throw .journal(error)
+        case let error as StoreError: throw error
+        case let error?: throw .coding("\(error)")
+        }
+        for entry in read {
+            var change = entry.change
+            if change.chain == nil { change.chain = change.chainOrLegacy }
+            changes.append(change)
+            sequences.append(entry.sequence)
         }
         return ChangeBatch(changes: changes, through: through, head: head, sequences: sequences)
     }
@@ -152,11 +175,16 @@ extension Store {
         }
     }
 
+    /// Whether `entry` is as it was written: its change matches its digest, or (written before
+    /// changes carried digests) its line matches its hash.
+    static func isIntact(_ entry: JournalEntry) -> Bool {
+        entry.change.chain.map { $0.matches(entry.change) } ?? (entry.computedHash() == entry.hash)
+    }
+
     /// Throws when `entry` was altered after it was written: its change no longer matches its
     /// digest, or (written before changes carried digests) its line no longer matches its hash.
     func checkIntact(_ entry: JournalEntry) throws(StoreError) {
-        let intact = entry.change.chain.map { $0.matches(entry.change) } ?? (entry.computedHash() == entry.hash)
-        guard !intact else { return }
+        guard !Self.isIntact(entry) else { return }
         throw .alteredEntry(
             store: path, location: journalLocation(of: entry.sequence), sequence: entry.sequence,
             change: entry.change.identity, record: entry.change.key)

@@ -12,35 +12,52 @@ enum HubChangeLines {
     ) throws(HubError) -> [Change] {
         func bad(_ reason: String) -> HubError { .malformed(location: location, key: key, reason: reason) }
         guard SHA256.hash(bytes) == hash else { throw .incomplete(location: location, key: key) }
-        var lines = bytes.split(separator: UInt8(ascii: "\n"), omittingEmptySubsequences: true).makeIterator()
-        guard let headerLine = lines.next() else { throw bad("empty") }
-        let header: JSONValue
-        do { header = try JSONParser.parse(Array(headerLine), options: .init(maximumDepth: 4, maximumByteCount: 1 << 16)) } catch {
-            throw bad("header: \(error.description)")
-        }
-        try checkHeader(header)
-        var changes: [Change] = []
-        changes.reserveCapacity(count)
-        while let line = lines.next() {
-            // With a change's limits: the parser's defaults refused a document as large (32 MiB)
-            // or as deep (512 levels) as a store takes, and the segment read as malformed on every
-            // replica. The object matched its hash before any line is parsed.
-            do {
-                guard let fields = try JSONParser.parse(Array(line), options: .change).objectValue else {
-                    throw bad("line \(changes.count + 2) is not an object")
+        // The lines are found and parsed in place (a split with a closure per byte, and a copy
+        // of each line, were about 4% of a 10k-record compaction).
+        let decoded = bytes.withUnsafeBufferPointer { buffer in
+            Result { () throws(HubError) -> [Change] in
+                var start = 0
+                /// The next line that is not empty, without its newline.
+                func nextLine() -> UnsafeBufferPointer<UInt8>? {
+                    while start < buffer.count {
+                        let end = buffer[start...].firstIndex(of: UInt8(ascii: "\n")) ?? buffer.count
+                        defer { start = end + 1 }
+                        if end > start { return UnsafeBufferPointer(rebasing: buffer[start..<end]) }
+                    }
+                    return nil
                 }
-                // Each change's digest is checked by whoever takes it.
-                changes.append(try Change(jsonFields: fields))
-            } catch let error as HubError {
-                throw error
-            } catch let error as JSONParseError {
-                throw bad("line \(changes.count + 2): \(error.description)")
-            } catch let error as ChangeDecodingError {
-                throw bad("line \(changes.count + 2): \(error.description)")
-            } catch {
-                throw bad("line \(changes.count + 2): \(error)")
+                guard let headerLine = nextLine() else { throw bad("empty") }
+                let header: JSONValue
+                do throws(JSONParseError) { header = try JSONParser.parse(typed: headerLine, options: .init(maximumDepth: 4, maximumByteCount: 1 << 16)) } catch {
+                    throw bad("header: \(error.description)")
+                }
+                try checkHeader(header)
+                var changes: [Change] = []
+                changes.reserveCapacity(count)
+                while let line = nextLine() {
+                    // With a change's limits: the parser's defaults refused a document as large (32 MiB)
+                    // or as deep (512 levels) as a store takes, and the segment read as malformed on every
+                    // replica. The object matched its hash before any line is parsed.
+                    do {
+                        guard let fields = try JSONParser.parse(typed: line, options: .change).objectValue else {
+                            throw bad("line \(changes.count + 2) is not an object")
+                        }
+                        // Each change's digest is checked by whoever takes it.
+                        changes.append(try Change(jsonFields: fields))
+                    } catch let error as HubError {
+                        throw error
+                    } catch let error as JSONParseError {
+                        throw bad("line \(changes.count + 2): \(error.description)")
+                    } catch let error as ChangeDecodingError {
+                        throw bad("line \(changes.count + 2): \(error.description)")
+                    } catch {
+                        throw bad("line \(changes.count + 2): \(error)")
+                    }
+                }
+                return changes
             }
         }
+        let changes = try decoded.get()
         guard changes.count == count else { throw bad("it holds \(changes.count) changes, its header says \(count)") }
         return changes
     }

@@ -285,7 +285,6 @@ public struct HubCompactor: Sendable {
         keys: ReplicaKeyBook, report: inout Report
     ) async throws(HubError) -> HubSnapshot {
         var state = HubState()
-        var seen: [ReplicaID: [UInt64: SHA256Digest]] = [:]
         var work = HubCoveredWork()
         if let base {
             for part in base.parts {
@@ -310,17 +309,16 @@ public struct HubCompactor: Sendable {
                 }
                 for change in decoded {
                     try check(change, at: key)
-                    seen[change.origin, default: [:]][change.counter] = change.digest
-                    work.note(change, at: key)
                     state.incorporate(change)
                 }
+                work.note(decoded, at: key)
             }
         }
         // What the snapshot will vouch for must be its origins' signed work, as a sync checks it.
-        do { try work.check(seen: seen, keys: keys, location: storage.location) } catch { throw refuse(error.description) }
+        do { try work.check(keys: keys, location: storage.location) } catch { throw refuse(error.description) }
         // The frontier is bound to the changes it names: each must be the one read.
         for (origin, counter) in plan.frontier.knowledge.sortedCounters {
-            guard let read = seen[origin]?[counter] else { continue }  // reached through the base
+            guard let read = work.digest(of: origin, counter: counter) else { continue }  // reached through the base
             if read != plan.frontier.digests[origin] {
                 throw refuse("change \(counter) of replica \(origin.short) differs from what its head says (run 'ferry verify')")
             }

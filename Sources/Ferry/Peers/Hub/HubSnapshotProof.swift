@@ -52,7 +52,7 @@ public struct HubSnapshotProof: Sendable {
                     reason: "this part of the snapshot has not arrived yet, or a newer compaction replaced it; sync again")
             }
             let changes = try HubSnapshot.decodePart(fetched.bytes, expected: part, key: partKey, location: storage.location)
-            for change in changes { check.add(change, at: partKey) }
+            check.add(changes, at: partKey)
             if keeping {
                 keptBytes += changes.reduce(0) { $0 + $1.estimatedPageBytes }
                 keeping = keptBytes <= budget
