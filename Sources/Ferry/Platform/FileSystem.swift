@@ -94,8 +94,11 @@ package enum FileSystem {
         guard let directory = opendir(path) else { throw .current("opendir", path: path) }
         defer { closedir(directory) }
         while let entry = readdir(directory) {
-            let name = withUnsafeBytes(of: entry.pointee.d_name) { raw in
-                String(decoding: raw.prefix(while: { $0 != 0 }), as: UTF8.self)
+            // The name is read in place, up to its NUL: a record is only as long as its name
+            // (`d_reclen`), and copying the whole 256-byte field out of the last one in glibc's
+            // buffer read past its end (a SIGSEGV seen once in a full pull).
+            let name = withUnsafePointer(to: &entry.pointee.d_name) { pointer in
+                pointer.withMemoryRebound(to: CChar.self, capacity: 256) { String(cString: $0) }
             }
             if name == "." || name == ".." { continue }
             body(name, Int32(entry.pointee.d_type), UInt64(entry.pointee.d_ino))
