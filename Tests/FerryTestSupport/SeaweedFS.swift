@@ -209,19 +209,25 @@ public final class SeaweedFS: @unchecked Sendable {
         lock.withLock { process = child }
         let started = Date()
         let deadline = started.addingTimeInterval(60)
+        // Weed's end is an event (a thread waits for it); readiness is not, so it is asked
+        // again each time 50 ms pass without weed ending.
+        let ended = DispatchSemaphore(value: 0)
+        Thread {
+            child.wait()
+            ended.signal()
+        }.start()
         while Date() < deadline {
-            if child.hasExited {
+            if isReady() {
+                lock.withLock { lastLaunchSeconds = Date().timeIntervalSince(started) }
+                return
+            }
+            if ended.wait(timeout: .now() + .milliseconds(50)) == .success {
                 lock.withLock { if process === child { process = nil } }
                 let log = Self.tail(of: child)
                 throw SeaweedFSError(
                     message: "weed mini exited (status \(child.wait())) before it was ready on \(endpoint); its log ends with:\n\(log)",
                     portInUse: log.contains("Port allocation failed") || log.contains("address already in use"))
             }
-            if isReady() {
-                lock.withLock { lastLaunchSeconds = Date().timeIntervalSince(started) }
-                return
-            }
-            usleep(50_000)
         }
         let log = Self.tail(of: child)
         kill()
@@ -246,9 +252,7 @@ public final class SeaweedFS: @unchecked Sendable {
     public func stop() {
         guard let child = takeProcess() else { return }
         child.kill(SIGTERM)
-        let deadline = Date().addingTimeInterval(5)
-        while !child.hasExited && Date() < deadline { usleep(20_000) }
-        if !child.hasExited { child.kill(SIGKILL) }
+        if child.wait(timeout: 5) == nil { child.kill(SIGKILL) }
         child.wait()
         removeGRPCSockets()
     }
