@@ -88,7 +88,8 @@ struct LibCurl: @unchecked Sendable {
     let describe: @convention(c) (Int32) -> UnsafePointer<CChar>?
 
     /// The functions from the process's libcurl; `nil` when it cannot be found (the caller
-    /// then goes on without it).
+    /// then goes on without it). The handle is never closed: FoundationNetworking keeps the
+    /// library loaded for the process's life anyway.
     static func load() -> LibCurl? {
         guard let library = dlopen("libcurl.so.4", RTLD_NOW) ?? dlopen("libcurl.so", RTLD_NOW) else { return nil }
         func symbol<T>(_ name: String, as type: T.Type) -> T? {

@@ -18,10 +18,6 @@ import FoundationNetworking
 /// ```
 public final class URLSessionHTTPClient: HTTPClient {
     private let session: URLSession
-    #if os(Linux)
-    /// The process's libcurl, for `https://` streams (see ``CurlHTTPStream``).
-    private let curl = LibCurl.load()
-    #endif
 
     /// A client with its own session.
     /// - Parameters:
@@ -89,7 +85,8 @@ public final class URLSessionHTTPClient: HTTPClient {
     public func openStream(_ request: HTTPClientRequest) async throws(HTTPClientFailure) -> HTTPClientStream {
         if request.url.scheme?.lowercased() == "http" { return try await SocketHTTPStream.open(request) }
         #if os(Linux)
-        if let curl { return try await CurlHTTPStream.open(request, curl: curl) }
+        // Looked up when a stream opens (rarely), not with every client a command makes.
+        if let curl = LibCurl.load() { return try await CurlHTTPStream.open(request, curl: curl) }
         #endif
         var urlRequest = URLRequest(url: request.url)
         urlRequest.httpMethod = request.method.rawValue
