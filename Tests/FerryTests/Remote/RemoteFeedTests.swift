@@ -114,8 +114,10 @@ import Testing
         var feed = ChangeFeedHub.Configuration()
         feed.maximumEventsBehind = 8
         feed.sendBufferBytes = 4096
-        // Without the pull, a stalled subscriber would only be cut after this, with every event.
-        feed.writeTimeout = .seconds(3)
+        // Long enough that the stalled subscriber is not cut before it falls 8 events behind:
+        // the 3 s this was cut it first when 8 commits took longer on a slow disk, and with no
+        // subscriber left nothing more was announced (the test then waited 180 s and failed).
+        feed.writeTimeout = .seconds(600)
         feed.heartbeatInterval = .seconds(1)
         let server = try RemoteServer(root: directory.subpath("server"), feed: feed)
         defer { Task { await server.stop() } }
