@@ -20,6 +20,25 @@ import Testing
         return laptop
     }
 
+    /// The third field of the newest base line of Note/`ferryID` in the store's memory of its
+    /// one backend (`bases/Note/table`, then its `log`).
+    func baseFlag(of ferryID: String, in store: String) throws -> String? {
+        let peers = store + "/.ferry/peers"
+        var flag: String?
+        for peer in try FileManager.default.contentsOfDirectory(atPath: peers) {
+            let folder = peers + "/" + peer + "/backend/bases/Note"
+            for file in ["table", "log"] {
+                guard let text = try? String(contentsOfFile: folder + "/" + file, encoding: .utf8) else { continue }
+                for line in text.split(separator: "\n") {
+                    var fields = line.split(separator: "\t", omittingEmptySubsequences: false)
+                    if fields.first == "+" { fields.removeFirst() }
+                    if fields.count >= 5 && fields[3] == ferryID[...] { flag = String(fields[2]) }
+                }
+            }
+        }
+        return flag
+    }
+
     @Test func aFieldAddedAfterARecordWasPushedIsFilledAndNoSyncSaysNothing() async throws {
         let directory = try TemporaryDirectory()
         guard let server = try PocketBaseServer.startIfAvailable(in: directory.subpath("pb")) else { return }
@@ -56,6 +75,10 @@ import Testing
         #expect(try runFerry(["put", laptop, "Note", "n2", "--json", #"{"priority": 3}"#]).exitCode == 0)
         let pushed = try runFerry(["sync", laptop, server.location, "--entities", "Note"], environment: user)
         #expect(pushed.exitCode == 0 && pushed.stdout.contains("pushed 2"), "\(pushed)")
+        // The backend's answer held what was sent for n1, not for n2: only n2's base says it
+        // must be checked when listed again (a base's third field is 2 when checked).
+        #expect(try baseFlag(of: "n1", in: laptop) == "2")
+        #expect(try baseFlag(of: "n2", in: laptop) == "0")
         let difference = #"Note/n2: the backend holds it differently from this store (priority is "3" there, 3 here)"#
         for _ in 0..<2 {
             let sync = try runFerry(["sync", laptop, server.location, "--entities", "Note"], environment: user)

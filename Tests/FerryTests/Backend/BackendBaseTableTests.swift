@@ -8,10 +8,39 @@ import Testing
 @Suite struct BackendBaseTableTests {
     static let replicas = (0..<3).map { _ in ReplicaID.generate() }
 
+    /// A base; every other one with `updated` and content, and half of those (live) with
+    /// their values checked when Ferry wrote them.
     static func base(_ number: Int, deleted: Bool = false) -> BackendState.Base {
-        BackendState.Base(
+        var base = BackendState.Base(
             ferryID: "record-\(number)", revision: "ferry:\(replicas[0].rawValue):\(number + 1)",
             version: VersionVector([replicas[number % 3]: UInt64(number + 1), replicas[(number + 1) % 3]: 7]), isDeleted: deleted)
+        if number % 2 == 0 {
+            base.updated = "2026-11-30 05:\(10 + number % 50):00.\(100 + number % 900)Z"
+            base.content = SHA256.hash(Array("content-\(number)".utf8))
+            base.valuesChecked = !deleted && number % 4 == 0
+        }
+        return base
+    }
+
+    /// The third field says deleted (`1`), live (`0`), or live with its values checked when
+    /// Ferry wrote them (`2`), which earlier versions read as live; a line without content
+    /// is never taken as checked.
+    @Test func aBaseWhoseValuesWereCheckedIsWrittenWithATwoAndReadBack() throws {
+        var line: [UInt8] = []
+        BackendBaseTable.encode("abc", Self.base(4), into: &line)
+        #expect(line.popLast() == 10)
+        let fields = line.split(separator: 9, omittingEmptySubsequences: false)
+        #expect(fields.count == 7 && fields[2] == [50])
+        #expect(BackendBaseTable.decode(line[...])?.1 == Self.base(4))
+        #expect(BackendBaseTable.decode(line[...])?.1.valuesChecked == true)
+        line.removeAll()
+        BackendBaseTable.encode("abc", Self.base(2), into: &line)
+        #expect(line.popLast() == 10)
+        #expect(line.split(separator: 9, omittingEmptySubsequences: false)[2] == [48])
+        #expect(BackendBaseTable.decode(line[...])?.1.valuesChecked == false)
+        let withoutContent = Array("abc\tferry:x:1\t2\trecord-1\t".utf8)
+        let decoded = try #require(BackendBaseTable.decode(withoutContent[...])?.1)
+        #expect(!decoded.isDeleted && !decoded.valuesChecked)
     }
 
     /// A backend id per number, spread so that sorted order differs from insertion order.
@@ -25,7 +54,8 @@ import Testing
         var expected: [String: BackendState.Base] = [:]
         var random = SeededRandom(seed: 7)
         // Merges from 300 log entries on, and a table far larger than the 16 KB window, so
-        // lookups binary-search the file (and, after 512 of them, the table read whole).
+        // lookups binary-search the file (and, after 512 of them, the table read whole), or,
+        // at the cost a lookup is reckoned, read it whole after a few.
         for round in 0..<6 {
             let table = try BackendBaseTable(folder: folder, minimumMerge: 300)
             for _ in 0..<1000 {
@@ -41,9 +71,14 @@ import Testing
                 if random.next() % 500 == 0 { try table.save(durable: random.next() % 2 == 0) }
             }
             try table.save(durable: true)
-            let reopened = try BackendBaseTable(folder: folder, minimumMerge: 300)
+            let reopened = try BackendBaseTable(folder: folder, minimumMerge: 300, lookupCost: 1)
             for number in 0..<3000 {
                 #expect(try reopened.base(for: Self.backendID(number)) == expected[Self.backendID(number)], "round \(round), \(number)")
+            }
+            // With lookups reckoned at 32 KiB, the table is read whole after a few of them.
+            let readWhole = try BackendBaseTable(folder: folder, minimumMerge: 300)
+            for number in 0..<3000 {
+                #expect(try readWhole.base(for: Self.backendID(number)) == expected[Self.backendID(number)], "round \(round), \(number), read whole")
             }
             var listed: [String] = []
             try reopened.forEachBackendID { listed.append($0) }

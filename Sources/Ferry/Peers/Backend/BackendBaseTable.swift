@@ -4,13 +4,17 @@
 ///   backend id (bytes): `<backend id>	<revision>	<0|1 deleted>	<Ferry id>	<vector>	<updated>	<content>`,
 ///   the vector as `replica:counter` pairs joined by `,`, `updated` as the backend wrote it and
 ///   `content` the hex SHA-256 of the record's content (``BackendRecord/contentDigest``); lines
-///   written before Ferry kept those two end after the vector;
+///   written before Ferry kept those two end after the vector. The third field is `2` for a
+///   live record whose values Ferry checked when it wrote them (``BackendState/Base/valuesChecked``),
+///   which earlier versions of Ferry read as live (they check more, nothing else);
 /// - `log`: the changes since the table was written, one line each, `+<tab>` and a table line
 ///   for a new base, `-<tab><backend id>` for a forgotten one.
 ///
 /// Fields are percent-escaped (`%`, tab, newline, carriage return). Looking a base up reads the
-/// log's entries (kept in memory) and binary-searches the table with `pread`, so a sync that
-/// touches a hundred records reads about a hundred lines whatever the collection's size. Writes
+/// log's entries (kept in memory) and binary-searches the table with `pread` (about 32 KiB read
+/// a lookup), so a sync that touches a hundred records reads about a hundred windows whatever
+/// the collection's size; once its lookups would have read about as much as the table, the
+/// table (up to 64 MiB) is read whole and searched in memory. Writes
 /// go to the log, one append per ``save(durable:)``. Every sync reads the whole log, so it is
 /// kept short: a durable save (the end of a pull or a push) merges it into a new table (written
 /// whole, synced, renamed over the old one) once it holds 4,096 entries, and so does any save
@@ -35,6 +39,8 @@ final class BackendBaseTable {
     /// The table's body and where its lines start, once many lookups were made.
     private var memory: (bytes: [UInt8], lineStarts: [Int])?
     private var lookups = 0
+    /// The replica ids decoded lines named.
+    private var replicaSpellings = ReplicaSpellings()
     /// What the log says of a record: a table line read from it (decoded when first asked
     /// for: a sync asks for about as many bases as records it touches, and the log may hold
     /// 4,095 lines), a base set since, or a base forgotten.
@@ -51,6 +57,7 @@ final class BackendBaseTable {
     private var pending: [UInt8] = []
     private var logSize: Int64 = 0
     private let minimumMerge: Int
+    private let lookupCost: Int64
 
     private var tablePath: String { folder + "/table" }
     private var logPath: String { folder + "/log" }
@@ -59,9 +66,12 @@ final class BackendBaseTable {
     /// earlier Ferry wrote (`<backend id>.json`) are folded into the table.
     /// - Parameter minimumMerge: The log's size, in entries, from which a durable save merges it
     ///   (16 times as many for any save).
-    init(folder: String, minimumMerge: Int = 4096) throws(BackendError) {
+    /// - Parameter lookupCost: The bytes a lookup on disk is reckoned to read: the table is read
+    ///   whole once the lookups would have read its size (and after 512 of them in any case).
+    init(folder: String, minimumMerge: Int = 4096, lookupCost: Int64 = 32_768) throws(BackendError) {
         self.folder = folder
         self.minimumMerge = minimumMerge
+        self.lookupCost = max(1, lookupCost)
         guard FileSystem.isDirectory(folder) else { return }
         try openTable()
         try readLog()
@@ -80,7 +90,7 @@ final class BackendBaseTable {
             case .forgotten: return nil
             case .line(let line):
                 // Unreadable (altered): no base, which re-pulls the record at worst.
-                let base = Self.decode(line).flatMap { $0.0 == backendID ? $0.1 : nil }
+                let base = Self.decode(line, replicas: &replicaSpellings).flatMap { $0.0 == backendID ? $0.1 : nil }
                 changes[backendID] = base.map { .base($0) } ?? .forgotten
                 return base
             }
@@ -88,10 +98,17 @@ final class BackendBaseTable {
         guard table != nil else { return nil }
         lookups += 1
         let key = Self.escaped(backendID)
-        if memory == nil, lookups > 512, tableEnd - tableBodyStart <= 64 << 20 {
+        // Read whole once the lookups would have read about as much from it (each reads about
+        // 32 KiB on its way down): a sync that touches a tenth of a small table reads it once.
+        let tableSize = tableEnd - tableBodyStart
+        if memory == nil, lookups > min(512, Int(tableSize / lookupCost)), tableSize <= 64 << 20 {
             let bytes = try readTable(from: tableBodyStart, count: Int(tableEnd - tableBodyStart))
             var starts = [0]
-            for index in bytes.indices where bytes[index] == 10 && index + 1 < bytes.count { starts.append(index + 1) }
+            var index = 0
+            while let newline = bytes[index...].firstIndex(of: 10), newline + 1 < bytes.count {
+                starts.append(newline + 1)
+                index = newline + 1
+            }
             memory = (bytes, bytes.isEmpty ? [] : starts)
         }
         let line: ArraySlice<UInt8>?
@@ -101,7 +118,7 @@ final class BackendBaseTable {
             line = try searchOnDisk(key)
         }
         guard let line else { return nil }
-        guard let (id, base) = Self.decode(line), id == backendID else {
+        guard let (id, base) = Self.decode(line, replicas: &replicaSpellings), id == backendID else {
             throw damaged("a line of \(tablePath) is not one Ferry writes")
         }
         return base
@@ -447,7 +464,7 @@ final class BackendBaseTable {
         output.append(9)
         output += escaped(base.revision)
         output.append(9)
-        output.append(base.isDeleted ? 49 : 48)
+        output.append(base.isDeleted ? 49 : base.valuesChecked ? 50 : 48)
         output.append(9)
         output += escaped(base.ferryID)
         output.append(9)
@@ -469,30 +486,82 @@ final class BackendBaseTable {
     }
 
     static func decode(_ line: ArraySlice<UInt8>) -> (String, Base)? {
-        let fields = line.split(separator: 9, omittingEmptySubsequences: false)
+        var replicas = ReplicaSpellings()
+        return decode(line, replicas: &replicas)
+    }
+
+    /// A line's backend id and base, `nil` when it is not a line Ferry writes.
+    /// - Parameter replicas: the replica ids met in earlier lines (a table names a few, again
+    ///   and again).
+    static func decode(_ line: ArraySlice<UInt8>, replicas: inout ReplicaSpellings) -> (String, Base)? {
+        // The fields, found by hand: `Collection.split` calls a closure per byte, and a sync
+        // decodes a line per record it lists.
+        var fields: [ArraySlice<UInt8>] = []
+        fields.reserveCapacity(7)
+        var start = line.startIndex
+        while fields.count < 8 {
+            guard let tab = line[start...].firstIndex(of: 9) else {
+                fields.append(line[start...])
+                break
+            }
+            fields.append(line[start..<tab])
+            start = tab + 1
+        }
         guard fields.count == 5 || fields.count == 7, let id = unescaped(fields[0]), let revision = unescaped(fields[1]),
               fields[2].count == 1, let ferryID = unescaped(fields[3])
         else { return nil }
         var updated: String?
         var content: SHA256Digest?
         if fields.count == 7 {
-            guard let text = unescaped(fields[5]), let hex = String(validatingUTF8Bytes: Array(fields[6])) else { return nil }
+            guard let text = unescaped(fields[5]) else { return nil }
             updated = text.isEmpty ? nil : text
-            if !hex.isEmpty {
-                guard let digest = SHA256Digest(hex: hex) else { return nil }
+            if !fields[6].isEmpty {
+                guard let digest = SHA256Digest(hexDigits: fields[6]) else { return nil }
                 content = digest
             }
         }
         var counters: [ReplicaID: UInt64] = [:]
-        for pair in fields[4].split(separator: 44) {
-            guard let colon = pair.firstIndex(of: 58), let text = String(validatingUTF8Bytes: Array(pair[..<colon])),
-                  let replica = ReplicaID(text), let digits = String(validatingUTF8Bytes: Array(pair[(colon + 1)...])),
-                  let counter = UInt64(digits)
+        var pairStart = fields[4].startIndex
+        while pairStart < fields[4].endIndex {
+            let pairEnd = fields[4][pairStart...].firstIndex(of: 44) ?? fields[4].endIndex
+            let pair = fields[4][pairStart..<pairEnd]
+            guard let colon = pair.firstIndex(of: 58), let replica = replicas.replica(spelled: pair[..<colon]),
+                  let counter = decimal(pair[(colon + 1)...])
             else { return nil }
             counters[replica] = counter
+            pairStart = pairEnd + 1
         }
         let deleted = fields[2].first == 49
-        return (id, Base(ferryID: ferryID, revision: revision, version: VersionVector(counters), isDeleted: deleted, updated: updated, content: content))
+        return (id, Base(ferryID: ferryID, revision: revision, version: VersionVector(counters), isDeleted: deleted, updated: updated, content: content,
+                         valuesChecked: fields[2].first == 50 && content != nil))
+    }
+
+    /// A counter written in decimal digits; `nil` for anything else, or one too large.
+    private static func decimal(_ digits: ArraySlice<UInt8>) -> UInt64? {
+        guard !digits.isEmpty, digits.count <= 20 else { return nil }
+        var value: UInt64 = 0
+        for byte in digits {
+            guard byte >= 48 && byte <= 57 else { return nil }
+            let (times, overflow) = value.multipliedReportingOverflow(by: 10)
+            let (sum, carry) = times.addingReportingOverflow(UInt64(byte - 48))
+            guard !overflow && !carry else { return nil }
+            value = sum
+        }
+        return value
+    }
+
+    /// The replica ids a table's lines name, by their spelling: a table of a hundred thousand
+    /// bases names a few replicas, and parsing each id again was most of a line's decoding.
+    struct ReplicaSpellings {
+        private var known: [(spelling: [UInt8], replica: ReplicaID)] = []
+
+        /// The replica `bytes` spell, `nil` when they spell none.
+        mutating func replica(spelled bytes: ArraySlice<UInt8>) -> ReplicaID? {
+            for entry in known where entry.spelling.elementsEqual(bytes) { return entry.replica }
+            guard let text = String(validatingUTF8Bytes: Array(bytes)), let replica = ReplicaID(text) else { return nil }
+            if known.count < 32 { known.append((Array(bytes), replica)) }
+            return replica
+        }
     }
 
     static func escaped(_ text: String) -> [UInt8] {

@@ -68,6 +68,12 @@ extension BackendPeer {
         }
         if record.isDeleted { return .different("it is deleted there, live here") }
         guard let fields = try? entry.fields(of: object, record: "\(record.collection)/\(record.backendID)") else { return .same }
+        return comparison(of: record, withFields: fields, entry: entry)
+    }
+
+    /// How a live `record` compares with `fields`, the backend fields of a live document of the
+    /// store (``BackendMapping/Entry/fields(of:record:)``).
+    func comparison(of record: BackendRecord, withFields fields: [String: JSONValue], entry: BackendMapping.Entry) -> Comparison {
         for name in fields.keys.sorted() {
             let wanted = fields[name] ?? .null
             guard let held = record.fields[name] else { return .coerced("it has no field \(name)") }
@@ -186,9 +192,10 @@ extension BackendPeer {
         let base = try pulledOrSavedBase(collection, record.backendID)
         let seen = base?.isSame(as: record) == true
         let seenSurely = seen && base?.updated != nil && base?.content != nil
-        if seenSurely, let watermark = state.watermarks[collection], record.updated <= watermark {
-            // Listed again in the overlap window, unchanged since an earlier sync listed it and
-            // checked its values (what that check found is kept): nothing to read here.
+        if seenSurely, let base, base.valuesChecked || state.watermarks[collection].map({ record.updated <= $0 }) == true {
+            // Listed again unchanged since an earlier sync listed it and checked its values, or
+            // since Ferry wrote it and found them in the backend's answer (what a check found
+            // is kept): nothing to read here.
             return false
         }
         pending.agreeing.insert(key)

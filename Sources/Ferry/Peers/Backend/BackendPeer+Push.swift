@@ -35,7 +35,7 @@ extension BackendPeer {
                 }
                 pending.pushedBases[job.record.collection, default: [:]][job.record.backendID] = .init(
                     ferryID: job.key.id.rawValue, revision: job.record.revision, version: job.version, isDeleted: job.record.isDeleted,
-                    updated: stored.updated, content: stored.contentDigest)
+                    updated: stored.updated, content: stored.contentDigest, valuesChecked: holdsWhatWasSent(stored, job))
                 if job.base == nil { pending.created[job.record.collection, default: 0] += 1 }
                 result.applied += 1
             case .success(.stale):
@@ -112,6 +112,15 @@ extension BackendPeer {
             collection: collection, backendID: backendID, ferryID: key.id.rawValue, revision: revision, isDeleted: winner.isDelete,
             updated: "", fields: fields)
         return PushJob(key: key, record: record, base: base?.revision, baseUpdated: base?.updated, clearing: clearing, version: winner.version)
+    }
+
+    /// Whether the backend's answer to a write holds exactly the values the write sent, for a
+    /// record with no difference outstanding: then a later listing of that very write (same
+    /// revision, `updated` and content) needs no check against the store. Anything else is
+    /// checked when the record is listed, as a record another client wrote is.
+    private func holdsWhatWasSent(_ stored: BackendRecord, _ job: PushJob) -> Bool {
+        guard !job.record.isDeleted, !stored.isDeleted, state.differing[job.key] == nil, pending.differing[job.key] == nil else { return false }
+        return comparison(of: stored, withFields: job.record.fields, entry: options.mapping.entry(for: job.key.entity)) == .same
     }
 
     /// The base a write is made from: the one this exchange wrote, else the one it pulled when

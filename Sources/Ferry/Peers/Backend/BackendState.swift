@@ -116,6 +116,10 @@ struct BackendState: Sendable, Equatable {
         /// The digest of the record's content as Ferry last saw it (``BackendRecord/contentDigest``);
         /// `nil` when unknown, as `updated`.
         var content: SHA256Digest? = nil
+        /// Whether Ferry wrote this version and the backend's answer held exactly the values it
+        /// sent, with no difference outstanding for the record: listed again unchanged, it needs
+        /// no check against the store (``BackendPeer``'s pull). Only a live record's base has it.
+        var valuesChecked = false
 
         /// Whether `record` is the very write Ferry last saw: the same revision, `updated` and
         /// content (what is unknown is not compared).

@@ -33,7 +33,7 @@ public struct PocketBaseSetup: Sendable {
     public static let compareAndSet = "ferry_rev = @request.body.ferry_base_rev && @request.body.ferry_rev != ferry_rev"
         + " && (@request.body.ferry_base_updated:isset = false || @request.body.ferry_base_updated = updated)"
     /// The compare-and-set of setups before Ferry compared `updated` (replaced by ``compareAndSet``).
-    static let revisionOnlyCompareAndSet = "ferry_rev = @request.body.ferry_base_rev && @request.body.ferry_rev != ferry_rev"
+    package static let revisionOnlyCompareAndSet = "ferry_rev = @request.body.ferry_base_rev && @request.body.ferry_rev != ferry_rev"
     /// Field names PocketBase keeps for itself.
     static let reservedNames: Set<String> = ["id", "created", "updated", "collectionId", "collectionName", "expand"]
 
