@@ -25,6 +25,8 @@ final class Journal {
     private var lastSegmentCount: Int = 0
     private var writer: FileDescriptor?
     private var cache: SegmentCache?
+    /// The segment bytes read to answer lookups (``loadSegment(at:)``), for tests.
+    private(set) var segmentBytesRead = 0
     /// Where the journal starts when `ferry compact` archived its beginning (see ``JournalStart``).
     private(set) var start: JournalStart?
     /// The kept entries' files (sorted by first sequence), in ``keptDirectory``.
@@ -297,7 +299,7 @@ final class Journal {
         }
         headSequence = sequence
         headHash = hash
-        cache = nil
+        // The cache stays: what was appended is read on when it is next asked for (``loadSegment(at:)``).
         return entries
     }
 
@@ -397,12 +399,33 @@ final class Journal {
             return cache
         }
         let segment = segments[index]
+        // The last segment grew since it was read (appends, this process's or another's): only
+        // what was appended is read, so a store that syncs after each write (a watch, a
+        // server) reads what it wrote, not the whole segment again.
+        if let cache, cache.segmentIndex == index, cache.segmentCount == segments.count, cache.firstSequence == segment.firstSequence,
+            index == segments.count - 1, cache.completeByteCount < lastSegmentSize
+        {
+            do {
+                let file = try FileDescriptor.open(path(of: segment), .readOnly)
+                defer { file.close() }
+                let start = cache.completeByteCount
+                let appended = try file.read(at: start, count: Int(lastSegmentSize - start))
+                segmentBytesRead += appended.count
+                let loaded = SegmentCache(extending: cache, with: appended)
+                self.cache = loaded
+                return loaded
+            } catch {
+                if error.isNotFound { throw .missingSegment(segment.name) }
+                throw .io(error)
+            }
+        }
         let bytes: [UInt8]
         do { bytes = try FileSystem.readFile(path(of: segment)) } catch {
             if error.isNotFound { throw .missingSegment(segment.name) }
             throw .io(error)
         }
-        let loaded = SegmentCache(segmentIndex: index, segmentCount: segments.count, bytes: bytes)
+        segmentBytesRead += bytes.count
+        let loaded = SegmentCache(segmentIndex: index, segmentCount: segments.count, firstSequence: segment.firstSequence, bytes: bytes)
         cache = loaded
         return loaded
     }
@@ -452,26 +475,52 @@ final class Journal {
 final class SegmentCache: @unchecked Sendable {
     let segmentIndex: Int
     let segmentCount: Int
+    /// The first sequence of the segment (0 when not known: kept and archived files).
+    let firstSequence: UInt64
     let bytes: [UInt8]
     /// Start offset of each complete line.
     let lineStarts: [Int]
+    /// The bytes up to the end of the last complete line.
+    let completeByteCount: Int64
 
     var byteCount: Int64 { Int64(bytes.count) }
 
-    init(segmentIndex: Int, segmentCount: Int, bytes: [UInt8]) {
+    init(segmentIndex: Int, segmentCount: Int, firstSequence: UInt64 = 0, bytes: [UInt8]) {
         self.segmentIndex = segmentIndex
         self.segmentCount = segmentCount
+        self.firstSequence = firstSequence
         self.bytes = bytes
         var starts: [Int] = []
         starts.reserveCapacity(Journal.segmentEntryLimit)
-        var start = 0
+        completeByteCount = Int64(Self.findLines(in: bytes, from: 0, into: &starts))
+        lineStarts = starts
+    }
+
+    /// `cached`'s complete lines, then `appended` (the bytes after them).
+    init(extending cached: SegmentCache, with appended: [UInt8]) {
+        segmentIndex = cached.segmentIndex
+        segmentCount = cached.segmentCount
+        firstSequence = cached.firstSequence
+        var bytes = cached.bytes
+        bytes.removeSubrange(Int(cached.completeByteCount)...)
+        bytes += appended
+        var starts = cached.lineStarts
+        completeByteCount = Int64(Self.findLines(in: bytes, from: Int(cached.completeByteCount), into: &starts))
+        self.bytes = bytes
+        lineStarts = starts
+    }
+
+    /// Appends the start of each complete line of `bytes` from `offset` (a line's start) to
+    /// `starts`; returns the offset after the last complete line.
+    private static func findLines(in bytes: [UInt8], from offset: Int, into starts: inout [Int]) -> Int {
+        var start = offset
         bytes.withUnsafeBufferPointer { buffer in
-            for index in 0..<buffer.count where buffer[index] == UInt8(ascii: "\n") {
+            for index in offset..<buffer.count where buffer[index] == UInt8(ascii: "\n") {
                 starts.append(start)
                 start = index + 1
             }
         }
-        lineStarts = starts
+        return start
     }
 
     /// The bytes of line `lineIndex` (0-based), without its newline.

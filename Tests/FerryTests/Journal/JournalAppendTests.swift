@@ -9,6 +9,34 @@ import FerryTestSupport
 @Suite struct JournalAppendTests {
     let notes = try! EntityName("Note")
 
+    /// A store that reads its journal after each write (a sync after each put, a watch, a
+    /// server) reads what was appended, not the whole segment again, and reads it right.
+    @Test func entriesAppendedAfterASegmentWasReadAreReadOnTheirOwn() throws {
+        let directory = try TemporaryDirectory()
+        let store = try Store.create(at: directory.subpath("store"))
+        defer { store.close() }
+        let padding = String(repeating: "y", count: 300)
+        try store.write((1...400).map { .put(RecordKey(entity: notes, id: try! RecordID(String($0))), ["pad": .string(padding)]) })
+        #expect(try store.journalEntry(at: 1).sequence == 1)
+        let segmentSize = store.journal.segmentBytesRead
+        #expect(segmentSize > 400 * 300)
+        for round in 1...3 {
+            try store.put(["round": .integer(Int64(round))], entity: notes, id: RecordID("r\(round)"))
+            try store.put(["round": .integer(Int64(round)), "again": true], entity: notes, id: RecordID("r\(round)"))
+            let head = store.head.sequence
+            let before = store.journal.segmentBytesRead
+            let last = try store.journalEntry(at: head)
+            #expect(last.sequence == head && last.hash == store.head.hash)
+            #expect(try store.journalEntry(at: head - 1).hash == last.previousHash)
+            #expect(try store.journalEntry(at: 2).sequence == 2)
+            let read = store.journal.segmentBytesRead - before
+            #expect(read > 0 && read < 2_000, "round \(round): \(read) bytes read for two appended entries of a \(segmentSize)-byte segment")
+        }
+        let all = try store.journalEntries()
+        #expect(all.map(\.sequence) == Array(1...store.head.sequence))
+        #expect(zip(all.dropFirst(), all).allSatisfy { $0.previousHash == $1.hash })
+    }
+
     @Test func aBatchSpanningSegmentsIsWholeAndChained() throws {
         let directory = try TemporaryDirectory()
         let path = directory.subpath("store")
