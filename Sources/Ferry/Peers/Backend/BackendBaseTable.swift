@@ -494,19 +494,11 @@ final class BackendBaseTable {
     /// - Parameter replicas: the replica ids met in earlier lines (a table names a few, again
     ///   and again).
     static func decode(_ line: ArraySlice<UInt8>, replicas: inout ReplicaSpellings) -> (String, Base)? {
-        // The fields, found by hand: `Collection.split` calls a closure per byte, and a sync
-        // decodes a line per record it lists.
+        // `Collection.split` calls a closure per byte, and a sync decodes a line per record it lists.
+        var splitter = FieldSplitter(line: line, separator: 9)
         var fields: [ArraySlice<UInt8>] = []
         fields.reserveCapacity(7)
-        var start = line.startIndex
-        while fields.count < 8 {
-            guard let tab = line[start...].firstIndex(of: 9) else {
-                fields.append(line[start...])
-                break
-            }
-            fields.append(line[start..<tab])
-            start = tab + 1
-        }
+        while fields.count < 8, let field = splitter.next() { fields.append(field) }
         guard fields.count == 5 || fields.count == 7, let id = unescaped(fields[0]), let revision = unescaped(fields[1]),
               fields[2].count == 1, let ferryID = unescaped(fields[3])
         else { return nil }
@@ -521,33 +513,17 @@ final class BackendBaseTable {
             }
         }
         var counters: [ReplicaID: UInt64] = [:]
-        var pairStart = fields[4].startIndex
-        while pairStart < fields[4].endIndex {
-            let pairEnd = fields[4][pairStart...].firstIndex(of: 44) ?? fields[4].endIndex
-            let pair = fields[4][pairStart..<pairEnd]
-            guard let colon = pair.firstIndex(of: 58), let replica = replicas.replica(spelled: pair[..<colon]),
-                  let counter = decimal(pair[(colon + 1)...])
+        var pairs = FieldSplitter(line: fields[4], separator: 44)
+        while let pair = pairs.next() {
+            if pair.isEmpty { continue }
+            var parts = FieldSplitter(line: pair, separator: 58)
+            guard let spelled = parts.next(), let replica = replicas.replica(spelled: spelled), let counter = parts.nextInteger(), parts.rest == nil
             else { return nil }
             counters[replica] = counter
-            pairStart = pairEnd + 1
         }
         let deleted = fields[2].first == 49
         return (id, Base(ferryID: ferryID, revision: revision, version: VersionVector(counters), isDeleted: deleted, updated: updated, content: content,
                          valuesChecked: fields[2].first == 50 && content != nil))
-    }
-
-    /// A counter written in decimal digits; `nil` for anything else, or one too large.
-    private static func decimal(_ digits: ArraySlice<UInt8>) -> UInt64? {
-        guard !digits.isEmpty, digits.count <= 20 else { return nil }
-        var value: UInt64 = 0
-        for byte in digits {
-            guard byte >= 48 && byte <= 57 else { return nil }
-            let (times, overflow) = value.multipliedReportingOverflow(by: 10)
-            let (sum, carry) = times.addingReportingOverflow(UInt64(byte - 48))
-            guard !overflow && !carry else { return nil }
-            value = sum
-        }
-        return value
     }
 
     /// The replica ids a table's lines name, by their spelling: a table of a hundred thousand
