@@ -22,6 +22,16 @@ import Testing
         return documents
     }
 
+    /// A laptop store whose note n1 ("one", rank 1) reached the backend, where the web client
+    /// then set its rank to 5.
+    static func laptopWithAWebEdit(_ fixture: Fixture) async throws -> Store {
+        let laptop = try fixture.store("laptop")
+        try laptop.put(["title": "one", "rank": 1], entity: note, id: RecordID("n1"))
+        _ = try await fixture.sync(laptop)
+        try await fixture.webEdit("n1", ["rank": 5])
+        return laptop
+    }
+
     /// What a store remembers of the backend, byte for byte.
     static func memory(_ store: Store) throws -> [String: [UInt8]] {
         var files: [String: [UInt8]] = [:]
@@ -67,10 +77,7 @@ import Testing
     @Test func pullOnlyAndPushOnlyMoveOneWayAndAFullSyncStillConverges() async throws {
         guard let fixture = try await Fixture.start() else { return }
         defer { fixture.server.stop() }
-        let laptop = try fixture.store("laptop")
-        try laptop.put(["title": "one", "rank": 1], entity: Self.note, id: RecordID("n1"))
-        _ = try await fixture.sync(laptop)
-        try await fixture.webEdit("n1", ["rank": 5])
+        let laptop = try await Self.laptopWithAWebEdit(fixture)
         let created = try await fixture.web.create(in: "Note", fields: ["title": "from the web", "rank": 7])
         let webID = try #require(created["id"]?.stringValue)
         try laptop.put(["title": "two", "rank": 2], entity: Self.note, id: RecordID("n2"))
@@ -171,10 +178,7 @@ import Testing
     @Test func aPushThatFailsAfterThePullWasAppliedIsRunAgainCleanly() async throws {
         guard let fixture = try await Fixture.start() else { return }
         defer { fixture.server.stop() }
-        let laptop = try fixture.store("laptop")
-        try laptop.put(["title": "one", "rank": 1], entity: Self.note, id: RecordID("n1"))
-        _ = try await fixture.sync(laptop)
-        try await fixture.webEdit("n1", ["rank": 5])
+        let laptop = try await Self.laptopWithAWebEdit(fixture)
         try laptop.put(["title": "two"], entity: Self.note, id: RecordID("n2"))
         let failing = FailingWrites(PocketBaseBackend(client: fixture.client()))
         await #expect(throws: SyncError.self) { try await fixture.sync(laptop, backend: failing) }
@@ -188,10 +192,52 @@ import Testing
         #expect(idle.plan == .upToDate, "\(idle)")
         #expect(try StoreVerifier(path: laptop.path).verify().isClean)
     }
+
+    /// The count that notices hard deletes is asked for while the listing runs, so a sync that
+    /// finds nothing new waits for one round trip: the listing here waits for the count to
+    /// start (for a minute at most, which only a count asked for after it would take).
+    @Test func theCountRunsBesideTheListing() async throws {
+        guard let fixture = try await Fixture.start() else { return }
+        defer { fixture.server.stop() }
+        let laptop = try await Self.laptopWithAWebEdit(fixture)
+        let watched = CountBesideListing(PocketBaseBackend(client: fixture.client()))
+        let report = try await fixture.sync(laptop, backend: watched)
+        #expect(watched.listingsThatMetACount == 1 && watched.listings == 1, "listings \(watched.listings), beside a count \(watched.listingsThatMetACount)")
+        #expect(report.pulled == 1 && report.deletedOnBackend == 0, "\(report)")
+        #expect(try PocketBaseSyncTests.documents(laptop)["n1"] == ["title": "one", "rank": 5])
+    }
+
+    /// A push hands PocketBase a batch's worth at a time, two at once, and reads the next
+    /// records from the store while the first are written: the first batch is still in flight
+    /// when the second leaves (it waits for it, a minute at most, which a push that read every
+    /// record before its first write would take). A push whose writes fail sends no more.
+    @Test func aPushWritesItsFirstBatchWhileItReadsTheNext() async throws {
+        guard let fixture = try await Fixture.start() else { return }
+        defer { fixture.server.stop() }
+        let laptop = try await fixture.batchingStore("laptop", notes: 120)
+        let watched = OverlappingWrites(PocketBaseBackend(client: fixture.client()))
+        let first = try await fixture.sync(laptop, backend: watched)
+        #expect(first.pushed == 120 && first.requests == 7, "a sign-in, a listing, a count, three batches, the daily purge listing: \(first)")
+        #expect(watched.sizes.sorted() == [20, 50, 50] && watched.firstSawTheSecond, "write calls \(watched.sizes)")
+        #expect(try await fixture.serverRecords().count == 120)
+
+        for index in 0..<120 { try laptop.put(["title": .string("edited \(index)")], entity: Self.note, id: RecordID("n\(index)")) }
+        let failing = FailingWrites(PocketBaseBackend(client: fixture.client()))
+        await #expect(throws: SyncError.self) { try await fixture.sync(laptop, backend: failing) }
+        #expect(failing.calls == 2, "the two batches in flight failed; the third was not sent (\(failing.calls) calls)")
+        let again = try await fixture.sync(laptop)
+        #expect(again.pushed == 120, "\(again)")
+        #expect(try await fixture.serverRecords()["n119"]?["title"] == "edited 119")
+    }
 }
 
 /// The real backend, whose writes all fail as a server that went away.
 final class FailingWrites: ForwardingBackend, @unchecked Sendable {
+    private let lock = NSLock()
+    private var made = 0
+    /// The ``write(_:)`` calls made.
+    var calls: Int { lock.withLock { made } }
+
     override func create(_ record: BackendRecord, clearing: [String: JSONValue]) async throws(BackendError) -> BackendWriteOutcome {
         throw BackendError(.unreachable, "no answer")
     }
@@ -199,6 +245,57 @@ final class FailingWrites: ForwardingBackend, @unchecked Sendable {
         throw BackendError(.unreachable, "no answer")
     }
     override func write(_ writes: [BackendWrite]) async -> [Result<BackendWriteOutcome, BackendError>] {
-        writes.map { _ in .failure(BackendError(.unreachable, "no answer")) }
+        lock.withLock { made += 1 }
+        return writes.map { _ in .failure(BackendError(.unreachable, "no answer")) }
+    }
+}
+
+/// The real backend, whose first ``write(_:)`` call waits (a minute at most) for a second to
+/// start before it writes, and says whether one did; the size of every call.
+final class OverlappingWrites: ForwardingBackend, @unchecked Sendable {
+    private let second = Latch()
+    private let lock = NSLock()
+    private var calls: [Int] = []
+    private var sawSecond = false
+
+    var sizes: [Int] { lock.withLock { calls } }
+    var firstSawTheSecond: Bool { lock.withLock { sawSecond } }
+
+    override func write(_ writes: [BackendWrite]) async -> [Result<BackendWriteOutcome, BackendError>] {
+        let call = lock.withLock { () -> Int in
+            calls.append(writes.count)
+            return calls.count
+        }
+        if call == 2 { second.open() }
+        if call == 1 {
+            let met = await second.wait(upTo: 60)
+            lock.withLock { sawSecond = met }
+        }
+        return await super.write(writes)
+    }
+}
+
+/// The real backend, whose listings each wait (a minute at most) for a count to have started,
+/// and say whether one did.
+final class CountBesideListing: ForwardingBackend, @unchecked Sendable {
+    private let counting = Latch()
+    private let lock = NSLock()
+    private var (listed, metACount) = (0, 0)
+
+    var listings: Int { lock.withLock { listed } }
+    var listingsThatMetACount: Int { lock.withLock { metACount } }
+
+    override func count(in collection: String) async throws(BackendError) -> Int {
+        counting.open()
+        return try await super.count(in: collection)
+    }
+
+    override func changes(in collection: String, since: String?, after: (updated: String, id: String)?, limit: Int) async throws(BackendError) -> BackendPage {
+        let met = await counting.wait(upTo: 60)
+        lock.withLock {
+            listed += 1
+            if met { metACount += 1 }
+        }
+        return try await super.changes(in: collection, since: since, after: after, limit: limit)
     }
 }

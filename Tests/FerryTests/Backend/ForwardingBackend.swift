@@ -31,4 +31,5 @@ class ForwardingBackend: SyncBackend, @unchecked Sendable {
     func write(_ writes: [BackendWrite]) async -> [Result<BackendWriteOutcome, BackendError>] {
         await inner.write(writes)
     }
+    var writeGrouping: BackendWriteGrouping { inner.writeGrouping }
 }

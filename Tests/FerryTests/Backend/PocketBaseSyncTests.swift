@@ -46,6 +46,19 @@ import Testing
             return try Store.create(at: directory.subpath(name), name: name, options: options)
         }
 
+        /// Turns PocketBase's batch API on (a push then writes 50 records a request) and makes a
+        /// store of `count` notes, `n0`… (title "note i", rank i), not yet synced.
+        func batchingStore(_ name: String, notes count: Int) async throws -> Store {
+            var setup = PocketBaseSetup(collections: [.init(name: "Note")])
+            setup.enableBatch = true
+            _ = try await setup.run(with: client(superuser: true))
+            let store = try self.store(name)
+            for index in 0..<count {
+                try store.put(["title": .string("note \(index)"), "rank": .integer(Int64(index))], entity: PocketBaseSyncTests.note, id: RecordID("n\(index)"))
+            }
+            return store
+        }
+
         func sync(
             _ store: Store, policy: ConflictPolicy = .keepBoth, pageSize: Int = 500, purgeAfter: Int64? = 30 * 86_400_000,
             backend: (any SyncBackend)? = nil, direction: SyncDirection = .both, dryRun: Bool = false, force: Bool = false
@@ -304,11 +317,7 @@ import Testing
     @Test func batchesWhereTheServerAllowsThem() async throws {
         guard let fixture = try await Fixture.start() else { return }
         defer { fixture.server.stop() }
-        var setup = PocketBaseSetup(collections: [.init(name: "Note")])
-        setup.enableBatch = true
-        _ = try await setup.run(with: fixture.client(superuser: true))
-        let laptop = try fixture.store("laptop")
-        for index in 0..<120 { try laptop.put(["title": .string("note \(index)"), "rank": .integer(Int64(index))], entity: Self.note, id: RecordID("n\(index)")) }
+        let laptop = try await fixture.batchingStore("laptop", notes: 120)
         let first = try await fixture.sync(laptop)
         #expect(first.pushed == 120 && first.requests == 7, "a sign-in, a listing, a count, three batches, the daily purge listing: \(first)")
         #expect(try await fixture.serverRecords().count == 120)

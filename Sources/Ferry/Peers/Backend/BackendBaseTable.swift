@@ -105,7 +105,7 @@ final class BackendBaseTable {
             let bytes = try readTable(from: tableBodyStart, count: Int(tableEnd - tableBodyStart))
             var starts = [0]
             var index = 0
-            while let newline = bytes[index...].firstIndex(of: 10), newline + 1 < bytes.count {
+            while let newline = ByteOrder.firstIndex(of: 10, in: bytes[index...]), newline + 1 < bytes.count {
                 starts.append(newline + 1)
                 index = newline + 1
             }
@@ -416,14 +416,10 @@ final class BackendBaseTable {
     /// The line with `key` among the lines of `bytes` (which start at a line's start).
     private static func search(_ key: [UInt8], in bytes: ArraySlice<UInt8>) -> ArraySlice<UInt8>? {
         var start = bytes.startIndex
-        var index = bytes.startIndex
-        while index < bytes.endIndex {
-            if bytes[index] == 10 {
-                let line = bytes[start..<index]
-                if compare(sortKey(of: line), key) == 0 { return line }
-                start = index + 1
-            }
-            index += 1
+        while start < bytes.endIndex, let newline = ByteOrder.firstIndex(of: 10, in: bytes[start...]) {
+            let line = bytes[start..<newline]
+            if compare(sortKey(of: line), key) == 0 { return line }
+            start = newline + 1
         }
         return nil
     }
@@ -451,12 +447,12 @@ final class BackendBaseTable {
     // MARK: Lines
 
     static func sortKey(of line: ArraySlice<UInt8>) -> ArraySlice<UInt8> {
-        line[..<(line.firstIndex(of: 9) ?? line.endIndex)]
+        line[..<(ByteOrder.firstIndex(of: 9, in: line) ?? line.endIndex)]
     }
 
+    /// The order of `lhs` and `rhs` as unsigned bytes: -1, 0 or 1.
     static func compare(_ lhs: ArraySlice<UInt8>, _ rhs: [UInt8]) -> Int {
-        if lhs.elementsEqual(rhs) { return 0 }
-        return lhs.lexicographicallyPrecedes(rhs) ? -1 : 1
+        ByteOrder.compare(lhs, rhs).signum()
     }
 
     static func encode(_ backendID: String, _ base: Base, into output: inout [UInt8]) {

@@ -15,14 +15,15 @@
 /// When it went back, nothing missing is deleted here: the records and edits it lost are
 /// written there again (``BackendExchange/forgetHeld(except:)``), and a note says so.
 extension BackendPeer {
-    /// Counts `entity`'s collection, and lists it whole when the count is short of the records
-    /// Ferry has seen there or the listing did not reach Ferry's newest write; then deletes
-    /// here what another client deleted, or repairs a backend that went back in time.
-    func checkForGoneRecords(_ entity: EntityName, reachedLatestWrite: Bool) async throws(SyncError) {
+    /// Lists `entity`'s collection whole when its `count` is short of the records Ferry has
+    /// seen there or the listing did not reach Ferry's newest write; then deletes here what
+    /// another client deleted, or repairs a backend that went back in time.
+    /// - Parameter count: the backend's answer to counting the collection.
+    func checkForGoneRecords(_ entity: EntityName, reachedLatestWrite: Bool, count counted: Result<Int, BackendError>) async throws(SyncError) {
         let collection = options.mapping.entry(for: entity).collection
         let known = pending.knownCounts[collection] ?? state.knownCounts[collection] ?? 0
         let count: Int
-        do { count = try await backend.count(in: collection) } catch { throw .backend(error) }
+        do { count = try counted.get() } catch { throw .backend(error) }
         pending.knownCounts[collection] = count
         guard count < known || !reachedLatestWrite || pending.heldOlder.contains(collection) else { return }
         pending.checkedWhole.insert(collection)

@@ -2,11 +2,18 @@
 extension BackendPeer {
     /// Lists each collection since its watermark and turns what is new into changes of the
     /// stand-in replica (``BackendExchange/pulled``), then counts it for hard deletes.
+    ///
+    /// The count is asked for while the listing runs: a sync that finds nothing new waits for
+    /// one round trip, not two. A record created between the two answers makes the count short
+    /// of what was listed, which only lists the collection whole; one deleted between them is
+    /// counted by the next sync, since the count is what Ferry then remembers.
     /// - Parameter local: the store's frontier (whether it holds a version Ferry wrote there).
     func pullAll(local: ReplicaFrontier) async throws(SyncError) {
         for entity in options.entities {
+            let counting = Self.counting(options.mapping.entry(for: entity).collection, on: backend)
+            defer { counting.cancel() }
             let reachedLatestWrite = try await pull(entity, local: local)
-            try await checkForGoneRecords(entity, reachedLatestWrite: reachedLatestWrite)
+            try await checkForGoneRecords(entity, reachedLatestWrite: reachedLatestWrite, count: counting.value)
         }
         for (key, how) in differingRecords().sorted(by: { $0.key < $1.key }) {
             note("\(key): the backend holds it differently from this store (\(how)); its field cannot hold the store's value as it "
@@ -221,7 +228,7 @@ extension BackendPeer {
                !comparison(of: record, with: stored.document, entry: entry).isDifferent {
                 if let base, base.version[identity.origin] >= identity.counter, !(base.updated.map { record.updated > $0 } ?? false) {
                     // A version of Ferry's older than the one Ferry last saw there, and no newer
-                    // write: the backend went back in time (``checkForGoneRecords(_:reachedLatestWrite:)`` repairs it).
+                    // write: the backend went back in time (``checkForGoneRecords(_:reachedLatestWrite:count:)`` repairs it).
                     pending.heldOlder.insert(collection)
                     return false
                 }
@@ -304,6 +311,15 @@ extension BackendPeer {
             let after = cursor.map { (updated: $0.updated, id: $0.id) }
             return .success(try await backend.changes(in: collection, since: since, after: after, limit: limit))
         } catch { return .failure(error) }
+    }
+
+    /// Counts `collection` on a task of its own, as a result (the count runs beside the listing).
+    static func counting(_ collection: String, on backend: any SyncBackend) -> Task<Result<Int, BackendError>, Never> {
+        Task {
+            do throws(BackendError) {
+                return .success(try await backend.count(in: collection))
+            } catch { return .failure(error) }
+        }
     }
 
     /// Where a listing page ends: the next page starts after this record.

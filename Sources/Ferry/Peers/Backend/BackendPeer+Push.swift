@@ -17,34 +17,12 @@ extension BackendPeer {
         for change in changes where entities.contains(change.key.entity) && listed.insert(change.key).inserted {
             keys.append(change.key)
         }
-        // What to write, read from the store first; then the writes, several in flight.
-        var jobs: [PushJob] = []
+        // The writes leave in the backend's groups while the next ones are read from the store:
+        // the first request goes out once a group is read, not once every record is.
         var refused = Set<RecordKey>()
-        for key in keys {
-            guard let job = try pushJob(for: key, replica: replica, localProxy: localProxy, refused: &refused) else { continue }
-            jobs.append(job)
-        }
-        let outcomes = await backend.write(jobs.map { BackendWrite(record: $0.record, base: $0.base, baseUpdated: $0.baseUpdated, clearing: $0.clearing) })
-        var deferred = Set<RecordKey>()
-        var failure: BackendError?
-        for (job, outcome) in zip(jobs, outcomes) {
-            switch outcome {
-            case .success(.written(let stored)):
-                if pending.latestWritten[job.record.collection].map({ stored.updated > $0 }) ?? true {
-                    pending.latestWritten[job.record.collection] = stored.updated
-                }
-                pending.pushedBases[job.record.collection, default: [:]][job.record.backendID] = .init(
-                    ferryID: job.key.id.rawValue, revision: job.record.revision, version: job.version, isDeleted: job.record.isDeleted,
-                    updated: stored.updated, content: stored.contentDigest, valuesChecked: holdsWhatWasSent(stored, job))
-                if job.base == nil { pending.created[job.record.collection, default: 0] += 1 }
-                result.applied += 1
-            case .success(.stale):
-                deferred.insert(job.key)
-            case .failure(let error):
-                deferred.insert(job.key)
-                if failure == nil { failure = error }
-            }
-        }
+        let written = try await writeInGroups(keys, replica: replica, localProxy: localProxy, refused: &refused)
+        let (applied, deferred, failure) = take(written)
+        result.applied = applied
         if let failure {
             // What was written is remembered before the error is told: those records' bases
             // are what the backend holds, whatever else this sync did.
@@ -68,6 +46,92 @@ extension BackendPeer {
             result.markAfter = PeerMark(StoreMark(head))
         }
         return result
+    }
+
+    /// Writes the records of `keys` in the backend's groups (``SyncBackend/writeGrouping``),
+    /// reading each group's records from the store while the groups before it are written;
+    /// the jobs written and their outcomes, in the keys' order.
+    ///
+    /// Once a write fails (the backend went away) or a record cannot be read, no further group
+    /// is sent; those in flight finish, and their outcomes are returned (what was written is
+    /// remembered before an error is told). A record that cannot be read throws after that.
+    private func writeInGroups(
+        _ keys: [RecordKey], replica: any SyncReplica, localProxy: UInt64, refused: inout Set<RecordKey>
+    ) async throws(SyncError) -> [(PushJob, Result<BackendWriteOutcome, BackendError>)] {
+        typealias Written = (index: Int, jobs: [PushJob], outcomes: [Result<BackendWriteOutcome, BackendError>])
+        let backend = self.backend
+        var next = 0
+        var readFailure: SyncError?
+        var groups: [Written] = []
+        await withTaskGroup(of: Written.self) { group in
+            var sent = 0
+            var running = 0
+            var failed = false
+            while true {
+                while running < max(1, backend.writeGrouping.inFlight), !failed, readFailure == nil, next < keys.count {
+                    let size = max(1, backend.writeGrouping.size)
+                    var jobs: [PushJob] = []
+                    while jobs.count < size, next < keys.count {
+                        do throws(SyncError) {
+                            if let job = try pushJob(for: keys[next], replica: replica, localProxy: localProxy, refused: &refused) { jobs.append(job) }
+                        } catch {
+                            readFailure = error
+                            break
+                        }
+                        next += 1
+                    }
+                    guard !jobs.isEmpty else { continue }
+                    let index = sent
+                    sent += 1
+                    running += 1
+                    let writes = jobs.map { BackendWrite(record: $0.record, base: $0.base, baseUpdated: $0.baseUpdated, clearing: $0.clearing) }
+                    group.addTask { (index, jobs, await backend.write(writes)) }
+                }
+                guard let done = await group.next() else { break }
+                running -= 1
+                if done.outcomes.contains(where: { if case .failure = $0 { true } else { false } }) { failed = true }
+                groups.append(done)
+            }
+        }
+        var written: [(PushJob, Result<BackendWriteOutcome, BackendError>)] = []
+        for done in groups.sorted(by: { $0.index < $1.index }) {
+            for (job, outcome) in zip(done.jobs, done.outcomes) { written.append((job, outcome)) }
+        }
+        if let readFailure {
+            _ = take(written)
+            try saveWrittenBases()
+            throw readFailure
+        }
+        return written
+    }
+
+    /// Takes the outcomes of writes: the base of each record written (with the backend's
+    /// answer), the keys whose writes met a newer version or failed, and the first failure.
+    private func take(
+        _ written: [(PushJob, Result<BackendWriteOutcome, BackendError>)]
+    ) -> (applied: Int, deferred: Set<RecordKey>, failure: BackendError?) {
+        var applied = 0
+        var deferred = Set<RecordKey>()
+        var failure: BackendError?
+        for (job, outcome) in written {
+            switch outcome {
+            case .success(.written(let stored)):
+                if pending.latestWritten[job.record.collection].map({ stored.updated > $0 }) ?? true {
+                    pending.latestWritten[job.record.collection] = stored.updated
+                }
+                pending.pushedBases[job.record.collection, default: [:]][job.record.backendID] = .init(
+                    ferryID: job.key.id.rawValue, revision: job.record.revision, version: job.version, isDeleted: job.record.isDeleted,
+                    updated: stored.updated, content: stored.contentDigest, valuesChecked: holdsWhatWasSent(stored, job))
+                if job.base == nil { pending.created[job.record.collection, default: 0] += 1 }
+                applied += 1
+            case .success(.stale):
+                deferred.insert(job.key)
+            case .failure(let error):
+                deferred.insert(job.key)
+                if failure == nil { failure = error }
+            }
+        }
+        return (applied, deferred, failure)
     }
 
     /// The write of `key`'s current version, or `nil` when the backend needs none (it has

@@ -50,6 +50,22 @@ public struct BackendPage: Sendable {
     }
 }
 
+/// How a push hands its writes to a backend (``SyncBackend/writeGrouping``).
+public struct BackendWriteGrouping: Sendable, Equatable {
+    /// The writes of one ``SyncBackend/write(_:)`` call.
+    public var size: Int
+    /// The calls that may run at once.
+    public var inFlight: Int
+
+    public init(size: Int, inFlight: Int) {
+        self.size = max(1, size)
+        self.inFlight = max(1, inFlight)
+    }
+
+    /// Every write in one call: for a backend that runs them as it sees fit.
+    public static let allAtOnce = BackendWriteGrouping(size: .max, inFlight: 1)
+}
+
 /// One conditional write: a create (no base) or an update from a base revision.
 public struct BackendWrite: Sendable {
     public var record: BackendRecord
@@ -143,6 +159,11 @@ public protocol SyncBackend: Sendable {
     /// outcome in the writes' order. The default runs ``create(_:clearing:)`` and
     /// ``update(_:base:clearing:)``, eight at a time.
     func write(_ writes: [BackendWrite]) async -> [Result<BackendWriteOutcome, BackendError>]
+
+    /// How a push hands its writes to ``write(_:)``: groups of `size`, at most `inFlight` calls
+    /// at once. The push reads each group's records from the store while the groups before it
+    /// are written, so its first request leaves once one group is read.
+    var writeGrouping: BackendWriteGrouping { get }
 
     /// Requests sent so far.
     var requestCount: Int { get }

@@ -181,6 +181,13 @@ public final class PocketBaseBackend: SyncBackend {
         return results.flatMap { $0 }
     }
 
+    /// A batch's worth per call, two calls at once (as ``write(_:)`` keeps two batches in
+    /// flight) where the server takes batches; every write at once where it does not (eight
+    /// single writes in flight).
+    public var writeGrouping: BackendWriteGrouping {
+        batches.allowed == false ? .allAtOnce : BackendWriteGrouping(size: batchSize, inFlight: 2)
+    }
+
     /// One batch request (one transaction), or its writes one by one when it fails as a whole.
     private func writeBatch(_ chunk: [BackendWrite]) async -> [Result<BackendWriteOutcome, BackendError>] {
         if batches.allowed == false || chunk.count == 1 { return await writeOneByOne(chunk, concurrency: 8) }
