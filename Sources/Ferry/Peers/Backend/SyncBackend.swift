@@ -162,7 +162,8 @@ public protocol SyncBackend: Sendable {
 
     /// How a push hands its writes to ``write(_:)``: groups of `size`, at most `inFlight` calls
     /// at once. The push reads each group's records from the store while the groups before it
-    /// are written, so its first request leaves once one group is read.
+    /// are written, so its first request leaves once one group is read. The default,
+    /// ``BackendWriteGrouping/allAtOnce``, hands every write to one call.
     var writeGrouping: BackendWriteGrouping { get }
 
     /// Requests sent so far.
@@ -173,6 +174,8 @@ extension SyncBackend {
     public func write(_ writes: [BackendWrite]) async -> [Result<BackendWriteOutcome, BackendError>] {
         await writeOneByOne(writes, concurrency: 8)
     }
+
+    public var writeGrouping: BackendWriteGrouping { .allAtOnce }
 
     /// Runs each write on its own, at most `concurrency` at once; the outcomes in order.
     public func writeOneByOne(_ writes: [BackendWrite], concurrency: Int) async -> [Result<BackendWriteOutcome, BackendError>] {
