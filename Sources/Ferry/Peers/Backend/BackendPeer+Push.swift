@@ -20,14 +20,15 @@ extension BackendPeer {
         // The writes leave in the backend's groups while the next ones are read from the store:
         // the first request goes out once a group is read, not once every record is.
         var refused = Set<RecordKey>()
-        let written = try await writeInGroups(keys, replica: replica, localProxy: localProxy, refused: &refused)
-        let (applied, deferred, failure) = take(written)
+        let (written, readFailure) = await writeInGroups(keys, replica: replica, localProxy: localProxy, refused: &refused)
+        let (applied, deferred, failure) = recordOutcomes(written)
         result.applied = applied
-        if let failure {
+        if readFailure != nil || failure != nil {
             // What was written is remembered before the error is told: those records' bases
             // are what the backend holds, whatever else this sync did.
             try saveWrittenBases()
-            throw .backend(failure)
+            if let readFailure { throw readFailure }
+            if let failure { throw .backend(failure) }
         }
         // The backend holds each change of the page but those of records it did not take and
         // what follows them from the same origin.
@@ -50,14 +51,14 @@ extension BackendPeer {
 
     /// Writes the records of `keys` in the backend's groups (``SyncBackend/writeGrouping``),
     /// reading each group's records from the store while the groups before it are written;
-    /// the jobs written and their outcomes, in the keys' order.
+    /// the jobs written and their outcomes, in the keys' order, and the error that stopped the
+    /// reading, if one did.
     ///
     /// Once a write fails (the backend went away) or a record cannot be read, no further group
-    /// is sent; those in flight finish, and their outcomes are returned (what was written is
-    /// remembered before an error is told). A record that cannot be read throws after that.
+    /// is sent; those in flight finish, and their outcomes are returned.
     private func writeInGroups(
         _ keys: [RecordKey], replica: any SyncReplica, localProxy: UInt64, refused: inout Set<RecordKey>
-    ) async throws(SyncError) -> [(PushJob, Result<BackendWriteOutcome, BackendError>)] {
+    ) async -> (written: [(PushJob, Result<BackendWriteOutcome, BackendError>)], readFailure: SyncError?) {
         typealias Written = (index: Int, jobs: [PushJob], outcomes: [Result<BackendWriteOutcome, BackendError>])
         let backend = self.backend
         var next = 0
@@ -68,8 +69,8 @@ extension BackendPeer {
             var running = 0
             var failed = false
             while true {
-                while running < max(1, backend.writeGrouping.inFlight), !failed, readFailure == nil, next < keys.count {
-                    let size = max(1, backend.writeGrouping.size)
+                while running < backend.writeGrouping.inFlight, !failed, readFailure == nil, next < keys.count {
+                    let size = backend.writeGrouping.size
                     var jobs: [PushJob] = []
                     while jobs.count < size, next < keys.count {
                         do throws(SyncError) {
@@ -97,17 +98,12 @@ extension BackendPeer {
         for done in groups.sorted(by: { $0.index < $1.index }) {
             for (job, outcome) in zip(done.jobs, done.outcomes) { written.append((job, outcome)) }
         }
-        if let readFailure {
-            _ = take(written)
-            try saveWrittenBases()
-            throw readFailure
-        }
-        return written
+        return (written, readFailure)
     }
 
     /// Takes the outcomes of writes: the base of each record written (with the backend's
     /// answer), the keys whose writes met a newer version or failed, and the first failure.
-    private func take(
+    private func recordOutcomes(
         _ written: [(PushJob, Result<BackendWriteOutcome, BackendError>)]
     ) -> (applied: Int, deferred: Set<RecordKey>, failure: BackendError?) {
         var applied = 0

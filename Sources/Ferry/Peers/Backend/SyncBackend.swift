@@ -52,10 +52,10 @@ public struct BackendPage: Sendable {
 
 /// How a push hands its writes to a backend (``SyncBackend/writeGrouping``).
 public struct BackendWriteGrouping: Sendable, Equatable {
-    /// The writes of one ``SyncBackend/write(_:)`` call.
-    public var size: Int
-    /// The calls that may run at once.
-    public var inFlight: Int
+    /// The writes of one ``SyncBackend/write(_:)`` call (at least one).
+    public let size: Int
+    /// The calls that may run at once (at least one).
+    public let inFlight: Int
 
     public init(size: Int, inFlight: Int) {
         self.size = max(1, size)
